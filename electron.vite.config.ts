@@ -1,0 +1,35 @@
+import { resolve } from 'node:path'
+import { defineConfig } from 'electron-vite'
+import react from '@vitejs/plugin-react'
+
+const here = import.meta.dirname
+
+// One build for every Node-side entry: the Electron main process, the headless CLI and the decode
+// worker share chunks. Only src-main/electron/ imports 'electron'; cli.js and decode-worker.js run on
+// plain Node (bin/gamewire.mjs loads cli.js).
+export default defineConfig({
+  main: {
+    build: {
+      lib: {
+        entry: {
+          index: resolve(here, 'src-main/electron/main.ts'),
+          cli: resolve(here, 'src-main/cli/main.ts'),
+          'decode-worker': resolve(here, 'src-main/host/decode-worker.ts')
+        }
+      }
+    }
+  },
+  preload: {
+    build: {
+      lib: { entry: resolve(here, 'src-main/electron/preload.ts') },
+      // CommonJS so the preload can run with sandbox: true.
+      rolldownOptions: { output: { format: 'cjs' } }
+    }
+  },
+  renderer: {
+    root: resolve(here, 'src-renderer'),
+    base: './',
+    build: { rolldownOptions: { input: resolve(here, 'src-renderer/index.html') } },
+    plugins: [react()]
+  }
+})

@@ -1,0 +1,203 @@
+// `gamewire` command line: decode | capture | devices | serve. Errors are one line on stderr and an exit
+// code (2 for bad arguments or unreadable input), never a stack trace.
+
+import { accessSync, constants, createWriteStream, readFileSync, statSync, type WriteStream } from 'node:fs'
+import { compileFilter, FilterError } from '../../src-shared/filter'
+import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
+import type { DecodeAsRule } from '../../src-shared/engine/engine'
+import { parseArgs, one, UsageError, type OptionSpec } from './args'
+import { decodeInWorker, DecodeFailure } from '../host/worker-host'
+import type { DecodeJob } from '../host/decode-job'
+import { listDevices, CaptureUnavailable } from '../capture/devices'
+import { captureStats } from '../host/capture-stats'
+
+const USAGE = `usage: gamewire <command> [options]
+
+commands:
+  decode CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT]
+                 [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes]
+      Decode a .pcap or .pcapng file to the decoded-JSON document (stdout or OUT).
+  capture -i IFACE [-f BPF] [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE]
+      Live capture through libpcap, streaming decoded messages as NDJSON.
+  devices [--json]
+      List capture devices.
+  stats CAPTURE [--json]
+      Summarise a capture: frames, messages per protocol, conversations.
+  serve [CAPTURE] [--port N] [--host 127.0.0.1]
+      Serve the inspector UI to a browser.
+
+CONV in --decode-as is a conversation id or an ip:port of either side; PROTOCOL is a protocol id or 'unknown'.`
+
+class CliExit extends Error {
+  constructor(readonly code: number, message: string) {
+    super(message)
+  }
+}
+
+function fail(message: string, code = 2): never {
+  throw new CliExit(code, message)
+}
+
+function readableFile(path: string, what: string): void {
+  try {
+    accessSync(path, constants.R_OK)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    fail(code === 'ENOENT' ? `${what} not found: ${path}` : `cannot read ${what} ${path} (${code})`)
+  }
+  if (statSync(path).isDirectory()) fail(`${what} is a directory: ${path}`)
+}
+
+function parseDecodeAs(values: string[]): DecodeAsRule[] {
+  return values.map((v) => {
+    const eq = v.lastIndexOf('=')
+    if (eq <= 0 || eq === v.length - 1) fail(`--decode-as needs CONV=PROTOCOL, got '${v}'`)
+    const conv = v.slice(0, eq)
+    const protocol = v.slice(eq + 1)
+    return { match: /^\d+$/.test(conv) ? Number(conv) : conv, protocol }
+  })
+}
+
+const DECODE_OPTIONS: OptionSpec[] = [
+  { name: 'keylog', value: true },
+  { name: 'filter', short: 'Y', value: true },
+  { name: 'format', short: 'T', value: true },
+  { name: 'output', short: 'o', value: true },
+  { name: 'decode-as', short: 'd', value: true, repeat: true },
+  { name: 'include-keys' },
+  { name: 'include-bytes' },
+  { name: 'quiet', short: 'q' }
+]
+
+async function decodeCommand(argv: string[]): Promise<number> {
+  const a = parseArgs(argv, DECODE_OPTIONS, 1)
+  const file = a.positional[0]
+  if (!file) fail('decode needs a capture file: gamewire decode CAPTURE')
+  readableFile(file, 'capture file')
+  const format = one(a, 'format') ?? 'json'
+  if (format !== 'json' && format !== 'ndjson') fail(`--format must be json or ndjson, got '${format}'`)
+  const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes') }
+  const keylog = one(a, 'keylog')
+  if (keylog) {
+    readableFile(keylog, 'key file')
+    job.keylog = readFileSync(keylog, 'utf8')
+    const parsed = parseKeyFile(job.keylog) // throws KeyFileError naming the line
+    for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+  }
+  const filter = one(a, 'filter')
+  if (filter) {
+    compileFilter(filter) // throws FilterError with the position
+    job.filter = filter
+  }
+  const decodeAs = a.options.get('decode-as')
+  if (decodeAs) job.decodeAs = parseDecodeAs(decodeAs)
+
+  const outPath = one(a, 'output')
+  let out: WriteStream | NodeJS.WriteStream = process.stdout
+  if (outPath) {
+    out = createWriteStream(outPath)
+    await new Promise<void>((resolve, reject) => {
+      ;(out as WriteStream).once('open', () => resolve())
+      ;(out as WriteStream).once('error', (e: NodeJS.ErrnoException) => reject(new CliExit(2, `cannot write ${outPath} (${e.code})`)))
+    })
+  }
+  const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
+  const write = (text: string): Promise<void> | void => {
+    if (!out.write(text)) return new Promise((resolve) => out.once('drain', () => resolve()))
+  }
+  try {
+    const result = await decodeInWorker(job, {
+      write,
+      progress: showProgress
+        ? (p) => process.stderr.write(`\r\x1b[Kdecoding ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.frames} frames  ${p.messages} messages`)
+        : undefined
+    })
+    if (showProgress) process.stderr.write(`\r\x1b[K${result.frames} frames, ${result.matched} messages, ${result.errors} with errors\n`)
+    for (const w of result.warnings) if (w.startsWith('capture truncated')) process.stderr.write(`gamewire: warning: ${w}\n`)
+  } finally {
+    if (out !== process.stdout) await new Promise<void>((resolve) => (out as WriteStream).end(() => resolve()))
+  }
+  return 0
+}
+
+async function statsCommand(argv: string[]): Promise<number> {
+  const a = parseArgs(argv, [{ name: 'json' }], 1)
+  const file = a.positional[0]
+  if (!file) fail('stats needs a capture file: gamewire stats CAPTURE')
+  readableFile(file, 'capture file')
+  const s = await captureStats(file)
+  if (a.flags.has('json')) {
+    process.stdout.write(JSON.stringify(s, null, 2) + '\n')
+    return 0
+  }
+  const lines = [
+    `file: ${s.file} (${s.bytes} bytes)`,
+    `frames: ${s.frames}`,
+    `messages: ${s.messages} (${Object.entries(s.protocols).map(([p, n]) => `${p} ${n}`).join(', ') || 'none'}), ${s.errors} with errors`,
+    `conversations: ${s.conversations.length}`,
+    ...s.conversations.map((c) => `  #${c.id} ${c.transport} ${c.client} -> ${c.server} ${c.stack.join('/')} ${c.frames} frames ${c.bytes} bytes`),
+    ...s.warnings.map((w) => `warning: ${w}`)
+  ]
+  process.stdout.write(lines.join('\n') + '\n')
+  return 0
+}
+
+function devicesCommand(argv: string[]): number {
+  const a = parseArgs(argv, [{ name: 'json' }], 0)
+  const devices = listDevices()
+  if (a.flags.has('json')) {
+    process.stdout.write(JSON.stringify(devices, null, 2) + '\n')
+    return 0
+  }
+  for (const d of devices) {
+    const addrs = d.addresses.map((x) => x.addr).join(', ')
+    const tags = d.loopback ? ' [loopback]' : ''
+    process.stdout.write(`${d.name}${tags}\t${d.description ?? ''}\t${addrs}\n`)
+  }
+  return 0
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv
+  // A reader that stops early (`| head`) is not an error.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0)
+  })
+  try {
+    switch (command) {
+      case 'decode':
+        return await decodeCommand(rest)
+      case 'devices':
+        return devicesCommand(rest)
+      case 'stats':
+        return await statsCommand(rest)
+      case 'capture':
+        fail('capture: live capture is not yet available in this build (file decoding works: gamewire decode)')
+      case 'serve':
+        fail('serve: the browser UI server is not yet available in this build')
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        process.stdout.write(USAGE + '\n')
+        return command === undefined ? 2 : 0
+      default:
+        fail(`unknown command '${command}' (commands: decode, stats, capture, devices, serve)`)
+    }
+  } catch (e) {
+    if (e instanceof CliExit) {
+      process.stderr.write(`gamewire: ${e.message}\n`)
+      return e.code
+    }
+    if (e instanceof UsageError || e instanceof KeyFileError || e instanceof DecodeFailure || e instanceof CaptureUnavailable) {
+      process.stderr.write(`gamewire: ${e.message}\n`)
+      return 2
+    }
+    if (e instanceof FilterError) {
+      process.stderr.write(`gamewire: filter: ${e.message}\n`)
+      return 2
+    }
+    process.stderr.write(`gamewire: internal error: ${(e as Error).message}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,25 @@
+// What a decode job is told to do, shared by the CLI (which checks it) and the worker (which runs it).
+
+import type { DecodeAsRule } from '../../src-shared/engine/engine'
+import type { ExportFormat } from '../../src-shared/export/json'
+
+export interface DecodeJob {
+  file: string
+  format: ExportFormat
+  /** Key-file text (already checked by the caller). */
+  keylog?: string
+  filter?: string
+  decodeAs?: DecodeAsRule[]
+  includeKeys?: boolean
+  includeSourceBytes?: boolean
+}
+
+/** Messages from the worker to its host. */
+export type WorkerReport =
+  | { type: 'out'; text: string; seq: number }
+  | { type: 'progress'; bytes: number; total: number; frames: number; messages: number }
+  | { type: 'done'; frames: number; messages: number; matched: number; errors: number; warnings: string[] }
+  | { type: 'fatal'; message: string }
+
+/** Messages from the host to the worker: acknowledges output up to `seq` (flow control). */
+export type HostReply = { type: 'ack'; seq: number }

@@ -1,0 +1,43 @@
+// Worker-thread entry: runs a decode job off the main thread and sends the export text back in chunks.
+// At most WINDOW chunks may be unacknowledged, so a slow consumer (a pipe, a disk) slows reading down
+// instead of filling memory.
+
+import { parentPort, workerData } from 'node:worker_threads'
+import { CaptureFormatError } from '../../src-shared/capture/types'
+import type { DecodeJob, HostReply, WorkerReport } from './decode-job'
+import { runDecode } from './run-decode'
+
+const WINDOW = 4
+
+async function main(): Promise<void> {
+  const port = parentPort!
+  const job = workerData as DecodeJob
+  let seq = 0
+  let acked = 0
+  let wake: (() => void) | undefined
+  port.on('message', (msg: HostReply) => {
+    if (msg.type === 'ack') {
+      acked = Math.max(acked, msg.seq)
+      wake?.()
+    }
+  })
+  const send = (r: WorkerReport): void => port.postMessage(r)
+  try {
+    const result = await runDecode(job, {
+      async write(text) {
+        send({ type: 'out', text, seq: ++seq })
+        while (seq - acked > WINDOW) await new Promise<void>((r) => (wake = r))
+      },
+      progress: (p) => send({ type: 'progress', ...p })
+    })
+    send({ type: 'done', ...result })
+  } catch (e) {
+    const err = e as Error
+    const message = err instanceof CaptureFormatError || err.name === 'KeyFileError' || err.name === 'FilterError' ? err.message : `internal error: ${err.message}`
+    send({ type: 'fatal', message })
+  } finally {
+    port.close()
+  }
+}
+
+void main()

@@ -1,0 +1,146 @@
+// A bounds-checked byte reader that records each field it reads, with its byte range, into a TreeBuilder.
+// Every protocol decoder reads through it: no length is used before it has been checked against the bytes
+// present, and a short read throws DecodeError carrying the offset, which the caller turns into the
+// message's `error` while keeping the fields read so far.
+
+import type { FieldScalar } from '../model/types'
+import type { FieldDef } from './fields'
+import { label, type TreeBuilder } from './tree'
+
+export class DecodeError extends Error {
+  constructor(message: string, readonly offset: number) {
+    super(message)
+    this.name = 'DecodeError'
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false })
+
+export class FieldReader {
+  pos: number
+  readonly end: number
+  private readonly view: DataView
+
+  constructor(
+    readonly bytes: Uint8Array,
+    readonly tree: TreeBuilder,
+    readonly source: number,
+    start = 0,
+    end = bytes.length
+  ) {
+    if (start < 0 || end > bytes.length || start > end) throw new RangeError('reader window outside buffer')
+    this.pos = start
+    this.end = end
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+
+  get remaining(): number {
+    return this.end - this.pos
+  }
+
+  /** Throws unless `n` more bytes are present. `what` names the field for the error line. */
+  need(n: number, what: string): void {
+    if (!Number.isInteger(n) || n < 0) throw new DecodeError(`${what}: invalid length ${n}`, this.pos)
+    if (n > this.end - this.pos) {
+      throw new DecodeError(`${what}: needs ${n} bytes at offset ${this.pos}, only ${this.end - this.pos} present`, this.pos)
+    }
+  }
+
+  /** A sub-reader over the next `n` bytes (same source), advancing this reader past them. */
+  sub(n: number, what: string): FieldReader {
+    this.need(n, what)
+    const r = new FieldReader(this.bytes, this.tree, this.source, this.pos, this.pos + n)
+    this.pos += n
+    return r
+  }
+
+  /** Records a field over [start, start+length) without reading (for values computed by the caller). */
+  record(def: FieldDef, value: FieldScalar, start: number, length: number, labelText?: string): void {
+    if (!this.tree.recording) return
+    this.tree.add({ key: def.key, label: labelText ?? label(def, value), type: def.type, value, source: this.source, start, length })
+  }
+
+  /** Opens a group node starting here; `close()` ends it at the current position. */
+  open(def: FieldDef, labelText?: string, value?: FieldScalar): void {
+    if (!this.tree.recording) return
+    this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start: this.pos, length: 0 })
+  }
+
+  close(): void {
+    this.tree.close(this.pos)
+  }
+
+  /** Runs `fn` inside a group node that spans exactly what `fn` read. */
+  group<T>(def: FieldDef, labelText: string | undefined, fn: () => T): T {
+    this.open(def, labelText)
+    try {
+      return fn()
+    } finally {
+      this.close()
+    }
+  }
+
+  private leaf<T extends FieldScalar>(def: FieldDef | null, size: number, read: (at: number) => T): T {
+    this.need(size, def?.name ?? 'value')
+    const at = this.pos
+    const v = read(at)
+    this.pos += size
+    if (def) this.record(def, v, at, size)
+    return v
+  }
+
+  u8(def: FieldDef | null): number { return this.leaf(def, 1, (a) => this.view.getUint8(a)) }
+  i8(def: FieldDef | null): number { return this.leaf(def, 1, (a) => this.view.getInt8(a)) }
+  u16(def: FieldDef | null, le = false): number { return this.leaf(def, 2, (a) => this.view.getUint16(a, le)) }
+  i16(def: FieldDef | null, le = false): number { return this.leaf(def, 2, (a) => this.view.getInt16(a, le)) }
+  u24(def: FieldDef | null, le = false): number {
+    return this.leaf(def, 3, (a) => {
+      const b = this.bytes
+      return le ? b[a] | (b[a + 1] << 8) | (b[a + 2] << 16) : (b[a] << 16) | (b[a + 1] << 8) | b[a + 2]
+    })
+  }
+  u32(def: FieldDef | null, le = false): number { return this.leaf(def, 4, (a) => this.view.getUint32(a, le)) }
+  i32(def: FieldDef | null, le = false): number { return this.leaf(def, 4, (a) => this.view.getInt32(a, le)) }
+  u64(def: FieldDef | null, le = false): bigint { return this.leaf(def, 8, (a) => this.view.getBigUint64(a, le)) }
+  i64(def: FieldDef | null, le = false): bigint { return this.leaf(def, 8, (a) => this.view.getBigInt64(a, le)) }
+  f32(def: FieldDef | null, le = false): number { return this.leaf(def, 4, (a) => this.view.getFloat32(a, le)) }
+  f64(def: FieldDef | null, le = false): number { return this.leaf(def, 8, (a) => this.view.getFloat64(a, le)) }
+
+  bytesField(def: FieldDef | null, n: number): Uint8Array {
+    this.need(n, def?.name ?? 'bytes')
+    return this.leaf(def, n, (a) => this.bytes.subarray(a, a + n))
+  }
+
+  /** UTF-8 text of `n` bytes (malformed sequences become U+FFFD rather than failing). */
+  utf8(def: FieldDef | null, n: number): string {
+    this.need(n, def?.name ?? 'string')
+    return this.leaf(def, n, (a) => utf8.decode(this.bytes.subarray(a, a + n)))
+  }
+
+  /** Unsigned LEB128 varint of at most `maxBytes` bytes (5 for 32-bit, 10 for 64-bit). */
+  varint(def: FieldDef | null, maxBytes = 5): number {
+    const at = this.pos
+    let result = 0
+    let shift = 0
+    for (let i = 0; ; i++) {
+      if (i >= maxBytes) throw new DecodeError(`${def?.name ?? 'varint'}: longer than ${maxBytes} bytes`, at)
+      this.need(1, def?.name ?? 'varint')
+      const b = this.bytes[this.pos++]
+      result += (b & 0x7f) * 2 ** shift
+      shift += 7
+      if ((b & 0x80) === 0) break
+    }
+    if (def) this.record(def, result, at, this.pos - at)
+    return result
+  }
+
+  skip(n: number, what: string): void {
+    this.need(n, what)
+    this.pos += n
+  }
+
+  peekU8(at = this.pos): number {
+    if (at >= this.end) throw new DecodeError('peek past end', at)
+    return this.bytes[at]
+  }
+}

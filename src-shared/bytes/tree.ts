@@ -1,0 +1,102 @@
+// Builds the decoded field tree while a decoder reads. A builder with `recording = false` keeps nothing,
+// so the same decoder code serves the fast row pass and the full-detail pass.
+
+import type { FieldNode, FieldScalar, DataSource } from '../model/types'
+import type { FieldDef } from './fields'
+
+export class TreeBuilder {
+  readonly roots: FieldNode[] = []
+  private stack: FieldNode[] = []
+
+  constructor(readonly recording = true) {}
+
+  private get siblings(): FieldNode[] {
+    const top = this.stack[this.stack.length - 1]
+    if (!top) return this.roots
+    return (top.children ??= [])
+  }
+
+  /** Adds a leaf (or an empty group when later opened with `open`). Returns it, or null when not recording. */
+  add(node: FieldNode): FieldNode | null {
+    if (!this.recording) return null
+    this.siblings.push(node)
+    return node
+  }
+
+  /** Opens a group node; fields added until `close` become its children. */
+  open(node: FieldNode): FieldNode | null {
+    if (!this.recording) return null
+    node.children ??= []
+    this.siblings.push(node)
+    this.stack.push(node)
+    return node
+  }
+
+  /** Closes the innermost group, fixing its length to end at `end` (same source as its start). */
+  close(end?: number): void {
+    if (!this.recording) return
+    const node = this.stack.pop()
+    if (node && end !== undefined && node.start !== undefined) node.length = Math.max(0, end - node.start)
+  }
+
+  /** Closes every group still open (after an error), ending each at `end` when given. */
+  closeAll(end?: number): void {
+    while (this.stack.length) this.close(end)
+  }
+
+  get depth(): number {
+    return this.stack.length
+  }
+}
+
+/** Formats a value for a label: named codes in parentheses, bytes as short hex. */
+export function formatValue(def: Pick<FieldDef, 'names' | 'type'>, value: FieldScalar): string {
+  if (value instanceof Uint8Array) {
+    const hex = toHex(value.subarray(0, 24))
+    return value.length > 24 ? `${hex}… (${value.length} bytes)` : `${hex || '(empty)'}`
+  }
+  if (typeof value === 'string') return JSON.stringify(value)
+  if (value === null) return 'null'
+  const named = typeof value === 'number' ? def.names?.[value] : undefined
+  return named !== undefined ? `${value} (${named})` : String(value)
+}
+
+export function label(def: Pick<FieldDef, 'name' | 'names' | 'type'>, value: FieldScalar): string {
+  return `${def.name}: ${formatValue(def, value)}`
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+export function toHex(bytes: Uint8Array): string {
+  let s = ''
+  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]]
+  return s
+}
+
+export function fromHex(hex: string): Uint8Array {
+  const clean = hex.replace(/\s+/g, '')
+  if (clean.length % 2 !== 0 || /[^0-9a-fA-F]/.test(clean)) throw new Error('not a hex string')
+  const out = new Uint8Array(clean.length / 2)
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(clean.slice(i * 2, i * 2 + 2), 16)
+  return out
+}
+
+/** A message under construction: lower layers add their sources and fields, the protocol decoder finishes it. */
+export class MessageDraft {
+  readonly sources: DataSource[] = []
+  readonly tree: TreeBuilder
+  readonly warnings: string[] = []
+  error: string | null = null
+
+  constructor(recording = true) {
+    this.tree = new TreeBuilder(recording)
+  }
+
+  addSource(name: string, bytes: Uint8Array): number {
+    this.sources.push({ name, bytes })
+    return this.sources.length - 1
+  }
+
+  warn(text: string): void {
+    if (!this.warnings.includes(text)) this.warnings.push(text)
+  }
+}

@@ -1,0 +1,192 @@
+// The engine: frames in, decoded messages out. Link layer -> IP (with defragmentation) -> UDP/TCP ->
+// conversations -> (TCP reassembly, WebSocket) -> protocol decoders. Deterministic: the same frames and
+// keys give the same messages.
+
+import { LinkTypeName, frameTime, type CaptureFrame } from '../capture/types'
+import type { DecodedMessage, ConversationInfo } from '../model/types'
+import { decodeLink } from '../net/link'
+import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
+import { parseTcp, parseUdp, TcpFlag } from '../net/tcp'
+import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
+import type { KeyStore } from '../keys/store'
+import { Conversation, endpointString, type Endpoint } from './conversation'
+
+export interface DecodeAsRule {
+  /** Conversation id, or an endpoint `ip:port` that either side of the conversation has. */
+  match: number | string
+  protocol: string
+}
+
+export interface EngineOptions {
+  registry: ProtocolRegistry
+  keys?: KeyStore
+  /** Build field trees (the CLI export and detail views); off for the fast row pass. */
+  recording?: boolean
+  decodeAs?: DecodeAsRule[]
+  onMessage(m: DecodedMessage, conversation: Conversation, dir: WireDir): void
+}
+
+export interface EngineStats {
+  frames: number
+  messages: number
+  errors: number
+  /** Frames whose link or network layer the engine does not follow (ARP, ICMP, ...). */
+  otherFrames: number
+  linkTypes: string[]
+  warnings: string[]
+}
+
+export class Engine {
+  private conversations = new Map<string, Conversation>()
+  private ordered: Conversation[] = []
+  private defrag = new IpDefragmenter()
+  private nextMessageId = 1
+  private lastFrame = 0
+  private linkTypes = new Set<string>()
+  readonly stats: EngineStats = { frames: 0, messages: 0, errors: 0, otherFrames: 0, linkTypes: [], warnings: [] }
+  private finished = false
+
+  constructor(private readonly opts: EngineOptions) {}
+
+  warn(text: string): void {
+    if (this.stats.warnings.length < 1000 && !this.stats.warnings.includes(text)) this.stats.warnings.push(text)
+  }
+
+  addFrame(frame: CaptureFrame): void {
+    this.stats.frames++
+    this.lastFrame = frame.number
+    this.linkTypes.add(LinkTypeName[frame.linkType] ?? `LINKTYPE_${frame.linkType}`)
+    const time = frameTime(frame)
+    const link = decodeLink(frame.linkType, frame.data)
+    if (link.network === 'other') {
+      this.stats.otherFrames++
+      if (link.reason?.startsWith('unsupported')) this.warn(`frame ${frame.number}: ${link.reason}`)
+      return
+    }
+    const ip = link.network === 'ipv4' ? parseIpv4(frame.data, link.offset) : parseIpv6(frame.data, link.offset)
+    if (!ip.ok) {
+      this.stats.otherFrames++
+      this.warn(`frame ${frame.number}: ${ip.reason}`)
+      return
+    }
+    let packet: IpPacket = ip.packet
+    let frames = [frame.number]
+    let frameBytes = frame.originalLength
+    if (packet.fragment) {
+      const r = this.defrag.add(packet, frame.number, frame.originalLength)
+      if (r === null) return // wait for the other fragments
+      if ('error' in r) {
+        this.warn(`frame ${frame.number}: ${r.error}`)
+        return
+      }
+      packet = { ...packet, payload: r.payload, fragment: undefined }
+      frames = r.frames
+      frameBytes = r.frameBytes
+    }
+    if (packet.protocol === 17) this.udp(packet, frames, frameBytes, time)
+    else if (packet.protocol === 6) this.tcp(packet, frame.number, frameBytes, time)
+    else this.stats.otherFrames++
+  }
+
+  private conversation(transport: 'udp' | 'tcp', src: Endpoint, dst: Endpoint, create = true): { conv: Conversation; dir: WireDir } | undefined {
+    const s = endpointString(src)
+    const d = endpointString(dst)
+    const key = s < d ? `${transport}|${s}|${d}` : `${transport}|${d}|${s}`
+    let conv = this.conversations.get(key)
+    if (!conv) {
+      if (!create) return undefined
+      const id = this.ordered.length + 1
+      conv = new Conversation(id, transport, src, dst, {
+        registry: this.opts.registry,
+        keys: this.opts.keys,
+        recording: this.opts.recording ?? true,
+        forced: this.forcedProtocol(id, s, d),
+        emit: (c, m) => this.emit(c, m)
+      })
+      this.conversations.set(key, conv)
+      this.ordered.push(conv)
+    }
+    const dir: WireDir = endpointString(conv.a) === s ? 'a2b' : 'b2a'
+    return { conv, dir }
+  }
+
+  private forcedProtocol(id: number, a: string, b: string): string | undefined {
+    for (const r of this.opts.decodeAs ?? []) {
+      if (r.match === id || r.match === a || r.match === b) return r.protocol
+    }
+    return undefined
+  }
+
+  private udp(packet: IpPacket, frames: number[], frameBytes: number, time: number): void {
+    const udp = parseUdp(packet.payload)
+    if ('error' in udp) {
+      this.warn(`frame ${frames[frames.length - 1]}: ${udp.error}`)
+      return
+    }
+    const { conv, dir } = this.conversation('udp', { ip: packet.src, port: udp.srcPort }, { ip: packet.dst, port: udp.dstPort })!
+    conv.touch(frameBytes, time, frames.length)
+    conv.udpDatagram(dir, udp.payload, frames, time)
+  }
+
+  private tcp(packet: IpPacket, frameNumber: number, frameBytes: number, time: number): void {
+    const seg = parseTcp(packet.payload)
+    if ('error' in seg) {
+      this.warn(`frame ${frameNumber}: ${seg.error}`)
+      return
+    }
+    const src = { ip: packet.src, port: seg.srcPort }
+    const dst = { ip: packet.dst, port: seg.dstPort }
+    const isSyn = (seg.flags & TcpFlag.SYN) !== 0
+    const isAck = (seg.flags & TcpFlag.ACK) !== 0
+    // A SYN/ACK seen first means its sender is the server: make the other side "a".
+    const found = isSyn && isAck && !this.conversation('tcp', src, dst, false) ? this.conversation('tcp', dst, src) : undefined
+    const { conv, dir } = found ? { conv: found.conv, dir: 'b2a' as WireDir } : this.conversation('tcp', src, dst)!
+    if (isSyn) {
+      conv.clientSide = (dir === 'a2b') === !isAck ? 'a' : 'b'
+      conv.roleFromHandshake = true
+    }
+    conv.touch(frameBytes, time)
+    if (conv.tcp![dir].segment(seg, frameNumber, time)) conv.tcpData(dir)
+  }
+
+  private emit(conv: Conversation, m: MessageOut): void {
+    const msg: DecodedMessage = {
+      id: this.nextMessageId++,
+      conversation: conv.id,
+      direction: conv.direction(m.dir),
+      frames: m.frames,
+      time: m.time,
+      protocol: m.protocol,
+      stack: m.protocol === 'unknown' || m.stack[m.stack.length - 1] === m.protocol ? m.stack : [...m.stack, m.protocol],
+      name: m.name,
+      summary: m.summary,
+      value: m.value,
+      tree: m.draft.tree.roots,
+      sources: m.draft.sources,
+      warnings: m.draft.warnings,
+      error: m.draft.error
+    }
+    m.draft.tree.closeAll()
+    this.stats.messages++
+    if (msg.error) this.stats.errors++
+    this.opts.onMessage(msg, conv, m.dir)
+  }
+
+  /** End of input: flush reassembly buffers so partial data is still shown. Idempotent. */
+  finish(): void {
+    if (this.finished) return
+    this.finished = true
+    for (const conv of this.ordered) conv.finish(this.lastFrame)
+    const left = this.defrag.incomplete()
+    if (left.length) this.warn(`${left.length} fragmented IP datagram(s) never completed (frames ${left.flatMap((l) => l.frames).slice(0, 10).join(', ')})`)
+    this.stats.linkTypes = [...this.linkTypes]
+  }
+
+  conversationList(): ConversationInfo[] {
+    return this.ordered.map((c) => c.info())
+  }
+
+  conversationById(id: number): Conversation | undefined {
+    return this.ordered[id - 1]
+  }
+}

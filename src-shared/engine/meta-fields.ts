@@ -1,0 +1,61 @@
+// Fields every message has besides its decoded tree: frame, IP and transport fields (as Wireshark names
+// them) and the message's own attributes. The filter matches them like any decoded field.
+
+import { defineField } from '../bytes/fields'
+import type { DecodedMessage, FieldScalar } from '../model/types'
+import type { Conversation } from './conversation'
+import type { WireDir } from '../protocols/registry'
+
+// Declared so autocomplete knows them.
+for (const [key, name, type] of [
+  ['frame.number', 'Frame number', 'u32'],
+  ['frame.time_epoch', 'Frame time (epoch seconds)', 'f64'],
+  ['ip.src', 'IPv4 source', 'ipv4'],
+  ['ip.dst', 'IPv4 destination', 'ipv4'],
+  ['ip.addr', 'IPv4 source or destination', 'ipv4'],
+  ['ipv6.src', 'IPv6 source', 'ipv6'],
+  ['ipv6.dst', 'IPv6 destination', 'ipv6'],
+  ['ipv6.addr', 'IPv6 source or destination', 'ipv6'],
+  ['udp.srcport', 'UDP source port', 'u16'],
+  ['udp.dstport', 'UDP destination port', 'u16'],
+  ['udp.port', 'UDP source or destination port', 'u16'],
+  ['tcp.srcport', 'TCP source port', 'u16'],
+  ['tcp.dstport', 'TCP destination port', 'u16'],
+  ['tcp.port', 'TCP source or destination port', 'u16'],
+  ['gamewire.conversation', 'Conversation id', 'u32'],
+  ['gamewire.direction', 'Direction (c2s, s2c, a2b, b2a)', 'string'],
+  ['gamewire.protocol', 'Protocol', 'string'],
+  ['gamewire.name', 'Message name', 'string'],
+  ['gamewire.summary', 'Summary', 'string'],
+  ['gamewire.error', 'Decode error', 'string'],
+  ['gamewire.warning', 'Decode warning', 'string'],
+  ['gamewire.length', 'Payload length', 'u32']
+] as const) {
+  defineField(key, name, type)
+}
+
+export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: WireDir): Record<string, FieldScalar[]> {
+  const { src, dst } = conv.endpoints(dir)
+  const v6 = src.ip.includes(':')
+  const ipKey = v6 ? 'ipv6' : 'ip'
+  const t = conv.transport
+  const out: Record<string, FieldScalar[]> = {
+    'frame.number': m.frames,
+    'frame.time_epoch': [m.time],
+    [`${ipKey}.src`]: [src.ip],
+    [`${ipKey}.dst`]: [dst.ip],
+    [`${ipKey}.addr`]: [src.ip, dst.ip],
+    [`${t}.srcport`]: [src.port],
+    [`${t}.dstport`]: [dst.port],
+    [`${t}.port`]: [src.port, dst.port],
+    'gamewire.conversation': [m.conversation],
+    'gamewire.direction': [m.direction],
+    'gamewire.protocol': [m.protocol],
+    'gamewire.name': [m.name],
+    'gamewire.summary': [m.summary],
+    'gamewire.length': [m.sources[0]?.bytes.length ?? 0]
+  }
+  if (m.error) out['gamewire.error'] = [m.error]
+  if (m.warnings.length) out['gamewire.warning'] = m.warnings
+  return out
+}

@@ -1,0 +1,70 @@
+// A decode session: capture bytes in (pushed in chunks), filtered decoded messages out. The CLI worker,
+// `serve` and the desktop app all drive the engine through this one piece.
+
+import { CaptureReader } from '../capture/reader'
+import type { CaptureFrame, CaptureInterface } from '../capture/types'
+import { compileFilter, targetFromMessage, type CompiledFilter } from '../filter'
+import type { KeyStore } from '../keys/store'
+import type { DecodedMessage } from '../model/types'
+import { createDefaultRegistry } from '../protocols'
+import type { ProtocolRegistry } from '../protocols/registry'
+import { Engine, type DecodeAsRule } from './engine'
+import { messageMetaFields } from './meta-fields'
+
+export interface SessionOptions {
+  keys?: KeyStore
+  /** Display filter; messages that do not match are not passed on. */
+  filter?: string | CompiledFilter
+  recording?: boolean
+  decodeAs?: DecodeAsRule[]
+  registry?: ProtocolRegistry
+  onMessage(m: DecodedMessage): void
+  onFrame?(f: CaptureFrame): void
+}
+
+export class DecodeSession {
+  readonly engine: Engine
+  readonly reader: CaptureReader
+  private readonly filter: CompiledFilter | undefined
+  readonly interfaces: CaptureInterface[] = []
+  matched = 0
+
+  constructor(private readonly opts: SessionOptions) {
+    this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
+    this.engine = new Engine({
+      registry: opts.registry ?? createDefaultRegistry(),
+      keys: opts.keys,
+      recording: opts.recording ?? true,
+      decodeAs: opts.decodeAs,
+      onMessage: (m, conv, dir) => {
+        if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) return
+        this.matched++
+        opts.onMessage(m)
+      }
+    })
+    this.reader = new CaptureReader({
+      onInterface: (i) => this.interfaces.push(i),
+      onFrame: (f) => {
+        opts.onFrame?.(f)
+        this.engine.addFrame(f)
+      },
+      onWarning: (w) => this.engine.warn(w)
+    })
+  }
+
+  /** Pushes capture-file bytes; throws CaptureFormatError when the input is not a capture file. */
+  push(chunk: Uint8Array): void {
+    this.reader.push(chunk)
+  }
+
+  /** Feeds a frame that did not come from a file (live capture). */
+  addFrame(f: CaptureFrame): void {
+    this.opts.onFrame?.(f)
+    this.engine.addFrame(f)
+  }
+
+  end(): void {
+    this.reader.end()
+    this.engine.finish()
+  }
+}

@@ -1,0 +1,121 @@
+// The decoded-JSON export (format "gamewire/1"), written as a stream of text chunks so a capture of any
+// size exports in bounded memory. `json` writes one document whose "messages" array streams first and
+// whose "source"/"conversations" follow (they are only known at the end); `ndjson` writes one message per
+// line and a last `{"summary": ...}` line.
+
+import { toHex } from '../bytes/tree'
+import type { ConversationInfo, DecodedMessage, FieldNode, FieldScalar } from '../model/types'
+
+export const FORMAT = 'gamewire/1'
+
+export type ExportFormat = 'json' | 'ndjson'
+
+export interface ExportSourceInfo {
+  file: string
+  frames: number
+  linkTypes: string[]
+  warnings: string[]
+}
+
+export interface ExportOptions {
+  format: ExportFormat
+  /** Add each data source's bytes as `hex` (off by default: the tree ranges point into them). */
+  includeSourceBytes?: boolean
+  /** Keys used for decryption, written only when the user asked for them. */
+  keys?: { type: string; conversation: string; key: string }[]
+}
+
+/** JSON-safe form of a scalar: bigint as decimal string, bytes as lowercase hex. */
+export function jsonScalar(v: FieldScalar | undefined): string | number | boolean | null | undefined {
+  if (v instanceof Uint8Array) return toHex(v)
+  if (typeof v === 'bigint') return v.toString()
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v) // NaN/Infinity are not JSON
+  return v
+}
+
+function treeJson(nodes: FieldNode[]): unknown[] {
+  return nodes.map((n) => {
+    const o: Record<string, unknown> = { key: n.key, label: n.label, type: n.type }
+    if (n.value !== undefined) o.value = jsonScalar(n.value)
+    if (n.source !== undefined) {
+      o.source = n.source
+      o.start = n.start
+      o.length = n.length
+    }
+    o.children = n.children ? treeJson(n.children) : []
+    return o
+  })
+}
+
+/** Replacer for typed values inside `value`: bigint and bytes never reach JSON raw. */
+function valueReplacer(_k: string, v: unknown): unknown {
+  if (typeof v === 'bigint') return v.toString()
+  if (v instanceof Uint8Array) return toHex(v)
+  return v
+}
+
+export function messageJson(m: DecodedMessage, opts: Pick<ExportOptions, 'includeSourceBytes'> = {}): Record<string, unknown> {
+  return {
+    id: m.id,
+    conversation: m.conversation,
+    direction: m.direction,
+    frames: m.frames,
+    time: m.time,
+    protocol: m.protocol,
+    stack: m.stack,
+    name: m.name,
+    summary: m.summary,
+    value: m.value,
+    tree: treeJson(m.tree),
+    sources: m.sources.map((s) => (opts.includeSourceBytes ? { name: s.name, length: s.bytes.length, hex: toHex(s.bytes) } : { name: s.name, length: s.bytes.length })),
+    warnings: m.warnings,
+    error: m.error
+  }
+}
+
+export function conversationJson(c: ConversationInfo): Record<string, unknown> {
+  const o: Record<string, unknown> = {
+    id: c.id,
+    transport: c.transport,
+    client: c.client,
+    server: c.server,
+    protocol: c.protocol,
+    stack: c.stack,
+    frames: c.frames,
+    bytes: c.bytes,
+    firstTime: c.firstTime,
+    lastTime: c.lastTime,
+    roleFromHandshake: c.roleFromHandshake
+  }
+  if (c.notes.length) o.notes = c.notes
+  return o
+}
+
+export class JsonExportWriter {
+  private count = 0
+
+  constructor(private readonly opts: ExportOptions) {}
+
+  begin(): string {
+    return this.opts.format === 'json' ? `{"format":${JSON.stringify(FORMAT)},"messages":[\n` : ''
+  }
+
+  message(m: DecodedMessage): string {
+    const text = JSON.stringify(messageJson(m, this.opts), valueReplacer)
+    const sep = this.opts.format === 'json' && this.count > 0 ? ',\n' : ''
+    this.count++
+    return this.opts.format === 'json' ? sep + text : text + '\n'
+  }
+
+  end(source: ExportSourceInfo, conversations: ConversationInfo[], stats: { messages: number; errors: number }): string {
+    const convs = conversations.map(conversationJson)
+    if (this.opts.format === 'json') {
+      let tail = `\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)}`
+      if (this.opts.keys) tail += `,"keys":${JSON.stringify(this.opts.keys)}`
+      return tail + '}\n'
+    }
+    const summary: Record<string, unknown> = { format: FORMAT, source, conversations: convs, stats }
+    if (this.opts.keys) summary.keys = this.opts.keys
+    return JSON.stringify({ summary }) + '\n'
+  }
+}

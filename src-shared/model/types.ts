@@ -1,0 +1,66 @@
+// The message model of the decoded-JSON contract (shared/design/cli-and-export.md).
+// Everything the CLI exports, the UI shows and the filter matches is expressed in these types.
+
+/** Who sent a message: c2s/s2c when the protocol or handshake tells who the client is, else a2b/b2a. */
+export type Direction = 'c2s' | 's2c' | 'a2b' | 'b2a'
+
+export type Transport = 'udp' | 'tcp'
+
+/** One named byte buffer a message's fields point into (frame payload, reassembled, decompressed, decrypted). */
+export interface DataSource {
+  name: string
+  bytes: Uint8Array
+}
+
+/** Scalar values a field may carry. 64-bit integers travel as bigint and are exported as decimal strings. */
+export type FieldScalar = number | bigint | string | boolean | Uint8Array | null
+
+/** One node of the decoded tree. Leaves read from bytes always carry source/start/length. */
+export interface FieldNode {
+  key: string
+  label: string
+  type: string
+  value?: FieldScalar
+  source?: number
+  start?: number
+  length?: number
+  children?: FieldNode[]
+}
+
+export interface DecodedMessage {
+  id: number
+  conversation: number
+  direction: Direction
+  /** 1-based frame numbers of every frame that carried a byte of the message, ascending. */
+  frames: number[]
+  /** Epoch seconds of the last of `frames`. */
+  time: number
+  protocol: string
+  stack: string[]
+  name: string
+  summary: string
+  /** The protocol's typed value (see the contract); `{hex}` for unknown payloads. */
+  value: unknown
+  tree: FieldNode[]
+  sources: DataSource[]
+  warnings: string[]
+  error: string | null
+}
+
+export interface ConversationInfo {
+  id: number
+  transport: Transport
+  /** `ip:port` (IPv6 in brackets) of the side that opened the conversation, or side a. */
+  client: string
+  server: string
+  /** True when client/server were decided from a handshake rather than the first packet seen. */
+  roleFromHandshake: boolean
+  protocol: string
+  stack: string[]
+  frames: number
+  bytes: number
+  firstTime: number
+  lastTime: number
+  /** Notes about the conversation as a whole (TLS not decodable, decode-as override, gaps...). */
+  notes: string[]
+}

@@ -1,0 +1,113 @@
+// One direction of a reassembled byte stream (TCP after reordering, or the raw bytes after a fake
+// WebSocket preamble). Bytes arrive as chunks that remember which frame carried them, so whatever a
+// stream decoder takes out knows every frame that contributed a byte of it.
+
+export interface StreamChunk {
+  data: Uint8Array
+  frame: number
+  time: number
+}
+
+export interface TakenBytes {
+  bytes: Uint8Array
+  /** Frame numbers that carried these bytes, ascending, without duplicates. */
+  frames: number[]
+  /** Time of the last frame that carried a byte of them. */
+  time: number
+  /** Stream offset of the first byte (bytes consumed from this direction before it). */
+  offset: number
+}
+
+export class ByteStream {
+  private chunks: StreamChunk[] = []
+  private head = 0 // bytes already consumed from chunks[0]
+  private size = 0
+  /** Total bytes consumed so far (the stream offset of the next byte). */
+  consumed = 0
+
+  get available(): number {
+    return this.size
+  }
+
+  push(data: Uint8Array, frame: number, time: number): void {
+    if (data.length === 0) return
+    this.chunks.push({ data, frame, time })
+    this.size += data.length
+  }
+
+  /** Byte at `offset` from the current position (caller checks `available`). */
+  byteAt(offset: number): number {
+    let off = offset + this.head
+    for (const c of this.chunks) {
+      if (off < c.data.length) return c.data[off]
+      off -= c.data.length
+    }
+    throw new RangeError('byteAt past available bytes')
+  }
+
+  /** Copies (or views, when within one chunk) `n` bytes starting `offset` bytes ahead, without consuming. */
+  peek(n: number, offset = 0): Uint8Array {
+    if (offset + n > this.size) throw new RangeError('peek past available bytes')
+    let off = offset + this.head
+    let i = 0
+    while (i < this.chunks.length && off >= this.chunks[i].data.length) off -= this.chunks[i++].data.length
+    if (n === 0) return new Uint8Array(0)
+    const first = this.chunks[i].data
+    if (off + n <= first.length) return first.subarray(off, off + n)
+    const out = new Uint8Array(n)
+    let w = 0
+    for (; w < n; i++) {
+      const d = this.chunks[i].data
+      const part = Math.min(d.length - off, n - w)
+      out.set(d.subarray(off, off + part), w)
+      w += part
+      off = 0
+    }
+    return out
+  }
+
+  /** Consumes `n` bytes, returning them with the frames that carried them. */
+  take(n: number): TakenBytes {
+    if (n > this.size) throw new RangeError('take past available bytes')
+    const bytes = this.peek(n)
+    const frames: number[] = []
+    let time = 0
+    let left = n
+    const offset = this.consumed
+    while (left > 0) {
+      const c = this.chunks[0]
+      const inChunk = c.data.length - this.head
+      const used = Math.min(inChunk, left)
+      if (frames[frames.length - 1] !== c.frame) frames.push(c.frame)
+      time = c.time
+      left -= used
+      if (used === inChunk) {
+        this.chunks.shift()
+        this.head = 0
+      } else {
+        this.head += used
+      }
+    }
+    this.size -= n
+    this.consumed += n
+    if (frames.length > 1) frames.sort((a, b) => a - b)
+    return { bytes, frames: dedupeSorted(frames), time, offset }
+  }
+
+  /** Consumes everything available. */
+  takeAll(): TakenBytes {
+    return this.take(this.size)
+  }
+
+  /** Frame of the next unconsumed byte, if any (for messages that end before they start). */
+  get nextFrame(): number | undefined {
+    return this.chunks[0]?.frame
+  }
+}
+
+function dedupeSorted(a: number[]): number[] {
+  if (a.length < 2) return a
+  const out = [a[0]]
+  for (let i = 1; i < a.length; i++) if (a[i] !== out[out.length - 1]) out.push(a[i])
+  return out
+}

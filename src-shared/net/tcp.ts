@@ -1,0 +1,185 @@
+// TCP segment parsing and per-direction stream reassembly.
+
+import { ByteStream } from './byte-stream'
+
+export interface TcpSegment {
+  srcPort: number
+  dstPort: number
+  seq: number
+  ack: number
+  flags: number
+  window: number
+  payload: Uint8Array
+}
+
+export const TcpFlag = { FIN: 0x01, SYN: 0x02, RST: 0x04, PSH: 0x08, ACK: 0x10, URG: 0x20 } as const
+
+export interface UdpDatagram {
+  srcPort: number
+  dstPort: number
+  payload: Uint8Array
+}
+
+export function parseUdp(d: Uint8Array): UdpDatagram | { error: string } {
+  if (d.length < 8) return { error: 'truncated UDP header' }
+  const len = (d[4] << 8) | d[5]
+  // Length 0 is legal for jumbograms over IPv6; otherwise trust it only within the bytes present.
+  const end = len >= 8 ? Math.min(d.length, len) : d.length
+  return { srcPort: (d[0] << 8) | d[1], dstPort: (d[2] << 8) | d[3], payload: d.subarray(8, end) }
+}
+
+export function parseTcp(d: Uint8Array): TcpSegment | { error: string } {
+  if (d.length < 20) return { error: 'truncated TCP header' }
+  const dataOffset = (d[12] >> 4) * 4
+  if (dataOffset < 20 || dataOffset > d.length) return { error: `bad TCP data offset ${dataOffset}` }
+  return {
+    srcPort: (d[0] << 8) | d[1],
+    dstPort: (d[2] << 8) | d[3],
+    seq: ((d[4] << 24) | (d[5] << 16) | (d[6] << 8) | d[7]) >>> 0,
+    ack: ((d[8] << 24) | (d[9] << 16) | (d[10] << 8) | d[11]) >>> 0,
+    flags: d[13] | ((d[12] & 1) << 8),
+    window: (d[14] << 8) | d[15],
+    payload: d.subarray(dataOffset)
+  }
+}
+
+export interface TcpGap {
+  /** Stream offset where bytes are missing, and how many. */
+  offset: number
+  length: number
+  /** Frame after which the gap was given up on. */
+  frame: number
+}
+
+export interface ReassemblyStats {
+  retransmissions: number
+  outOfOrder: number
+  overlaps: number
+  gaps: TcpGap[]
+}
+
+/**
+ * One direction of a TCP connection. In-order bytes go to `stream`; out-of-order segments wait until the
+ * hole before them fills. Retransmitted bytes (already delivered) are dropped and counted; for
+ * overlapping data the first copy received wins. If more than `maxBuffered` bytes wait behind a hole the
+ * hole is declared a gap, reported, and skipped, so one lost segment cannot stall the stream forever.
+ */
+export class TcpDirection {
+  readonly stream = new ByteStream()
+  readonly stats: ReassemblyStats = { retransmissions: 0, outOfOrder: 0, overlaps: 0, gaps: [] }
+  /** Absolute sequence number of the next byte expected, or undefined before the first segment. */
+  private nextSeq: number | undefined
+  /** Bytes delivered to `stream` so far (stream offset of nextSeq). */
+  private delivered = 0
+  /** Out-of-order segments keyed by their offset relative to nextSeq at arrival time (kept as absolute seq). */
+  private pending: { seq: number; data: Uint8Array; frame: number; time: number }[] = []
+  private pendingBytes = 0
+  /** Called when a hole is given up on, while `stream` still holds only the bytes before it. */
+  onGap?: (gap: TcpGap) => void
+  synSeen = false
+  finSeen = false
+  rstSeen = false
+
+  constructor(private readonly maxBuffered = 4 * 1024 * 1024) {}
+
+  /** Relative position of `seq` to nextSeq in modular 32-bit space (negative = before). */
+  private rel(seq: number): number {
+    const d = (seq - this.nextSeq!) | 0
+    return d
+  }
+
+  /** Adds a segment; returns true when new in-order bytes were delivered to `stream`. */
+  segment(seg: TcpSegment, frame: number, time: number): boolean {
+    if (seg.flags & TcpFlag.RST) this.rstSeen = true
+    let seq = seg.seq
+    if (seg.flags & TcpFlag.SYN) {
+      this.synSeen = true
+      seq = (seq + 1) >>> 0 // the SYN occupies one sequence number
+      if (this.nextSeq === undefined || this.delivered === 0) this.nextSeq = seq
+    }
+    if (seg.flags & TcpFlag.FIN) this.finSeen = true
+    const data = seg.payload
+    if (data.length === 0) return false
+    if (this.nextSeq === undefined) this.nextSeq = seq // joined mid-stream: start where we are
+    return this.place(seq, data, frame, time)
+  }
+
+  private place(seq: number, data: Uint8Array, frame: number, time: number): boolean {
+    const r = this.rel(seq)
+    if (r + data.length <= 0) {
+      this.stats.retransmissions++
+      return false
+    }
+    if (r < 0) {
+      // Starts before what we have: keep only the new tail.
+      this.stats.overlaps++
+      data = data.subarray(-r)
+      seq = this.nextSeq!
+    } else if (r > 0) {
+      this.stats.outOfOrder++
+      this.pending.push({ seq, data, frame, time })
+      this.pendingBytes += data.length
+      if (this.pendingBytes > this.maxBuffered) return this.skipGap(frame)
+      return false
+    }
+    this.deliver(data, frame, time)
+    this.drain()
+    return true
+  }
+
+  private deliver(data: Uint8Array, frame: number, time: number): void {
+    this.stream.push(data, frame, time)
+    this.delivered += data.length
+    this.nextSeq = (this.nextSeq! + data.length) >>> 0
+  }
+
+  /** Moves waiting segments that have become in-order into the stream. */
+  private drain(): void {
+    let progressed = true
+    while (progressed && this.pending.length) {
+      progressed = false
+      for (let i = 0; i < this.pending.length; i++) {
+        const p = this.pending[i]
+        const r = this.rel(p.seq)
+        if (r > 0) continue
+        this.pending.splice(i, 1)
+        this.pendingBytes -= p.data.length
+        if (r + p.data.length <= 0) {
+          this.stats.retransmissions++
+        } else {
+          if (r < 0) this.stats.overlaps++
+          this.deliver(p.data.subarray(-r), p.frame, p.time)
+        }
+        progressed = true
+        break
+      }
+    }
+  }
+
+  /** Gives up on the hole before the earliest waiting segment: reports it and continues from there. */
+  private skipGap(frame: number): boolean {
+    if (!this.pending.length) return false
+    let earliest = this.pending[0]
+    for (const p of this.pending) if (this.rel(p.seq) < this.rel(earliest.seq)) earliest = p
+    const missing = this.rel(earliest.seq)
+    const gap = { offset: this.delivered, length: missing, frame }
+    this.stats.gaps.push(gap)
+    this.onGap?.(gap)
+    this.delivered += missing
+    this.nextSeq = earliest.seq
+    this.drain()
+    return true
+  }
+
+  /** At the end of the capture: skip remaining holes so buffered bytes are still decoded. Returns true if bytes were delivered. */
+  flush(frame: number): boolean {
+    let any = false
+    while (this.pending.length) any = this.skipGap(frame) || any
+    return any
+  }
+
+  /** Stream offset of the next in-order byte. */
+  get offset(): number {
+    return this.delivered
+  }
+}

@@ -1,0 +1,126 @@
+// The decoder registry. Each protocol offers a probe (how sure it is, from the first bytes) and a
+// stateful per-conversation decoder. Ports only break ties between probes; "decode as" overrides both.
+
+import type { MessageDraft } from '../bytes/tree'
+import type { ByteStream } from '../net/byte-stream'
+import type { KeyStore } from '../keys/store'
+
+/** Wire direction inside a conversation: a = the side that opened it (the client when known). */
+export type WireDir = 'a2b' | 'b2a'
+
+/** What a protocol's payload rides on, as the probe sees it. */
+export type Carrier = 'udp' | 'tcp' | 'websocket'
+
+export interface ProbeInput {
+  carrier: Carrier
+  /** The first payload seen (a datagram, a WebSocket message, or the first bytes of a TCP direction). */
+  bytes: Uint8Array
+  dir: WireDir
+  aPort: number
+  bPort: number
+  /** WebSocket request path and negotiated subprotocol, when carried over WebSocket. */
+  wsPath?: string
+  wsProtocol?: string
+}
+
+export interface DecoderContext {
+  readonly conversationId: number
+  readonly keys: KeyStore | undefined
+  /** Endpoints as `ip:port` strings, for key lookup. */
+  readonly a: string
+  readonly b: string
+  /** Whether decoders should build full field trees (false in the fast row pass). */
+  readonly recording: boolean
+  /** A protocol that knows who the client is (from its handshake) says so; flips a/b if needed. */
+  setClient(dir: WireDir): void
+  /** A note about the whole conversation (shown on it and in the export). */
+  note(text: string): void
+}
+
+/** A message a decoder finished. */
+export interface MessageOut {
+  dir: WireDir
+  frames: number[]
+  time: number
+  protocol: string
+  stack: string[]
+  name: string
+  summary: string
+  value: unknown
+  draft: MessageDraft
+}
+
+export type Emit = (m: MessageOut) => void
+
+/** One unit of payload handed to a datagram-style decoder (a UDP datagram or one WebSocket message). */
+export interface Pdu {
+  dir: WireDir
+  frames: number[]
+  time: number
+  /** The draft already holds the lower layers' sources and fields. */
+  draft: MessageDraft
+  /** Index of the source in `draft` holding `bytes`, and where in it they start. */
+  source: number
+  offset: number
+  bytes: Uint8Array
+  /** Layers below the protocol, bottom up (e.g. ['tcp', 'websocket']). */
+  stack: string[]
+}
+
+export interface ProtocolDecoder {
+  /** Datagram carriers (UDP, WebSocket messages). */
+  datagram?(pdu: Pdu, emit: Emit): void
+  /**
+   * Stream carriers (TCP, raw bytes after a fake WebSocket preamble): consume whole messages from
+   * `stream`; with `final` (end of capture) also flush what is left as an incomplete message.
+   */
+  stream?(dir: WireDir, stream: ByteStream, stack: string[], emit: Emit, final: boolean): void
+  /** Bytes were lost before what the stream holds next (a TCP gap): resynchronise. */
+  gap?(dir: WireDir, stream: ByteStream, missing: number, stack: string[], emit: Emit): void
+}
+
+export interface ProtocolModule {
+  id: string
+  name: string
+  carriers: Carrier[]
+  /** Well-known ports, used only to break ties between equally confident probes. */
+  ports?: number[]
+  /** 0 = not mine; higher is surer (100 = certain). Must not throw on any input. */
+  probe(input: ProbeInput): number
+  create(ctx: DecoderContext): ProtocolDecoder
+}
+
+export class ProtocolRegistry {
+  private modules: ProtocolModule[] = []
+
+  register(m: ProtocolModule): void {
+    if (this.modules.some((x) => x.id === m.id)) throw new Error(`protocol ${m.id} registered twice`)
+    this.modules.push(m)
+  }
+
+  get(id: string): ProtocolModule | undefined {
+    return this.modules.find((m) => m.id === id)
+  }
+
+  list(): readonly ProtocolModule[] {
+    return this.modules
+  }
+
+  /** The best module for this first payload, or undefined when none claims it. */
+  detect(input: ProbeInput): { module: ProtocolModule; confidence: number } | undefined {
+    let best: { module: ProtocolModule; confidence: number; portMatch: boolean } | undefined
+    for (const m of this.modules) {
+      if (!m.carriers.includes(input.carrier)) continue
+      let c = 0
+      try {
+        c = m.probe(input)
+      } catch {
+        c = 0 // a probe that throws on odd bytes simply does not claim them
+      }
+      if (c <= 0) continue
+      const portMatch = !!m.ports?.some((p) => p === input.aPort || p === input.bPort)
+      if (!best || c > best.confidence || (c === best.confidence && portMatch && !best.portMatch)) best = { module: m, confidence: c, portMatch }
+    }
+    return best && { module: best.module, confidence: best.confidence }
+  }
+}

@@ -1,0 +1,133 @@
+// Writes the benchmark capture: about 200,000 Ethernet frames of mixed game-like traffic (UDP datagrams
+// on Photon's port, TCP streams on SFS2X's port with real handshakes and sequence numbers, a few IP
+// fragments), as a classic pcap. Deterministic (seeded), so runs compare.
+// usage: node test/bench/make-bench-capture.mjs OUT.pcap [FRAMES]
+
+import { createWriteStream } from 'node:fs'
+
+const out = process.argv[2]
+const target = Number(process.argv[3] ?? 200_000)
+if (!out) {
+  console.error('usage: make-bench-capture.mjs OUT.pcap [FRAMES]')
+  process.exit(2)
+}
+
+let seed = 12345
+const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
+const randInt = (n) => Math.floor(rand() * n)
+
+const file = createWriteStream(out)
+const header = Buffer.alloc(24)
+header.writeUInt32LE(0xa1b2c3d4, 0)
+header.writeUInt16LE(2, 4)
+header.writeUInt16LE(4, 6)
+header.writeUInt32LE(262144, 16)
+header.writeUInt32LE(1, 20) // Ethernet
+const parts = [header]
+let frames = 0
+let usec = 1_764_700_000n * 1_000_000n
+
+function frame(bytes) {
+  usec += BigInt(50 + randInt(400))
+  const rec = Buffer.alloc(16)
+  rec.writeUInt32LE(Number(usec / 1_000_000n), 0)
+  rec.writeUInt32LE(Number(usec % 1_000_000n), 4)
+  rec.writeUInt32LE(bytes.length, 8)
+  rec.writeUInt32LE(bytes.length, 12)
+  parts.push(rec, bytes)
+  frames++
+}
+
+function ipv4(src, dst, proto, payload, id = 0, fragOffset = 0, more = false) {
+  const h = Buffer.alloc(20)
+  h[0] = 0x45
+  h.writeUInt16BE(20 + payload.length, 2)
+  h.writeUInt16BE(id, 4)
+  h.writeUInt16BE((more ? 0x2000 : 0) | (fragOffset / 8), 6)
+  h[8] = 64
+  h[9] = proto
+  h.set(src, 12)
+  h.set(dst, 16)
+  const eth = Buffer.from([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00])
+  return Buffer.concat([eth, h, payload])
+}
+
+function udp(src, sport, dst, dport, payload) {
+  const h = Buffer.alloc(8)
+  h.writeUInt16BE(sport, 0)
+  h.writeUInt16BE(dport, 2)
+  h.writeUInt16BE(8 + payload.length, 4)
+  frame(ipv4(src, dst, 17, Buffer.concat([h, payload])))
+}
+
+function tcpSeg(src, sport, dst, dport, seq, ack, flags, payload = Buffer.alloc(0)) {
+  const h = Buffer.alloc(20)
+  h.writeUInt16BE(sport, 0)
+  h.writeUInt16BE(dport, 2)
+  h.writeUInt32BE(seq >>> 0, 4)
+  h.writeUInt32BE(ack >>> 0, 8)
+  h[12] = 0x50
+  h[13] = flags
+  h.writeUInt16BE(65535, 14)
+  frame(ipv4(src, dst, 6, Buffer.concat([h, payload])))
+}
+
+const noise = (n) => Buffer.from(Array.from({ length: n }, () => randInt(256)))
+const client = (i) => [10, 0, (i >> 8) & 0xff, i & 0xff]
+const server = [10, 1, 0, 1]
+
+// A TCP connection: handshake, alternating length-prefixed messages, FIN.
+function tcpConversation(i, messages) {
+  const c = client(i)
+  const cport = 40000 + i
+  let cseq = randInt(2 ** 32)
+  let sseq = randInt(2 ** 32)
+  tcpSeg(c, cport, server, 9933, cseq, 0, 0x02)
+  tcpSeg(server, 9933, c, cport, sseq, cseq + 1, 0x12)
+  cseq++
+  sseq++
+  tcpSeg(c, cport, server, 9933, cseq, sseq, 0x10)
+  for (let m = 0; m < messages; m++) {
+    const fromClient = m % 2 === 0
+    const body = noise(20 + randInt(300))
+    const msg = Buffer.concat([Buffer.from([0x80, body.length >> 8, body.length & 0xff]), body])
+    if (fromClient) {
+      tcpSeg(c, cport, server, 9933, cseq, sseq, 0x18, msg)
+      cseq += msg.length
+    } else {
+      tcpSeg(server, 9933, c, cport, sseq, cseq, 0x18, msg)
+      sseq += msg.length
+    }
+  }
+  tcpSeg(c, cport, server, 9933, cseq, sseq, 0x11)
+  tcpSeg(server, 9933, c, cport, sseq, cseq + 1, 0x11)
+}
+
+let conv = 0
+let fragId = 1
+while (frames < target) {
+  const kind = rand()
+  if (kind < 0.6) {
+    // A burst of UDP datagrams in one of 200 conversations.
+    const i = randInt(200)
+    for (let k = 0; k < 20; k++) {
+      const fromClient = rand() < 0.5
+      const payload = Buffer.concat([Buffer.from([0, 1, 0, 1]), noise(12 + randInt(400))])
+      if (fromClient) udp(client(i), 50000 + i, server, 5055, payload)
+      else udp(server, 5055, client(i), 50000 + i, payload)
+    }
+  } else if (kind < 0.97) {
+    tcpConversation(1000 + (conv++ % 20000), 10 + randInt(30))
+  } else {
+    // A 3000-byte datagram in three fragments.
+    const payload = Buffer.concat([Buffer.from([0x13, 0x88, 0x13, 0x8f, 0x0b, 0xc0, 0, 0]), noise(2992)])
+    const id = fragId++ & 0xffff
+    frame(ipv4(client(7), server, 17, payload.subarray(0, 1480), id, 0, true))
+    frame(ipv4(client(7), server, 17, payload.subarray(1480, 2960), id, 1480, true))
+    frame(ipv4(client(7), server, 17, payload.subarray(2960), id, 2960, false))
+  }
+  if (parts.length > 4096) {
+    file.write(Buffer.concat(parts.splice(0)))
+  }
+}
+file.end(Buffer.concat(parts), () => console.error(`wrote ${frames} frames to ${out}`))
