@@ -9,6 +9,9 @@ import { parseArgs, one, UsageError, type OptionSpec } from './args'
 import { decodeInWorker, DecodeFailure } from '../host/worker-host'
 import type { DecodeJob } from '../host/decode-job'
 import { listDevices, CaptureUnavailable } from '../capture/devices'
+// The session module pulls in every decoder and the frame/IP meta fields, so filter checks here know
+// the same field names and named values as the worker that applies the filter.
+import '../../src-shared/engine/session'
 import { captureStats } from '../host/capture-stats'
 
 const USAGE = `usage: gamewire <command> [options]
@@ -102,8 +105,8 @@ async function decodeCommand(argv: string[]): Promise<number> {
     })
   }
   const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
-  const write = (text: string): Promise<void> | void => {
-    if (!out.write(text)) return new Promise((resolve) => out.once('drain', () => resolve()))
+  const write = (chunk: string | Uint8Array): Promise<void> | void => {
+    if (!out.write(chunk)) return new Promise((resolve) => out.once('drain', () => resolve()))
   }
   try {
     const result = await decodeInWorker(job, {

@@ -16,7 +16,7 @@ export interface DecodeJob {
 
 /** Messages from the worker to its host. */
 export type WorkerReport =
-  | { type: 'out'; text: string; seq: number }
+  | { type: 'out'; bytes: Uint8Array; seq: number }
   | { type: 'progress'; bytes: number; total: number; frames: number; messages: number }
   | { type: 'done'; frames: number; messages: number; matched: number; errors: number; warnings: string[] }
   | { type: 'fatal'; message: string }

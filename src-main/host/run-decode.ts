@@ -19,12 +19,12 @@ export interface DecodeResult {
 }
 
 export interface DecodeIo {
-  /** Receives export text; awaiting it applies backpressure to reading. */
-  write(text: string): Promise<void> | void
+  /** Receives export text as it is produced (once per message). Must not block. */
+  write(text: string): void
+  /** Called between input chunks and at the end: awaiting it applies backpressure to reading. */
+  flush(): Promise<void> | void
   progress?(p: { bytes: number; total: number; frames: number; messages: number }): void
 }
-
-const FLUSH_AT = 256 * 1024
 
 export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeResult> {
   const total = statSync(job.file).size
@@ -37,14 +37,12 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
       ? keys.list().map((k) => ({ type: k.type, conversation: k.conversation === '*' ? '*' : `${k.conversation.client}-${k.conversation.server}`, key: toHex(k.key) + (k.iv ? ` ${toHex(k.iv)}` : '') }))
       : undefined
   })
-  let pending = writer.begin()
+  io.write(writer.begin())
   const session = new DecodeSession({
     keys,
     filter: job.filter,
     decodeAs: job.decodeAs,
-    onMessage: (m) => {
-      pending += writer.message(m)
-    }
+    onMessage: (m) => io.write(writer.message(m))
   })
   let bytes = 0
   let lastProgress = 0
@@ -52,11 +50,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     bytes += chunk.length
     session.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
-    if (pending.length >= FLUSH_AT) {
-      const text = pending
-      pending = ''
-      await io.write(text)
-    }
+    await io.flush()
     const now = Date.now()
     if (io.progress && now - lastProgress > 200) {
       lastProgress = now
@@ -66,11 +60,11 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   session.end()
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
-  pending += writer.end(
+  io.write(writer.end(
     { file: basename(job.file), frames: stats.frames, linkTypes: stats.linkTypes, warnings },
     session.engine.conversationList(),
     { messages: session.matched, errors: stats.errors }
-  )
-  await io.write(pending)
+  ))
+  await io.flush()
   return { frames: stats.frames, messages: stats.messages, matched: session.matched, errors: stats.errors, warnings }
 }

@@ -23,7 +23,13 @@ export function workerScriptPath(): string {
   throw new DecodeFailure('decode worker script not found: run `npm run build`')
 }
 
-export function decodeInWorker(job: DecodeJob, io: DecodeIo): Promise<DecodeResult> {
+/** Like DecodeIo, but the worker hands over export text already encoded as UTF-8. */
+export interface HostIo {
+  write(bytes: Uint8Array): Promise<void> | void
+  progress?: DecodeIo['progress']
+}
+
+export function decodeInWorker(job: DecodeJob, io: HostIo): Promise<DecodeResult> {
   return new Promise((resolve, reject) => {
     const worker = new Worker(workerScriptPath(), { workerData: job })
     let settled = false
@@ -38,7 +44,7 @@ export function decodeInWorker(job: DecodeJob, io: DecodeIo): Promise<DecodeResu
       switch (r.type) {
         case 'out':
           chain = chain.then(async () => {
-            await io.write(r.text)
+            await io.write(r.bytes)
             worker.postMessage({ type: 'ack', seq: r.seq })
           })
           break

@@ -66,10 +66,21 @@ export function label(def: Pick<FieldDef, 'name' | 'names' | 'type'>, value: Fie
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
+// Two ASCII codes per byte value, for the bulk path below.
+const HEX_CODES = new Uint16Array(256)
+for (let i = 0; i < 256; i++) HEX_CODES[i] = HEX[i].charCodeAt(0) | (HEX[i].charCodeAt(1) << 8)
+const latin1 = new TextDecoder('latin1')
+
+/** Lowercase hex. Long inputs go through one native decode instead of a string per byte (exports are hex-heavy). */
 export function toHex(bytes: Uint8Array): string {
-  let s = ''
-  for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]]
-  return s
+  if (bytes.length < 32) {
+    let s = ''
+    for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i]]
+    return s
+  }
+  const out = new Uint16Array(bytes.length) // little-endian pairs: low byte is the first character
+  for (let i = 0; i < bytes.length; i++) out[i] = HEX_CODES[bytes[i]]
+  return latin1.decode(new Uint8Array(out.buffer))
 }
 
 export function fromHex(hex: string): Uint8Array {

@@ -90,7 +90,12 @@ export class Conversation {
       const m = deps.registry.get(deps.forced)
       if (m) this.useModule(m, 'decode as')
     }
-    if (deps.forced === 'unknown') this.probes = MAX_PROBES
+    if (deps.forced === 'unknown') {
+      this.probes = MAX_PROBES
+      this.ctx.note('protocol detection off (decode as unknown)')
+    } else if (deps.forced && !this.module) {
+      this.ctx.note(`decode as ${deps.forced}: no such protocol, detecting instead`)
+    }
   }
 
   touch(frameLen: number, time: number, frames = 1): void {
@@ -167,6 +172,12 @@ export class Conversation {
           this.tcpMode = 'raw'
           this.stack = ['tcp', 'http-preamble']
           this.ctx.note('HTTP upgrade preamble followed by raw (unframed) bytes')
+          break
+        }
+        if (this.ws!.mode === 'http-failed') {
+          // The server refused the upgrade: what follows is plain HTTP, shown as raw bytes.
+          this.tcpMode = 'raw'
+          this.stack = ['tcp', 'http']
           break
         }
       }

@@ -28,6 +28,7 @@ export class DecodeSession {
   private readonly filter: CompiledFilter | undefined
   readonly interfaces: CaptureInterface[] = []
   matched = 0
+  private fileBytes = 0
 
   constructor(private readonly opts: SessionOptions) {
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
@@ -54,6 +55,7 @@ export class DecodeSession {
 
   /** Pushes capture-file bytes; throws CaptureFormatError when the input is not a capture file. */
   push(chunk: Uint8Array): void {
+    this.fileBytes += chunk.length
     this.reader.push(chunk)
   }
 
@@ -63,8 +65,9 @@ export class DecodeSession {
     this.engine.addFrame(f)
   }
 
+  /** End of input. For a file, throws CaptureFormatError when it held no capture at all. */
   end(): void {
-    this.reader.end()
+    if (this.fileBytes > 0) this.reader.end()
     this.engine.finish()
   }
 }

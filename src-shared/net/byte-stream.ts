@@ -20,7 +20,8 @@ export interface TakenBytes {
 
 export class ByteStream {
   private chunks: StreamChunk[] = []
-  private head = 0 // bytes already consumed from chunks[0]
+  private first = 0 // index of the first unconsumed chunk (consumed ones are dropped in batches)
+  private head = 0 // bytes already consumed from chunks[first]
   private size = 0
   /** Total bytes consumed so far (the stream offset of the next byte). */
   consumed = 0
@@ -38,7 +39,8 @@ export class ByteStream {
   /** Byte at `offset` from the current position (caller checks `available`). */
   byteAt(offset: number): number {
     let off = offset + this.head
-    for (const c of this.chunks) {
+    for (let i = this.first; i < this.chunks.length; i++) {
+      const c = this.chunks[i]
       if (off < c.data.length) return c.data[off]
       off -= c.data.length
     }
@@ -49,7 +51,7 @@ export class ByteStream {
   peek(n: number, offset = 0): Uint8Array {
     if (offset + n > this.size) throw new RangeError('peek past available bytes')
     let off = offset + this.head
-    let i = 0
+    let i = this.first
     while (i < this.chunks.length && off >= this.chunks[i].data.length) off -= this.chunks[i++].data.length
     if (n === 0) return new Uint8Array(0)
     const first = this.chunks[i].data
@@ -75,18 +77,23 @@ export class ByteStream {
     let left = n
     const offset = this.consumed
     while (left > 0) {
-      const c = this.chunks[0]
+      const c = this.chunks[this.first]
       const inChunk = c.data.length - this.head
       const used = Math.min(inChunk, left)
       if (frames[frames.length - 1] !== c.frame) frames.push(c.frame)
       time = c.time
       left -= used
       if (used === inChunk) {
-        this.chunks.shift()
+        this.first++
         this.head = 0
       } else {
         this.head += used
       }
+    }
+    // Drop consumed chunks in one go (shifting one at a time is quadratic for many small chunks).
+    if (this.first > 64 || this.first === this.chunks.length) {
+      this.chunks.splice(0, this.first)
+      this.first = 0
     }
     this.size -= n
     this.consumed += n
@@ -101,7 +108,7 @@ export class ByteStream {
 
   /** Frame of the next unconsumed byte, if any (for messages that end before they start). */
   get nextFrame(): number | undefined {
-    return this.chunks[0]?.frame
+    return this.chunks[this.first]?.frame
   }
 }
 

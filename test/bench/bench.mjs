@@ -36,5 +36,5 @@ const tsRate = actual / ts.secs
 console.log(`tshark -T json:                                     ${ts.secs.toFixed(2)} s, ${Math.round(tsRate).toLocaleString('en')} frames/s, peak RSS ${ts.rssMiB.toFixed(0)} MiB`)
 console.log(`ratio: gamewire is ${(gwRate / tsRate).toFixed(1)}x tshark -T json`)
 
-const stats = JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(root, 'bin/gamewire.mjs'), 'stats', capture, '--json'], { cwd: root }).toString())
+const stats = JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(root, 'bin/gamewire.mjs'), 'stats', capture, '--json'], { cwd: root, maxBuffer: 1 << 30 }).toString())
 console.log(`row index: ${stats.messages.toLocaleString('en')} messages, ${stats.index.bytesPerMessage.toFixed(1)} bytes/message (columns ${stats.index.columnBytesPerMessage} + summaries), heap growth ${stats.index.heapBytesPerMessage.toFixed(1)} bytes/message`)

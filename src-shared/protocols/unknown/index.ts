@@ -1,7 +1,6 @@
 // The fallback for payloads no protocol claims: keep the bytes as a message so nothing is hidden.
 
 import { defineFields } from '../../bytes/fields'
-import { toHex } from '../../bytes/tree'
 import type { ByteStream } from '../../net/byte-stream'
 import type { Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
 import { MessageDraft } from '../../bytes/tree'
@@ -34,7 +33,8 @@ export class UnknownDecoder implements ProtocolDecoder {
       stack: pdu.stack,
       name: payloadName(pdu.stack),
       summary: `${pdu.bytes.length} bytes`,
-      value: { hex: toHex(pdu.bytes) },
+      // Bytes stay bytes until exported (as hex): the row pass never pays for the conversion.
+      value: { hex: pdu.bytes },
       draft: pdu.draft
     })
   }

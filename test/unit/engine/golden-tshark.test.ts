@@ -69,7 +69,7 @@ function streamOf(messages: DecodedMessage[], conv: number, dir: string): string
   return messages
     .filter((m) => m.conversation === conv && m.direction === dir)
     .map((m) => {
-      if (m.protocol === 'unknown') return (m.value as { hex: string }).hex
+      if (m.protocol === 'unknown') return toHex((m.value as { hex: Uint8Array }).hex)
       // The HTTP upgrade of a fake-preamble connection is part of the raw stream too.
       if (m.name.startsWith('HTTP')) return toHex(m.sources[0].bytes)
       return ''
@@ -103,7 +103,7 @@ describe.each(FIXTURES)('%s against tshark', (name) => {
         if (!frames.includes(Number(r['frame.number']))) frames.push(Number(r['frame.number']))
         return { frames: frames.sort((a, b) => a - b), hex: r['udp.payload'] }
       })
-    const actual = ours.messages.filter((m) => m.stack[0] === 'udp').map((m) => ({ frames: m.frames, hex: (m.value as { hex: string }).hex }))
+    const actual = ours.messages.filter((m) => m.stack[0] === 'udp').map((m) => ({ frames: m.frames, hex: toHex((m.value as { hex: Uint8Array }).hex) }))
     expect(actual).toEqual(expected)
     expect(byFrame.size).toBe(rows.length)
   })
@@ -149,7 +149,7 @@ describe('TCP stream reassembly against tshark', () => {
     expect(streamOf(ours.messages, conv.id, 'c2s')).toBe(follow.client)
     expect(streamOf(ours.messages, conv.id, 's2c')).toBe(follow.server)
     const raw = ours.messages.filter((m) => m.conversation === conv.id && m.protocol === 'unknown')
-    expect(raw.map((m) => (m.value as { hex: string }).hex)).toEqual(['800004' + toHex(new TextEncoder().encode('ping')), '800005' + toHex(new TextEncoder().encode('reply'))])
+    expect(raw.map((m) => toHex((m.value as { hex: Uint8Array }).hex))).toEqual(['800004' + toHex(new TextEncoder().encode('ping')), '800005' + toHex(new TextEncoder().encode('reply'))])
   })
 })
 
@@ -178,7 +178,7 @@ describe('WebSocket against tshark', () => {
           .sort()
         const actual = ours.messages
           .filter((m) => m.conversation === conv.id && m.direction === dir && m.protocol === 'unknown')
-          .map((m) => (m.value as { hex: string }).hex)
+          .map((m) => toHex((m.value as { hex: Uint8Array }).hex))
           .sort()
         expect(actual).toEqual(expected)
         expect(actual.length).toBeGreaterThanOrEqual(5)
@@ -197,7 +197,7 @@ describe('WebSocket against tshark', () => {
         if (n.source !== undefined) {
           const src = msg.sources[n.source]
           expect(n.start! + n.length!).toBeLessThanOrEqual(src.bytes.length)
-          if (n.key === 'data.data') expect(toHex(src.bytes.subarray(n.start!, n.start! + n.length!))).toBe((msg.value as { hex: string }).hex)
+          if (n.key === 'data.data') expect(toHex(src.bytes.subarray(n.start!, n.start! + n.length!))).toBe(toHex((msg.value as { hex: Uint8Array }).hex))
           if (n.key === 'websocket.opcode') expect(src.bytes[n.start!] & 0x0f).toBe(n.value)
         }
         walk(n.children ?? [])

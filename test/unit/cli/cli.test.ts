@@ -1,0 +1,147 @@
+// The CLI as users run it: `node bin/gamewire.mjs` on the built output (npm test builds first).
+import { describe, it, expect, beforeAll } from 'vitest'
+import { spawnSync, execFileSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync, readFileSync, copyFileSync, statSync, truncateSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = join(__dirname, '../../..')
+const BIN = join(ROOT, 'bin/gamewire.mjs')
+const LOOPBACK = join(ROOT, 'test/fixtures/net/loopback.pcapng')
+const tmp = mkdtempSync(join(tmpdir(), 'gw-cli-'))
+
+function gw(...args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+beforeAll(() => {
+  // The CLI runs the built code; `npm test` builds before the tests, this covers running vitest alone.
+  try {
+    statSync(join(ROOT, 'out/main/cli.js'))
+  } catch {
+    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
+  }
+})
+
+describe('gamewire decode', () => {
+  it('writes the decoded-JSON document of the contract', () => {
+    const r = gw('decode', LOOPBACK)
+    expect(r.code).toBe(0)
+    const doc = JSON.parse(r.stdout)
+    expect(doc.format).toBe('gamewire/1')
+    expect(doc.source).toEqual({ file: 'loopback.pcapng', frames: 127, linkTypes: ['ETHERNET'], warnings: [] })
+    expect(doc.conversations).toHaveLength(7)
+    expect(doc.conversations[0]).toMatchObject({ id: 1, transport: 'udp', client: '127.0.0.1:46174', server: '127.0.0.1:40001', protocol: 'unknown', stack: ['udp'], frames: 8 })
+    const m = doc.messages[0]
+    expect(Object.keys(m)).toEqual(['id', 'conversation', 'direction', 'frames', 'time', 'protocol', 'stack', 'name', 'summary', 'value', 'tree', 'sources', 'warnings', 'error'])
+    expect(m).toMatchObject({ id: 1, conversation: 1, direction: 'a2b', frames: [1], protocol: 'unknown', value: { hex: '68656c6c6f' }, error: null })
+    expect(m.tree[0]).toEqual({ key: 'data.data', label: 'Data (5 bytes)', type: 'bytes', value: '68656c6c6f', source: 0, start: 0, length: 5, children: [] })
+    expect(m.sources).toEqual([{ name: 'UDP payload', length: 5 }])
+    // Message ids are 1..n in order; frames are 1-based and ascending.
+    doc.messages.forEach((x: { id: number; frames: number[] }, i: number) => {
+      expect(x.id).toBe(i + 1)
+      expect([...x.frames].sort((a, b) => a - b)).toEqual(x.frames)
+    })
+    // A TCP connection with a SYN knows its client.
+    expect(doc.messages.find((x: { conversation: number }) => x.conversation === 3).direction).toBe('c2s')
+  })
+
+  it('writes ndjson: one message a line, then the summary line', () => {
+    const r = gw('decode', LOOPBACK, '--format', 'ndjson')
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const summary = lines.pop()
+    expect(Object.keys(summary)).toEqual(['summary'])
+    expect(summary.summary.source.frames).toBe(127)
+    expect(summary.summary.stats.messages).toBe(lines.length)
+    expect(lines.every((l) => typeof l.id === 'number')).toBe(true)
+  })
+
+  it('applies a display filter and writes to a file with -o', () => {
+    const out = join(tmp, 'filtered.json')
+    const r = gw('decode', LOOPBACK, '--filter', 'udp.port == 40002 && gamewire.direction == b2a', '-o', out)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('')
+    const doc = JSON.parse(readFileSync(out, 'utf8'))
+    expect(doc.messages.length).toBe(3)
+    expect(doc.messages.every((m: { conversation: number }) => m.conversation === 2)).toBe(true)
+  })
+
+  it('forces a protocol with --decode-as and says so on the conversation', () => {
+    const r = gw('decode', LOOPBACK, '--decode-as', '127.0.0.1:40001=unknown', '--format', 'ndjson')
+    expect(r.code).toBe(0)
+    const convs = JSON.parse(r.stdout.trim().split('\n').pop()!).summary.conversations
+    expect(convs[0].notes).toEqual(['protocol detection off (decode as unknown)'])
+    expect(convs[1].notes).toBeUndefined()
+    expect(gw('decode', LOOPBACK, '--decode-as', 'nonsense').stderr).toBe("gamewire: --decode-as needs CONV=PROTOCOL, got 'nonsense'\n")
+  })
+
+  it('decodes what a truncated capture holds, warns, and exits 0', () => {
+    const cut = join(tmp, 'cut.pcapng')
+    copyFileSync(LOOPBACK, cut)
+    truncateSync(cut, statSync(LOOPBACK).size - 150) // inside the second-to-last record
+    const r = gw('decode', cut)
+    expect(r.code).toBe(0)
+    const doc = JSON.parse(r.stdout)
+    expect(doc.source.frames).toBeLessThan(127)
+    expect(doc.source.frames).toBeGreaterThan(100)
+    expect(doc.source.warnings.join(' ')).toMatch(/truncated/)
+    expect(r.stderr).toMatch(/^gamewire: warning: capture truncated/m)
+  })
+
+  it('fails with one line and exit 2 on bad input, never a stack trace', () => {
+    const notCapture = join(tmp, 'x.txt')
+    writeFileSync(notCapture, 'hello world, not a capture')
+    const badKeys = join(tmp, 'bad.keys')
+    writeFileSync(badKeys, '# keys\nSFS2X_AES * 00112233\n')
+    const cases: [string[], RegExp][] = [
+      [['decode'], /^gamewire: decode needs a capture file/],
+      [['decode', join(tmp, 'missing.pcap')], /^gamewire: capture file not found: /],
+      [['decode', tmp], /^gamewire: capture file is a directory/],
+      [['decode', notCapture], /^gamewire: not a pcap or pcapng file/],
+      [['decode', LOOPBACK, '--format', 'xml'], /^gamewire: --format must be json or ndjson/],
+      [['decode', LOOPBACK, '--filter', 'udp.port =='], /^gamewire: filter: /],
+      [['decode', LOOPBACK, '--keylog', badKeys], /^gamewire: line 2: /],
+      [['decode', LOOPBACK, '--bogus'], /^gamewire: unknown option --bogus/],
+      [['frobnicate'], /^gamewire: unknown command 'frobnicate'/],
+      [['capture', '-i', 'lo'], /^gamewire: capture: live capture is not yet available/],
+      [['serve'], /^gamewire: serve: /]
+    ]
+    for (const [args, pattern] of cases) {
+      const r = gw(...args)
+      expect(r.code, args.join(' ')).toBe(2)
+      expect(r.stderr, args.join(' ')).toMatch(pattern)
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
+      expect(r.stderr).not.toMatch(/\bat .*:\d+:\d+/)
+    }
+  })
+
+  it('keeps keys out of the export unless --include-keys is given', () => {
+    const keys = join(tmp, 'ok.keys')
+    writeFileSync(keys, 'PHOTON_AES_KEY * ' + 'ab'.repeat(32) + '\n')
+    const without = gw('decode', LOOPBACK, '--keylog', keys)
+    expect(without.code).toBe(0)
+    expect(without.stdout).not.toContain('ab'.repeat(32))
+    const withKeys = gw('decode', LOOPBACK, '--keylog', keys, '--include-keys')
+    expect(JSON.parse(withKeys.stdout).keys).toEqual([{ type: 'PHOTON_AES_KEY', conversation: '*', key: 'ab'.repeat(32) }])
+  })
+})
+
+describe('gamewire stats and devices', () => {
+  it('summarises a capture', () => {
+    const r = gw('stats', LOOPBACK, '--json')
+    expect(r.code).toBe(0)
+    const s = JSON.parse(r.stdout)
+    expect(s.frames).toBe(127)
+    expect(s.conversations).toHaveLength(7)
+    expect(s.index.columnBytesPerMessage).toBeLessThanOrEqual(40)
+  })
+
+  it('lists libpcap devices, loopback included', () => {
+    const r = gw('devices', '--json')
+    expect(r.code).toBe(0)
+    const devices = JSON.parse(r.stdout)
+    expect(devices.some((d: { name: string; loopback: boolean }) => d.name === 'lo' && d.loopback)).toBe(true)
+  })
+})
