@@ -39,6 +39,8 @@ export class MessageIndex {
   private readonly interned: string[] = []
   private readonly internMap = new Map<string, number>()
   private readonly summaries: string[] = []
+  // Many summaries repeat ("12 bytes", "PingPong"): store each distinct one once.
+  private readonly summaryIds = new Map<string, number>()
 
   private intern(s: string): number {
     let id = this.internMap.get(s)
@@ -82,8 +84,14 @@ export class MessageIndex {
     this.nameId[i] = this.intern(m.name)
     this.protocolId[i] = this.intern(m.protocol) & 0xff
     this.dirFlags[i] = DIRECTIONS.indexOf(m.direction) | (m.error ? FLAG_ERROR << 2 : 0) | (m.warnings.length ? FLAG_WARNING << 2 : 0)
-    this.summaryRef[i] = this.summaries.length
-    this.summaries.push(m.summary.length > SUMMARY_MAX ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary)
+    const summary = m.summary.length > SUMMARY_MAX ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary
+    let ref = this.summaryIds.get(summary)
+    if (ref === undefined) {
+      ref = this.summaries.length
+      this.summaries.push(summary)
+      if (this.summaryIds.size < 1 << 20) this.summaryIds.set(summary, ref)
+    }
+    this.summaryRef[i] = ref
     return i
   }
 
@@ -106,10 +114,10 @@ export class MessageIndex {
     }
   }
 
-  /** Approximate bytes held: allocated columns plus the summary strings (2 bytes a character). */
+  /** Approximate bytes held: allocated columns plus the distinct summary strings and their map entries. */
   byteSize(): number {
     let strings = 0
-    for (const s of this.summaries) strings += 16 + s.length * 2
+    for (const s of this.summaries) strings += 16 + s.length * 2 + 32
     return this.cap * MessageIndex.BYTES_PER_ROW + strings
   }
 

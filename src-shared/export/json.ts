@@ -98,6 +98,46 @@ export function messageJson(m: DecodedMessage, opts: Pick<ExportOptions, 'includ
   }
 }
 
+// Field keys, types and source names repeat endlessly: quote each once.
+const quoted = new Map<string, string>()
+function q(s: string): string {
+  let t = quoted.get(s)
+  if (t === undefined) {
+    t = JSON.stringify(s)
+    if (quoted.size < 50_000) quoted.set(s, t)
+  }
+  return t
+}
+
+function treeText(nodes: FieldNode[]): string {
+  let out = '['
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i]
+    if (i) out += ','
+    out += `{"key":${q(n.key)},"label":${JSON.stringify(n.label)},"type":${q(n.type)}`
+    if (n.value !== undefined) out += `,"value":${JSON.stringify(jsonScalar(n.value))}`
+    if (n.source !== undefined) out += `,"source":${n.source},"start":${n.start},"length":${n.length}`
+    out += `,"children":${n.children ? treeText(n.children) : '[]'}}`
+  }
+  return out + ']'
+}
+
+/** The export text of one message: the same document as JSON.stringify(messageJson(m)), built directly (the hot path of every export). */
+export function messageText(m: DecodedMessage, opts: Pick<ExportOptions, 'includeSourceBytes'> = {}): string {
+  let sources = '['
+  for (let i = 0; i < m.sources.length; i++) {
+    const src = m.sources[i]
+    sources += `${i ? ',' : ''}{"name":${q(src.name)},"length":${src.bytes.length}${opts.includeSourceBytes ? `,"hex":"${toHex(src.bytes)}"` : ''}}`
+  }
+  sources += ']'
+  return (
+    `{"id":${m.id},"conversation":${m.conversation},"direction":"${m.direction}","frames":[${m.frames.join(',')}],"time":${JSON.stringify(m.time)}` +
+    `,"protocol":${q(m.protocol)},"stack":[${m.stack.map(q).join(',')}],"name":${JSON.stringify(m.name)},"summary":${JSON.stringify(m.summary)}` +
+    `,"value":${JSON.stringify(jsonSafe(m.value)) ?? 'null'},"tree":${treeText(m.tree)},"sources":${sources}` +
+    `,"warnings":${JSON.stringify(m.warnings)},"error":${JSON.stringify(m.error)}}`
+  )
+}
+
 export function conversationJson(c: ConversationInfo): Record<string, unknown> {
   const o: Record<string, unknown> = {
     id: c.id,
@@ -126,7 +166,7 @@ export class JsonExportWriter {
   }
 
   message(m: DecodedMessage): string {
-    const text = JSON.stringify(messageJson(m, this.opts))
+    const text = messageText(m, this.opts)
     const sep = this.opts.format === 'json' && this.count > 0 ? ',\n' : ''
     this.count++
     return this.opts.format === 'json' ? sep + text : text + '\n'

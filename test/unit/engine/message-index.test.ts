@@ -1,0 +1,29 @@
+import { describe, it, expect } from 'vitest'
+import { MessageIndex } from '../../../src-shared/engine/message-index'
+import type { DecodedMessage } from '../../../src-shared/model/types'
+
+const m = (id: number, over: Partial<DecodedMessage> = {}): DecodedMessage => ({
+  id, conversation: 1 + (id % 3), direction: id % 2 ? 'c2s' : 's2c', frames: [id, id + 2], time: 100 + id / 10,
+  protocol: 'photon', stack: ['udp', 'photon'], name: `Op${id % 5}`, summary: `${id % 7} bytes`, value: null, tree: [],
+  sources: [{ name: 'UDP payload', bytes: new Uint8Array(id) }], warnings: [], error: null, ...over
+})
+
+describe('MessageIndex', () => {
+  it('gives back every row it was given, across growth', () => {
+    const idx = new MessageIndex()
+    for (let i = 1; i <= 3000; i++) idx.add(m(i, i === 2000 ? { error: 'boom', warnings: ['w'], direction: 'b2a' } : {}))
+    expect(idx.count).toBe(3000)
+    expect(idx.row(0)).toEqual({ id: 1, conversation: 2, direction: 'c2s', firstFrame: 1, lastFrame: 3, time: 100.1, protocol: 'photon', name: 'Op1', summary: '1 bytes', length: 1, error: false, warning: false })
+    expect(idx.row(1999)).toMatchObject({ id: 2000, direction: 'b2a', error: true, warning: true, name: 'Op0', length: 2000 })
+    expect(() => idx.row(3000)).toThrow(RangeError)
+  })
+
+  it('stays a few dozen bytes per message when summaries repeat, and caps long summaries', () => {
+    const idx = new MessageIndex()
+    for (let i = 1; i <= 10000; i++) idx.add(m(i))
+    // Columns are 34 bytes a row; doubling growth can leave up to as much again allocated.
+    expect(idx.byteSize() / idx.count).toBeLessThan(72)
+    idx.add(m(1, { summary: 'x'.repeat(500) }))
+    expect(idx.row(10000).summary).toHaveLength(120)
+  })
+})

@@ -1,0 +1,62 @@
+import { describe, it, expect } from 'vitest'
+import { messageJson, messageText, JsonExportWriter, jsonSafe } from '../../../src-shared/export/json'
+import type { DecodedMessage } from '../../../src-shared/model/types'
+
+const msg = (over: Partial<DecodedMessage> = {}): DecodedMessage => ({
+  id: 7,
+  conversation: 2,
+  direction: 'c2s',
+  frames: [3, 9],
+  time: 1764700000.123456,
+  protocol: 'sfs2x',
+  stack: ['tcp', 'sfs2x'],
+  name: 'Login "quoted"',
+  summary: 'zone=\u00e9t\u00e9 \u2603 tab\there',
+  value: { big: 2n ** 63n - 1n, bytes: new Uint8Array([0, 255]), nan: NaN, list: [1n, { deep: new Uint8Array([1]) }], skip: undefined, nul: null },
+  tree: [
+    { key: 'sfs2x.header', label: 'Header \u00e9', type: 'none', source: 0, start: 0, length: 3, children: [
+      { key: 'sfs2x.header.byte', label: 'Byte: 128', type: 'u8', value: 128, source: 0, start: 0, length: 1 },
+      { key: 'sfs2x.p.id', label: 'id', type: 'i64', value: -5n, source: 1, start: 2, length: 8 },
+      { key: 'sfs2x.p.raw', label: 'raw', type: 'bytes', value: new Uint8Array(40).fill(0xab), source: 1, start: 10, length: 40 }
+    ] },
+    { key: 'sfs2x.note', label: 'no range', type: 'none' }
+  ],
+  sources: [{ name: 'TCP payload', bytes: new Uint8Array(3) }, { name: 'Inflated', bytes: new Uint8Array(50) }],
+  warnings: ['w1'],
+  error: 'bad thing at offset 4',
+  ...over
+})
+
+describe('decoded-JSON export', () => {
+  it('builds exactly the text JSON.stringify would give for the message object', () => {
+    for (const m of [msg(), msg({ value: null, tree: [], warnings: [], error: null }), msg({ value: { hex: new Uint8Array(100).fill(1) } })]) {
+      expect(messageText(m)).toBe(JSON.stringify(messageJson(m)))
+      expect(messageText(m, { includeSourceBytes: true })).toBe(JSON.stringify(messageJson(m, { includeSourceBytes: true })))
+    }
+  })
+
+  it('types values as the contract says: 64-bit as decimal strings, bytes as lowercase hex', () => {
+    expect(jsonSafe(msg().value)).toEqual({ big: '9223372036854775807', bytes: '00ff', nan: 'NaN', list: ['1', { deep: '01' }], nul: null })
+    const o = JSON.parse(messageText(msg()))
+    expect(o.tree[0].children[1].value).toBe('-5')
+    expect(o.tree[0].children[2].value).toBe('ab'.repeat(40))
+    expect(o.tree[1]).toEqual({ key: 'sfs2x.note', label: 'no range', type: 'none', children: [] })
+    expect(o.sources).toEqual([{ name: 'TCP payload', length: 3 }, { name: 'Inflated', length: 50 }])
+  })
+
+  it('streams a json document and ndjson lines that parse', () => {
+    for (const format of ['json', 'ndjson'] as const) {
+      const w = new JsonExportWriter({ format })
+      const text = w.begin() + w.message(msg({ id: 1 })) + w.message(msg({ id: 2 })) + w.end({ file: 'f', frames: 2, linkTypes: [], warnings: [] }, [], { messages: 2, errors: 2 })
+      if (format === 'json') {
+        const doc = JSON.parse(text)
+        expect(doc.format).toBe('gamewire/1')
+        expect(doc.messages.map((m: { id: number }) => m.id)).toEqual([1, 2])
+        expect(doc.keys).toBeUndefined()
+      } else {
+        const lines = text.trim().split('\n').map((l) => JSON.parse(l))
+        expect(lines.map((l) => l.id ?? 'summary')).toEqual([1, 2, 'summary'])
+      }
+    }
+  })
+})
