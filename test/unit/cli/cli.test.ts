@@ -90,6 +90,17 @@ describe('gamewire decode', () => {
     expect(r.stderr).toMatch(/^gamewire: warning: capture truncated/m)
   })
 
+  it('shows progress on stderr only when stderr is a terminal', () => {
+    const out = join(tmp, 'progress.json')
+    // `script` (util-linux) gives the command a pseudo-terminal.
+    const tty = spawnSync('script', ['-qec', `${process.execPath} ${BIN} decode ${LOOPBACK} -o ${out}`, '/dev/null'], { cwd: ROOT, encoding: 'utf8' })
+    expect(tty.status).toBe(0)
+    expect(tty.stdout).toMatch(/127 frames, 63 messages, 0 with errors/)
+    const piped = gw('decode', LOOPBACK, '-o', out)
+    expect(piped.code).toBe(0)
+    expect(piped.stderr).toBe('')
+  })
+
   it('fails with one line and exit 2 on bad input, never a stack trace', () => {
     const notCapture = join(tmp, 'x.txt')
     writeFileSync(notCapture, 'hello world, not a capture')

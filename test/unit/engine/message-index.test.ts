@@ -21,7 +21,7 @@ describe('MessageIndex', () => {
   it('stays a few dozen bytes per message when summaries repeat, and caps long summaries', () => {
     const idx = new MessageIndex()
     for (let i = 1; i <= 10000; i++) idx.add(m(i))
-    // Columns are 34 bytes a row; doubling growth can leave up to as much again allocated.
+    // Columns are 32 bytes a row; doubling growth can leave up to as much again allocated.
     expect(idx.byteSize() / idx.count).toBeLessThan(72)
     idx.add(m(1, { summary: 'x'.repeat(500) }))
     expect(idx.row(10000).summary).toHaveLength(120)
