@@ -3,15 +3,8 @@
 // them (to a file, a stream, a Blob). Calling header() again starts a new section with its own
 // interfaces, which pcapng readers (and CaptureReader) accept.
 
-const SHB = 0x0a0d0d0a
-const IDB = 1
-const EPB = 6
-const BOM = 0x1a2b3c4d
-
-const OPT_COMMENT = 1
-const SHB_USERAPPL = 4
-const IF_NAME = 2
-const IF_TSRESOL = 9
+import { concatBytes } from '../bytes/concat'
+import { BT_EPB, BT_IDB, IF_NAME, IF_TSRESOL, OPT_COMMENT, PCAPNG_BOM, PCAPNG_SHB, SHB_USERAPPL } from './pcapng-format'
 
 const DEFAULT_SNAPLEN = 262144
 
@@ -97,8 +90,8 @@ export class PcapngWriter {
     if (opts.comment !== undefined) shbOpts.push(stringOption(OPT_COMMENT, opts.comment, 'section comment'))
     if (opts.application !== undefined) shbOpts.push(stringOption(SHB_USERAPPL, opts.application, 'application'))
     const parts: Uint8Array[] = [
-      block(SHB, 16, shbOpts, (v) => {
-        v.setUint32(0, BOM, true)
+      block(PCAPNG_SHB, 16, shbOpts, (v) => {
+        v.setUint32(0, PCAPNG_BOM, true)
         v.setUint16(4, 1, true) // version 1.0
         v.setUint16(6, 0, true)
         v.setBigInt64(8, -1n, true) // section length not specified: we stream
@@ -117,7 +110,7 @@ export class PcapngWriter {
       if (iface.name !== undefined) idbOpts.push(stringOption(IF_NAME, iface.name, `interface ${i} name`))
       if (tsUnits === 1e9) idbOpts.push([IF_TSRESOL, Uint8Array.of(9)]) // 10^-9 s
       parts.push(
-        block(IDB, 8, idbOpts, (v) => {
+        block(BT_IDB, 8, idbOpts, (v) => {
           v.setUint16(0, iface.linkType, true)
           v.setUint32(4, snapLen, true)
         })
@@ -125,7 +118,7 @@ export class PcapngWriter {
       units.push(tsUnits)
     }
     this.units = units
-    return concat(parts)
+    return concatBytes(parts)
   }
 
   frame(f: PcapngWriterFrame): Uint8Array {
@@ -145,7 +138,7 @@ export class PcapngWriter {
         : BigInt(f.tsSec) * 1_000_000n + BigInt(Math.floor(f.tsNsec / 1000))
     if (ts > 0xffff_ffff_ffff_ffffn) throw new RangeError('frame: timestamp does not fit in 64 bits')
     const opts = (f.comments ?? []).map((c) => stringOption(OPT_COMMENT, c, 'frame comment'))
-    return block(EPB, 20 + f.data.length, opts, (v, bytes) => {
+    return block(BT_EPB, 20 + f.data.length, opts, (v, bytes) => {
       v.setUint32(0, f.interfaceId, true)
       v.setUint32(4, Number(ts >> 32n), true)
       v.setUint32(8, Number(ts & 0xffff_ffffn), true)
@@ -156,14 +149,3 @@ export class PcapngWriter {
   }
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  let n = 0
-  for (const p of parts) n += p.length
-  const out = new Uint8Array(n)
-  let o = 0
-  for (const p of parts) {
-    out.set(p, o)
-    o += p.length
-  }
-  return out
-}

@@ -22,28 +22,16 @@ import {
 /** Largest record (pcap record or pcapng block) accepted; anything claiming more is damage. */
 export const MAX_RECORD = 256 * 1024 * 1024
 
+import {
+  BT_EPB, BT_IDB, BT_PB, BT_SPB, IF_DESCRIPTION, IF_FCSLEN, IF_NAME, IF_TSOFFSET, IF_TSRESOL, OPT_COMMENT, OPT_ENDOFOPT, PCAPNG_BOM, PCAPNG_SHB
+} from './pcapng-format'
+
 const PCAP_HEADER = 24
 const PCAP_RECORD_HEADER = 16
-const PCAPNG_SHB = 0x0a0d0d0a
-const PCAPNG_BOM = 0x1a2b3c4d
-
-// pcapng block types
-const BT_IDB = 1
-const BT_PB = 2 // obsolete Packet Block
-const BT_SPB = 3
-const BT_EPB = 6
 
 // Smallest legal size of each block we interpret (header + fixed fields + trailer).
 const MIN_BLOCK: Record<number, number> = { [PCAPNG_SHB]: 28, [BT_IDB]: 20, [BT_PB]: 32, [BT_SPB]: 16, [BT_EPB]: 32 }
 
-// Option codes
-const OPT_ENDOFOPT = 0
-const OPT_COMMENT = 1
-const IF_NAME = 2
-const IF_DESCRIPTION = 3
-const IF_TSRESOL = 9
-const IF_FCSLEN = 13
-const IF_TSOFFSET = 14
 
 const utf8 = new TextDecoder('utf-8', { fatal: false })
 

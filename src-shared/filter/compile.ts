@@ -12,6 +12,7 @@
 //   operand := field slice* | function '(' operand ')' slice*
 //   set     := '{' (value ['..' value] [','])* '}'
 
+import { concatBytes } from '../bytes/concat'
 import type { FieldScalar } from '../model/types'
 import { lookupField, type FieldDef } from '../bytes/fields'
 import { tokenize, FilterError, BYTES_RE, parseAddressWord, type Token } from './lexer'
@@ -169,15 +170,7 @@ function applySlice(b: Uint8Array, ranges: Range[]): Uint8Array | null {
     if (s < 0 || e > len || s > e) return null
     parts.push(b.subarray(s, e))
   }
-  if (parts.length === 1) return parts[0]
-  const total = parts.reduce((n, p) => n + p.length, 0)
-  const out = new Uint8Array(total)
-  let o = 0
-  for (const p of parts) {
-    out.set(p, o)
-    o += p.length
-  }
-  return out
+  return concatBytes(parts)
 }
 
 // ---- quantifiers over occurrences ----

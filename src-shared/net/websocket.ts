@@ -29,6 +29,7 @@
 // message with a fresh fflate `Inflate` given that window as its `dictionary` (RFC 7692 context takeover),
 // or with no dictionary when `*_no_context_takeover` was negotiated for that direction.
 
+import { concatBytes } from '../bytes/concat'
 import { Inflate } from 'fflate'
 import type { ByteStream, TakenBytes } from './byte-stream'
 import { defineField, defineFields, type FieldDef } from '../bytes/fields'
@@ -865,7 +866,7 @@ export class WebSocketConnection {
   /** Draft with source 0 (wire bytes), the frame tree, and source 1 (unmasked/joined) when needed. */
   private frameDraft(parts: WireFrame[], kindLabel: string): { draft: MessageDraft; joined: Uint8Array; joinedSource: number; joinedOffset: number } {
     const draft = new MessageDraft(this.recordTree)
-    const wire = concat(parts.map((p) => p.taken.bytes))
+    const wire = concatBytes(parts.map((p) => p.taken.bytes))
     draft.addSource('WebSocket frames', wire)
     const t = draft.tree
     if (t.recording) {
@@ -897,7 +898,7 @@ export class WebSocketConnection {
       joined = parts[0].payload
       name = 'Payload'
     } else {
-      joined = concat(parts.map((p) => p.payload))
+      joined = concatBytes(parts.map((p) => p.payload))
       name = parts.some((p) => p.masked) ? 'Unmasked payload' : 'Joined payload'
     }
     let joinedSource = 0
@@ -1040,18 +1041,6 @@ function unionFrames(parts: WireFrame[]): number[] {
   return [...all].sort((a, b) => a - b)
 }
 
-function concat(arrays: Uint8Array[]): Uint8Array {
-  if (arrays.length === 1) return arrays[0]
-  let n = 0
-  for (const a of arrays) n += a.length
-  const out = new Uint8Array(n)
-  let o = 0
-  for (const a of arrays) {
-    out.set(a, o)
-    o += a.length
-  }
-  return out
-}
 
 function slideWindow(window: Uint8Array, out: Uint8Array): Uint8Array {
   if (out.length >= WINDOW) return out.slice(out.length - WINDOW)
@@ -1097,5 +1086,5 @@ export function inflateMessage(
   } catch (e) {
     return { ok: false, error: `inflate failed: ${(e as Error)?.message ?? String(e)}` }
   }
-  return { ok: true, out: concat(parts.length ? parts : [new Uint8Array(0)]) }
+  return { ok: true, out: concatBytes(parts.length ? parts : [new Uint8Array(0)]) }
 }

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { CaptureFormatError, CaptureReader, type CaptureFormat, type CaptureFrame, type CaptureInterface } from '../../../src-shared/capture'
+export { rng } from '../helpers/rng'
 
 export const FIXTURES = fileURLToPath(new URL('../../fixtures/capture/', import.meta.url))
 
@@ -112,14 +113,3 @@ export function epoch(f: Pick<CaptureFrame, 'tsSec' | 'tsNsec'>): string {
   return `${f.tsSec}.${String(f.tsNsec).padStart(9, '0')}`
 }
 
-/** Deterministic PRNG (mulberry32) so failures reproduce. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}

@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { CaptureFormatError } from '../../../src-shared/capture/types'
 import type { DecodedMessage, FieldNode } from '../../../src-shared/model/types'
+import { rng } from '../helpers/rng'
 
 const FIXTURES = [
   join(__dirname, '../../fixtures/net/loopback.pcapng'),
@@ -15,9 +16,6 @@ const FIXTURES = [
   join(__dirname, '../../fixtures/shared/enet-fignet-loopback.pcapng')
 ]
 
-function rng(seed: number) {
-  return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
-}
 
 function mutate(input: Uint8Array, rand: () => number): Uint8Array {
   const b = new Uint8Array(input)

@@ -1,17 +1,7 @@
 import { expect, test } from 'vitest'
 import { compileFilter, FilterError, tokenize, targetFromMessage } from '../../../src-shared/filter'
+import { rng } from '../helpers/rng'
 
-/** Small deterministic PRNG (mulberry32) so failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const PIECES = [
   'a', 'b.c', 'photon.op.code', 'udp.port', 'ip.addr', ' ', ' ', ' ', '==', '!=', '===', '!==', '~=', '<', '>', '<=', '>=',
