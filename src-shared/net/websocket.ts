@@ -685,18 +685,7 @@ export class WebSocketConnection {
       if (avail === 0) {
         if (st.ended && !st.endReported) {
           st.endReported = true
-          if (st.msg) {
-            const m = st.msg
-            st.msg = null
-            out.push({
-              kind: 'error',
-              dir,
-              message: `connection ended inside a fragmented message starting at offset ${m.parts[0].taken.offset} (${m.parts.length} frame(s), no FIN)`,
-              offset: m.parts[0].taken.offset,
-              frames: unionFrames(m.parts),
-              time: m.parts[m.parts.length - 1].taken.time
-            })
-          }
+          this.unfinishedMessage(dir, out)
         }
         return
       }
@@ -793,18 +782,22 @@ export class WebSocketConnection {
       frames: taken.frames,
       time: taken.time
     })
-    if (st.msg) {
-      const m = st.msg
-      st.msg = null
-      out.push({
-        kind: 'error',
-        dir,
-        message: `connection ended inside a fragmented message starting at offset ${m.parts[0].taken.offset}`,
-        offset: m.parts[0].taken.offset,
-        frames: unionFrames(m.parts),
-        time: m.parts[m.parts.length - 1].taken.time
-      })
-    }
+    this.unfinishedMessage(dir, out)
+  }
+
+  /** The direction ended while a fragmented message was still open: report it and drop it. */
+  private unfinishedMessage(dir: WsDirection, out: WsEvent[]): void {
+    const m = this.st[dir].msg
+    if (!m) return
+    this.st[dir].msg = null
+    out.push({
+      kind: 'error',
+      dir,
+      message: `connection ended inside a fragmented message starting at offset ${m.parts[0].taken.offset} (${m.parts.length} frame(s), no FIN)`,
+      offset: m.parts[0].taken.offset,
+      frames: unionFrames(m.parts),
+      time: m.parts[m.parts.length - 1].taken.time
+    })
   }
 
   /** A frame header that cannot be accepted: raw mode when it is the direction's first frame, else framing lost. */
