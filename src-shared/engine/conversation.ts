@@ -206,6 +206,10 @@ export class Conversation {
       this.decoder = this.unknown
       this.unknown.stream(dir, stream, this.stack, this.emitOut, final)
     }
+    // At the end of the capture nothing may stay hidden in a buffer: bytes no message took are shown.
+    if (final && stream.available > 0) {
+      this.unknown.stream(dir, stream, this.stack, this.emitOut, final, `${stream.available} bytes at the end of the stream did not complete a message`)
+    }
   }
 
   private onTcpGap(dir: WireDir, gap: TcpGap): void {

@@ -40,10 +40,11 @@ export class UnknownDecoder implements ProtocolDecoder {
   }
 
   /** For a byte stream there are no message boundaries to find: each delivery of new bytes is one message. */
-  stream(dir: WireDir, stream: ByteStream, stack: string[], emit: Emit, _final: boolean): void {
+  stream(dir: WireDir, stream: ByteStream, stack: string[], emit: Emit, _final: boolean, error: string | null = null): void {
     if (stream.available === 0) return
     const taken = stream.takeAll()
     const draft = new MessageDraft(this.recording)
+    draft.error = error
     const source = draft.addSource(payloadName(stack), taken.bytes)
     this.datagram({ dir, frames: taken.frames, time: taken.time, draft, source, offset: 0, bytes: taken.bytes, stack }, emit)
   }
