@@ -1,0 +1,95 @@
+// SFS2X controller and action names (shared/protocols/sfs2x.md §2). Source: the official JS SDK
+// sfs2x-api 1.8.6, `src/requests/Base.js` (the frozen request-id table) and
+// `src/controllers/SystemController.js` (`_initMessageHandlers`, the server-pushed events).
+
+export const CONTROLLER_SYSTEM = 0
+export const CONTROLLER_EXTENSION = 1
+
+export const CONTROLLER_NAMES: Readonly<Record<number, string>> = {
+  [CONTROLLER_SYSTEM]: 'System',
+  [CONTROLLER_EXTENSION]: 'Extension'
+}
+
+export const ACTION_HANDSHAKE = 0
+export const ACTION_LOGIN = 1
+export const ACTION_CALL_EXTENSION = 13
+export const ACTION_GENERIC_MESSAGE = 7
+export const ACTION_PING_PONG = 29
+
+/** System controller (0): requests; a response reuses its request's id. */
+export const SYSTEM_REQUESTS: Readonly<Record<number, string>> = {
+  0: 'Handshake',
+  1: 'Login',
+  2: 'Logout',
+  4: 'JoinRoom',
+  6: 'CreateRoom',
+  7: 'GenericMessage',
+  8: 'ChangeRoomName',
+  9: 'ChangeRoomPassword',
+  11: 'SetRoomVariables',
+  12: 'SetUserVariables',
+  13: 'CallExtension',
+  14: 'LeaveRoom',
+  15: 'SubscribeRoomGroup',
+  16: 'UnsubscribeRoomGroup',
+  17: 'SpectatorToPlayer',
+  18: 'PlayerToSpectator',
+  19: 'ChangeRoomCapacity',
+  24: 'KickUser',
+  25: 'BanUser',
+  27: 'FindRooms',
+  28: 'FindUsers',
+  29: 'PingPong',
+  30: 'SetUserPosition',
+  31: 'QuickJoinOrCreateRoom',
+  200: 'InitBuddyList',
+  201: 'AddBuddy',
+  202: 'BlockBuddy',
+  203: 'RemoveBuddy',
+  204: 'SetBuddyVariables',
+  205: 'GoOnline',
+  300: 'InviteUsers',
+  301: 'InvitationReply',
+  302: 'CreateSFSGame',
+  303: 'QuickJoinGame',
+  304: 'JoinRoomInvite',
+  500: 'ClusterJoinOrCreate',
+  502: 'ClusterInviteUsers',
+  600: 'GameServerConnectionRequired'
+}
+
+/** System controller (0): events the server pushes without a request. */
+export const SYSTEM_EVENTS: Readonly<Record<number, string>> = {
+  1000: 'UserEnterRoom',
+  1001: 'UserCountChange',
+  1002: 'UserLost',
+  1003: 'RoomLost',
+  1004: 'UserExitRoom',
+  1005: 'ClientDisconnection',
+  1007: 'SetMMOItemVariables',
+  1600: 'LoadBalancerError'
+}
+
+/** Every system action id with a name (requests and events), for the `sfs2x.action` field's named values. */
+export const ACTION_NAMES: Readonly<Record<number, string>> = { ...SYSTEM_REQUESTS, ...SYSTEM_EVENTS }
+
+/** The message type byte (`t`) of GenericMessage (7). */
+export const GENERIC_MESSAGE_TYPES: Readonly<Record<number, string>> = {
+  0: 'public',
+  1: 'private',
+  2: 'moderator',
+  3: 'admin',
+  4: 'object',
+  5: 'buddy'
+}
+
+export function controllerName(id: number): string | undefined {
+  return CONTROLLER_NAMES[id]
+}
+
+/** The action's name for this controller, or undefined when the pair is not known. */
+export function actionName(controller: number, action: number): string | undefined {
+  if (controller === CONTROLLER_SYSTEM) return ACTION_NAMES[action]
+  if (controller === CONTROLLER_EXTENSION) return action === ACTION_CALL_EXTENSION ? 'CallExtension' : undefined
+  return undefined
+}

@@ -1,0 +1,193 @@
+// The SFSObject/SFSArray codec: round trips through an independent encoder for every type tag, the
+// quirks, malformed input (bad tags, lying counts, truncation, CLASS, nesting), and exact byte ranges.
+import { describe, it, expect } from 'vitest'
+import { FieldReader } from '../../../../src-shared/bytes/reader'
+import { TreeBuilder } from '../../../../src-shared/bytes/tree'
+import { jsonSafe } from '../../../../src-shared/export/json'
+import { decodeSfs } from '../../../../src-shared/protocols/sfs2x/sfsobject'
+import { encode, find, findAll, harness, packet, rangeBytes, t, unhex, type TV } from './helpers'
+
+function decode(bytes: Uint8Array, opts: { maxDepth?: number; recording?: boolean } = {}) {
+  const tree = new TreeBuilder(opts.recording ?? true)
+  const res = decodeSfs(new FieldReader(bytes, tree, 0), 'Body', { maxDepth: opts.maxDepth })
+  return { ...res, tree: tree.roots }
+}
+
+const ALL: Record<string, TV> = {
+  n: t.null(),
+  b: t.bool(true),
+  y: t.byte(250),
+  s: t.short(-12345),
+  i: t.int(-7),
+  l: t.long(-9223372036854775808n),
+  lmax: t.long(9223372036854775807n),
+  f: t.float(Math.fround(1.1)),
+  d: t.double(-2.5e-10),
+  u: t.str('héllo 中 😀'),
+  ba: t.boolArr([false, true]),
+  by: t.bytes([0, 255, 16]),
+  sa: t.shortArr([-1, 2]),
+  ia: t.intArr([2147483647, -2147483648]),
+  la: t.longArr([1n, -1n, 2n ** 62n]),
+  fa: t.floatArr([Math.fround(0.1), 2]),
+  da: t.doubleArr([0.1, -0]),
+  ua: t.strArr(['', 'x', 'ü']),
+  arr: t.arr(t.int(1), t.str('two'), t.null(), t.obj({ k: t.long(5n) }), t.arr(t.bool(false))),
+  o: t.obj({ deep: t.obj({ x: t.text('text ' + 'y'.repeat(70000)) }) }),
+  tx: t.text('')
+}
+
+describe('SFSObject codec', () => {
+  it('round-trips every type tag (0-18, 20) through an independent encoder', () => {
+    const v = t.obj(ALL)
+    const res = decode(encode(v))
+    expect(res.error).toBeNull()
+    expect(res.value).toEqual(v) // bigint LONGs, Uint8Array BYTE_ARRAY, exact floats, nested order
+    expect(jsonSafe(res.value)).toMatchObject({ value: { l: { type: 'LONG', value: '-9223372036854775808' }, by: { type: 'BYTE_ARRAY', value: '00ff10' }, la: { value: ['1', '-1', '4611686018427387904'] } } })
+    // row pass: same value, no tree
+    const rows = decode(encode(v), { recording: false })
+    expect(rows.value).toEqual(v)
+    expect(rows.tree).toEqual([])
+  })
+
+  it('round-trips a top-level SFSArray', () => {
+    const v = t.arr(t.obj({ a: t.int(1) }), t.strArr(['q']))
+    expect(decode(encode(v)).value).toEqual(v)
+  })
+
+  it('keys every entry sfs2x.p.<path>, array elements sharing the array key, with labels', () => {
+    const res = decode(encode(t.obj(ALL)))
+    const root = res.tree[0]
+    expect(root.key).toBe('sfs2x.object')
+    expect(root.label).toBe(`Body (SFS_OBJECT, ${Object.keys(ALL).length} keys)`)
+    expect(find(res.tree, 'sfs2x.p.u').label).toBe('u (UTF_STRING): "héllo 中 😀"')
+    expect(find(res.tree, 'sfs2x.p.y').label).toBe('y (BYTE): 250')
+    expect(find(res.tree, 'sfs2x.p.l').value).toBe(-9223372036854775808n)
+    expect(find(res.tree, 'sfs2x.p.ia').label).toBe('ia (INT_ARRAY, 2): [2147483647, -2147483648]')
+    expect(findAll(res.tree, 'sfs2x.p.ia').map((n) => n.value)).toEqual([undefined, 2147483647, -2147483648])
+    expect(findAll(res.tree, 'sfs2x.p.arr.k').map((n) => n.value)).toEqual([5n])
+    expect(find(res.tree, 'sfs2x.p.o.deep.x').label).toMatch(/^x \(TEXT\): "text y+"… \(70005 chars\)$/)
+    expect(find(res.tree, 'sfs2x.p.by').label).toBe('by (BYTE_ARRAY): 3 bytes: 00ff10')
+  })
+
+  it('gives each entry the range of its tag and value', () => {
+    const bytes = encode(t.obj({ c: t.str('move'), n: t.int(258), ia: t.intArr([1, 2]), o: t.obj({ z: t.bool(true) }) }))
+    const res = decode(bytes)
+    const src = [{ bytes }]
+    expect([...rangeBytes(src, find(res.tree, 'sfs2x.p.c'))]).toEqual([0x08, 0x00, 0x04, ...Buffer.from('move')])
+    expect([...rangeBytes(src, find(res.tree, 'sfs2x.p.n'))]).toEqual([0x04, 0, 0, 1, 2])
+    const ia = findAll(res.tree, 'sfs2x.p.ia')
+    expect([...rangeBytes(src, ia[0])]).toEqual([0x0c, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2])
+    expect([...rangeBytes(src, ia[2])]).toEqual([0, 0, 0, 2])
+    expect([...rangeBytes(src, find(res.tree, 'sfs2x.p.o'))]).toEqual([0x12, 0, 1, 0, 1, 0x7a, 0x01, 0x01])
+    expect([...rangeBytes(src, find(res.tree, 'sfs2x.p.o.z'))]).toEqual([0x01, 0x01])
+    expect(res.tree[0]).toMatchObject({ start: 0, length: bytes.length })
+  })
+
+  it('reads BYTE unsigned, BYTE_ARRAY and TEXT with 4-byte lengths, arrays with u16 counts', () => {
+    const res = decode(unhex('120003 0001 62 02 ff  0002 6261 0a 00000002 abcd  0001 74 14 00000002 6869'))
+    expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { b: { type: 'BYTE', value: 255 }, ba: { type: 'BYTE_ARRAY', value: 'abcd' }, t: { type: 'TEXT', value: 'hi' } } })
+  })
+
+  it('keeps a key named __proto__ as a plain key', () => {
+    const bytes = unhex('120001 0009' + Buffer.from('__proto__').toString('hex') + '04 00000001')
+    const res = decode(bytes)
+    expect(res.error).toBeNull()
+    expect(Object.keys(res.value!.value as object)).toEqual(['__proto__'])
+    expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { __proto__: { type: 'INT', value: 1 } } })
+  })
+})
+
+describe('SFSObject codec: malformed input', () => {
+  it('reports an unknown type tag with its offset, keeping what came before', () => {
+    const res = decode(unhex('120002 0001 61 04 00000001 0001 62 55 00'))
+    expect(res.error!.message).toBe('unknown type tag 85 (0x55) at offset 14')
+    expect(res.error!.offset).toBe(14)
+    expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { a: { type: 'INT', value: 1 } } })
+    expect(find(res.tree, 'sfs2x.p.a').value).toBe(1)
+  })
+
+  it('checks counts against the bytes left before reading (no huge allocation)', () => {
+    expect(decode(unhex('12ffff 00')).error!.message).toBe('SFSObject claims 65535 keys but only 1 bytes follow the count at offset 1')
+    expect(decode(unhex('120001 0001 61 11 ffff')).error!.message).toBe('SFSArray claims 65535 elements but only 0 bytes follow the count at offset 7')
+    expect(decode(unhex('120001 0001 61 0d 1000 00')).error!.message).toBe('LONG_ARRAY claims 4096 elements (32768 bytes) but only 1 bytes follow the count at offset 7')
+    expect(decode(unhex('120001 0001 61 0a 7fffffff 00')).error!.message).toMatch(/^BYTE_ARRAY: needs 2147483647 bytes at offset 11, only 1 present$/)
+    expect(decode(unhex('120001 0001 61 0a ffffffff')).error!.message).toBe('BYTE_ARRAY length -1 is negative at offset 7')
+    expect(decode(unhex('120001 0001 61 14 fffffff0')).error!.message).toBe('TEXT length -16 is negative at offset 7')
+  })
+
+  it('reports truncation with the offset where bytes ran out', () => {
+    const full = encode(t.obj({ s: t.str('hello'), i: t.int(5) }))
+    const res = decode(full.subarray(0, 10))
+    expect(res.error!.message).toBe('UTF_STRING: needs 5 bytes at offset 9, only 1 present')
+    expect(res.error!.offset).toBe(9)
+    expect(decode(new Uint8Array(0)).error!.message).toMatch(/offset 0/)
+  })
+
+  it('reports bytes left after the top-level object', () => {
+    const res = decode(unhex('120000 aabb'))
+    expect(res.error!.message).toBe('2 bytes left after the SFSObject at offset 3')
+    expect(res.trailing).toBe(true)
+    expect(res.objectEnd).toBe(3)
+  })
+
+  it('rejects a body that is not an SFSObject or SFSArray', () => {
+    expect(decode(unhex('04 00000001')).error!.message).toBe('body does not start with an SFSObject (0x12) or SFSArray (0x11) tag: 0x04 at offset 0')
+  })
+
+  it('shows CLASS (19) as undecodable, with the rest of the body as its bytes', () => {
+    const bytes = unhex('120002 0001 61 04 00000001 0003 636c73 13 120001 0002 2443 0800 01 41')
+    const res = decode(bytes)
+    expect(res.error!.message).toBe('CLASS (19) value cannot be decoded (no length on the wire; the rest of the body, 11 bytes, is kept as its bytes) at offset 16')
+    expect(res.error!.offset).toBe(16)
+    expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { a: { type: 'INT', value: 1 }, cls: { type: 'CLASS', value: '1200010002244308000141' } } })
+    const node = find(res.tree, 'sfs2x.p.cls')
+    expect(node.label).toMatch(/^cls \(CLASS\): undecodable, 11 bytes to the end of the body: 1200010002244308000141$/)
+    expect([...rangeBytes([{ bytes }], node)]).toEqual([...bytes.subarray(16)])
+  })
+
+  it('caps nesting depth', () => {
+    let v: TV = t.int(1)
+    for (let i = 0; i < 70; i++) v = t.obj({ k: v })
+    const res = decode(encode(v))
+    expect(res.error!.message).toMatch(/^nesting deeper than 64 levels at offset \d+$/)
+    expect(res.error!.offset).toBe(64 * 6) // 3-byte top, then 6 bytes per level (key + tag + count)
+    const ok = decode(encode(v), { maxDepth: 100 })
+    expect(ok.error).toBeNull()
+    // a deep SFSArray chain too
+    let a: TV = t.null()
+    for (let i = 0; i < 200; i++) a = t.arr(a)
+    expect(decode(encode(t.obj({ a }))).error!.message).toMatch(/nesting deeper than 64 levels/)
+  })
+
+  it('warns about values the SDKs refuse (BOOL other than 0/1, keys over 255 bytes, duplicate keys)', () => {
+    const long = 'k'.repeat(300)
+    const res = decode(unhex(`120003 0001 62 01 02 012c ${Buffer.from(long).toString('hex')} 00 0001 62 00`))
+    expect(res.error).toBeNull()
+    expect(res.warnings).toEqual(['BOOL value 2 at offset 7 (only 0 and 1 are valid)', 'key of 300 bytes at offset 8 (the SDKs accept at most 255)', 'duplicate key "b" at offset 311'])
+  })
+
+  it('never throws on random input, and the row pass agrees with the tree pass', () => {
+    let seed = 12345
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed)
+    const base = encode(t.obj(ALL))
+    for (let n = 0; n < 300; n++) {
+      const b = base.slice(0, 20 + (rnd() % 200))
+      for (let k = 0; k < 3; k++) b[rnd() % b.length] = rnd() & 0xff
+      const a = decode(b)
+      const r = decode(b, { recording: false })
+      expect(r.error?.message).toBe(a.error?.message)
+      expect(jsonSafe(r.value)).toEqual(jsonSafe(a.value))
+    }
+  })
+})
+
+describe('packets: malformed bodies', () => {
+  it('a bad tag inside a packet: error with offset, fields before it kept', () => {
+    const body = unhex('120002 0001 63 02 01 0001 61 33 00')
+    const { m, draft } = harness().decode(packet(body))
+    expect(draft.error).toBe('unknown type tag 51 (0x33) at offset 14')
+    expect(find(m.draft.tree.roots, 'sfs2x.p.c').value).toBe(1)
+    expect(m.value).toMatchObject({ length: 13, body: { type: 'SFS_OBJECT', value: { c: { type: 'BYTE', value: 1 } } } })
+  })
+})
