@@ -7,6 +7,7 @@ import { DecodeSession } from '../../../src-shared/engine/session'
 import { CaptureFormatError } from '../../../src-shared/capture/types'
 import type { DecodedMessage, FieldNode } from '../../../src-shared/model/types'
 import { rng } from '../helpers/rng'
+import { checkRanges } from '../helpers/decode'
 
 const FIXTURES = [
   join(__dirname, '../../fixtures/net/loopback.pcapng'),
@@ -34,19 +35,6 @@ function mutate(input: Uint8Array, rand: () => number): Uint8Array {
   return b
 }
 
-function checkRanges(m: DecodedMessage): void {
-  const walk = (nodes: FieldNode[]) => {
-    for (const n of nodes) {
-      if (n.source !== undefined) {
-        expect(n.source).toBeLessThan(m.sources.length)
-        expect(n.start! >= 0 && n.length! >= 0).toBe(true)
-        expect(n.start! + n.length!).toBeLessThanOrEqual(m.sources[n.source].bytes.length)
-      }
-      walk(n.children ?? [])
-    }
-  }
-  walk(m.tree)
-}
 
 describe('fuzzed captures', () => {
   it('never throw past the engine, always finish, and keep ranges inside their sources', () => {

@@ -7,20 +7,12 @@ import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { inflateRawSync, constants as zlibConstants } from 'node:zlib'
 import { join } from 'node:path'
-import { DecodeSession } from '../../../src-shared/engine/session'
+import { decodeFile } from '../helpers/decode'
 import { toHex } from '../../../src-shared/bytes/tree'
 import type { ConversationInfo, DecodedMessage } from '../../../src-shared/model/types'
 
 const NET = join(__dirname, '../../fixtures/net')
 
-function decode(file: string): { messages: DecodedMessage[]; conversations: ConversationInfo[]; frames: number } {
-  const messages: DecodedMessage[] = []
-  const s = new DecodeSession({ onMessage: (m) => messages.push(m) })
-  const bytes = readFileSync(file)
-  for (let i = 0; i < bytes.length; i += 4093) s.push(new Uint8Array(bytes.subarray(i, i + 4093)))
-  s.end()
-  return { messages, conversations: s.engine.conversationList(), frames: s.engine.stats.frames }
-}
 
 function tshark(args: string[]): string {
   return execFileSync('tshark', args, { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }).toString()
@@ -81,7 +73,7 @@ const FIXTURES = ['loopback.pcapng', 'link-raw.pcap', 'link-ipv4.pcap', 'link-nu
 
 describe.each(FIXTURES)('%s against tshark', (name) => {
   const file = join(NET, name)
-  const ours = decode(file)
+  const ours = decodeFile(file)
   const rows = tsharkRows(file)
 
   it('reads every frame tshark reads', () => {
@@ -112,7 +104,7 @@ describe.each(FIXTURES)('%s against tshark', (name) => {
 describe('TCP stream reassembly against tshark', () => {
   it('reassembles plain TCP streams byte for byte, both directions (IPv4 and IPv6)', () => {
     const file = join(NET, 'loopback.pcapng')
-    const ours = decode(file)
+    const ours = decodeFile(file)
     const tcpConvs = ours.conversations.filter((c) => c.transport === 'tcp' && c.stack.length === 1)
     expect(tcpConvs.length).toBe(2)
     for (const c of tcpConvs) {
@@ -130,7 +122,7 @@ describe('TCP stream reassembly against tshark', () => {
     const original = join(NET, 'loopback.pcapng')
     const stream = Number(tsharkRows(original).find((r) => r['tcp.dstport'] === '40003')!['tcp.stream'])
     const expected = tsharkFollow(original, stream)
-    const ours = decode(join(NET, 'tcp-reordered.pcapng'))
+    const ours = decodeFile(join(NET, 'tcp-reordered.pcapng'))
     const conv = ours.conversations[0]
     expect(ours.conversations).toHaveLength(1)
     expect(streamOf(ours.messages, conv.id, 'c2s')).toBe(expected.client)
@@ -141,7 +133,7 @@ describe('TCP stream reassembly against tshark', () => {
 
   it('recognises the one-shot HTTP upgrade preamble and hands on the raw bytes after it', () => {
     const file = join(NET, 'loopback.pcapng')
-    const ours = decode(file)
+    const ours = decodeFile(file)
     const conv = ours.conversations.find((c) => c.server.endsWith(':40007'))!
     expect(conv.stack).toEqual(['tcp', 'http-preamble'])
     const stream = Number(tsharkRows(file).find((r) => r['tcp.dstport'] === '40007')!['tcp.stream'])
@@ -155,7 +147,7 @@ describe('TCP stream reassembly against tshark', () => {
 
 describe('WebSocket against tshark', () => {
   const file = join(NET, 'loopback.pcapng')
-  const ours = decode(file)
+  const ours = decodeFile(file)
   const WS_FIELDS = ['tcp.stream', 'tcp.srcport', 'websocket.opcode', 'websocket.payload.text', 'data.data', 'websocket.payload.close.status_code']
 
   for (const [port, deflate] of [['40005', false], ['40006', true]] as const) {

@@ -9,6 +9,8 @@ import { join } from 'node:path'
 import { DecodeSession } from '../../../../src-shared/engine/session'
 import { jsonSafe } from '../../../../src-shared/export/json'
 import type { ConversationInfo, DecodedMessage } from '../../../../src-shared/model/types'
+import { decodeFile, type Decoded } from '../../helpers/decode'
+export { decodeFile, type Decoded }
 
 export const FIXTURES = join(__dirname, '../../../fixtures/sfs2x')
 
@@ -50,21 +52,7 @@ export function loadTruth(name: string): Truth {
   return JSON.parse(readFileSync(join(FIXTURES, `${name}.truth.json`), 'utf8'))
 }
 
-export interface Decoded {
-  messages: DecodedMessage[]
-  conversations: ConversationInfo[]
-  frames: number
-}
 
-export function decodeFile(file: string): Decoded {
-  const messages: DecodedMessage[] = []
-  const s = new DecodeSession({ onMessage: (m) => messages.push(m) })
-  const bytes = readFileSync(file)
-  // Odd-sized chunks, as the golden tests push them.
-  for (let i = 0; i < bytes.length; i += 4093) s.push(new Uint8Array(bytes.subarray(i, i + 4093)))
-  s.end()
-  return { messages, conversations: s.engine.conversationList(), frames: s.engine.stats.frames }
-}
 
 const cache = new Map<string, Decoded>()
 export function decodeFixture(name: string): Decoded {

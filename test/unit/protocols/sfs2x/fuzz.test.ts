@@ -6,6 +6,7 @@ import { tcpFrame, resetFrames, SYN, ACK, PSH } from '../../helpers/frames'
 import type { CaptureFrame } from '../../../../src-shared/capture/types'
 import type { DecodedMessage, FieldNode } from '../../../../src-shared/model/types'
 import { concat, encode, envelope, ext, harness, hex, keyStore, loadVectors, packet, runEngine, t, unhex, ZSTD_BODY, ZSTD_HEX } from './helpers'
+import { checkRanges } from '../../helpers/decode'
 
 const KEY = unhex('000102030405060708090a0b0c0d0e0f')
 const IV = unhex('f0e0d0c0b0a090807060504030201000')
@@ -22,19 +23,6 @@ function samples(): Uint8Array[] {
   ]
 }
 
-function checkRanges(m: DecodedMessage): void {
-  const walk = (nodes: FieldNode[]) => {
-    for (const n of nodes) {
-      if (n.source !== undefined) {
-        expect(n.source).toBeLessThan(m.sources.length)
-        expect(n.start! >= 0 && n.length! >= 0).toBe(true)
-        expect(n.start! + n.length!).toBeLessThanOrEqual(m.sources[n.source].bytes.length)
-      }
-      walk(n.children ?? [])
-    }
-  }
-  walk(m.tree)
-}
 
 beforeEach(() => resetFrames())
 
