@@ -60,7 +60,8 @@ function treeJson(nodes: FieldNode[]): unknown[] {
 
 /**
  * A JSON-safe copy of a typed value: bigint as decimal string, bytes as hex, non-finite numbers as
- * strings. Done as one walk instead of a JSON.stringify replacer, which costs a call per key.
+ * strings, Maps as plain objects. For in-memory use: a plain object puts integer-like keys first, so the
+ * export text goes through jsonText, which keeps a Map's wire order.
  */
 export function jsonSafe(v: unknown): unknown {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v
@@ -68,15 +69,65 @@ export function jsonSafe(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString()
   if (v instanceof Uint8Array) return hexOnce(v)
   if (Array.isArray(v)) return v.map(jsonSafe)
+  if (v instanceof Map) {
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of v) if (x !== undefined) defineKey(out, String(k), jsonSafe(x))
+    return out
+  }
   if (typeof v === 'object') {
     const out: Record<string, unknown> = {}
     for (const k in v as Record<string, unknown>) {
       const x = (v as Record<string, unknown>)[k]
-      if (x !== undefined) out[k] = jsonSafe(x)
+      if (x !== undefined) defineKey(out, k, jsonSafe(x))
     }
     return out
   }
   return undefined
+}
+
+// A key named "__proto__" from the wire must become an own property, not the object's prototype.
+function defineKey(o: Record<string, unknown>, k: string, v: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true })
+  else o[k] = v
+}
+
+/**
+ * The JSON text of a typed value, as JSON.stringify(jsonSafe(v)) but with every Map's entries in
+ * insertion order (the contract: object keys keep wire order, numeric-looking ones included). Decoders
+ * hold keyed containers (SFSObject, Photon parameters) as Maps for this reason.
+ */
+export function jsonText(v: unknown): string {
+  if (v === null) return 'null'
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v)
+    case 'boolean':
+      return v ? 'true' : 'false'
+    case 'number':
+      return Number.isFinite(v) ? String(v) : `"${v}"`
+    case 'bigint':
+      return `"${v}"`
+    case 'object':
+      break
+    default:
+      return 'null'
+  }
+  if (v instanceof Uint8Array) return `"${hexOnce(v)}"`
+  if (Array.isArray(v)) {
+    let out = '['
+    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + (v[i] === undefined ? 'null' : jsonText(v[i]))
+    return out + ']'
+  }
+  let out = '{'
+  let first = true
+  const entry = (k: string, x: unknown) => {
+    if (x === undefined) return
+    out += `${first ? '' : ','}${q(k)}:${jsonText(x)}`
+    first = false
+  }
+  if (v instanceof Map) for (const [k, x] of v) entry(String(k), x)
+  else for (const k in v as Record<string, unknown>) entry(k, (v as Record<string, unknown>)[k])
+  return out + '}'
 }
 
 export function messageJson(m: DecodedMessage, opts: Pick<ExportOptions, 'includeSourceBytes'> = {}): Record<string, unknown> {
@@ -133,7 +184,7 @@ export function messageText(m: DecodedMessage, opts: Pick<ExportOptions, 'includ
   return (
     `{"id":${m.id},"conversation":${m.conversation},"direction":"${m.direction}","frames":[${m.frames.join(',')}],"time":${JSON.stringify(m.time)}` +
     `,"protocol":${q(m.protocol)},"stack":[${m.stack.map(q).join(',')}],"name":${JSON.stringify(m.name)},"summary":${JSON.stringify(m.summary)}` +
-    `,"value":${JSON.stringify(jsonSafe(m.value)) ?? 'null'},"tree":${treeText(m.tree)},"sources":${sources}` +
+    `,"value":${m.value === undefined ? 'null' : jsonText(m.value)},"tree":${treeText(m.tree)},"sources":${sources}` +
     `,"warnings":${JSON.stringify(m.warnings)},"error":${JSON.stringify(m.error)}}`
   )
 }

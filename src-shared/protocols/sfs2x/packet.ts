@@ -507,9 +507,9 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   }
   if (top.type !== 'SFS_OBJECT') return
   const o = top.value
-  const c = num(o.c)
-  const a = num(o.a)
-  const p = obj(o.p)
+  const c = num(o.get('c'))
+  const a = num(o.get('a'))
+  const p = obj(o.get('p'))
   const rec = pc.recording
   const tb = new TreeBuilder(rec)
   const fr = new FieldReader(at.final.bytes, tb, at.final.source)
@@ -522,7 +522,7 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   if (c === undefined || a === undefined) {
     if (parse.error) return // a body that failed before its envelope: keep the generic name
     out.name = 'SFSObject'
-    out.summary = `SFSObject {${Object.keys(o).slice(0, 6).join(', ')}${Object.keys(o).length > 6 ? ', …' : ''}}`
+    out.summary = `SFSObject {${[...o.keys()].slice(0, 6).join(', ')}${o.size > 6 ? ', …' : ''}}`
     return
   }
   value.controllerId = c
@@ -538,12 +538,12 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
     if (v !== undefined && v !== '') parts.push(`${k}=${v}`)
   }
   if (p) {
-    const ec = num(p.ec)
+    const ec = num(p.get('ec'))
     if (c === CONTROLLER_EXTENSION || (c === CONTROLLER_SYSTEM && a === ACTION_CALL_EXTENSION)) {
-      const cmd = str(p.c)
-      const room = num(p.r)
-      const params = obj(p.p)
-      const id = params ? num(params._id) : undefined
+      const cmd = str(p.get('c'))
+      const room = num(p.get('r'))
+      const params = obj(p.get('p'))
+      const id = params ? num(params.get('_id')) : undefined
       if (cmd !== undefined) {
         value.command = cmd
         field(F.cmd, 'p.c', cmd)
@@ -560,11 +560,11 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
         kv('_id', id)
       }
     } else if (c === CONTROLLER_SYSTEM && a === ACTION_HANDSHAKE) {
-      const api = str(p.api)
-      const cl = str(p.cl)
-      const tk = str(p.tk)
-      const ct = num(p.ct)
-      const ms = num(p.ms)
+      const api = str(p.get('api'))
+      const cl = str(p.get('cl'))
+      const tk = str(p.get('tk'))
+      const ct = num(p.get('ct'))
+      const ms = num(p.get('ms'))
       if (api !== undefined) {
         out.handshakeRequest = true
         field(F.api, 'p.api', api)
@@ -590,28 +590,28 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
         out.maxMessageSize = ms
       }
     } else if (c === CONTROLLER_SYSTEM && a === ACTION_LOGIN) {
-      const zn = str(p.zn)
-      const un = str(p.un)
-      const pw = str(p.pw)
+      const zn = str(p.get('zn'))
+      const un = str(p.get('un'))
+      const pw = str(p.get('pw'))
       if (zn !== undefined) field(F.zone, 'p.zn', zn)
       if (un !== undefined) field(F.user, 'p.un', un)
       if (pw !== undefined) field(F.password, 'p.pw', pw, `Password hash: ${pw === '' ? '(empty: no password)' : JSON.stringify(pw)}`)
       kv('zone', zn)
       kv('user', un)
-      kv('id', num(p.id))
+      kv('id', num(p.get('id')))
     } else if (c === CONTROLLER_SYSTEM && a === ACTION_GENERIC_MESSAGE) {
-      const t = num(p.t)
+      const t = num(p.get('t'))
       if (t !== undefined) parts.push(GENERIC_MESSAGE_TYPES[t] ?? `type ${t}`)
-      const m = p.m
+      const m = p.get('m')
       if (m) kv('m', plain(m))
     } else if (!(c === CONTROLLER_SYSTEM && a === ACTION_PING_PONG)) {
       let n = 0
-      for (const k of Object.keys(p)) {
+      for (const [k, v] of p) {
         if (n++ >= 4) {
           parts.push('…')
           break
         }
-        kv(k, plain(p[k]))
+        kv(k, plain(v))
       }
     }
     if (ec !== undefined) {

@@ -26,7 +26,8 @@ export const T = {
   UTF_STRING_ARRAY: 16, SFS_ARRAY: 17, SFS_OBJECT: 18, CLASS: 19, TEXT: 20
 } as const
 
-export type SfsObjectValue = Record<string, SfsValue>
+/** Keys in wire order (a plain object would move integer-like keys first). */
+export type SfsObjectValue = Map<string, SfsValue>
 
 /** The contract's typed value. LONG stays bigint and BYTE_ARRAY Uint8Array until exported. */
 export type SfsValue =
@@ -104,11 +105,6 @@ function previewArray(vals: readonly (number | bigint | boolean | string)[], typ
   return `[${head.join(', ')}${vals.length > MAX_PREVIEW ? `, … ${vals.length - MAX_PREVIEW} more` : ''}]`
 }
 
-function setKey(obj: SfsObjectValue, key: string, v: SfsValue): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value: v, enumerable: true, writable: true, configurable: true })
-  else obj[key] = v
-}
-
 /** Decodes SFS2X binary data with a FieldReader (tree nodes only when its tree is recording). */
 export class SfsDecoder {
   private readonly rec: boolean
@@ -155,7 +151,7 @@ export class SfsDecoder {
         this.fail(`body does not start with an SFSObject (0x12) or SFSArray (0x11) tag: 0x${tag.toString(16).padStart(2, '0')}`, r.pos)
       }
       r.pos++
-      value = tag === T.SFS_OBJECT ? { type: 'SFS_OBJECT', value: {} } : { type: 'SFS_ARRAY', value: [] }
+      value = tag === T.SFS_OBJECT ? { type: 'SFS_OBJECT', value: new Map() } : { type: 'SFS_ARRAY', value: [] }
       this.container(tag, value, label, '', rootKey, this.prefix, start, 1)
       objectEnd = r.pos
       if (whole && r.pos < r.end) {
@@ -198,9 +194,9 @@ export class SfsDecoder {
           r.need(keyLen, 'key')
           const name = r.utf8(null, keyLen)
           if (keyLen > 255) this.warn(`key of ${keyLen} bytes at offset ${keyPos} (the SDKs accept at most 255)`)
-          if (Object.prototype.hasOwnProperty.call(obj, name)) this.warn(`duplicate key ${JSON.stringify(name)} at offset ${keyPos}`)
+          if (obj.has(name)) this.warn(`duplicate key ${JSON.stringify(name)} at offset ${keyPos}`)
           const childPath = path ? `${path}.${name}` : name
-          this.entry(name, childPath, `${childKey}.${name}`, depth, (v) => setKey(obj, name, v))
+          this.entry(name, childPath, `${childKey}.${name}`, depth, (v) => obj.set(name, v))
           if (this.stop) throw this.stop
         }
       } else {
@@ -320,7 +316,7 @@ export class SfsDecoder {
         return holder
       }
       case T.SFS_OBJECT: {
-        const holder: SfsValue = { type: 'SFS_OBJECT', value: {} }
+        const holder: SfsValue = { type: 'SFS_OBJECT', value: new Map() }
         attach(holder)
         this.container(tag, holder, label, path, key, key, tagPos, depth + 1)
         return holder
@@ -407,7 +403,7 @@ export function shortValue(v: SfsValue, max = 40): string {
       s = `<${v.value.length} bytes>`
       break
     case 'SFS_OBJECT':
-      s = `{${Object.keys(v.value).length} keys}`
+      s = `{${v.value.size} keys}`
       break
     case 'SFS_ARRAY':
     case 'BOOL_ARRAY':

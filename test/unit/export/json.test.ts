@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { messageJson, messageText, JsonExportWriter, jsonSafe } from '../../../src-shared/export/json'
+import { messageJson, messageText, JsonExportWriter, jsonSafe, jsonText } from '../../../src-shared/export/json'
 import type { DecodedMessage } from '../../../src-shared/model/types'
 
 const msg = (over: Partial<DecodedMessage> = {}): DecodedMessage => ({
@@ -42,6 +42,17 @@ describe('decoded-JSON export', () => {
     expect(o.tree[0].children[2].value).toBe('ab'.repeat(40))
     expect(o.tree[1]).toEqual({ key: 'sfs2x.note', label: 'no range', type: 'none', children: [] })
     expect(o.sources).toEqual([{ name: 'TCP payload', length: 3 }, { name: 'Inflated', length: 50 }])
+  })
+
+  it('writes Map values in insertion order, integer-like keys included (wire order)', () => {
+    const value = new Map<string, unknown>([['253', 1], ['b', new Map<string, unknown>([['2', 'x'], ['1', 5n]])], ['7', [new Uint8Array([0xff])]], ['__proto__', true]])
+    expect(jsonText(value)).toBe('{"253":1,"b":{"2":"x","1":"5"},"7":["ff"],"__proto__":true}')
+    const line = messageText(msg({ value: { parameters: value } }))
+    expect(line).toContain('"value":{"parameters":{"253":1,"b":{"2":"x","1":"5"},"7":["ff"],"__proto__":true}}')
+    // without Maps the text is what JSON.stringify of the JSON-safe copy gives
+    expect(jsonText(msg().value)).toBe(JSON.stringify(jsonSafe(msg().value)))
+    // the in-memory copy keeps every key, even __proto__, as own data
+    expect(Object.keys(jsonSafe(value) as object).sort()).toEqual(['253', '7', '__proto__', 'b'])
   })
 
   it('streams a json document and ndjson lines that parse', () => {

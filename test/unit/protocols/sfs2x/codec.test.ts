@@ -3,7 +3,7 @@
 import { describe, it, expect } from 'vitest'
 import { FieldReader } from '../../../../src-shared/bytes/reader'
 import { TreeBuilder } from '../../../../src-shared/bytes/tree'
-import { jsonSafe } from '../../../../src-shared/export/json'
+import { jsonSafe, jsonText } from '../../../../src-shared/export/json'
 import { decodeSfs } from '../../../../src-shared/protocols/sfs2x/sfsobject'
 import { encode, find, findAll, harness, packet, rangeBytes, t, unhex, type TV } from './helpers'
 
@@ -89,12 +89,24 @@ describe('SFSObject codec', () => {
     expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { b: { type: 'BYTE', value: 255 }, ba: { type: 'BYTE_ARRAY', value: 'abcd' }, t: { type: 'TEXT', value: 'hi' } } })
   })
 
+  it('keeps wire order for integer-like keys in the export text', () => {
+    const v = t.obj([['10', t.int(1)], ['2', t.int(2)], ['b', t.obj([['9', t.null()], ['0', t.bool(true)]])], ['1', t.str('x')]])
+    const res = decode(encode(v))
+    expect(res.error).toBeNull()
+    expect(jsonText(res.value)).toBe(
+      '{"type":"SFS_OBJECT","value":{"10":{"type":"INT","value":1},"2":{"type":"INT","value":2},' +
+        '"b":{"type":"SFS_OBJECT","value":{"9":{"type":"NULL","value":null},"0":{"type":"BOOL","value":true}}},"1":{"type":"UTF_STRING","value":"x"}}}'
+    )
+  })
+
   it('keeps a key named __proto__ as a plain key', () => {
     const bytes = unhex('120001 0009' + Buffer.from('__proto__').toString('hex') + '04 00000001')
     const res = decode(bytes)
     expect(res.error).toBeNull()
-    expect(Object.keys(res.value!.value as object)).toEqual(['__proto__'])
-    expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { __proto__: { type: 'INT', value: 1 } } })
+    expect([...(res.value!.value as Map<string, unknown>).keys()]).toEqual(['__proto__'])
+    // JSON.parse makes __proto__ an own key, as the export does
+    expect(jsonSafe(res.value)).toEqual(JSON.parse('{"type":"SFS_OBJECT","value":{"__proto__":{"type":"INT","value":1}}}'))
+    expect(jsonText(res.value)).toBe('{"type":"SFS_OBJECT","value":{"__proto__":{"type":"INT","value":1}}}')
   })
 })
 
@@ -188,6 +200,6 @@ describe('packets: malformed bodies', () => {
     const { m, draft } = harness().decode(packet(body))
     expect(draft.error).toBe('unknown type tag 51 (0x33) at offset 14')
     expect(find(m.draft.tree.roots, 'sfs2x.p.c').value).toBe(1)
-    expect(m.value).toMatchObject({ length: 13, body: { type: 'SFS_OBJECT', value: { c: { type: 'BYTE', value: 1 } } } })
+    expect(jsonSafe(m.value)).toMatchObject({ length: 13, body: { type: 'SFS_OBJECT', value: { c: { type: 'BYTE', value: 1 } } } })
   })
 })

@@ -50,7 +50,8 @@ export const t = {
   doubleArr: (v: number[]): TV => ({ type: 'DOUBLE_ARRAY', value: v }),
   strArr: (v: string[]): TV => ({ type: 'UTF_STRING_ARRAY', value: v }),
   arr: (...v: TV[]): TV => ({ type: 'SFS_ARRAY', value: v }),
-  obj: (v: Record<string, TV>): TV => ({ type: 'SFS_OBJECT', value: v })
+  /** Entries in the order given (pass pairs to put integer-like keys in a chosen order). */
+  obj: (v: Record<string, TV> | [string, TV][]): TV => ({ type: 'SFS_OBJECT', value: new Map(Array.isArray(v) ? v : Object.entries(v)) })
 }
 
 const TAGS: Record<string, number> = {
@@ -89,8 +90,8 @@ function payload(v: TV): number[] {
     case 'UTF_STRING_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: string) => payload(t.str(x)))]
     case 'SFS_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: TV) => encodeValue(x))]
     case 'SFS_OBJECT': {
-      const out: number[] = [...u16(Object.keys(v.value).length)]
-      for (const [k, x] of Object.entries(v.value as Record<string, TV>)) out.push(...payload(t.str(k)), ...encodeValue(x))
+      const out: number[] = [...u16(v.value.size)]
+      for (const [k, x] of v.value as Map<string, TV>) out.push(...payload(t.str(k)), ...encodeValue(x))
       return out
     }
   }
