@@ -30,7 +30,7 @@
 // or with no dictionary when `*_no_context_takeover` was negotiated for that direction.
 
 import { concatBytes } from '../bytes/concat'
-import { Inflate } from 'fflate'
+import { inflateCapped } from '../bytes/inflate'
 import type { ByteStream, TakenBytes } from './byte-stream'
 import { defineField, defineFields, type FieldDef } from '../bytes/fields'
 import { MessageDraft, label } from '../bytes/tree'
@@ -452,7 +452,6 @@ interface DirState {
 }
 
 const WINDOW = 32768
-const INFLATE_MAX_RATIO = 1032 // upper bound of DEFLATE expansion per input byte
 const DEFLATE_TAIL = new Uint8Array([0x00, 0x00, 0xff, 0xff])
 const utf8Fatal = new TextDecoder('utf-8', { fatal: true })
 const utf8Lenient = new TextDecoder('utf-8', { fatal: false })
@@ -1046,38 +1045,15 @@ function slideWindow(window: Uint8Array, out: Uint8Array): Uint8Array {
 
 /**
  * Inflates one permessage-deflate message (raw DEFLATE, sync-flushed, trailing 00 00 ff ff stripped by the
- * sender). `dictionary` is the previous output window for context takeover. The compressed input is pushed
- * in slices small enough that one slice cannot overshoot the cap by more than ~1 MiB.
+ * sender). `dictionary` is the previous output window for context takeover.
  */
 export function inflateMessage(
   data: Uint8Array,
   dictionary: Uint8Array | null,
   maxBytes: number
 ): { ok: true; out: Uint8Array } | { ok: false; error: string } {
-  const parts: Uint8Array[] = []
-  let total = 0
-  let over = false
-  const inf = new Inflate(dictionary && dictionary.length ? { dictionary } : {}, (chunk) => {
-    if (over || chunk.length === 0) return
-    total += chunk.length
-    if (total > maxBytes) over = true
-    else parts.push(chunk)
-  })
-  const tooBig = (): { ok: false; error: string } => ({ ok: false, error: `inflated size exceeds maxInflateBytes (${maxBytes})` })
-  try {
-    let pos = 0
-    while (pos < data.length) {
-      const budget = Math.max(0, maxBytes - total)
-      const slice = Math.max(1024, Math.min(65536, Math.ceil(budget / INFLATE_MAX_RATIO) + 1))
-      const end = Math.min(data.length, pos + slice)
-      inf.push(data.subarray(pos, end), false)
-      pos = end
-      if (over) return tooBig()
-    }
-    inf.push(DEFLATE_TAIL, false)
-    if (over) return tooBig()
-  } catch (e) {
-    return { ok: false, error: `inflate failed: ${(e as Error)?.message ?? String(e)}` }
-  }
-  return { ok: true, out: concatBytes(parts.length ? parts : [new Uint8Array(0)]) }
+  const r = inflateCapped(data, maxBytes, { format: 'raw', dictionary, tail: DEFLATE_TAIL, final: false })
+  if (r.capped) return { ok: false, error: `inflated size exceeds maxInflateBytes (${maxBytes})` }
+  if (r.error !== null) return { ok: false, error: `inflate failed: ${r.error}` }
+  return { ok: true, out: r.out }
 }

@@ -2,10 +2,10 @@
 // the Last War length-derived XOR, then zlib (0x20) or Zstandard (0x10 in Last War). Decompression is
 // capped: a small body must not be able to allocate without bound.
 
-import { Unzlib } from 'fflate'
 import { Decompress as ZstdDecompress } from 'fzstd'
 import { cbc } from '@noble/ciphers/aes.js'
 import { concatBytes } from '../../bytes/concat'
+import { inflateCapped } from '../../bytes/inflate'
 
 export const DEFAULT_MAX_DECOMPRESSED = 64 * 1024 * 1024
 
@@ -57,7 +57,6 @@ export interface DecompressResult {
   warnings: string[]
 }
 
-const INFLATE_MAX_RATIO = 1032 // upper bound of DEFLATE expansion per input byte
 
 /** A valid zlib stream header (CM 8, window ≤ 32 KiB, FCHECK) at `data[at]`. */
 export function isZlibHeader(b0: number, b1: number): boolean {
@@ -80,47 +79,17 @@ function adler32(data: Uint8Array): number {
   return ((b << 16) | a) >>> 0
 }
 
-/**
- * Inflates a zlib stream (RFC 1950) with fflate, pushing the input in slices small enough that one slice
- * cannot overshoot `cap` by more than ~1 MiB, and stopping at `cap`.
- */
+/** Inflates a zlib stream (RFC 1950), stopping at `cap`, and checks its Adler-32. */
 export function inflateZlib(data: Uint8Array, cap: number): DecompressResult {
-  const parts: Uint8Array[] = []
   const warnings: string[] = []
-  let total = 0
-  let over = false
-  const inf = new Unzlib((chunk) => {
-    if (over || chunk.length === 0) return
-    if (total + chunk.length > cap) {
-      parts.push(chunk.subarray(0, cap - total))
-      total = cap
-      over = true
-      return
-    }
-    total += chunk.length
-    parts.push(chunk)
-  })
-  const result = (error: string | null, capped = false): DecompressResult => ({ out: concatBytes(parts.length ? parts : [new Uint8Array(0)]), error, capped, warnings })
-  try {
-    let pos = 0
-    while (pos < data.length) {
-      const budget = Math.max(0, cap - total)
-      const slice = Math.max(1024, Math.min(65536, Math.ceil(budget / INFLATE_MAX_RATIO) + 1))
-      const end = Math.min(data.length, pos + slice)
-      inf.push(data.subarray(pos, end), end === data.length)
-      pos = end
-      if (over) return result(`decompression capped at ${cap} bytes`, true)
-    }
-    if (data.length === 0) inf.push(data, true)
-  } catch (e) {
-    return result(`zlib: ${(e as Error)?.message ?? String(e)}`)
-  }
-  const out = concatBytes(parts.length ? parts : [new Uint8Array(0)])
+  const r = inflateCapped(data, cap, { format: 'zlib', final: true })
+  if (r.capped) return { out: r.out, error: `decompression capped at ${cap} bytes`, capped: true, warnings }
+  if (r.error !== null) return { out: r.out, error: `zlib: ${r.error}`, capped: false, warnings }
   if (data.length >= 4) {
     const want = ((data[data.length - 4] << 24) | (data[data.length - 3] << 16) | (data[data.length - 2] << 8) | data[data.length - 1]) >>> 0
-    if (adler32(out) !== want) warnings.push('zlib Adler-32 checksum does not match the inflated data')
+    if (adler32(r.out) !== want) warnings.push('zlib Adler-32 checksum does not match the inflated data')
   }
-  return { out, error: null, capped: false, warnings }
+  return { out: r.out, error: null, capped: false, warnings }
 }
 
 // ---- Zstandard -----------------------------------------------------------------------------------------
