@@ -1,8 +1,14 @@
-// Shared by the golden, fuzz and end-to-end tests: decode a capture file, and check field ranges.
+// Shared by the golden, fuzz, protocol and end-to-end tests: decode a capture file or a list of frames,
+// key stores from key-file text, field-range checks and tree lookups.
 import { expect } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import type { ConversationInfo, DecodedMessage, FieldNode } from '../../../src-shared/model/types'
+import type { CaptureFrame } from '../../../src-shared/capture/types'
+import { Engine } from '../../../src-shared/engine/engine'
+import { createDefaultRegistry } from '../../../src-shared/protocols'
+import { KeyStore } from '../../../src-shared/keys/store'
+import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 
 export interface Decoded {
   messages: DecodedMessage[]
@@ -34,3 +40,41 @@ export function checkRanges(m: DecodedMessage): void {
   }
   walk(m.tree)
 }
+
+export function keyStore(lines: string): KeyStore {
+  const ks = new KeyStore()
+  ks.addAll(parseKeyFile(lines).keys)
+  return ks
+}
+
+// ---- engine harness ----
+
+export function runEngine(frames: CaptureFrame[], keys?: KeyStore, recording = true) {
+  const messages: DecodedMessage[] = []
+  const engine = new Engine({ registry: createDefaultRegistry(), keys, recording, onMessage: (m) => messages.push(m) })
+  for (const f of frames) engine.addFrame(f)
+  engine.finish()
+  return { messages, conversations: engine.conversationList() }
+}
+
+// ---- trees ----
+
+export function findAll(nodes: FieldNode[], key: string, acc: FieldNode[] = []): FieldNode[] {
+  for (const n of nodes) {
+    if (n.key === key) acc.push(n)
+    if (n.children) findAll(n.children, key, acc)
+  }
+  return acc
+}
+
+export function find(nodes: FieldNode[], key: string): FieldNode {
+  const n = findAll(nodes, key)[0]
+  if (!n) throw new Error(`no node ${key}`)
+  return n
+}
+
+/** The bytes a node's range points at. */
+export function rangeBytes(sources: { bytes: Uint8Array }[], n: FieldNode): Uint8Array {
+  return sources[n.source!].bytes.subarray(n.start!, n.start! + n.length!)
+}
+

@@ -9,11 +9,6 @@ import { MessageDraft } from '../../../../src-shared/bytes/tree'
 import { Sfs2xDecoder, type Sfs2xOptions } from '../../../../src-shared/protocols/sfs2x'
 import type { DecoderContext, MessageOut, WireDir } from '../../../../src-shared/protocols/registry'
 import { KeyStore } from '../../../../src-shared/keys/store'
-import { parseKeyFile } from '../../../../src-shared/keys/keyfile'
-import { Engine } from '../../../../src-shared/engine/engine'
-import { createDefaultRegistry } from '../../../../src-shared/protocols'
-import type { CaptureFrame } from '../../../../src-shared/capture/types'
-import type { DecodedMessage, FieldNode } from '../../../../src-shared/model/types'
 
 // ---- shared/ beside the repository (never an absolute path: CI clones the repo elsewhere) ----
 
@@ -224,71 +219,5 @@ export function harness(opts: { keys?: KeyStore; recording?: boolean; options?: 
   }
 }
 
-export function keyStore(lines: string): KeyStore {
-  const ks = new KeyStore()
-  ks.addAll(parseKeyFile(lines).keys)
-  return ks
-}
-
-// ---- engine harness ----
-
-export function runEngine(frames: CaptureFrame[], keys?: KeyStore, recording = true) {
-  const messages: DecodedMessage[] = []
-  const engine = new Engine({ registry: createDefaultRegistry(), keys, recording, onMessage: (m) => messages.push(m) })
-  for (const f of frames) engine.addFrame(f)
-  engine.finish()
-  return { messages, conversations: engine.conversationList() }
-}
-
-// ---- trees ----
-
-export function findAll(nodes: FieldNode[], key: string, acc: FieldNode[] = []): FieldNode[] {
-  for (const n of nodes) {
-    if (n.key === key) acc.push(n)
-    if (n.children) findAll(n.children, key, acc)
-  }
-  return acc
-}
-
-export function find(nodes: FieldNode[], key: string): FieldNode {
-  const n = findAll(nodes, key)[0]
-  if (!n) throw new Error(`no node ${key}`)
-  return n
-}
-
-/** The bytes a node's range points at. */
-export function rangeBytes(sources: { bytes: Uint8Array }[], n: FieldNode): Uint8Array {
-  return sources[n.source!].bytes.subarray(n.start!, n.start! + n.length!)
-}
-
-// ---- WebSocket ----
-
-export function wsFrame(payload: Uint8Array, o: { mask?: boolean; rsv1?: boolean; opcode?: number; fin?: boolean } = {}): Uint8Array {
-  const len = payload.length
-  const m = o.mask ? 0x80 : 0
-  const hdr: number[] = [(o.fin === false ? 0 : 0x80) | (o.rsv1 ? 0x40 : 0) | (o.opcode ?? 2)]
-  if (len < 126) hdr.push(m | len)
-  else if (len < 65536) hdr.push(m | 126, len >> 8, len & 0xff)
-  else hdr.push(m | 127, 0, 0, 0, 0, ...u32(len))
-  const key = [0x37, 0xfa, 0x21, 0x3d]
-  if (o.mask) hdr.push(...key)
-  const body = o.mask ? payload.map((b, i) => b ^ key[i & 3]) : payload
-  return concat(Uint8Array.from(hdr), body)
-}
-
-/** A permessage-deflate payload: sync-flushed raw deflate without the trailing 00 00 ff ff. */
-export function pmd(data: Uint8Array): Uint8Array {
-  const out = zlib.deflateRawSync(data, { finishFlush: zlib.constants.Z_SYNC_FLUSH })
-  return Uint8Array.from(out.subarray(0, out.length - 4))
-}
-
-export function upgradeRequest(path: string, extensions = ''): string {
-  return (
-    `GET ${path} HTTP/1.1\r\nHost: game.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n` +
-    `${extensions ? `Sec-WebSocket-Extensions: ${extensions}\r\n` : ''}Sec-WebSocket-Version: 13\r\n\r\n`
-  )
-}
-
-export function upgradeResponse(extensions = ''): string {
-  return `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n${extensions ? `Sec-WebSocket-Extensions: ${extensions}\r\n` : ''}\r\n`
-}
+export { keyStore, runEngine, findAll, find, rangeBytes } from '../../helpers/decode'
+export { wsFrame, pmd, upgradeRequest, upgradeResponse } from '../../helpers/websocket'
