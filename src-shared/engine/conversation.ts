@@ -255,9 +255,15 @@ export class Conversation {
 
   /** End of capture: give up on TCP holes and flush what every layer still holds. */
   finish(lastFrame: number): void {
-    if (!this.tcp) return
-    for (const dir of ['a2b', 'b2a'] as const) this.tcp[dir].flush(lastFrame)
-    this.tcpData('a2b', true)
+    if (this.tcp) {
+      for (const dir of ['a2b', 'b2a'] as const) this.tcp[dir].flush(lastFrame)
+      this.tcpData('a2b', true)
+    }
+    try {
+      this.decoder?.finish?.(this.emitOut)
+    } catch (e) {
+      this.ctx.note(`decoder failed at the end of the capture: ${(e as Error).message}`)
+    }
   }
 
   info(): ConversationInfo {

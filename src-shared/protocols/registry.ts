@@ -77,6 +77,8 @@ export interface ProtocolDecoder {
   stream?(dir: WireDir, stream: ByteStream, stack: string[], emit: Emit, final: boolean): void
   /** Bytes were lost before what the stream holds next (a TCP gap): resynchronise. */
   gap?(dir: WireDir, stream: ByteStream, missing: number, stack: string[], emit: Emit): void
+  /** End of capture: report what never completed (e.g. fragments still missing). */
+  finish?(emit: Emit): void
 }
 
 export interface ProtocolModule {
