@@ -1,0 +1,54 @@
+// Filter fields of Photon's message layer (signal, message type, Init, encryption) and of its TCP framing.
+// The UDP transport's fields are in udp-fields.ts, the GpBinary codec's in codec-fields.ts.
+
+import { defineField, defineFields } from '../../bytes/fields'
+import { MESSAGE_TYPES } from './names'
+
+export const F_ROOT = defineField('photon', 'Photon', 'none')
+export const F_MSG_GROUP = defineField('photon.msg', 'Photon message', 'none')
+
+export const F_MSG = defineFields('photon.msg', {
+  signal: ['Signal byte', 'u8', { names: { 0xf3: 'message', 0xfd: 'message (alternative signal)' } }],
+  type: ['Message type', 'u8', { names: { ...MESSAGE_TYPES } }],
+  type_byte: ['Message type byte', 'u8', { description: 'The type with bit 7 = encrypted' }],
+  version: ['Protocol version', 'u8', { names: { 16: 'GpBinary 1.6 (Protocol16)', 18: 'GpBinary 1.8 (Protocol18)' }, description: 'From the conversation Init, or guessed by trial parse' }],
+  body: ['Message body', 'bytes'],
+  raw: ['Raw message', 'bytes']
+})
+
+export const F_ENC = defineFields('photon', {
+  encrypted: ['Encrypted', 'bool', { description: 'The message type has bit 7 set (payload encryption)' }],
+  ciphertext: ['Ciphertext', 'bytes'],
+  decrypted: ['Decrypted body', 'bytes', { description: 'AES-256-CBC, zero IV, PKCS#7; key = SHA-256 of the DH shared secret' }],
+  aes_padding: ['PKCS#7 padding', 'u8'],
+  dh_public_key: ['DH public key', 'bytes', { description: 'InitEncryption (internal operation 0) parameter 1: Oakley 768-bit group, generator 22' }]
+})
+
+export const F_INIT = defineFields('photon.init', {
+  protocol_major: ['Protocol major', 'u8'],
+  protocol_minor: ['Protocol minor', 'u8'],
+  client_sdk: ['Client SDK id', 'u8', { description: 'The byte is (sdk id << 1) | flag' }],
+  lib_version: ['Library version', 'u8', { description: '(major << 4) | minor; bit 7 = IPv6' }],
+  lib_build: ['Library build', 'u8'],
+  lib_revision: ['Library revision', 'u8'],
+  reserved: ['Reserved', 'u8'],
+  app_id: ['Application id', 'string'],
+  body: ['InitResponse body', 'bytes']
+})
+
+export const F_LINK = defineFields('photon', {
+  response_to: ['Response to frame', 'u32', { description: 'Frame of the request this OperationResponse answers' }],
+  ack_frame: ['Acknowledged frame', 'u32', { description: 'Frame of the reliable command this ACK acknowledges' }],
+  reassembled: ['Reassembled message', 'bytes', { description: 'A message rebuilt from SEND_FRAGMENT commands' }]
+})
+
+export const F_TCP = defineFields('photon.tcp', {
+  signal: ['TCP frame type', 'u8', { names: { 0xfb: 'message', 0xf0: 'ping', 0xf1: 'proxy/router' } }],
+  length: ['Frame length', 'u32', { description: 'Whole frame, header included' }],
+  channel: ['Channel', 'u8'],
+  reliable: ['Reliable', 'u8', { names: { 0: 'unreliable', 1: 'reliable' } }],
+  ping_time: ['Client time', 'u32'],
+  server_time: ['Server time', 'u32'],
+  proxy: ['Proxy byte', 'u8', { description: 'Request: node id; response: 0 ok, 1 node id unknown, 2 endpoint unknown, 16 node not ready' }],
+  skipped: ['Skipped bytes', 'bytes', { description: 'Bytes that do not start a TCP frame (framing lost)' }]
+})
