@@ -9,6 +9,7 @@ import type { FieldDef } from '../../bytes/fields'
 import { label as fieldLabel } from '../../bytes/tree'
 import type { FieldNode, FieldScalar } from '../../model/types'
 import { photonCrcRange } from './crc'
+import type { FragmentHeader } from '../../net/fragments'
 import {
   CMD,
   COMMAND_NAMES,
@@ -73,13 +74,8 @@ export interface PhotonConnectBody {
   throttleDeceleration: number
 }
 
-export interface PhotonFragmentHeader {
-  startSeq: number
-  count: number
-  number: number
-  totalLength: number
-  offset: number
-}
+/** A Photon fragment header has exactly the shape the shared assembler takes. */
+export type PhotonFragmentHeader = FragmentHeader
 
 export interface PhotonCommand {
   type: number

@@ -2,12 +2,12 @@
 // readCommand, and delivered in every order, with duplicates, gaps, interleaving, malformed headers and
 // the memory cap.
 import { describe, it, expect } from 'vitest'
-import { FieldReader } from '../../../../src-shared/bytes/reader'
-import { TreeBuilder } from '../../../../src-shared/bytes/tree'
-import { readCommand, readHeader, type PhotonFragmentHeader } from '../../../../src-shared/protocols/photon/udp'
-import { FragmentAssembler, MISSING_LIST_CAP, type FragmentResult } from '../../../../src-shared/protocols/photon/fragments'
-import { rng } from '../../helpers/rng'
-import { datagram, hex, message, splitMessage } from './udp-encoder'
+import { FieldReader } from '../../../src-shared/bytes/reader'
+import { TreeBuilder } from '../../../src-shared/bytes/tree'
+import { readCommand, readHeader, type PhotonFragmentHeader } from '../../../src-shared/protocols/photon/udp'
+import { FragmentAssembler, MISSING_LIST_CAP, type FragmentResult } from '../../../src-shared/net/fragments'
+import { rng } from '../helpers/rng'
+import { datagram, hex, message, splitMessage } from '../protocols/photon/udp-encoder'
 
 interface Frag {
   channel: number

@@ -1,10 +1,10 @@
-// Reliable-sequence tracking for one Photon conversation, both directions: spots retransmissions (the same
-// direction/channel/reliableSeq seen again) and links ACKs to the message they acknowledge, with the round
-// trip. Reliable sequence numbers are per channel (the control channel 255 has its own) and per direction
+// Reliable-sequence tracking for one conversation of a datagram transport (Photon, ENet), both directions:
+// spots retransmissions (the same direction/channel/reliableSeq seen again) and links ACKs to the message
+// they acknowledge, with the round trip. Reliable sequence numbers are per channel (the control channel 255 has its own) and per direction
 // (shared/seeds/photon-recroom-wire-findings.md). Memory is bounded: each direction/channel keeps at most
 // `maxPerChannel` sequence numbers (the oldest inserted is forgotten first).
 
-export type PhotonDir = 'a2b' | 'b2a'
+export type WireDirection = 'a2b' | 'b2a'
 
 export interface ReliabilityLimits {
   /** Sequence numbers remembered per direction and channel (default 65536). */
@@ -63,7 +63,7 @@ export class ReliabilityTracker {
    * A reliable command (flags bit0) was seen in `dir` on `channel` with `seq`, in message `messageId` (opaque)
    * at `time`. Reporting the same message again for the same sequence is not a retransmission.
    */
-  reliable(dir: PhotonDir, channel: number, seq: number, messageId: number, time: number): ReliableResult {
+  reliable(dir: WireDirection, channel: number, seq: number, messageId: number, time: number): ReliableResult {
     const table = this.table(dir, channel, true)!
     const s = table.get(seq)
     if (s && time - s.lastTime <= this.retransmitWindow) {
@@ -82,7 +82,7 @@ export class ReliabilityTracker {
   }
 
   /** An ACK seen in `dir` for `ackedSeq` on `channel` acknowledges a command sent in the opposite direction. */
-  ack(dir: PhotonDir, channel: number, ackedSeq: number, time: number): AckResult {
+  ack(dir: WireDirection, channel: number, ackedSeq: number, time: number): AckResult {
     const table = this.table(dir === 'a2b' ? 'b2a' : 'a2b', channel, false)
     const s = table?.get(ackedSeq)
     if (!s) return {}
@@ -110,7 +110,7 @@ export class ReliabilityTracker {
     return n
   }
 
-  private table(dir: PhotonDir, channel: number, create: boolean): Map<number, Sent> | undefined {
+  private table(dir: WireDirection, channel: number, create: boolean): Map<number, Sent> | undefined {
     const key = (dir === 'a2b' ? 0 : 1) * 65536 + (channel & 0xffff)
     let t = this.tables.get(key)
     if (!t && create) {

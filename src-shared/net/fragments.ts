@@ -1,11 +1,19 @@
-// Photon fragment reassembly (SEND_FRAGMENT / SEND_FRAGMENT_UNSEQUENCED, photon.md §2.2): one assembler per
-// conversation and direction. Fragments are grouped per channel by startSeq, accepted in any order, and the
+// Fragment reassembly for datagram transports whose fragments carry (start sequence, count, number, total
+// length, offset): Photon SEND_FRAGMENT (photon.md §2.2) and ENet SEND_FRAGMENT / SEND_UNRELIABLE_FRAGMENT
+// share this shape. One assembler per conversation and direction. Fragments are grouped per channel by startSeq, accepted in any order, and the
 // message is complete once every fragment number 0..count-1 has arrived and their data cover the whole
 // totalLength. Memory is bounded: nothing of totalLength size is allocated before the message is complete
 // (pieces are kept as copies of what arrived), the bytes held by unfinished reassemblies are capped (the
 // oldest is evicted and reported), and every header value is checked before it is used.
 
-import type { PhotonFragmentHeader } from './udp'
+/** What a fragment says about the message it belongs to. */
+export interface FragmentHeader {
+  startSeq: number
+  count: number
+  number: number
+  totalLength: number
+  offset: number
+}
 
 export interface FragmentLimits {
   /** Largest totalLength accepted (default 16 MiB). */
@@ -129,7 +137,7 @@ export class FragmentAssembler {
     return this.pending.size
   }
 
-  add(channel: number, frag: PhotonFragmentHeader, data: Uint8Array, frame: number, time: number): FragmentResult {
+  add(channel: number, frag: FragmentHeader, data: Uint8Array, frame: number, time: number): FragmentResult {
     const { startSeq, count, number, totalLength, offset } = frag
     const L = this.limits
     const what = `fragment #${number} of ${count} (start seq ${startSeq}, channel ${channel})`
