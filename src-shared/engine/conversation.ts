@@ -22,6 +22,8 @@ export function endpointString(e: Endpoint): string {
 
 /** How many payloads may go unclaimed before a conversation stops asking the probes. */
 const MAX_PROBES = 16
+/** Fewer bytes than this at the start of a TCP direction wait for more before the protocols are probed. */
+const TCP_PROBE_MIN_BYTES = 12
 
 export interface ConversationDeps {
   registry: ProtocolRegistry
@@ -80,6 +82,9 @@ export class Conversation {
       },
       note(text: string) {
         if (!self.notes.includes(text)) self.notes.push(text)
+      },
+      get websocket() {
+        return self.wsPath === undefined && self.wsProtocol === undefined ? undefined : { path: self.wsPath, protocol: self.wsProtocol }
       }
     }
     if (transport === 'tcp') {
@@ -193,6 +198,8 @@ export class Conversation {
     if (!this.decoder && stream.consumed === 0 && looksLikeTls(stream)) {
       this.ctx.note('TLS-encrypted: the payload cannot be decoded without the session keys')
     }
+    // A first segment can stop inside a frame header (a partial write): probe once more bytes are in.
+    if (!this.decoder && this.probes < MAX_PROBES && stream.available < TCP_PROBE_MIN_BYTES && !final) return
     const decoder = this.decoderFor('tcp', stream.peek(Math.min(stream.available, 256)), dir)
     this.runStream(decoder, dir, stream, final)
   }

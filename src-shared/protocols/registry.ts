@@ -35,6 +35,8 @@ export interface DecoderContext {
   setClient(dir: WireDir): void
   /** A note about the whole conversation (shown on it and in the export). */
   note(text: string): void
+  /** The WebSocket upgrade's request path and negotiated subprotocol, once seen. */
+  readonly websocket?: { path?: string; protocol?: string }
 }
 
 /** A message a decoder finished. */

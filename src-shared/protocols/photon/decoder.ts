@@ -23,6 +23,7 @@ const other = (d: WireDir): WireDir => (d === 'a2b' ? 'b2a' : 'a2b')
 /** Conversation state the message layer reads and updates. */
 class PhotonSession implements MessageSession {
   version: GpVersion | null = null
+  versionFrom: 'init' | 'subprotocol' = 'init'
   guessedVersion: GpVersion | null = null
   appId: string | null = null
   clientPublic: Uint8Array | null = null
@@ -31,8 +32,19 @@ class PhotonSession implements MessageSession {
 
   constructor(private readonly ctx: DecoderContext) {}
 
+  /** Photon's WebSocket clients name the serialization in the subprotocol: GpBinaryV16 / GpBinaryV18. */
+  onSubprotocol(protocol: string | undefined): void {
+    const m = /^GpBinaryV(16|18)$/i.exec(protocol ?? '')
+    if (!m || this.version) return
+    this.version = m[1] === '18' ? 18 : 16
+    this.versionFrom = 'subprotocol'
+  }
+
   onInit(version: GpVersion | null, appId: string): void {
-    if (version) this.version = version
+    if (version) {
+      this.version = version
+      this.versionFrom = 'init'
+    }
     this.appId = appId
   }
 
@@ -136,6 +148,7 @@ export class PhotonDecoder implements ProtocolDecoder {
   }
 
   private wsMessage(pdu: Pdu, emit: Emit): void {
+    this.session.onSubprotocol(this.ctx.websocket?.protocol)
     const held = pdu.draft.sources[pdu.source]
     let source = pdu.source
     let start = pdu.offset

@@ -55,12 +55,13 @@ function probeTcp(b: Uint8Array, onPort: boolean): number {
   return 0
 }
 
-function probeWs(b: Uint8Array, path: string | undefined): number {
+function probeWs(b: Uint8Array, path: string | undefined, protocol: string | undefined): number {
   const url = !!path && WS_URL.test(path)
+  const sub = !!protocol && /^GpBinaryV1[68]$/i.test(protocol)
   if (b.length < 2 || (b[0] !== SIGNAL && b[0] !== SIGNAL_ALT)) return 0
   const type = b[1] & 0x7f
   if (type > 9) return 0
-  if (type === 0 && b.length === 41) return 95
+  if (sub || (type === 0 && b.length === 41)) return 95
   return url ? 90 : 60
 }
 
@@ -69,7 +70,7 @@ export function probePhoton(input: ProbeInput): number {
     const onPort = PORTS.includes(input.aPort) || PORTS.includes(input.bPort)
     if (input.carrier === 'udp') return probeUdp(input.bytes)
     if (input.carrier === 'tcp') return probeTcp(input.bytes, onPort)
-    return probeWs(input.bytes, input.wsPath)
+    return probeWs(input.bytes, input.wsPath, input.wsProtocol)
   } catch {
     return 0
   }

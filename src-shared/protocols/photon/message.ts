@@ -27,8 +27,8 @@ export interface PhotonMessageValue {
   msgTypeName: string | null
   encrypted: boolean
   protocol: 'GpBinary16' | 'GpBinary18' | null
-  /** How the protocol version was decided: from the conversation's Init, or by trial parse. */
-  protocolFrom?: 'init' | 'trial'
+  /** How the protocol version was decided: the conversation's Init, the WebSocket subprotocol, or trial parse. */
+  protocolFrom?: VersionSource
   channel?: number
   command?: string
   code?: number
@@ -54,9 +54,13 @@ export interface PhotonAesKey {
 }
 
 /** What the message layer reads from and reports to its conversation. */
+export type VersionSource = 'init' | 'subprotocol' | 'trial'
+
 export interface MessageSession {
-  /** Protocol version from the conversation's Init (null until one was seen). */
+  /** Protocol version from the conversation's Init or WebSocket subprotocol (null until known). */
   version: GpVersion | null
+  /** Where `version` came from. */
+  versionFrom: Exclude<VersionSource, 'trial'>
   /** A version guessed by trial parse that decoded cleanly, reused for later messages. */
   guessedVersion: GpVersion | null
   aesKeys(): PhotonAesKey[]
@@ -202,8 +206,8 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult): vo
   const v = res.value
   const t = res.msgType!
   let ver = session.version
-  let from: 'init' | 'trial' = 'init'
-  let note = 'from the conversation Init'
+  let from: VersionSource = session.versionFrom
+  let note = from === 'init' ? 'from the conversation Init' : 'from the WebSocket subprotocol'
   if (!ver) {
     from = 'trial'
     if (session.guessedVersion) {
