@@ -8,6 +8,9 @@ import { readEvent, readOperationRequest, readOperationResponse, readTypedValue,
 import type { PhotonEntry, PhotonParams, PhotonSlotType, PhotonValue } from '../../../../src-shared/protocols/photon/values'
 import { jsonText } from '../../../../src-shared/export/json'
 import { find, pv, run, unhex } from './gp-encoder'
+import { cmd, datagram, splitMessage } from './udp-encoder'
+import { resetFrames, udpFrame } from '../../helpers/frames'
+import { checkRanges, runEngine } from '../../helpers/decode'
 
 interface Vector {
   source: string
@@ -187,5 +190,75 @@ describe('public Photon vectors', () => {
       expect(typeLeaf.value).toBe(Number(codeHex))
       expect(typeLeaf.label).toContain(`(${form})`)
     }
+  })
+})
+
+/** Init (41 bytes): F3 00, protocol 1.x, sdk byte, library version, app id padded to 32. */
+function init(version: GpVersion): Uint8Array {
+  const out = new Uint8Array(41)
+  out.set([0xf3, 0x00, 1, version === 18 ? 8 : 6, 0x1e, 0x41, 0x06, 0x19, 0x00])
+  out.set(Buffer.from('vectors'), 9)
+  return out
+}
+
+describe('public Photon vectors wrapped in real datagrams, through the whole engine', () => {
+  const values = gpVectors.filter((v) => !v.expect.packet)
+
+  it('every GpBinary vector decodes inside a UDP session (values as event parameter 245; every third vector fragmented)', () => {
+    resetFrames()
+    const frames = values.flatMap((vec, i) => {
+      const version = Number(vec.protocol) as GpVersion
+      const exp = typedOf(vec.expect)
+      const bytes = unhex(vec.hex)
+      const type = exp.kind === 'event' || exp.kind === 'value' ? 4 : exp.kind === 'response' ? 3 : 2
+      // A value rides as the only parameter (245) of event 200: count (i16 in 1.6, a byte in 1.8), key, value.
+      const body = exp.kind === 'value' ? [200, ...(version === 16 ? [0, 1] : [1]), 245, ...bytes] : [...bytes]
+      const msg = Uint8Array.from([0xf3, type, ...body])
+      const port = 50000 + i
+      const c2s = (b: Uint8Array) => udpFrame('10.1.0.1', port, '10.1.0.2', 5056, b)
+      const s2c = (b: Uint8Array) => udpFrame('10.1.0.2', 5056, '10.1.0.1', port, b)
+      const dg = (...commands: Uint8Array[]) => datagram({ peerId: 3, commands, sentTime: 100 + i }).bytes
+      const first = [c2s(dg(cmd.reliable(0, 1, init(version))))]
+      if (i % 3 !== 2) return [...first, s2c(dg(cmd.reliable(0, 1, msg)))]
+      const parts = splitMessage(msg, { startSeq: 1, fragmentSize: Math.max(2, Math.ceil(msg.length / 3)) })
+      return [...first, ...parts.reverse().map((p) => s2c(dg(p.command)))]
+    })
+    const { messages } = runEngine(frames)
+    const decoded = messages.filter((m) => m.protocol === 'photon' && m.direction === 's2c' && (m.value as { code?: number }).code !== undefined)
+    expect(decoded).toHaveLength(values.length)
+    decoded.forEach((m, i) => {
+      const vec = values[i]
+      const exp = typedOf(vec.expect)
+      const v = m.value as { protocol: string; protocolFrom: string; code: number; parameters: PhotonParams; returnCode?: number; debugMessage?: PhotonValue }
+      expect(m.error, `#${vec.i} ${vec.source}`).toBeNull()
+      expect(v.protocol).toBe(vec.protocol === '18' ? 'GpBinary18' : 'GpBinary16')
+      expect(v.protocolFrom).toBe('init')
+      if (exp.kind === 'value') {
+        expect(v.code).toBe(200)
+        expect(unordered(v.parameters.get('245'))).toEqual(unordered(exp.value))
+      } else {
+        const { code, parameters } = exp.value
+        expect({ code: v.code, parameters: unordered(v.parameters) }).toEqual({ code, parameters: unordered(parameters) })
+        if (exp.kind === 'response') expect({ returnCode: v.returnCode, debugMessage: v.debugMessage }).toEqual({ returnCode: exp.value.returnCode, debugMessage: exp.value.debugMessage })
+      }
+      if (i % 3 === 2) expect(m.frames.length, `#${vec.i} fragmented`).toBeGreaterThan(1)
+      checkRanges(m)
+    })
+  })
+
+  it('the whole-datagram vector decodes through the engine (its 0x00 signal byte set to the real 0xF3, as its note says)', () => {
+    resetFrames()
+    const vec = VECTORS.find((v) => v.expect.packet && v.protocol !== 'udp')!
+    const bytes = unhex(vec.hex)
+    expect(bytes[24]).toBe(0x00)
+    bytes[24] = 0xf3
+    const { messages } = runEngine([udpFrame('10.1.0.1', 40000, '10.1.0.2', 5056, bytes)])
+    expect(messages).toHaveLength(1)
+    const v = messages[0].value as { msgType: number; code: number; parameters: PhotonParams; protocol: string; protocolFrom: string }
+    const want = (vec.expect as any).message
+    expect(messages[0].error).toBeNull()
+    expect({ msgType: v.msgType, code: v.code, protocol: v.protocol, protocolFrom: v.protocolFrom }).toEqual({ msgType: want.msgType, code: want.opCode, protocol: 'GpBinary18', protocolFrom: 'trial' })
+    expect(unordered(v.parameters)).toEqual(unordered(paramsOf(want.parameters)))
+    checkRanges(messages[0])
   })
 })
