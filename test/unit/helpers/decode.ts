@@ -9,6 +9,8 @@ import { Engine } from '../../../src-shared/engine/engine'
 import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { KeyStore } from '../../../src-shared/keys/store'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
+import { compileFilter, targetFromMessage } from '../../../src-shared/filter'
+import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 
 export interface Decoded {
   messages: DecodedMessage[]
@@ -49,9 +51,18 @@ export function keyStore(lines: string): KeyStore {
 
 // ---- engine harness ----
 
-export function runEngine(frames: CaptureFrame[], keys?: KeyStore, recording = true) {
+/** Runs frames through a fresh engine; with `filter`, keeps only the messages the display filter matches. */
+export function runEngine(frames: CaptureFrame[], keys?: KeyStore, recording = true, filter?: string) {
   const messages: DecodedMessage[] = []
-  const engine = new Engine({ registry: createDefaultRegistry(), keys, recording, onMessage: (m) => messages.push(m) })
+  const compiled = filter ? compileFilter(filter) : undefined
+  const engine = new Engine({
+    registry: createDefaultRegistry(),
+    keys,
+    recording,
+    onMessage: (m, conv, dir) => {
+      if (!compiled || compiled.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) messages.push(m)
+    }
+  })
   for (const f of frames) engine.addFrame(f)
   engine.finish()
   return { messages, conversations: engine.conversationList() }

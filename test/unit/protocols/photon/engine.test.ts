@@ -85,6 +85,19 @@ describe('Photon over UDP', () => {
     })
   }
 
+  it('filter fields select messages by command, message type, codes and parameter values', () => {
+    const pick = (filter: string) => {
+      resetFrames()
+      return runEngine(session(18), undefined, true, filter).messages.map((m) => m.name)
+    }
+    expect(pick('photon.op.code == 253 && photon.param.244 == 22')).toEqual(['RaiseEvent'])
+    expect(pick('photon.param.244 == 23')).toEqual([])
+    expect(pick('photon.ev.code == 22')).toEqual(['Event 22'])
+    expect(pick('photon.msg.type == 3')).toEqual(['RaiseEvent response'])
+    expect(pick('photon.cmd.type == 1 && photon.channel == 255')).toEqual(['ACK', 'ACK'])
+    expect(pick('photon.encrypted == true')).toEqual([])
+  })
+
   it('decides the version by trial parse when no Init was captured, and says so', () => {
     const body = eventBody(18, 200, [[245, pv.objs(pv.int(-5), pv.long(-1n), pv.bool(true))], [254, pv.int(2)]])
     const { messages } = runEngine([s2c(dg(reliable(0, 9, msg(4, body))))])
