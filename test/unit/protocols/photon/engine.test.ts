@@ -9,7 +9,7 @@ import { checkRanges, find, findAll, keyStore, rangeBytes, runEngine } from '../
 import { upgradeRequest, upgradeResponse, wsFrame } from '../../helpers/websocket'
 import { messageText } from '../../../../src-shared/export/json'
 import { rng } from '../../helpers/rng'
-import { cmd, command, datagram, splitMessage, T } from './udp-encoder'
+import { cmd, command, datagram, initMessage, splitMessage, T, tcpFrame as photonTcpFrame } from './udp-encoder'
 import { eventBody, requestBody, responseBody, pv, type Params, type Version } from './gp-encoder'
 
 const C = '10.0.0.1'
@@ -23,13 +23,7 @@ const msg = (type: number, body: Uint8Array, encrypted = false) => Uint8Array.fr
 const reliable = (channel: number, seq: number, m: Uint8Array) => command({ type: T.SEND_RELIABLE, channel, seq, body: m })
 const dg = (...commands: Uint8Array[]) => datagram({ peerId: 7, commands, sentTime: 1000, challenge: 0x1234 }).bytes
 
-/** Init (41 bytes): F3 00, protocol 1.x, sdk byte, lib 4.1.6.25, app id padded to 32. */
-function init(minor: 6 | 8, app = 'Realtime'): Uint8Array {
-  const out = new Uint8Array(41)
-  out.set([0xf3, 0x00, 1, minor, 0x1e, 0x41, 0x06, 0x19, 0x00])
-  out.set(Buffer.from(app), 9)
-  return out
-}
+const init = (minor: 6 | 8, app?: string) => initMessage(minor, app)
 
 beforeEach(() => resetFrames())
 
@@ -235,14 +229,7 @@ describe('Photon payload encryption (InitEncryption, DH Oakley 768-bit, generato
 
 describe('Photon over TCP and WebSocket', () => {
   it('frames FB messages split across segments and several per segment, and F0 pings', () => {
-    const fb = (m: Uint8Array, channel = 0) => {
-      const h = Buffer.alloc(7)
-      h[0] = 0xfb
-      h.writeUInt32BE(m.length + 7, 1)
-      h[5] = channel
-      h[6] = 1
-      return Uint8Array.from(Buffer.concat([h, m]))
-    }
+    const fb = photonTcpFrame
     const a = fb(init(6))
     const b = fb(msg(2, requestBody(16, 226, [[255, pv.str('room-1')], [215, pv.byte(1)]])))
     const c = fb(msg(4, eventBody(16, 255, [[254, pv.int(1)]])), 1)

@@ -421,26 +421,14 @@ export function runFail(bytes: Uint8Array, read: (r: FieldReader) => unknown, re
   throw new Error('expected the reader to throw')
 }
 
-export function findAll(nodes: FieldNode[], key: string, acc: FieldNode[] = []): FieldNode[] {
-  for (const n of nodes) {
-    if (n.key === key) acc.push(n)
-    if (n.children) findAll(n.children, key, acc)
-  }
-  return acc
-}
-
-export function find(nodes: FieldNode[], key: string): FieldNode {
-  const n = findAll(nodes, key)[0]
-  if (!n) throw new Error(`no node ${key}`)
-  return n
-}
+// Tree lookups and hex helpers are shared with the other tests.
+export { find, findAll } from '../../helpers/decode'
+export { hex, unhex } from './udp-encoder'
 
 export function slice(bytes: Uint8Array, n: FieldNode): Uint8Array {
   return bytes.subarray(n.start!, n.start! + n.length!)
 }
 
-export const unhex = (h: string) => Uint8Array.from(Buffer.from(h.replace(/\s+/g, ''), 'hex'))
-export const hex = (b: Uint8Array | number[]) => Buffer.from(Uint8Array.from(b)).toString('hex')
 
 /**
  * Checks the tree's ranges: the roots tile [from, to) without gaps, and every node's children lie inside

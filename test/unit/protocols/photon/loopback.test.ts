@@ -11,6 +11,7 @@ import { sleep, startTshark, tcpPair } from '../../../fixtures/loopback.mjs'
 import { checkRanges, decodeFile } from '../../helpers/decode'
 import { rng } from '../../helpers/rng'
 import { eventBody, requestBody, responseBody, pv, type Params, type PV, type Version } from './gp-encoder'
+import { initMessage, tcpFrame } from './udp-encoder'
 import type { DecodedMessage } from '../../../../src-shared/model/types'
 
 const seed = Number(process.env.GAMEWIRE_SEED ?? Date.now() % 1e6)
@@ -68,24 +69,6 @@ function body(ver: Version, s: Sent): Uint8Array {
   return Uint8Array.from([0xf3, s.msgType, ...b])
 }
 
-/** Photon's TCP frame: FB, i32 BE length of the whole frame, channel, reliable flag, message. */
-function tcpFrame(m: Uint8Array, channel = 0): Uint8Array {
-  const h = Buffer.alloc(7)
-  h[0] = 0xfb
-  h.writeUInt32BE(m.length + 7, 1)
-  h[5] = channel
-  h[6] = 1
-  return Uint8Array.from(Buffer.concat([h, m]))
-}
-
-/** Init (41 bytes): F3 00, protocol 1.6, sdk byte, library version, app id padded to 32. */
-function init16(): Uint8Array {
-  const out = new Uint8Array(41)
-  out.set([0xf3, 0x00, 1, 6, 0x1e, 0x41, 0x06, 0x19, 0x00])
-  out.set(Buffer.from('loopback-app'), 9)
-  return out
-}
-
 /** The decoded Photon messages of one direction that carry operations and events. */
 function decodedOps(messages: DecodedMessage[], dir: 'c2s' | 's2c'): DecodedMessage[] {
   return messages.filter((m) => m.protocol === 'photon' && m.direction === dir && /^(OperationRequest|OperationResponse|Event)$/.test(String((m.value as { msgTypeName?: string }).msgTypeName)))
@@ -120,7 +103,7 @@ describe('Photon over real loopback connections, captured by tshark', () => {
       const pair = await tcpPair(port)
       const next = rng(seed)
       const sent = randomSession(next, 12)
-      await pair.send('c2s', [tcpFrame(init16())], { cuts: [5] })
+      await pair.send('c2s', [tcpFrame(initMessage(6, 'loopback-app'))], { cuts: [5] })
       await pair.send('s2c', [tcpFrame(Uint8Array.from([0xf3, 0x01, 0x00]))])
       await pair.send('c2s', [Uint8Array.from([0xf0, 0, 0, 0, 9])])
       await pair.send('s2c', [Uint8Array.from([0xf0, 0, 0, 1, 0, 0, 0, 0, 9])])

@@ -22,7 +22,7 @@ export const T = {
   ACK_UNSEQUENCED: 16
 } as const
 
-export const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
+export const hex = (b: Uint8Array | number[]) => Buffer.from(Uint8Array.from(b)).toString('hex')
 export const unhex = (h: string) => Uint8Array.from(Buffer.from(h.replace(/\s+/g, ''), 'hex'))
 
 export function concat(parts: Uint8Array[]): Uint8Array {
@@ -216,4 +216,22 @@ export function message(n: number, msgType = 4, seed = 1): Uint8Array {
   if (n > 0) m[0] = 0xf3
   if (n > 1) m[1] = msgType
   return m
+}
+
+/** Init (41 bytes): F3 00, protocol 1.6 or 1.8, client SDK byte, library version 4.1.6.25, app id padded to 32. */
+export function initMessage(minor: 6 | 8, app = 'Realtime'): Uint8Array {
+  const out = new Uint8Array(41)
+  out.set([0xf3, 0x00, 1, minor, 0x1e, 0x41, 0x06, 0x19, 0x00])
+  out.set(Buffer.from(app), 9)
+  return out
+}
+
+/** Photon's TCP frame: FB, i32 BE length of the whole frame, channel, reliable flag, then the message. */
+export function tcpFrame(message: Uint8Array, channel = 0, reliable = 1): Uint8Array {
+  const h = Buffer.alloc(7)
+  h[0] = 0xfb
+  h.writeUInt32BE(message.length + 7, 1)
+  h[5] = channel
+  h[6] = reliable
+  return concat([h, message])
 }

@@ -8,7 +8,7 @@ import { readEvent, readOperationRequest, readOperationResponse, readTypedValue,
 import type { PhotonEntry, PhotonParams, PhotonSlotType, PhotonValue } from '../../../../src-shared/protocols/photon/values'
 import { jsonText } from '../../../../src-shared/export/json'
 import { find, pv, run, unhex } from './gp-encoder'
-import { cmd, datagram, splitMessage } from './udp-encoder'
+import { cmd, datagram, initMessage, splitMessage } from './udp-encoder'
 import { resetFrames, udpFrame } from '../../helpers/frames'
 import { checkRanges, runEngine } from '../../helpers/decode'
 
@@ -193,14 +193,6 @@ describe('public Photon vectors', () => {
   })
 })
 
-/** Init (41 bytes): F3 00, protocol 1.x, sdk byte, library version, app id padded to 32. */
-function init(version: GpVersion): Uint8Array {
-  const out = new Uint8Array(41)
-  out.set([0xf3, 0x00, 1, version === 18 ? 8 : 6, 0x1e, 0x41, 0x06, 0x19, 0x00])
-  out.set(Buffer.from('vectors'), 9)
-  return out
-}
-
 describe('public Photon vectors wrapped in real datagrams, through the whole engine', () => {
   const values = gpVectors.filter((v) => !v.expect.packet)
 
@@ -218,7 +210,7 @@ describe('public Photon vectors wrapped in real datagrams, through the whole eng
       const c2s = (b: Uint8Array) => udpFrame('10.1.0.1', port, '10.1.0.2', 5056, b)
       const s2c = (b: Uint8Array) => udpFrame('10.1.0.2', 5056, '10.1.0.1', port, b)
       const dg = (...commands: Uint8Array[]) => datagram({ peerId: 3, commands, sentTime: 100 + i }).bytes
-      const first = [c2s(dg(cmd.reliable(0, 1, init(version))))]
+      const first = [c2s(dg(cmd.reliable(0, 1, initMessage(version === 18 ? 8 : 6, 'vectors'))))]
       if (i % 3 !== 2) return [...first, s2c(dg(cmd.reliable(0, 1, msg)))]
       const parts = splitMessage(msg, { startSeq: 1, fragmentSize: Math.max(2, Math.ceil(msg.length / 3)) })
       return [...first, ...parts.reverse().map((p) => s2c(dg(p.command)))]
