@@ -5,6 +5,8 @@
 // totalLength. Memory is bounded: nothing of totalLength size is allocated before the message is complete
 // (pieces are kept as copies of what arrived), the bytes held by unfinished reassemblies are capped (the
 // oldest is evicted and reported), and every header value is checked before it is used.
+// A second path, addNumbered(), serves transports whose parts carry no offset or total length (LiteNetLib):
+// the message is its parts concatenated in number order; it shares the tables, limits and eviction.
 
 /** What a fragment says about the message it belongs to. */
 export interface FragmentHeader {
@@ -13,6 +15,14 @@ export interface FragmentHeader {
   number: number
   totalLength: number
   offset: number
+}
+
+/** A part of a message split into numbered parts without offsets (LiteNetLib fragments). */
+export interface NumberedPart {
+  /** The message's id within its channel (LiteNetLib fragmentId). */
+  id: number
+  count: number
+  number: number
 }
 
 export interface FragmentLimits {
@@ -39,9 +49,13 @@ export interface FragmentPiece {
 
 export interface IncompleteReassembly {
   channel: number
+  /** The start sequence, or the message id of numbered parts (addNumbered). */
   startSeq: number
   count: number
+  /** 0 for numbered parts: their total is known only once all arrived (see receivedBytes). */
   totalLength: number
+  /** Numbered parts only: data bytes received so far. */
+  receivedBytes?: number
   received: number
   /** Missing fragment numbers, ascending, at most MISSING_LIST_CAP of them (see missingCount). */
   missing: number[]
@@ -99,6 +113,9 @@ interface Pending {
   cost: number
   firstTime: number
   lastTime: number
+  /** Parts placed by number (addNumbered) rather than by offset; totalLength is then NUMBERED. */
+  numbered: boolean
+  dataBytes: number
 }
 
 interface Done {
@@ -108,6 +125,9 @@ interface Done {
 }
 
 const isInt = (v: number) => Number.isSafeInteger(v)
+
+/** totalLength recorded for numbered reassemblies, which never equals a real (positive) total length. */
+const NUMBERED = -1
 
 export class FragmentAssembler {
   private readonly limits: typeof DEFAULTS
@@ -167,27 +187,10 @@ export class FragmentAssembler {
       return { kind: 'duplicate' }
     }
 
-    const cost = data.length + PIECE_COST + (p ? 0 : ENTRY_COST + ((count + 7) >>> 3))
-    const evicted = this.makeRoom(cost, p)
-    if (this.held + cost > L.maxPendingBytes) {
-      // Even alone it does not fit: drop this reassembly too.
-      if (p) evicted.push(this.evict(p))
-      return withEvicted(err(`${what}: reassembly needs more than the ${L.maxPendingBytes}-byte memory cap`), evicted)
-    }
-
-    if (!p) {
-      p = { key, channel, startSeq, count, totalLength, have: new Uint8Array((count + 7) >>> 3), received: 0, pieces: [], cost: ENTRY_COST + ((count + 7) >>> 3), firstTime: time, lastTime: time }
-      this.pending.set(key, p)
-      this.held += p.cost
-    }
-    const piece: Piece = { number, offset, data: data.slice(), frame, time }
-    p.pieces.push(piece)
-    p.have[number >>> 3] |= 1 << (number & 7)
-    p.received++
-    p.cost += data.length + PIECE_COST
-    this.held += data.length + PIECE_COST
-    if (time > p.lastTime) p.lastTime = time
-
+    const stored = this.store(p, { key, channel, startSeq, count, totalLength, numbered: false }, number, offset, data, frame, time, what)
+    if ('result' in stored) return stored.result
+    p = stored.p
+    const evicted = stored.evicted
     if (p.received < p.count) return withEvicted({ kind: 'pending', received: p.received, count: p.count }, evicted)
 
     // Every number arrived: the pieces must cover the whole message.
@@ -215,6 +218,98 @@ export class FragmentAssembler {
       },
       evicted
     )
+  }
+
+  // ---- numbered parts (no offset, no total length on the wire) ----
+
+  /**
+   * One part of a message that is its `count` parts concatenated in number order (LiteNetLib: fragment id,
+   * part, total). Same results, limits and eviction as add(); the message length is checked against
+   * maxTotalLength as the parts arrive, and `id` plays the role of the start sequence.
+   */
+  addNumbered(channel: number, part: NumberedPart, data: Uint8Array, frame: number, time: number): FragmentResult {
+    const { id, count, number } = part
+    const L = this.limits
+    const what = `part #${number} of ${count} (message id ${id}, channel ${channel})`
+    if (!isInt(channel) || channel < 0 || channel > 0xffff) return err(`${what}: invalid channel`)
+    if (!isInt(id) || id < 0 || id > 0xffffffff) return err(`${what}: invalid message id`)
+    if (!isInt(count) || count <= 0) return err(`${what}: part count ${count} is not positive`)
+    if (count > L.maxFragmentCount) return err(`${what}: part count ${count} is over the limit of ${L.maxFragmentCount}`)
+    if (!isInt(number) || number < 0 || number >= count) return err(`${what}: part number ${number} is outside 0..${count - 1}`)
+
+    const key = channel * 0x100000000 + id
+    let p = this.pending.get(key)
+    if (!p) {
+      const d = this.done.get(key)
+      if (d) {
+        if (d.count === count && d.totalLength === NUMBERED && time - d.time <= L.duplicateWindow) return { kind: 'duplicate' }
+        this.done.delete(key) // the id came round again (it is a 16-bit counter in LiteNetLib): a new message
+      }
+    } else if (!p.numbered || p.count !== count) {
+      return err(`${what}: part count ${count} disagrees with the first part of message id ${id} (${p.count})`)
+    } else if (p.have[number >>> 3] & (1 << (number & 7))) {
+      return { kind: 'duplicate' }
+    }
+    if ((p?.dataBytes ?? 0) + data.length > L.maxTotalLength) {
+      const evicted = p ? [this.evict(p)] : []
+      return withEvicted(err(`${what}: the parts add up to more than the limit of ${L.maxTotalLength} bytes`), evicted)
+    }
+
+    const stored = this.store(p, { key, channel, startSeq: id, count, totalLength: NUMBERED, numbered: true }, number, 0, data, frame, time, what)
+    if ('result' in stored) return stored.result
+    p = stored.p
+    if (p.received < p.count) return withEvicted({ kind: 'pending', received: p.received, count: p.count }, stored.evicted)
+
+    this.drop(p)
+    this.remember(key, count, NUMBERED, time)
+    const sorted = p.pieces.slice().sort((a, b) => a.number - b.number)
+    const bytes = new Uint8Array(p.dataBytes)
+    const pieces: FragmentPiece[] = []
+    let at = 0
+    for (const s of sorted) {
+      bytes.set(s.data, at)
+      pieces.push({ offset: at, length: s.data.length, frame: s.frame, number: s.number })
+      at += s.data.length
+    }
+    return withEvicted({ kind: 'complete', bytes, frames: uniqueSorted(p.pieces.map((s) => s.frame)), time: p.lastTime, pieces }, stored.evicted)
+  }
+
+  /**
+   * Stores a new piece of `p` (created from `init` on its first piece), evicting the oldest other
+   * reassemblies first when the memory cap needs it. A piece that cannot fit even so drops its reassembly.
+   */
+  private store(
+    p: Pending | undefined,
+    init: Pick<Pending, 'key' | 'channel' | 'startSeq' | 'count' | 'totalLength' | 'numbered'>,
+    number: number,
+    offset: number,
+    data: Uint8Array,
+    frame: number,
+    time: number,
+    what: string
+  ): { p: Pending; evicted: IncompleteReassembly[] } | { result: FragmentResult } {
+    const L = this.limits
+    const count = init.count
+    const cost = data.length + PIECE_COST + (p ? 0 : ENTRY_COST + ((count + 7) >>> 3))
+    const evicted = this.makeRoom(cost, p)
+    if (this.held + cost > L.maxPendingBytes) {
+      // Even alone it does not fit: drop this reassembly too.
+      if (p) evicted.push(this.evict(p))
+      return { result: withEvicted(err(`${what}: reassembly needs more than the ${L.maxPendingBytes}-byte memory cap`), evicted) }
+    }
+    if (!p) {
+      p = { ...init, have: new Uint8Array((count + 7) >>> 3), received: 0, pieces: [], cost: ENTRY_COST + ((count + 7) >>> 3), firstTime: time, lastTime: time, dataBytes: 0 }
+      this.pending.set(init.key, p)
+      this.held += p.cost
+    }
+    p.pieces.push({ number, offset, data: data.slice(), frame, time })
+    p.have[number >>> 3] |= 1 << (number & 7)
+    p.received++
+    p.dataBytes += data.length
+    p.cost += data.length + PIECE_COST
+    this.held += data.length + PIECE_COST
+    if (time > p.lastTime) p.lastTime = time
+    return { p, evicted }
   }
 
   /** Reassemblies never completed: the evicted ones still kept (oldest first), then those still pending. */
@@ -284,19 +379,19 @@ function uniqueSorted(v: number[]): number[] {
 }
 
 function describe(p: Pending, state: 'pending' | 'evicted'): IncompleteReassembly {
+  // Every received number is distinct, so the count needs no scan; the list stops at its cap (a hostile
+  // count of 65535 must not cost a full scan on every eviction).
+  const missingCount = p.count - p.received
   const missing: number[] = []
-  let missingCount = 0
-  for (let n = 0; n < p.count; n++) {
-    if (!(p.have[n >>> 3] & (1 << (n & 7)))) {
-      missingCount++
-      if (missing.length < MISSING_LIST_CAP) missing.push(n)
-    }
+  for (let n = 0; n < p.count && missing.length < MISSING_LIST_CAP; n++) {
+    if (!(p.have[n >>> 3] & (1 << (n & 7)))) missing.push(n)
   }
   return {
     channel: p.channel,
     startSeq: p.startSeq,
     count: p.count,
-    totalLength: p.totalLength,
+    totalLength: p.numbered ? 0 : p.totalLength,
+    ...(p.numbered ? { receivedBytes: p.dataBytes } : {}),
     received: p.received,
     missing,
     missingCount,
