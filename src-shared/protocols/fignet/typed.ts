@@ -1,0 +1,42 @@
+// FigNet typed values in the shape of the decoded-JSON contract (shared/design/cli-and-export.md, FigNet):
+// `{type: <C# type name>, value, name?}`. 64-bit integers stay bigint and byte arrays Uint8Array until the
+// export turns them into decimal strings and lowercase hex. Model values are plain objects of typed
+// fields in declaration order (field names are never integer-like, so object order is wire order).
+
+export interface Typed {
+  /** C# type name (`byte`, `uint`, `string`, `byte[]`, `List<T>`, a model or enum name), or a MessagePack format family. */
+  type: string
+  value: unknown
+  /** Enum member name. */
+  name?: string
+  /** What the field carries in this direction when the code reuses it (porting guide §10). */
+  meaning?: string
+  /** Set on values whose type was guessed (generic decoding of undocumented models). */
+  guessed?: true
+  [extra: string]: unknown
+}
+
+export type TypedFields = Record<string, Typed>
+
+const MAX_STRING = 40
+
+/** A short rendering for summaries: strings quoted and cut, bytes as a count, enums by name. */
+export function brief(t: Typed | undefined): string {
+  if (!t) return '?'
+  if (t.name !== undefined) return t.name
+  const v = t.value
+  if (v === null || v === undefined) return 'null'
+  if (typeof v === 'string') return JSON.stringify(v.length > MAX_STRING ? `${v.slice(0, MAX_STRING)}…` : v)
+  if (v instanceof Uint8Array) return `${v.length} byte${v.length === 1 ? '' : 's'}`
+  if (Array.isArray(v)) return `${v.length} item${v.length === 1 ? '' : 's'}`
+  if (typeof v === 'object') return t.type
+  return String(v)
+}
+
+/** The plain number of a typed integer (NaN when it is not one). */
+export function num(t: Typed | undefined): number {
+  if (!t) return NaN
+  if (typeof t.value === 'number') return t.value
+  if (typeof t.value === 'bigint') return Number(t.value)
+  return NaN
+}
