@@ -22,8 +22,6 @@ export function endpointString(e: Endpoint): string {
 
 /** How many payloads may go unclaimed before a conversation stops asking the probes. */
 const MAX_PROBES = 16
-/** Fewer bytes than this at the start of a TCP direction wait for more before the protocols are probed. */
-const TCP_PROBE_MIN_BYTES = 12
 
 export interface ConversationDeps {
   registry: ProtocolRegistry
@@ -45,6 +43,8 @@ export class Conversation {
   notes: string[] = []
   /** Layers under the protocol, bottom up. */
   stack: string[]
+  /** The longest stack a message of this conversation's protocol reported (before the protocol is appended). */
+  private decodedStack: string[] = []
   protocol = 'unknown'
   private module: ProtocolModule | undefined
   private decoder: ProtocolDecoder | undefined
@@ -68,7 +68,11 @@ export class Conversation {
   ) {
     this.stack = [transport]
     this.unknown = new UnknownDecoder(deps.recording)
-    this.emitOut = (m) => deps.emit(this, m)
+    this.emitOut = (m) => {
+      // Layers a decoder adds itself (ENet, LiteNetLib under FigNet) show in the conversation's stack.
+      if (m.protocol === this.protocol && m.stack.length > this.decodedStack.length) this.decodedStack = m.stack
+      deps.emit(this, m)
+    }
     const self = this
     this.ctx = {
       conversationId: id,
@@ -117,15 +121,22 @@ export class Conversation {
     if (why === 'decode as') this.ctx.note(`decoded as ${m.name} (forced)`)
   }
 
-  /** Picks a decoder for this payload: the chosen one, or a probe's pick, or the unknown fallback. */
-  private decoderFor(carrier: Carrier, bytes: Uint8Array, dir: WireDir): ProtocolDecoder {
+  /**
+   * Picks a decoder for this payload: the chosen one, or a probe's pick, or the unknown fallback; null
+   * when a probe wants more of a stream's bytes first (never at the end of the capture).
+   */
+  private decoderFor(carrier: Carrier, bytes: Uint8Array, dir: WireDir, final = true): ProtocolDecoder | null {
     if (this.decoder) return this.decoder
     if (this.probes < MAX_PROBES) {
       this.probes++
       const hit = this.deps.registry.detect({ carrier, bytes, dir, aPort: this.a.port, bPort: this.b.port, wsPath: this.wsPath, wsProtocol: this.wsProtocol })
-      if (hit) {
+      if (hit && 'module' in hit) {
         this.useModule(hit.module, 'probe')
         return this.decoder!
+      }
+      if (hit && !final) {
+        this.probes-- // waiting is not a failed probe
+        return null
       }
     }
     return this.unknown
@@ -136,7 +147,7 @@ export class Conversation {
   udpDatagram(dir: WireDir, payload: Uint8Array, frames: number[], time: number): void {
     const draft = new MessageDraft(this.deps.recording)
     const source = draft.addSource('UDP payload', payload)
-    const decoder = this.decoderFor('udp', payload, dir)
+    const decoder = this.decoderFor('udp', payload, dir) ?? this.unknown
     this.runDatagram(decoder, { dir, frames, time, draft, source, offset: 0, bytes: payload, stack: ['udp'] })
   }
 
@@ -198,9 +209,9 @@ export class Conversation {
     if (!this.decoder && stream.consumed === 0 && looksLikeTls(stream)) {
       this.ctx.note('TLS-encrypted: the payload cannot be decoded without the session keys')
     }
-    // A first segment can stop inside a frame header (a partial write): probe once more bytes are in.
-    if (!this.decoder && this.probes < MAX_PROBES && stream.available < TCP_PROBE_MIN_BYTES && !final) return
-    const decoder = this.decoderFor('tcp', stream.peek(Math.min(stream.available, 256)), dir)
+    const decoder = this.decoderFor('tcp', stream.peek(Math.min(stream.available, 256)), dir, final)
+    // A first segment can stop inside a frame header (a partial write): a probe asked for more bytes.
+    if (!decoder) return
     this.runStream(decoder, dir, stream, final)
   }
 
@@ -241,7 +252,7 @@ export class Conversation {
         this.emitOut(websocketHandshakeMessage(ev, dir))
         return
       case 'message': {
-        const decoder = this.decoderFor('websocket', ev.payload, dir)
+        const decoder = this.decoderFor('websocket', ev.payload, dir) ?? this.unknown
         const pdu = { dir, frames: ev.frames, time: ev.time, draft: ev.draft, source: ev.payloadSource, offset: ev.payloadOffset, bytes: ev.payload, stack: ['tcp', 'websocket'] }
         this.runDatagram(decoder, pdu)
         return
@@ -273,6 +284,12 @@ export class Conversation {
     }
   }
 
+  /** The layers under the protocol as its messages report them (at least the carrier's), then the protocol. */
+  private protocolStack(): string[] {
+    const below = this.decodedStack.length > this.stack.length ? this.decodedStack.filter((l) => l !== this.protocol) : this.stack
+    return [...below, this.protocol]
+  }
+
   info(): ConversationInfo {
     const swap = this.clientSide === 'b'
     const client = swap ? this.b : this.a
@@ -284,7 +301,7 @@ export class Conversation {
       server: endpointString(server),
       roleFromHandshake: this.roleFromHandshake,
       protocol: this.protocol,
-      stack: this.protocol === 'unknown' ? [...this.stack] : [...this.stack, this.protocol],
+      stack: this.protocol === 'unknown' ? [...this.stack] : this.protocolStack(),
       frames: this.frames,
       bytes: this.bytes,
       firstTime: this.firstTime === Infinity ? 0 : this.firstTime,

@@ -83,13 +83,19 @@ export interface ProtocolDecoder {
   finish?(emit: Emit): void
 }
 
+/** A probe's answer when a stream's first bytes are too few to decide. */
+export const NEED_MORE = -1
+
 export interface ProtocolModule {
   id: string
   name: string
   carriers: Carrier[]
   /** Well-known ports, used only to break ties between equally confident probes. */
   ports?: number[]
-  /** 0 = not mine; higher is surer (100 = certain). Must not throw on any input. */
+  /**
+   * 0 = not mine; higher is surer (100 = certain); NEED_MORE = it could be mine but the bytes stop too
+   * early to tell (a stream's first segment ending inside a frame header). Must not throw on any input.
+   */
   probe(input: ProbeInput): number
   create(ctx: DecoderContext): ProtocolDecoder
 }
@@ -110,9 +116,13 @@ export class ProtocolRegistry {
     return this.modules
   }
 
-  /** The best module for this first payload, or undefined when none claims it. */
-  detect(input: ProbeInput): { module: ProtocolModule; confidence: number } | undefined {
+  /**
+   * The best module for this first payload; `needMore` when none claims it yet but one asked for more
+   * bytes; undefined when none claims it.
+   */
+  detect(input: ProbeInput): { module: ProtocolModule; confidence: number } | { needMore: true } | undefined {
     let best: { module: ProtocolModule; confidence: number; portMatch: boolean } | undefined
+    let needMore = false
     for (const m of this.modules) {
       if (!m.carriers.includes(input.carrier)) continue
       let c = 0
@@ -121,10 +131,12 @@ export class ProtocolRegistry {
       } catch {
         c = 0 // a probe that throws on odd bytes simply does not claim them
       }
+      if (c === NEED_MORE) needMore = true
       if (c <= 0) continue
       const portMatch = !!m.ports?.some((p) => p === input.aPort || p === input.bPort)
       if (!best || c > best.confidence || (c === best.confidence && portMatch && !best.portMatch)) best = { module: m, confidence: c, portMatch }
     }
-    return best && { module: best.module, confidence: best.confidence }
+    if (best) return { module: best.module, confidence: best.confidence }
+    return needMore ? { needMore: true } : undefined
   }
 }

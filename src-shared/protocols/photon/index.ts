@@ -3,10 +3,10 @@
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'
-import type { ProbeInput, ProtocolModule } from '../registry'
+import { NEED_MORE, type ProbeInput, type ProtocolModule } from '../registry'
 import { PhotonDecoder } from './decoder'
 import { SIGNAL, SIGNAL_ALT } from './message'
-import { tcpFrameAt } from './tcp'
+import { TCP_MESSAGE, tcpFrameAt } from './tcp'
 import { carriesMessage, readCommand, readHeader } from './udp'
 
 export { PhotonDecoder } from './decoder'
@@ -50,7 +50,9 @@ function probeUdp(b: Uint8Array): number {
 
 function probeTcp(b: Uint8Array, onPort: boolean): number {
   const fr = tcpFrameAt(b, true)
-  if (fr.kind === 'message') return b.length > 7 ? (b[7] === SIGNAL || b[7] === SIGNAL_ALT ? 90 : 0) : onPort ? 30 : 0
+  // An FB frame header is only sure with the message's signal byte after it: wait for it.
+  if (fr.kind === 'message') return b.length > 7 ? (b[7] === SIGNAL || b[7] === SIGNAL_ALT ? 90 : 0) : NEED_MORE
+  if (fr.kind === 'need' && b[0] === TCP_MESSAGE) return NEED_MORE
   if (fr.kind === 'ping') return onPort && (b.length === 5 || b.length === 9) ? 40 : 0
   return 0
 }

@@ -23,13 +23,18 @@ export function pmd(data: Uint8Array): Uint8Array {
   return Uint8Array.from(out.subarray(0, out.length - 4))
 }
 
-export function upgradeRequest(path: string, extensions = ''): string {
+const header = (name: string, value: string) => (value ? `${name}: ${value}\r\n` : '')
+
+export function upgradeRequest(path: string, extensions = '', protocol = ''): string {
   return (
     `GET ${path} HTTP/1.1\r\nHost: game.example\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n` +
-    `${extensions ? `Sec-WebSocket-Extensions: ${extensions}\r\n` : ''}Sec-WebSocket-Version: 13\r\n\r\n`
+    `${header('Sec-WebSocket-Extensions', extensions)}${header('Sec-WebSocket-Protocol', protocol)}Sec-WebSocket-Version: 13\r\n\r\n`
   )
 }
 
-export function upgradeResponse(extensions = ''): string {
-  return `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n${extensions ? `Sec-WebSocket-Extensions: ${extensions}\r\n` : ''}\r\n`
+export function upgradeResponse(extensions = '', protocol = ''): string {
+  return (
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n` +
+    `${header('Sec-WebSocket-Extensions', extensions)}${header('Sec-WebSocket-Protocol', protocol)}\r\n`
+  )
 }
