@@ -8,12 +8,11 @@ import type { KeyEntry } from '../../keys/keyfile'
 import type { ByteStream } from '../../net/byte-stream'
 import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
 import { aesKeyFromSecret, matchPrivateExponent, sharedSecret } from './crypto'
-import { FragmentAssembler, type IncompleteReassembly } from '../../net/fragments'
 import type { GpVersion } from './gpbinary'
 import { decodePhotonMessage, MSG, type MessageResult, type MessageSession, type PhotonAesKey, type PhotonMessageValue } from './message'
 import { F_LINK, F_ROOT, F_TCP } from './message-fields'
 import { DISCONNECT_REASONS, nameOf } from './names'
-import { ReliabilityTracker } from '../../net/reliability'
+import { commandDraft, errorLine, FragmentLinks, ReliableLinks, type IncompleteInLane } from '../transport-links'
 import { readTcpHeader, tcpFrameAt, TCP_MESSAGE, TCP_HEADER } from './tcp'
 import { carriesMessage, CMD, commandName, isAck, isFragment, readCommand, readHeader, type PhotonCommand, type PhotonHeader } from './udp'
 
@@ -87,8 +86,8 @@ interface PendingRequest {
 
 export class PhotonDecoder implements ProtocolDecoder {
   private readonly session: PhotonSession
-  private readonly fragments: Record<WireDir, FragmentAssembler> = { a2b: new FragmentAssembler(), b2a: new FragmentAssembler() }
-  private readonly reliability = new ReliabilityTracker()
+  private readonly fragments = new FragmentLinks(F_LINK.reassembled, 'Reassembled message', { message: {} })
+  private readonly reliable = new ReliableLinks(F_LINK.ack_frame)
   /** Requests waiting for their response, by direction and "(internal:)opcode", oldest first. */
   private readonly pending = new Map<string, PendingRequest[]>()
   private clientDir: WireDir | null = null
@@ -136,7 +135,7 @@ export class PhotonDecoder implements ProtocolDecoder {
   }
 
   private out(emit: Emit, dir: WireDir, frames: number[], time: number, stack: string[], draft: MessageDraft, name: string, summary: string, value: unknown, error?: DecodeError): void {
-    if (error && draft.error === null) draft.error = /offset \d/.test(error.message) ? error.message : `${error.message} (offset ${error.offset})`
+    if (error && draft.error === null) draft.error = errorLine(error)
     emit({ dir, frames, time, protocol: PROTOCOL, stack, name, summary, value, draft })
   }
 
@@ -221,10 +220,8 @@ export class PhotonDecoder implements ProtocolDecoder {
 
   /** A fresh draft for the i-th message of a datagram (the first reuses the engine's draft). */
   private udpDraft(pdu: Pdu, i: number): { draft: MessageDraft; r: FieldReader; source: number } {
-    const draft = i === 0 ? pdu.draft : new MessageDraft(this.ctx.recording)
-    const source = i === 0 ? pdu.source : draft.addSource('UDP payload', pdu.bytes)
-    const r = new FieldReader(pdu.bytes, draft.tree, source)
-    return { draft, r, source }
+    const { draft, source } = commandDraft(pdu, i, this.ctx.recording)
+    return { draft, r: new FieldReader(pdu.bytes, draft.tree, source), source }
   }
 
   private tryCommand(r: FieldReader): void {
@@ -255,46 +252,33 @@ export class PhotonDecoder implements ProtocolDecoder {
     let time = pdu.time
     if (cmd.type === CMD.CONNECT) this.setClient(dir)
     if (cmd.flags & 1 && !isAck(cmd.type)) {
-      const rel = this.reliability.reliable(dir, cmd.channel, cmd.reliableSeq, frame, pdu.time)
-      if (rel.retransmissionOf !== undefined) {
-        ;(base as Record<string, unknown>).retransmissionOf = rel.retransmissionOf
-        draft.warn(`retransmission (transmission ${rel.transmission}) of reliable seq ${cmd.reliableSeq} on channel ${cmd.channel}, first sent in frame ${rel.retransmissionOf}`)
-      }
+      const first = this.reliable.reliable(draft, dir, cmd.channel, cmd.reliableSeq, frame, pdu.time)
+      if (first !== undefined) (base as Record<string, unknown>).retransmissionOf = first
     }
     let msg: MessageResult | undefined
     if (carriesMessage(cmd.type)) {
       msg = this.message(new FieldReader(pdu.bytes, draft.tree, r.source, cmd.payloadStart, cmd.payloadEnd), draft, dir, frame, pdu.time)
     } else if (isFragment(cmd.type) && cmd.fragment) {
       const f = cmd.fragment
-      const res = this.fragments[dir].add(cmd.channel, f, pdu.bytes.subarray(cmd.payloadStart, cmd.payloadEnd), frame, pdu.time)
+      const res = this.fragments.add(draft, dir, 'message', cmd.channel, f, pdu.bytes.subarray(cmd.payloadStart, cmd.payloadEnd), frame, pdu.time)
       ;(base as Record<string, unknown>).fragment = { ...f }
-      for (const ev of res.evicted ?? []) draft.warn(`gave up on fragmented message startSeq ${ev.startSeq} (channel ${ev.channel}): ${ev.received} of ${ev.count} fragments held too much memory`)
       summary = `${name} ${f.number + 1}/${f.count} of startSeq ${f.startSeq} ch=${cmd.channel}`
       if (res.kind === 'complete') {
-        const src = draft.addSource('Reassembled message', res.bytes)
-        if (draft.tree.recording) {
-          draft.tree.add({ key: F_LINK.reassembled.key, label: `Reassembled from ${res.pieces.length} fragments in frames ${res.frames.join(', ')}: ${res.bytes.length} bytes`, type: 'bytes', value: res.bytes, source: src, start: 0, length: res.bytes.length })
-        }
         frames = res.frames
         time = res.time
-        msg = this.message(new FieldReader(res.bytes, draft.tree, src), draft, dir, frame, pdu.time)
+        msg = this.message(new FieldReader(res.bytes, draft.tree, res.source), draft, dir, frame, pdu.time)
       } else if (res.kind === 'pending') {
         summary += ` (${res.received} of ${res.count} received; the message is decoded with its last fragment)`
       } else if (res.kind === 'duplicate') {
-        draft.warn('duplicate fragment (already received)')
         summary += ' (duplicate)'
       } else {
         error = new DecodeError(`fragment rejected: ${res.message}`, cmd.start)
       }
     } else if (isAck(cmd.type) && cmd.ack) {
-      const ack = this.reliability.ack(dir, cmd.channel, cmd.ack.seq, pdu.time)
+      const ack = this.reliable.ack(draft, dir, cmd.channel, cmd.ack.seq, pdu.time)
       Object.assign(base, { ackedSeq: cmd.ack.seq, ackedSentTime: cmd.ack.sentTime })
-      summary = `${name} ch=${cmd.channel} seq=${cmd.ack.seq}`
-      if (ack.ackedMessage !== undefined) {
-        Object.assign(base, { acknowledges: ack.ackedMessage, rttMs: ack.rttMs })
-        summary += ` → frame ${ack.ackedMessage}${ack.rttMs !== undefined ? ` (${round(ack.rttMs)} ms)` : ''}`
-        if (draft.tree.recording) draft.tree.add({ key: F_LINK.ack_frame.key, label: `Acknowledges the command in frame ${ack.ackedMessage}${ack.rttMs !== undefined ? `, round trip ${round(ack.rttMs)} ms` : ''}${ack.duplicate ? ' (acknowledged before)' : ''}`, type: 'u32', value: ack.ackedMessage })
-      }
+      summary = `${name} ch=${cmd.channel} seq=${cmd.ack.seq}${ack.text}`
+      if (ack.acknowledges !== undefined) Object.assign(base, { acknowledges: ack.acknowledges, rttMs: ack.rttMs })
     } else if (cmd.type === CMD.CONNECT && cmd.connect) {
       Object.assign(base, { connect: cmd.connect })
       summary = `${name} mtu=${cmd.connect.mtu} channels=${cmd.connect.channelCount}`
@@ -402,15 +386,12 @@ export class PhotonDecoder implements ProtocolDecoder {
   // ---- end of capture ----
 
   finish(emit: Emit): void {
-    for (const dir of ['a2b', 'b2a'] as const) {
-      for (const inc of this.fragments[dir].incomplete()) this.incomplete(dir, inc, emit)
-    }
+    for (const inc of this.fragments.incomplete()) this.incomplete(inc, emit)
   }
 
-  private incomplete(dir: WireDir, inc: IncompleteReassembly, emit: Emit): void {
+  private incomplete({ dir, inc, error }: IncompleteInLane, emit: Emit): void {
     const draft = new MessageDraft(this.ctx.recording)
-    const missing = `${inc.missingCount} of ${inc.count} fragments missing (${inc.missing.join(', ')}${inc.missingCount > inc.missing.length ? ', …' : ''})`
-    draft.error = `fragmented message startSeq ${inc.startSeq} on channel ${inc.channel} never completed: ${missing}${inc.state === 'evicted' ? '; dropped to bound memory' : ''}`
+    draft.error = error
     emit({
       dir, frames: inc.frames, time: inc.lastTime, protocol: PROTOCOL, stack: ['udp'], name: 'Incomplete fragmented message',
       summary: `startSeq ${inc.startSeq} ch=${inc.channel}: ${inc.received} of ${inc.count} fragments (${inc.totalLength} bytes)`,
@@ -418,5 +399,3 @@ export class PhotonDecoder implements ProtocolDecoder {
     })
   }
 }
-
-const round = (ms: number) => Math.round(ms * 1000) / 1000
