@@ -2,12 +2,13 @@
 // probe wins, ports break ties.
 
 import { ProtocolRegistry } from './registry'
+import { fignetModule } from './fignet'
 import { photonModule } from './photon'
 import { sfs2xModule } from './sfs2x'
 
 export function createDefaultRegistry(): ProtocolRegistry {
   const registry = new ProtocolRegistry()
-  // Protocol modules register here as they land (fignet next).
+  registry.register(fignetModule)
   registry.register(photonModule)
   registry.register(sfs2xModule)
   return registry

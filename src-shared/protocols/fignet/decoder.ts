@@ -1,0 +1,220 @@
+// The per-conversation FigNet decoder. Over UDP it picks the transport from the first datagram (ENet or
+// LiteNetLib) and is that transport's CarriedDecoder; over WebSocket each binary message is one envelope.
+// Conversation state kept here: the envelope prefix seen, requests waiting for their reply (by callback
+// id), and the registration timing the server enforces (about 5 s).
+
+import { DecodeError, FieldReader } from '../../bytes/reader'
+import type { MessageDraft } from '../../bytes/tree'
+import type { CarriedDecoder, CarriedPayload, CarriedResult } from '../carried'
+import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
+import { EnetTransport } from '../enet/decoder'
+import { probeEnet } from '../enet/variant'
+import { LiteNetLibTransport } from '../litenetlib/decoder'
+import { probeLiteNetLib } from '../litenetlib/probe'
+import { decryptPayload } from './crypto'
+import { detectPrefix, F_ENV, readEnvelope, type Prefix } from './envelope'
+import { messageName, MSG_REGISTER_IDENTITY } from './names'
+import { decodeFigNetPayload } from './payload'
+
+const PROTOCOL = 'fignet'
+/** The server disconnects peers that have not registered this long after connecting (porting guide §5). */
+export const REGISTER_TIMEOUT_S = 5
+
+interface Transport {
+  datagram(pdu: Pdu, emit: Emit): void
+  finish(emit: Emit): void
+}
+
+export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
+  private transport: Transport | null = null
+  private transportName = ''
+  private prefix: Prefix | null = null
+  private clientDir: WireDir | null = null
+  private firstTime: number | null = null
+  private registeredAt: number | null = null
+  private lateNoted = false
+  /** Requests with a callback id, by direction and id: the frame and time they were sent. */
+  private readonly pending = new Map<string, { frame: number; time: number; msgId: number }>()
+
+  constructor(private readonly ctx: DecoderContext) {}
+
+  // ---- carriers ----
+
+  datagram(pdu: Pdu, emit: Emit): void {
+    if (this.firstTime === null) this.firstTime = pdu.time
+    if (pdu.stack.includes('websocket')) return this.wsMessage(pdu, emit)
+    if (!this.transport) this.chooseTransport(pdu.bytes)
+    this.transport!.datagram(pdu, emit)
+  }
+
+  finish(emit: Emit): void {
+    this.transport?.finish(emit)
+    if (this.registeredAt === null && this.firstTime !== null && this.sawPayload && !this.lateNoted) {
+      this.ctx.note('no RegisterIdentity (60000) was seen: the server disconnects peers that do not register within about 5 s')
+    }
+  }
+
+  private sawPayload = false
+  private decryptedWith = ''
+
+  private chooseTransport(first: Uint8Array): void {
+    // The transport's handshake (ENet CONNECT, LiteNetLib ConnectRequest) names the client: learn it too.
+    const ctx: DecoderContext = Object.create(this.ctx, {
+      setClient: { value: (d: WireDir) => { this.clientDir ??= d; this.ctx.setClient(d) } }
+    })
+    if (probeLiteNetLib(first) > probeEnet(first)) {
+      this.transport = new LiteNetLibTransport(ctx, this, { protocol: PROTOCOL })
+      this.transportName = 'LiteNetLib'
+    } else {
+      this.transport = new EnetTransport(ctx, this, { protocol: PROTOCOL })
+      this.transportName = 'ENet'
+    }
+  }
+
+  private wsMessage(pdu: Pdu, emit: Emit): void {
+    this.transportName = 'WebSocket'
+    this.clientDir ??= 'a2b' // the side that sent the upgrade request
+    const held = pdu.draft.sources[pdu.source]
+    let source = pdu.source
+    let start = pdu.offset
+    let bytes = held?.bytes
+    if (!bytes || start + pdu.bytes.length > bytes.length) {
+      source = pdu.draft.addSource('WebSocket message', pdu.bytes)
+      bytes = pdu.bytes
+      start = 0
+    }
+    const r = new FieldReader(bytes, pdu.draft.tree, source, start, start + pdu.bytes.length)
+    const frame = pdu.frames[pdu.frames.length - 1]
+    const res = this.decode(r, pdu.draft, { dir: pdu.dir, channel: 0, delivery: 'Reliable', frame, time: pdu.time })
+    if (res.error && pdu.draft.error === null) pdu.draft.error = res.error.message
+    emit({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: PROTOCOL, stack: [...pdu.stack, PROTOCOL], name: res.name, summary: res.summary, value: { ...res.value, channel: null, delivery: 'Reliable' }, draft: pdu.draft })
+  }
+
+  // ---- the envelope, for every transport ----
+
+  decode(r: FieldReader, draft: MessageDraft, p: CarriedPayload): CarriedResult {
+    this.sawPayload = true
+    const value: Record<string, unknown> = { magic: null, msgId: null, msgName: null, callbackId: null, encrypted: false, codec: 'raw', payload: null }
+    let name = 'FigNet message'
+    let summary = ''
+    try {
+      r.open(F_ENV.envelope, `FigNet envelope (${r.remaining} bytes)`)
+      try {
+        if (this.prefix === null) this.prefix = detectPrefix(r.bytes.subarray(r.pos, r.end))
+        const env = readEnvelope(r, this.prefix)
+        if (env.prefix === 'magic') value.magic = 0xc0de
+        if (env.prefix === 'hash') draft.warn('4-byte prefix before the header (older FigNet builds: HASH_SIZE = 4); its algorithm is not verified')
+        Object.assign(value, { msgId: env.msgId, msgName: messageName(env.msgId), callbackId: env.callbackId, encrypted: env.encrypted })
+        name = messageName(env.msgId)
+        const dir = this.directionOf(p.dir)
+        if (this.transportName !== 'WebSocket') {
+          // Transport facts, as zero-length fields so `fignet.channel == 1` filters across ENet and LiteNetLib.
+          r.record(F_ENV.channel, p.channel, r.pos, 0)
+          r.record(F_ENV.delivery, p.delivery, r.pos, 0)
+        }
+        this.onMessage(env.msgId, env.callbackId, p, draft, value)
+        let body: FieldReader = r
+        if (env.encrypted) {
+          const opened = this.decryptInto(r, draft, env.headerStart, env.payloadStart, p.dir)
+          if (!opened) {
+            value.codec = 'raw'
+            summary = `${name} #${env.callbackId} encrypted ${r.remaining} bytes`
+            r.bytesField(F_ENV.ciphertext, r.remaining)
+            return { protocol: PROTOCOL, name, summary, value }
+          }
+          body = opened
+          value.decryptedWith = this.decryptedWith
+        }
+        const res = decodeFigNetPayload(body, env.msgId, dir)
+        value.codec = res.codec
+        value.model = res.model
+        value.payload = res.payload
+        for (const w of res.warnings) draft.warn(w)
+        for (const n of res.notes) draft.warn(n)
+        if (env.msgId === MSG_REGISTER_IDENTITY) this.registration(p, draft, env.encrypted, res.payload)
+        summary = `${name}${env.callbackId ? ` #${env.callbackId}` : ''}${res.summary ? ` ${res.summary}` : ''}`
+        if (res.error) return { protocol: PROTOCOL, name, summary, value, error: res.error }
+        return { protocol: PROTOCOL, name, summary, value }
+      } finally {
+        r.tree.closeAll(r.pos)
+      }
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e
+      return { protocol: PROTOCOL, name, summary: summary || `${name}: ${e.message}`, value, error: e }
+    }
+  }
+
+  private directionOf(dir: WireDir): 'c2s' | 's2c' | null {
+    if (!this.clientDir) return null
+    return dir === this.clientDir ? 'c2s' : 's2c'
+  }
+
+  /** Callback ids pair a request with its reply (the server echoes the id on the same message id). */
+  private onMessage(msgId: number, callbackId: number, p: CarriedPayload, draft: MessageDraft, value: Record<string, unknown>): void {
+    if (msgId === MSG_REGISTER_IDENTITY && !this.clientDir) {
+      this.clientDir = p.dir
+      this.ctx.setClient(p.dir)
+    }
+    if (callbackId === 0) return
+    const other = p.dir === 'a2b' ? 'b2a' : 'a2b'
+    const req = this.pending.get(`${other}:${msgId}:${callbackId}`)
+    if (req) {
+      this.pending.delete(`${other}:${msgId}:${callbackId}`)
+      const ms = Math.round((p.time - req.time) * 1e6) / 1e3
+      value.responseTo = req.frame
+      value.responseTimeMs = ms
+      if (draft.tree.recording) draft.tree.add({ key: F_ENV.response_to.key, label: `Reply to the request in frame ${req.frame} (${ms} ms later)`, type: 'u32', value: req.frame })
+      return
+    }
+    if (this.pending.size < 4096) this.pending.set(`${p.dir}:${msgId}:${callbackId}`, { frame: p.frame, time: p.time, msgId })
+  }
+
+  /** RegisterIdentity carries the app secret; over a transport without encryption that is a finding. */
+  private registration(p: CarriedPayload, draft: MessageDraft, encrypted: boolean, payload: Record<string, unknown> | null): void {
+    const fromClient = this.directionOf(p.dir) === 'c2s'
+    const secret = (payload?.SecretKey as { value?: unknown } | undefined)?.value
+    if (fromClient && !encrypted && typeof secret === 'string' && secret !== '') {
+      const text = `security: RegisterIdentity sends the app secret unencrypted over ${this.transportName || 'the transport'} (anyone on the path can read it)`
+      draft.warn(text)
+      if (draft.tree.recording) draft.tree.add({ key: F_ENV.security.key, label: text, type: 'string', value: 'secret-in-clear' })
+    }
+    if (fromClient && this.registeredAt === null) {
+      this.registeredAt = p.time
+      const after = this.firstTime === null ? 0 : p.time - this.firstTime
+      if (after > REGISTER_TIMEOUT_S) {
+        const text = `the peer registered ${after.toFixed(1)} s after connecting: the server disconnects peers that do not register within about ${REGISTER_TIMEOUT_S} s`
+        draft.warn(text)
+        this.ctx.note(text)
+        this.lateNoted = true
+      }
+    }
+  }
+
+  /** Opens an encrypted payload with the FIGNET_KEY lines that fit; returns a reader over the plaintext. */
+  private decryptInto(r: FieldReader, draft: MessageDraft, headerStart: number, payloadStart: number, dir: WireDir): FieldReader | null {
+    const store = this.ctx.keys
+    const d = this.directionOf(dir) ?? undefined
+    const entries = store ? store.find('FIGNET_KEY', this.ctx.a, this.ctx.b, d) : []
+    if (!entries.length) {
+      draft.warn('encrypted (secure session): add a FIGNET_KEY line to decrypt')
+      return null
+    }
+    const keys = entries.map((e) => ({ key: e.key, from: `FIGNET_KEY ${e.direction ?? 'both'}${e.line ? ` (line ${e.line})` : ''}` }))
+    const header = r.bytes.subarray(headerStart, payloadStart)
+    const payload = r.bytes.subarray(payloadStart, r.end)
+    const res = decryptPayload(keys, header, payload)
+    if (!res) {
+      draft.warn(`encrypted: none of ${keys.length} FIGNET_KEY line(s) verified with any known layout`)
+      return null
+    }
+    const prefix = res.layout.prefix
+    r.bytesField(F_ENV.nonce, prefix)
+    r.bytesField(F_ENV.ciphertext, payload.length - prefix - 16)
+    r.bytesField(F_ENV.tag, 16)
+    r.record(F_ENV.crypto_layout, res.layout.name, payloadStart, payload.length, `Decrypted with ${res.from}: ${res.layout.name}`)
+    this.decryptedWith = `${res.from}: ${res.layout.name}`
+    const src = draft.addSource('Decrypted payload', res.plaintext)
+    if (draft.tree.recording) draft.tree.add({ key: F_ENV.decrypted.key, label: `Decrypted payload: ${res.plaintext.length} bytes`, type: 'bytes', value: res.plaintext, source: src, start: 0, length: res.plaintext.length })
+    return new FieldReader(res.plaintext, draft.tree, src)
+  }
+}
