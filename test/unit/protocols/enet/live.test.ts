@@ -9,10 +9,51 @@ import { join } from 'node:path'
 import { tmpdir } from 'node:os'
 import { rmSync } from 'node:fs'
 import { rng } from '../../helpers/rng'
+import { messageText } from '../../../../src-shared/export/json'
 import type { MessageOut } from '../../../../src-shared/protocols/registry'
 import { hex, readUdpDatagrams, runTransport, tsharkPayloads } from './harness'
 import { freeUdpPort, loadEnet, sleep, startTshark } from './live-helpers'
 import { envelope } from './encoder'
+import { decodeFile } from '../../helpers/decode'
+import { BitWriter, MpWriter, writeModel } from '../fignet/encoders'
+
+interface FigNetSent {
+  msgId: number
+  callbackId: number
+  codec: 'BitBuffer' | 'MemoryPack'
+  /** Payload fields the full decoder must return (typed values, checked with toMatchObject). */
+  fields: Record<string, unknown>
+}
+
+/**
+ * A randomised FigNet message from the FigNet tests' own encoders: RegisterIdentity or Ping (BitBuffer), or a
+ * RoomEvent / CreateRoom (MemoryPack). `dataSize` bytes of event data make it as big as the run needs.
+ */
+function figNetMessage(int: (n: number) => number, dataSize: number, repetitive: boolean, fromClient: boolean): { bytes: Uint8Array; sent: FigNetSent } {
+  const callbackId = int(128)
+  const word = () => Array.from({ length: 1 + int(12) }, () => String.fromCharCode(97 + int(26))).join('')
+  const pick = dataSize > 200 ? 0 : int(4)
+  if (pick === 1) {
+    const [peerType, secret, app] = [int(3), word(), word()]
+    const w = new BitWriter().byte(peerType).string(secret).string(app)
+    return { bytes: envelope(60000, callbackId, w.toBytes()), sent: { msgId: 60000, callbackId, codec: 'BitBuffer', fields: { peerType: { value: peerType }, SecretKey: { value: secret }, AppName: { value: app } } } }
+  }
+  if (pick === 2) {
+    const peerType = int(2)
+    return { bytes: envelope(60002, callbackId, new BitWriter().byte(peerType).toBytes()), sent: { msgId: 60002, callbackId, codec: 'BitBuffer', fields: { peerType: { value: peerType } } } }
+  }
+  if (pick === 3 && fromClient) {
+    // CreateRoomData is the request form: only the client sends it (the server answers with CreateRoomResponseData).
+    const room = { RoomName: word(), MaxPlayers: int(65536), Password: word(), CellSize: int(65536), Width: int(65536), Height: int(65536), AoiActivationCount: int(256), LodLevel: int(256), ForcedRoomStateSyncInterval: int(65536) - 32768, PresenterInGroupCast: int(2) === 1, FetchCachedEventsDelay: int(65536) }
+    return { bytes: envelope(60300, callbackId, writeModel(new MpWriter(), 'CreateRoomData', room).done()), sent: { msgId: 60300, callbackId, codec: 'MemoryPack', fields: { RoomName: { value: room.RoomName }, MaxPlayers: { value: room.MaxPlayers }, FetchCachedEventsDelay: { value: room.FetchCachedEventsDelay } } } }
+  }
+  const data = Array.from({ length: dataSize }, (_, j) => (repetitive ? (j >> 4) & 0xff : int(256)))
+  const ev = { RoomId: int(2 ** 32), EventId: int(256), DeliveryMethod: int(4), Tag: int(256), IsCached: int(2) === 1, UniqueId: int(2 ** 32), Data: data }
+  return {
+    bytes: envelope(60406, callbackId, writeModel(new MpWriter(), 'RoomEventData', ev).done()),
+    sent: { msgId: 60406, callbackId, codec: 'MemoryPack', fields: { EventId: { value: ev.EventId }, Tag: { value: ev.Tag }, IsCached: { value: ev.IsCached }, Data: { value: Buffer.from(data).toString('hex') } } }
+  }
+}
 
 /** ENet 1.3.5's default MTU is 1400: fragments carry 1400 - 4 (header) - 24 (SEND_FRAGMENT) bytes. */
 const FRAGMENT_SIZE = 1400 - 4 - 24
@@ -23,6 +64,7 @@ interface Sent {
   kind: string
   flags: number
   bytes: Buffer
+  fignet: FigNetSent
   /** What ENet's enet_peer_send makes of it (fignet-transports-and-codecs.md §4.1). */
   delivery: 'Reliable' | 'Unreliable' | 'Unsequenced'
   fragments: number
@@ -81,13 +123,15 @@ async function liveSession(seed: number, opts: { compression?: boolean; count: n
       const k = kinds[i < kinds.length ? i : int(kinds.length)]
       const from = rand() < 0.6 ? 'client' : 'server'
       const size = k.large ? FRAGMENT_SIZE + 1 + int(5000) : int(200)
-      // A plausible FigNet envelope (u16 LE message id, callbackId byte), then seeded bytes; repetitive when compressing.
-      const body = Array.from({ length: size }, (_, j) => (opts.compression ? (j >> 4) & 0xff : int(256)))
-      const bytes = Buffer.from(envelope(60000 + int(500), int(128), body))
+      // A randomised FigNet message; its event data repetitive when compressing.
+      // Payloads are matched by their bytes: draw again until this one is new.
+      let msg = figNetMessage(int, size, !!opts.compression, from === 'client')
+      while (sent.some((x) => x.bytes.equals(Buffer.from(msg.bytes)))) msg = figNetMessage(int, size, !!opts.compression, from === 'client')
+      const bytes = Buffer.from(msg.bytes)
       const channel = int(4)
       const fragments = bytes.length > FRAGMENT_SIZE ? Math.ceil(bytes.length / FRAGMENT_SIZE) : 1
       const delivery = fragments > 1 ? (k.flags === F.UNRELIABLE_FRAGMENT ? 'Unreliable' : 'Reliable') : k.flags & F.RELIABLE ? 'Reliable' : k.flags & F.UNSEQUENCED ? 'Unsequenced' : 'Unreliable'
-      sent.push({ from, channel, kind: k.kind, flags: k.flags, bytes, delivery, fragments })
+      sent.push({ from, channel, kind: k.kind, flags: k.flags, bytes, fignet: msg.sent, delivery, fragments })
       ;(from === 'client' ? clientPeer : serverPeer).send(channel, new enet.Packet(bytes, k.flags))
       await sleep(4)
     }
@@ -159,6 +203,20 @@ describe('live: npm enet (ENet 1.3.5) peers on loopback, captured by tshark', ()
       for (const a of acks) expect(payloadOf(a).enet.acknowledges, a.summary).toBeDefined()
       expect(run.messages.some((m) => m.name === 'DISCONNECT')).toBe(true)
       expect(run.messages.filter((m) => m.name === 'Incomplete fragmented payload')).toEqual([])
+
+      // Through the whole engine with the real FigNet decoder: every message decodes to what was encoded.
+      const full = decodeFile(s.file)
+      expect(full.conversations).toHaveLength(1)
+      expect(full.conversations[0].stack).toEqual(['udp', 'enet', 'fignet'])
+      for (const x of s.sent) {
+        const what = `${x.kind} msg ${x.fignet.msgId} ch${x.channel} from ${x.from}`
+        const m = full.messages.find((d) => d.sources.some((src) => hex(src.bytes).includes(x.bytes.toString('hex'))) && (d.value as { msgId?: number }).msgId === x.fignet.msgId && !(d.value as { enet?: { retransmissionOf?: number } }).enet?.retransmissionOf)
+        expect(m, what).toBeDefined()
+        expect(m!.error, what).toBeNull()
+        expect(m!.direction, what).toBe(x.from === 'client' ? 'c2s' : 's2c')
+        const v = JSON.parse(messageText(m!)).value
+        expect(v, what).toMatchObject({ msgId: x.fignet.msgId, callbackId: x.fignet.callbackId, codec: x.fignet.codec, channel: x.channel, delivery: x.delivery, payload: x.fignet.fields })
+      }
     } finally {
       rmSync(s.file, { force: true })
     }
