@@ -140,3 +140,15 @@ export class ProtocolRegistry {
     return needMore ? { needMore: true } : undefined
   }
 }
+
+/**
+ * Where a datagram-style PDU's bytes live for field ranges: inside the draft's source the lower layer gave
+ * (a WebSocket frame's payload), or, when they are not there (e.g. inflated), in a new source of their own.
+ */
+export function pduBytes(pdu: Pdu, sourceName = 'Payload'): { bytes: Uint8Array; source: number; start: number; end: number } {
+  const held = pdu.draft.sources[pdu.source]
+  if (held && pdu.offset >= 0 && pdu.offset + pdu.bytes.length <= held.bytes.length) {
+    return { bytes: held.bytes, source: pdu.source, start: pdu.offset, end: pdu.offset + pdu.bytes.length }
+  }
+  return { bytes: pdu.bytes, source: pdu.draft.addSource(sourceName, pdu.bytes), start: 0, end: pdu.bytes.length }
+}

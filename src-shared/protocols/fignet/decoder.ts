@@ -6,7 +6,7 @@
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import type { MessageDraft } from '../../bytes/tree'
 import type { CarriedDecoder, CarriedPayload, CarriedResult } from '../carried'
-import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
+import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { EnetTransport } from '../enet/decoder'
 import { probeEnet } from '../enet/variant'
 import { LiteNetLibTransport } from '../litenetlib/decoder'
@@ -74,16 +74,8 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   private wsMessage(pdu: Pdu, emit: Emit): void {
     this.transportName = 'WebSocket'
     this.clientDir ??= 'a2b' // the side that sent the upgrade request
-    const held = pdu.draft.sources[pdu.source]
-    let source = pdu.source
-    let start = pdu.offset
-    let bytes = held?.bytes
-    if (!bytes || start + pdu.bytes.length > bytes.length) {
-      source = pdu.draft.addSource('WebSocket message', pdu.bytes)
-      bytes = pdu.bytes
-      start = 0
-    }
-    const r = new FieldReader(bytes, pdu.draft.tree, source, start, start + pdu.bytes.length)
+    const at = pduBytes(pdu, 'WebSocket message')
+    const r = new FieldReader(at.bytes, pdu.draft.tree, at.source, at.start, at.end)
     const frame = pdu.frames[pdu.frames.length - 1]
     const res = this.decode(r, pdu.draft, { dir: pdu.dir, channel: 0, delivery: 'Reliable', frame, time: pdu.time })
     if (res.error && pdu.draft.error === null) pdu.draft.error = res.error.message

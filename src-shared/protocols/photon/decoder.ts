@@ -6,7 +6,7 @@ import { DecodeError, FieldReader } from '../../bytes/reader'
 import { MessageDraft, TreeBuilder } from '../../bytes/tree'
 import type { KeyEntry } from '../../keys/keyfile'
 import type { ByteStream } from '../../net/byte-stream'
-import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
+import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { aesKeyFromSecret, matchPrivateExponent, sharedSecret } from './crypto'
 import type { GpVersion } from './gpbinary'
 import { decodePhotonMessage, MSG, type MessageResult, type MessageSession, type PhotonAesKey, type PhotonMessageValue } from './message'
@@ -148,16 +148,8 @@ export class PhotonDecoder implements ProtocolDecoder {
 
   private wsMessage(pdu: Pdu, emit: Emit): void {
     this.session.onSubprotocol(this.ctx.websocket?.protocol)
-    const held = pdu.draft.sources[pdu.source]
-    let source = pdu.source
-    let start = pdu.offset
-    let bytes = held?.bytes
-    if (!bytes || start + pdu.bytes.length > bytes.length) {
-      source = pdu.draft.addSource('WebSocket message', pdu.bytes)
-      bytes = pdu.bytes
-      start = 0
-    }
-    const r = new FieldReader(bytes, pdu.draft.tree, source, start, start + pdu.bytes.length)
+    const at = pduBytes(pdu, 'WebSocket message')
+    const r = new FieldReader(at.bytes, pdu.draft.tree, at.source, at.start, at.end)
     const res = this.message(r, pdu.draft, pdu.dir, pdu.frames[pdu.frames.length - 1], pdu.time)
     this.out(emit, pdu.dir, pdu.frames, pdu.time, pdu.stack, pdu.draft, res.name, res.summary, res.value, res.error)
   }

@@ -4,7 +4,7 @@
 import { MessageDraft } from '../../bytes/tree'
 import type { KeyEntry } from '../../keys/keyfile'
 import type { ByteStream } from '../../net/byte-stream'
-import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
+import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { F, F_ROOT } from './fields'
 import { arraySource, parseHeader, plausiblePacketAt, uncountedZstdPrefix } from './framing'
 import { decodePacket, emptyValue, type PacketContext, type PacketInput, type PacketOutput } from './packet'
@@ -100,19 +100,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   // ---- WebSocket: one packet per message ----
 
   datagram(pdu: Pdu, emit: Emit): void {
-    let source = pdu.source
-    let bytes: Uint8Array
-    let start: number
-    const held = pdu.draft.sources[pdu.source]
-    if (held && pdu.offset + pdu.bytes.length <= held.bytes.length) {
-      bytes = held.bytes
-      start = pdu.offset
-    } else {
-      source = pdu.draft.addSource('Payload', pdu.bytes)
-      bytes = pdu.bytes
-      start = 0
-    }
-    const end = start + pdu.bytes.length
+    const { bytes, source, start, end } = pduBytes(pdu)
     let extra = 0
     const hr = parseHeader(arraySource(bytes, start, end), 0, false)
     if (hr.kind === 'ok' && end - start === hr.header.headerSize + hr.header.length + 4) {
