@@ -1,75 +1,313 @@
-// The typed API the renderer talks to. The Electron preload implements it over IPC now; a WebSocket
-// client for `gamewire serve` will implement the same interface later. Only plain, structured-clone
-// friendly data crosses it.
+// The typed API the renderer talks to. Two transports implement it: the Electron preload over IPC and a
+// WebSocket client for `gamewire serve`; both end in the same host-side session (src-main/host/).
+// Everything that crosses it is plain JSON (no bigint, no Uint8Array, no Map), so both transports carry it
+// unchanged. Arguments are checked on the host side by src-shared/api-validate.ts.
 
-import type { ConversationInfo } from './model/types'
+import type { ConversationInfo, Direction } from './model/types'
+import type { FieldType } from './bytes/fields'
 
-/** What opening a capture produced: the whole-file numbers and one row per conversation. */
-export interface CaptureSummary {
-  /** Path of the capture file that was opened. */
-  file: string
+// ---- session ----
+
+export type SourceInfo =
+  | { kind: 'file'; /** Absolute path on the host. */ path: string; /** Base name for display. */ file: string; bytes: number }
+  | { kind: 'interface'; name: string }
+
+/** Live-capture state shown in the status bar. Live capture itself is driven by src-main/capture/. */
+export interface CaptureStatus {
+  state: 'off' | 'starting' | 'capturing' | 'stopping' | 'error'
+  interface?: string
+  filter?: string
+  frames?: number
+  /** Packets dropped by the kernel / libpcap buffer. */
+  dropped?: number
+  /** Packets dropped by the interface. */
+  ifDropped?: number
+  error?: string
+}
+
+export interface CaptureOptions {
+  interface: string
+  /** libpcap (BPF) capture filter. */
+  filter?: string
+}
+
+export interface SessionStatus {
+  /** Increments every time the message index is rebuilt (open, keys, decode-as): cached rows are stale. */
+  generation: number
+  source: SourceInfo | null
+  phase: 'empty' | 'opening' | 'ready' | 'error'
+  /** Read progress while opening, in bytes. */
+  progress: { bytes: number; total: number } | null
   frames: number
   messages: number
-  conversations: ConversationInfo[]
+  /** Epoch seconds of the earliest message (the origin of relative times), null before the first. */
+  timeOrigin: number | null
+  /** Messages with a decode error. */
+  errors: number
+  /** Messages with warnings. */
+  warned: number
   warnings: string[]
+  linkTypes: string[]
+  conversations: number
+  captureState: CaptureStatus
+  keys: number
+  decodeAs: DecodeAsRule[]
+  error: string | null
 }
 
-/** Progress of reading a capture file, in bytes. */
-export interface CaptureProgress {
-  bytes: number
+export interface DecodeAsRule {
+  /** Conversation id, or an endpoint `ip:port` that either side of the conversation has. */
+  match: number | string
+  /** Protocol id (`photon`, `sfs2x`, `fignet`) or `unknown` to switch detection off. */
+  protocol: string
+}
+
+// ---- fields and filters ----
+
+export interface FieldInfo {
+  key: string
+  name: string
+  type: FieldType
+  /** Named values of integer fields, for autocomplete (`RaiseEvent` -> 253). */
+  names?: Record<string, string>
+}
+
+export type FilterCheck =
+  | { ok: true; fields: string[] }
+  | { ok: false; message: string; start: number; end: number }
+
+// ---- timeline ----
+
+/** Columns every row has; any field key may be added as an extra column. */
+export const BUILTIN_COLUMNS = ['id', 'time', 'conversation', 'direction', 'protocol', 'name', 'length', 'summary'] as const
+export type BuiltinColumn = (typeof BUILTIN_COLUMNS)[number]
+
+export interface SortSpec {
+  /** A builtin column or an extra column's field key. */
+  column: string
+  desc: boolean
+}
+
+export interface ViewSpec {
+  /** Display filter; empty shows every message. */
+  filter: string
+  sort: SortSpec | null
+  /** Extra columns: field keys whose values are shown per row. */
+  columns: string[]
+}
+
+export interface ViewInfo {
+  id: number
+  generation: number
+  filter: string
+  sort: SortSpec | null
+  columns: string[]
+  /** Rows in the view so far. */
+  count: number
+  /** Messages in the capture. */
   total: number
+  state: 'running' | 'done' | 'superseded' | 'error'
+  /** 0..1 while running. */
+  progress: number
+  error: string | null
 }
 
-export interface InspectorApi {
-  /** Opens and summarizes a capture file. Without a path, opens the bundled demo capture. */
-  openCapture(path?: string): Promise<CaptureSummary>
-  /** The summary of the capture currently open (waiting for one being opened), or null if none. */
-  getSummary(): Promise<CaptureSummary | null>
-  /** Subscribes to read progress of the capture being opened. Returns the unsubscribe function. */
-  onProgress(cb: (progress: CaptureProgress) => void): () => void
+export interface TimelineRow {
+  id: number
+  conversation: number
+  direction: Direction
+  firstFrame: number
+  lastFrame: number
+  /** Epoch seconds. */
+  time: number
+  protocol: string
+  name: string
+  summary: string
+  length: number
+  error: boolean
+  warning: boolean
+  /** Values of the view's extra columns, in order ('' when the field does not occur). */
+  cells: string[]
 }
 
-/** IPC channel names shared by the Electron main process and the preload. */
-export const IPC_CHANNELS = {
-  openCapture: 'gamewire:open-capture',
-  getSummary: 'gamewire:get-summary',
-  /** main -> renderer event carrying a CaptureProgress. */
-  progress: 'gamewire:progress'
-} as const
-
-/** The channels the main process answers with `ipcMain.handle` (renderer -> main requests). */
-export const INVOKE_CHANNELS = [IPC_CHANNELS.openCapture, IPC_CHANNELS.getSummary] as const
-
-export type InvokeChannel = (typeof INVOKE_CHANNELS)[number]
-
-export const MAX_PATH_LENGTH = 4096
-
-/**
- * Validates the arguments of `openCapture` as received from the untrusted side of the API.
- * Accepts no argument, a single `undefined`, or a single non-empty string of at most
- * MAX_PATH_LENGTH characters without NUL bytes. Throws on anything else.
- */
-export function validateOpenCaptureArgs(args: unknown[]): { path?: string } {
-  if (!Array.isArray(args)) throw new TypeError('openCapture: arguments must be an array')
-  if (args.length > 1) throw new TypeError(`openCapture: expected at most 1 argument, got ${args.length}`)
-  const path = args[0]
-  if (path === undefined) return {}
-  if (typeof path !== 'string') throw new TypeError(`openCapture: path must be a string, got ${describe(path)}`)
-  if (path.length === 0) throw new TypeError('openCapture: path must not be empty')
-  if (path.length > MAX_PATH_LENGTH) throw new TypeError(`openCapture: path longer than ${MAX_PATH_LENGTH} characters`)
-  if (path.includes('\0')) throw new TypeError('openCapture: path must not contain NUL bytes')
-  return { path }
+export interface RowBatch {
+  viewId: number
+  start: number
+  rows: TimelineRow[]
 }
 
-/** Validates that a request which takes no arguments got none. Throws otherwise. */
-export function validateNoArgs(name: string, args: unknown[]): void {
-  if (!Array.isArray(args) || args.length !== 0) {
-    throw new TypeError(`${name}: expected no arguments`)
+// ---- message detail ----
+
+export interface TreeNode {
+  key: string
+  label: string
+  type: string
+  /** JSON-safe value: 64-bit integers as decimal strings, bytes as lowercase hex. */
+  value?: string | number | boolean | null
+  source?: number
+  start?: number
+  length?: number
+  children: TreeNode[]
+}
+
+export interface MessageDetail {
+  id: number
+  conversation: number
+  direction: Direction
+  frames: number[]
+  time: number
+  protocol: string
+  stack: string[]
+  name: string
+  summary: string
+  tree: TreeNode[]
+  sources: { name: string; hex: string }[]
+  /** The typed value as indented JSON text (object keys in wire order). */
+  valueJson: string
+  warnings: string[]
+  error: string | null
+}
+
+// ---- keys ----
+
+export interface KeyInfo {
+  /** The key-file line (also what removeKey takes). */
+  line: string
+  type: string
+  conversation: string
+  direction?: string
+  /** Conversations of the open capture this key applies to. */
+  covers: number[]
+}
+
+export interface KeyChange {
+  added: number
+  removed: number
+  warnings: string[]
+  /** Conversations re-decoded because of the change. */
+  redecoded: number[]
+  keys: KeyInfo[]
+}
+
+// ---- statistics ----
+
+export interface CaptureStatistics {
+  /** Messages per time bucket: bucket i covers [start + i*step, start + (i+1)*step). */
+  timeline: { start: number; step: number; counts: number[] }
+  byName: { protocol: string; name: string; count: number }[]
+  byProtocol: { protocol: string; count: number }[]
+  byConversation: { id: number; client: string; server: string; protocol: string; frames: number; bytes: number; messages: number }[]
+}
+
+// ---- long jobs (export) ----
+
+export type ExportFormat = 'json' | 'ndjson' | 'pcapng'
+export type ExportScope = 'all' | 'filtered' | 'selected'
+
+export interface ExportRequest {
+  format: ExportFormat
+  scope: ExportScope
+  /** Message ids for scope 'selected'. */
+  ids?: number[]
+  /** Write the keys in use into a JSON export (off unless asked). */
+  includeKeys?: boolean
+}
+
+export interface JobInfo {
+  id: number
+  kind: 'export'
+  state: 'running' | 'done' | 'cancelled' | 'failed'
+  /** 0..1 */
+  progress: number
+  description: string
+  error?: string
+  result?: {
+    /** Where the host wrote the file (Electron). */
+    file?: string
+    /** Where the browser can fetch the file (serve). */
+    downloadUrl?: string
+    fileName: string
+    bytes: number
+    messages: number
+    frames: number
   }
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'array'
-  return typeof value
+// ---- events ----
+
+/** Actions the native menu asks the renderer to perform. */
+export type MenuAction = 'export-json' | 'export-pcapng' | 'keys' | 'statistics' | 'conversations' | 'focus-filter'
+
+export type InspectorEvent =
+  | { type: 'status'; status: SessionStatus }
+  | { type: 'view'; view: ViewInfo }
+  | { type: 'job'; job: JobInfo }
+  | { type: 'keys'; keys: KeyInfo[] }
+  | { type: 'menu'; action: MenuAction }
+
+// ---- the API ----
+
+/** Requests answered by the host session; the same names are the IPC channels and WebSocket methods. */
+export interface InspectorRequests {
+  /** Opens a capture file on the host. Without a path, opens the bundled demo capture. */
+  openCapture(path?: string): Promise<SessionStatus>
+  getStatus(): Promise<SessionStatus>
+  getConversations(): Promise<ConversationInfo[]>
+  /** Every field key the decoders know (autocomplete, column picker). */
+  getFields(): Promise<FieldInfo[]>
+  checkFilter(text: string): Promise<FilterCheck>
+  /** Sets the timeline's filter, sort and extra columns; resolves when the view is complete or superseded. */
+  setView(spec: ViewSpec): Promise<ViewInfo>
+  getRows(viewId: number, start: number, count: number): Promise<RowBatch>
+  /** Position of a message in a view, or -1. */
+  findRow(viewId: number, messageId: number): Promise<number>
+  /** The message's tree, data sources and value, decoded on demand. */
+  getMessage(id: number): Promise<MessageDetail>
+  setDecodeAs(rules: DecodeAsRule[]): Promise<SessionStatus>
+  listKeys(): Promise<KeyInfo[]>
+  /** Adds keys given as key-file text; re-decodes the conversations they cover. */
+  addKeys(text: string): Promise<KeyChange>
+  removeKey(line: string): Promise<KeyChange>
+  /** The keys as key-file text. */
+  exportKeys(): Promise<string>
+  getStats(): Promise<CaptureStatistics>
+  startExport(request: ExportRequest): Promise<JobInfo>
+  cancelJob(id: number): Promise<void>
+  startCapture(options: CaptureOptions): Promise<CaptureStatus>
+  stopCapture(): Promise<CaptureStatus>
 }
+
+export type RequestName = keyof InspectorRequests
+
+export interface InspectorApi extends InspectorRequests {
+  readonly shell: 'electron' | 'browser'
+  /** Subscribes to session events. Returns the unsubscribe function. */
+  onEvent(cb: (event: InspectorEvent) => void): () => void
+  /** Electron only: the native open dialog, then opens the chosen file (null when cancelled). */
+  chooseCapture?(): Promise<SessionStatus | null>
+  /** Electron only: the host path of a file dropped on the window. */
+  pathForFile?(file: File): string
+}
+
+/** Every request name, in one place for the transports. */
+export const REQUEST_NAMES: readonly RequestName[] = [
+  'openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow',
+  'getMessage', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
+  'cancelJob', 'startCapture', 'stopCapture'
+]
+
+/** IPC channel of a request (renderer -> main, ipcMain.handle). */
+export function requestChannel(name: RequestName): string {
+  return `gamewire:${name}`
+}
+
+/** IPC channels outside the request table. */
+export const IPC_CHANNELS = {
+  /** main -> renderer: one InspectorEvent. */
+  event: 'gamewire:event',
+  /** renderer -> main: native open dialog. */
+  chooseCapture: 'gamewire:chooseCapture'
+} as const
+
+/** Largest number of rows one getRows call returns. */
+export const MAX_ROWS_PER_REQUEST = 5000

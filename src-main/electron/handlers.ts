@@ -1,15 +1,20 @@
 // The Electron main process's logic, kept free of the 'electron' import so it can be unit-tested:
 // every Electron object it touches comes in as a parameter and is typed structurally.
 
-import { isAbsolute, resolve } from 'node:path'
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import {
   IPC_CHANNELS,
-  validateNoArgs,
-  validateOpenCaptureArgs,
-  type CaptureProgress,
-  type CaptureSummary,
-  type InvokeChannel
+  REQUEST_NAMES,
+  requestChannel,
+  type ExportRequest,
+  type InspectorRequests,
+  type MenuAction,
+  type RequestName,
+  type SessionStatus
 } from '../../src-shared/api'
+import { MAX_PATH_LENGTH, validateRequest } from '../../src-shared/api-validate'
+import type { ExportTarget } from '../host/session-core'
 
 // ---- structural stand-ins for the Electron types used here ----
 
@@ -36,14 +41,13 @@ export interface WebContentsLike {
 /** BrowserWindow options: isolated, sandboxed renderer without Node, shown once painted. */
 export function windowOptions(preloadPath: string) {
   return {
-    width: 1280,
-    height: 800,
-    minWidth: 640,
-    minHeight: 400,
+    width: 1400,
+    height: 880,
+    minWidth: 760,
+    minHeight: 480,
     show: false,
     title: 'gamewire',
-    backgroundColor: '#15171c',
-    autoHideMenuBar: true,
+    backgroundColor: '#121418',
     webPreferences: {
       preload: preloadPath,
       contextIsolation: true,
@@ -65,99 +69,197 @@ export function hardenWebContents(contents: WebContentsLike): void {
   contents.setWindowOpenHandler(() => ({ action: 'deny' }))
 }
 
-// ---- capture state ----
-
-export interface CaptureControllerDeps {
-  summarize: (path: string, onProgress?: (p: CaptureProgress) => void) => Promise<CaptureSummary>
-  demoCapturePath: () => string
-  /** Forwards read progress of the newest open to the renderer. */
-  sendProgress?: (p: CaptureProgress) => void
-}
-
-export interface CaptureController {
-  /** Opens `path`, or the demo capture without one. The newest open wins. */
-  open(path?: string): Promise<CaptureSummary>
-  /**
-   * The summary of the newest open: waits for it if it is in flight, rejects with its error if it
-   * failed, null if nothing was opened yet.
-   */
-  summary(): Promise<CaptureSummary | null>
-}
-
-export function createCaptureController(deps: CaptureControllerDeps): CaptureController {
-  let current: CaptureSummary | null = null
-  let failure: { error: unknown } | null = null
-  let pending: Promise<CaptureSummary> | null = null
-  let latest = 0
-
-  return {
-    open(path) {
-      const id = ++latest
-      const target = path ?? deps.demoCapturePath()
-      const onProgress = (p: CaptureProgress): void => {
-        if (id === latest) deps.sendProgress?.({ bytes: p.bytes, total: p.total })
-      }
-      const run = deps.summarize(target, onProgress).then(
-        (summary) => {
-          if (id === latest) {
-            current = summary
-            failure = null
-          }
-          return summary
-        },
-        (error: unknown) => {
-          if (id === latest) {
-            current = null
-            failure = { error }
-          }
-          throw error
-        }
-      )
-      pending = run
-      const settle = (): void => {
-        if (pending === run) pending = null
-      }
-      run.then(settle, settle)
-      return run
-    },
-
-    async summary() {
-      if (pending) await pending
-      if (failure) throw failure.error
-      return current
-    }
-  }
-}
-
 // ---- IPC ----
 
+export interface HandlerDeps {
+  session: InspectorRequests
+  /** Only the app's own window may call the API. */
+  isTrustedSender?: (event: InvokeEventLike) => boolean
+  /** Native open dialog; resolves with a path or null. */
+  chooseCaptureFile?: () => Promise<string | null>
+  /** Told about every capture opened (Open recent). */
+  onOpened?: (path: string) => void
+}
+
 /**
- * The handler for every invoke channel. Each checks the sender (when a check is given) and validates
- * its arguments before anything reaches the capture controller.
+ * The handler of every request channel, plus the open dialog. Each checks the sender and validates its
+ * arguments (src-shared/api-validate.ts) before anything reaches the session.
  */
-export function buildHandlers(
-  controller: CaptureController,
-  isTrustedSender: (event: InvokeEventLike) => boolean = () => true
-): Record<InvokeChannel, InvokeHandler> {
+export function buildHandlers(deps: HandlerDeps): Record<string, InvokeHandler> {
+  const trusted = deps.isTrustedSender ?? (() => true)
   const checkSender = (event: InvokeEventLike, name: string): void => {
-    if (!isTrustedSender(event)) throw new Error(`${name}: request from an untrusted sender`)
+    if (!trusted(event)) throw new Error(`${name}: request from an untrusted sender`)
   }
-  return {
-    [IPC_CHANNELS.openCapture]: async (event, ...args) => {
-      checkSender(event, 'openCapture')
-      const { path } = validateOpenCaptureArgs(args)
-      return controller.open(path)
-    },
-    [IPC_CHANNELS.getSummary]: async (event, ...args) => {
-      checkSender(event, 'getSummary')
-      validateNoArgs('getSummary', args)
-      return controller.summary()
+  const table: Record<string, InvokeHandler> = {}
+  for (const name of REQUEST_NAMES) {
+    table[requestChannel(name)] = async (event, ...args) => {
+      checkSender(event, name)
+      const valid = validateRequest(name, args) as unknown[]
+      const fn = deps.session[name] as (...a: unknown[]) => Promise<unknown>
+      const result = await fn.apply(deps.session, valid)
+      if (name === 'openCapture') {
+        const status = result as SessionStatus
+        if (status.source?.kind === 'file') deps.onOpened?.(status.source.path)
+      }
+      return result
+    }
+  }
+  table[IPC_CHANNELS.chooseCapture] = async (event, ...args) => {
+    checkSender(event, 'chooseCapture')
+    if (args.length !== 0) throw new TypeError('chooseCapture: expected no arguments')
+    const path = await deps.chooseCaptureFile?.()
+    if (!path) return null
+    const status = await deps.session.openCapture(path)
+    deps.onOpened?.(path)
+    return status
+  }
+  return table
+}
+
+export function registerHandlers(ipcMain: IpcMainLike, table: Record<string, InvokeHandler>): void {
+  for (const [channel, handler] of Object.entries(table)) ipcMain.handle(channel, handler)
+}
+
+/** Every channel the main process answers. */
+export function handledChannels(): string[] {
+  return [...REQUEST_NAMES.map((n: RequestName) => requestChannel(n)), IPC_CHANNELS.chooseCapture]
+}
+
+// ---- exports ----
+
+export interface SaveDialogLike {
+  (options: { title: string; defaultPath: string; filters: { name: string; extensions: string[] }[] }): Promise<{ canceled: boolean; filePath?: string }>
+}
+
+/** Export destinations in Electron: a native save dialog, in the last folder used. */
+export function electronExportTarget(showSaveDialog: SaveDialogLike, defaultDir: () => string) {
+  let lastDir: string | undefined
+  return async (request: ExportRequest, suggestedName: string): Promise<ExportTarget | null> => {
+    const pcapng = request.format === 'pcapng'
+    const r = await showSaveDialog({
+      title: pcapng ? 'Save frames as pcapng' : 'Export decoded JSON',
+      defaultPath: join(lastDir ?? defaultDir(), suggestedName),
+      filters: pcapng ? [{ name: 'pcapng capture', extensions: ['pcapng'] }] : [{ name: 'Decoded JSON', extensions: [request.format] }]
+    })
+    if (r.canceled || !r.filePath) return null
+    lastDir = dirname(r.filePath)
+    return { path: r.filePath, fileName: basename(r.filePath) }
+  }
+}
+
+// ---- recent files ----
+
+export const MAX_RECENT = 10
+
+/** "Open recent": the last opened capture files, newest first, kept in a JSON file. */
+export class RecentFiles {
+  private items: string[] = []
+
+  constructor(private readonly file: string) {
+    try {
+      const data: unknown = JSON.parse(readFileSync(file, 'utf8'))
+      if (Array.isArray(data)) {
+        this.items = data.filter((p): p is string => typeof p === 'string' && p.length > 0 && p.length <= MAX_PATH_LENGTH).slice(0, MAX_RECENT)
+      }
+    } catch {
+      // none yet, or unreadable: start empty
+    }
+  }
+
+  list(): string[] {
+    return [...this.items]
+  }
+
+  add(path: string): void {
+    this.items = [path, ...this.items.filter((p) => p !== path)].slice(0, MAX_RECENT)
+    try {
+      mkdirSync(dirname(this.file), { recursive: true })
+      writeFileSync(this.file, JSON.stringify(this.items, null, 1))
+    } catch {
+      // recent files are a convenience; never fail an open because of them
+    }
+  }
+
+  clear(): void {
+    this.items = []
+    try {
+      writeFileSync(this.file, '[]')
+    } catch {
+      // see add()
     }
   }
 }
 
-export function registerHandlers(ipcMain: IpcMainLike, table: Record<InvokeChannel, InvokeHandler>): void {
-  for (const [channel, handler] of Object.entries(table)) ipcMain.handle(channel, handler)
+// ---- menu ----
+
+/** What the menu items do; main.ts supplies Electron-backed implementations. */
+export interface MenuActions {
+  open(): void
+  openRecent(path: string): void
+  clearRecent(): void
+  /** Actions the renderer carries out (it knows the filter and the selection). */
+  renderer(action: MenuAction): void
+  startCapture(): void
+  stopCapture(): void
+  quit(): void
+}
+
+/** A plain menu template (Menu.buildFromTemplate input) without Electron types. */
+export interface MenuItemSpec {
+  label?: string
+  role?: string
+  type?: 'separator' | 'submenu'
+  accelerator?: string
+  enabled?: boolean
+  click?: () => void
+  submenu?: MenuItemSpec[]
+}
+
+export function menuTemplate(actions: MenuActions, state: { recent: string[]; capturing: boolean; isMac: boolean }): MenuItemSpec[] {
+  const sep: MenuItemSpec = { type: 'separator' }
+  const recent: MenuItemSpec[] = state.recent.length
+    ? [...state.recent.map((p) => ({ label: p, click: () => actions.openRecent(p) })), sep, { label: 'Clear Recent', click: () => actions.clearRecent() }]
+    : [{ label: 'No recent captures', enabled: false }]
+  const file: MenuItemSpec = {
+    label: 'File',
+    submenu: [
+      { label: 'Open…', accelerator: 'CmdOrCtrl+O', click: () => actions.open() },
+      { label: 'Open Recent', submenu: recent },
+      sep,
+      { label: 'Save Filtered as pcapng…', accelerator: 'CmdOrCtrl+S', click: () => actions.renderer('export-pcapng') },
+      { label: 'Export Decoded JSON…', accelerator: 'CmdOrCtrl+E', click: () => actions.renderer('export-json') },
+      sep,
+      { label: 'Keys…', accelerator: 'CmdOrCtrl+K', click: () => actions.renderer('keys') },
+      sep,
+      state.isMac ? { role: 'close' } : { label: 'Quit', accelerator: 'CmdOrCtrl+Q', click: () => actions.quit() }
+    ]
+  }
+  const capture: MenuItemSpec = {
+    label: 'Capture',
+    submenu: [
+      { label: 'Start Capture…', enabled: !state.capturing, click: () => actions.startCapture() },
+      { label: 'Stop Capture', enabled: state.capturing, click: () => actions.stopCapture() }
+    ]
+  }
+  const view: MenuItemSpec = {
+    label: 'View',
+    submenu: [
+      { label: 'Focus Filter', accelerator: 'CmdOrCtrl+F', click: () => actions.renderer('focus-filter') },
+      { label: 'Conversations', click: () => actions.renderer('conversations') },
+      { label: 'Statistics', click: () => actions.renderer('statistics') },
+      sep,
+      { role: 'resetZoom' },
+      { role: 'zoomIn' },
+      { role: 'zoomOut' },
+      sep,
+      { role: 'togglefullscreen' },
+      { role: 'toggleDevTools' }
+    ]
+  }
+  const edit: MenuItemSpec = { label: 'Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, sep, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] }
+  const template = [file, edit, view, capture]
+  if (state.isMac) template.unshift({ label: 'gamewire', submenu: [{ role: 'about' }, sep, { role: 'quit' }] })
+  return template
 }
 
 // ---- command line ----
@@ -196,7 +298,7 @@ export function resolveInitialCapture(
   if (arg === undefined) return { path: undefined }
   const path = isAbsolute(arg) ? arg : resolve(opts.cwd, arg)
   try {
-    validateOpenCaptureArgs([path])
+    validateRequest('openCapture', [path])
     if (opts.isFile(path)) return { path }
   } catch {
     // invalid or unreadable: fall through to the demo capture

@@ -1,17 +1,21 @@
-// Electron main process: one hardened window, the InspectorApi over IPC, and the capture given on the
-// command line (or the demo capture). The logic lives in ./handlers.ts; this file wires it to Electron.
+// Electron main process: one hardened window, the native menu, the InspectorApi over IPC backed by the
+// host session (decoding on a worker thread), keys persisted in the user-data folder, and the capture
+// given on the command line (or the demo capture). The logic lives in ./handlers.ts; this file wires it.
 
 import { statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { app, BrowserWindow, ipcMain, session } from 'electron'
-import { IPC_CHANNELS } from '../../src-shared/api'
+import { app, BrowserWindow, dialog, ipcMain, Menu, session } from 'electron'
+import { IPC_CHANNELS, type InspectorEvent, type MenuAction } from '../../src-shared/api'
+import { InspectorSession } from '../host/inspector-session'
 import { demoCapturePath } from '../host/paths'
-import { summarizeCapture } from '../host/summarize'
+import { RENDERER_CSP } from '../host/renderer-files'
 import {
+  RecentFiles,
   buildHandlers,
-  createCaptureController,
+  electronExportTarget,
   hardenWebContents,
+  menuTemplate,
   registerHandlers,
   resolveInitialCapture,
   windowOptions
@@ -20,6 +24,7 @@ import {
 const here = dirname(fileURLToPath(import.meta.url))
 
 let mainWindow: BrowserWindow | null = null
+let capturing = false
 
 function isFile(path: string): boolean {
   try {
@@ -28,6 +33,11 @@ function isFile(path: string): boolean {
     return false
   }
 }
+
+const CAPTURE_FILTERS = [
+  { name: 'Captures', extensions: ['pcapng', 'pcap', 'cap'] },
+  { name: 'All files', extensions: ['*'] }
+]
 
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow(windowOptions(join(here, '../preload/preload.cjs')))
@@ -41,43 +51,107 @@ function createWindow(): BrowserWindow {
   return win
 }
 
+function send(event: InspectorEvent): void {
+  mainWindow?.webContents.send(IPC_CHANNELS.event, event)
+}
+
 async function main(): Promise<void> {
-  const controller = createCaptureController({
-    summarize: summarizeCapture,
+  const userData = app.getPath('userData')
+  const recent = new RecentFiles(join(userData, 'recent.json'))
+  const inspector = new InspectorSession({
+    keysDir: userData,
     demoCapturePath,
-    sendProgress: (p) => mainWindow?.webContents.send(IPC_CHANNELS.progress, p)
+    exportTarget: electronExportTarget(
+      (options) => (mainWindow ? dialog.showSaveDialog(mainWindow, options) : dialog.showSaveDialog(options)),
+      () => app.getPath('documents')
+    )
   })
-  // Only our own window may call the API.
+  inspector.onEvent((e) => {
+    if (e.type === 'status') {
+      const now = e.status.captureState.state === 'capturing'
+      if (now !== capturing) {
+        capturing = now
+        buildMenu()
+      }
+    }
+    send(e)
+  })
+
+  const chooseCaptureFile = async (): Promise<string | null> => {
+    const options = { title: 'Open capture', properties: ['openFile' as const], filters: CAPTURE_FILTERS }
+    const r = mainWindow ? await dialog.showOpenDialog(mainWindow, options) : await dialog.showOpenDialog(options)
+    return r.canceled ? null : (r.filePaths[0] ?? null)
+  }
+  const opened = (path: string): void => {
+    recent.add(path)
+    buildMenu()
+    app.addRecentDocument?.(path)
+  }
+  const openAndReport = (path: string): void => {
+    inspector.openCapture(path).then(
+      () => opened(path),
+      (err: Error) => dialog.showErrorBox('Could not open the capture', err.message)
+    )
+  }
+  const menuAction = (action: MenuAction): void => send({ type: 'menu', action })
+
+  function buildMenu(): void {
+    const template = menuTemplate(
+      {
+        open: () => void chooseCaptureFile().then((p) => p && openAndReport(p)),
+        openRecent: openAndReport,
+        clearRecent: () => {
+          recent.clear()
+          buildMenu()
+        },
+        renderer: menuAction,
+        // Live capture is owned by src-main/capture/; the session answers while it is not wired in.
+        startCapture: () => void inspector.startCapture({ interface: 'any' }).catch((e: Error) => dialog.showErrorBox('Live capture', e.message)),
+        stopCapture: () => void inspector.stopCapture().catch((e: Error) => dialog.showErrorBox('Live capture', e.message)),
+        quit: () => app.quit()
+      },
+      { recent: recent.list(), capturing, isMac: process.platform === 'darwin' }
+    )
+    Menu.setApplicationMenu(Menu.buildFromTemplate(template as Parameters<typeof Menu.buildFromTemplate>[0]))
+  }
+
   registerHandlers(
     ipcMain,
-    buildHandlers(controller, (event) => mainWindow !== null && event.sender === mainWindow.webContents)
+    buildHandlers({
+      session: inspector,
+      isTrustedSender: (event) => mainWindow !== null && event.sender === mainWindow.webContents,
+      chooseCaptureFile,
+      onOpened: opened
+    })
   )
 
   app.on('web-contents-created', (_event, contents) => hardenWebContents(contents))
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit()
   })
+  app.on('will-quit', () => void inspector.close())
 
   await app.whenReady()
 
   // The renderer needs no camera, microphone, notifications, geolocation...: refuse every permission
-  // request except writing to the clipboard (copy hex / JSON).
-  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) =>
-    callback(permission === 'clipboard-sanitized-write')
+  // request except writing to the clipboard (copy value / copy as filter).
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'clipboard-sanitized-write'))
+  session.defaultSession.webRequest?.onHeadersReceived((details, callback) =>
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [RENDERER_CSP] } })
   )
 
+  buildMenu()
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow()
   })
   mainWindow = createWindow()
 
   const initial = resolveInitialCapture(process.argv, { packaged: app.isPackaged, cwd: process.cwd(), isFile })
-  if (initial.missing !== undefined) {
-    console.warn(`gamewire: no such file: ${initial.missing}; opening the demo capture`)
-  }
-  controller.open(initial.path).catch((err: unknown) => {
-    console.error(`gamewire: could not open ${initial.path ?? 'the demo capture'}:`, err)
-  })
+  if (initial.missing !== undefined) console.warn(`gamewire: no such file: ${initial.missing}; opening the demo capture`)
+  inspector.openCapture(initial.path).then(
+    () => initial.path && opened(initial.path),
+    (err: unknown) => console.error(`gamewire: could not open ${initial.path ?? 'the demo capture'}:`, err)
+  )
 }
 
 /** Settles once the window exists and the first capture is being opened (used by the tests). */

@@ -1,20 +1,27 @@
 // Preload (built as CommonJS so it runs with sandbox: true). Exposes exactly the InspectorApi as
-// `window.api`; the renderer never sees ipcRenderer or IPC events.
+// `window.api`; the renderer never sees ipcRenderer or IPC events. Every request is one invoke channel,
+// validated again in the main process.
 
-import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron'
-import { IPC_CHANNELS, type CaptureProgress, type InspectorApi } from '../../src-shared/api'
+import { contextBridge, ipcRenderer, webUtils, type IpcRendererEvent } from 'electron'
+import { IPC_CHANNELS, REQUEST_NAMES, requestChannel, type InspectorApi, type InspectorEvent, type InspectorRequests } from '../../src-shared/api'
+
+const requests = {} as Record<string, (...args: unknown[]) => Promise<unknown>>
+for (const name of REQUEST_NAMES) {
+  requests[name] = (...args: unknown[]) => ipcRenderer.invoke(requestChannel(name), ...args)
+}
 
 const api: InspectorApi = {
-  openCapture: (path) =>
-    path === undefined ? ipcRenderer.invoke(IPC_CHANNELS.openCapture) : ipcRenderer.invoke(IPC_CHANNELS.openCapture, path),
-  getSummary: () => ipcRenderer.invoke(IPC_CHANNELS.getSummary),
-  onProgress: (cb) => {
-    const listener = (_event: IpcRendererEvent, progress: CaptureProgress): void => cb(progress)
-    ipcRenderer.on(IPC_CHANNELS.progress, listener)
+  ...(requests as unknown as InspectorRequests),
+  shell: 'electron',
+  onEvent: (cb) => {
+    const listener = (_event: IpcRendererEvent, e: InspectorEvent): void => cb(e)
+    ipcRenderer.on(IPC_CHANNELS.event, listener)
     return () => {
-      ipcRenderer.removeListener(IPC_CHANNELS.progress, listener)
+      ipcRenderer.removeListener(IPC_CHANNELS.event, listener)
     }
-  }
+  },
+  chooseCapture: () => ipcRenderer.invoke(IPC_CHANNELS.chooseCapture),
+  pathForFile: (file) => webUtils.getPathForFile(file)
 }
 
 contextBridge.exposeInMainWorld('api', api)

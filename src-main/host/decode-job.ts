@@ -12,6 +12,8 @@ export interface DecodeJob {
   decodeAs?: DecodeAsRule[]
   includeKeys?: boolean
   includeSourceBytes?: boolean
+  /** Only these message ids (the UI's "export selected"). */
+  ids?: number[]
 }
 
 /** Messages from the worker to its host. */

@@ -38,11 +38,17 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
       : undefined
   })
   io.write(writer.begin())
+  const only = job.ids ? new Set(job.ids) : undefined
+  let written = 0
   const session = new DecodeSession({
     keys,
     filter: job.filter,
     decodeAs: job.decodeAs,
-    onMessage: (m) => io.write(writer.message(m))
+    onMessage: (m) => {
+      if (only && !only.has(m.id)) return
+      written++
+      io.write(writer.message(m))
+    }
   })
   let bytes = 0
   let lastProgress = 0
@@ -63,8 +69,8 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   io.write(writer.end(
     { file: basename(job.file), frames: stats.frames, linkTypes: stats.linkTypes, warnings },
     session.engine.conversationList(),
-    { messages: session.matched, errors: stats.errors }
+    { messages: written, errors: stats.errors }
   ))
   await io.flush()
-  return { frames: stats.frames, messages: stats.messages, matched: session.matched, errors: stats.errors, warnings }
+  return { frames: stats.frames, messages: stats.messages, matched: written, errors: stats.errors, warnings }
 }

@@ -15,12 +15,12 @@ export class DecodeFailure extends Error {
 }
 
 /** The built worker script sits next to the entry that imports this module, or one folder up from a shared chunk. */
-export function workerScriptPath(): string {
+export function workerScriptPath(name = 'decode-worker.js'): string {
   const here = dirname(fileURLToPath(import.meta.url))
-  for (const candidate of [join(here, 'decode-worker.js'), join(here, '..', 'decode-worker.js')]) {
+  for (const candidate of [join(here, name), join(here, '..', name)]) {
     if (existsSync(candidate)) return candidate
   }
-  throw new DecodeFailure('decode worker script not found: run `npm run build`')
+  throw new DecodeFailure(`worker script ${name} not found: run \`npm run build\``)
 }
 
 /** Like DecodeIo, but the worker hands over export text already encoded as UTF-8. */

@@ -24,6 +24,8 @@ export interface EngineOptions {
   recording?: boolean
   decodeAs?: DecodeAsRule[]
   onMessage(m: DecodedMessage, conversation: Conversation, dir: WireDir): void
+  /** Called for every frame handed to a conversation (the UI replays one conversation's frames for detail). */
+  onFrameConversation?(frameNumber: number, conversationId: number): void
 }
 
 export interface EngineStats {
@@ -125,6 +127,7 @@ export class Engine {
     }
     const { conv, dir } = this.conversation('udp', { ip: packet.src, port: udp.srcPort }, { ip: packet.dst, port: udp.dstPort })!
     conv.touch(frameBytes, time, frames.length)
+    if (this.opts.onFrameConversation) for (const f of frames) this.opts.onFrameConversation(f, conv.id)
     conv.udpDatagram(dir, udp.payload, frames, time)
   }
 
@@ -146,6 +149,7 @@ export class Engine {
       conv.roleFromHandshake = true
     }
     conv.touch(frameBytes, time)
+    this.opts.onFrameConversation?.(frameNumber, conv.id)
     if (conv.tcp![dir].segment(seg, frameNumber, time)) conv.tcpData(dir)
   }
 

@@ -1,40 +1,27 @@
+// The Electron main process, preload and handler logic under Node with 'electron' mocked (the Electron
+// binary cannot run here) and the host session replaced by a recording double.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { INVOKE_CHANNELS, IPC_CHANNELS, type CaptureSummary, type InspectorApi } from '../../../src-shared/api'
+import { IPC_CHANNELS, REQUEST_NAMES, requestChannel, type InspectorApi, type InspectorEvent } from '../../../src-shared/api'
 import {
+  MAX_RECENT,
+  RecentFiles,
   buildHandlers,
   commandLineFileArg,
-  createCaptureController,
+  electronExportTarget,
+  handledChannels,
   hardenWebContents,
+  menuTemplate,
   resolveInitialCapture,
-  type InvokeHandler
+  type MenuItemSpec
 } from '../../../src-main/electron/handlers'
 import { appRoot, demoCapturePath } from '../../../src-main/host/paths'
+import { RENDERER_CSP } from '../../../src-main/host/renderer-files'
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
-
-// ---- Electron and summarizer doubles (shared across module resets through vi.hoisted) ----
-
-type Listener = (...args: any[]) => any
-
-interface FakeWebContents {
-  listeners: Map<string, Listener>
-  on: ReturnType<typeof vi.fn>
-  setWindowOpenHandler: ReturnType<typeof vi.fn>
-  send: ReturnType<typeof vi.fn>
-}
-
-interface FakeWindow {
-  options: any
-  webContents: FakeWebContents
-  on: ReturnType<typeof vi.fn>
-  show: ReturnType<typeof vi.fn>
-  loadURL: ReturnType<typeof vi.fn>
-  loadFile: ReturnType<typeof vi.fn>
-}
 
 const h = vi.hoisted(() => {
   const state = {
@@ -42,7 +29,11 @@ const h = vi.hoisted(() => {
     appListeners: new Map<string, ((...args: any[]) => any)[]>(),
     windows: [] as any[],
     exposed: new Map<string, unknown>(),
-    permissionHandler: null as null | ((...args: any[]) => any)
+    permissionHandler: null as null | ((...args: any[]) => any),
+    headersHandler: null as null | ((...args: any[]) => any),
+    menus: [] as any[],
+    sessions: [] as any[],
+    userData: ''
   }
   const makeWebContents = () => {
     const listeners = new Map<string, (...args: any[]) => any>()
@@ -72,12 +63,14 @@ const h = vi.hoisted(() => {
   )
   const app = {
     isPackaged: false,
+    getPath: vi.fn((name: string) => (name === 'userData' ? state.userData : `/home/user/${name}`)),
     whenReady: vi.fn(() => Promise.resolve()),
     on: vi.fn((event: string, fn: (...args: any[]) => any) => {
       const list = state.appListeners.get(event) ?? []
       list.push(fn)
       state.appListeners.set(event, list)
     }),
+    addRecentDocument: vi.fn(),
     quit: vi.fn(),
     exit: vi.fn()
   }
@@ -90,8 +83,22 @@ const h = vi.hoisted(() => {
     defaultSession: {
       setPermissionRequestHandler: vi.fn((fn: (...args: any[]) => any) => {
         state.permissionHandler = fn
-      })
+      }),
+      webRequest: {
+        onHeadersReceived: vi.fn((fn: (...args: any[]) => any) => {
+          state.headersHandler = fn
+        })
+      }
     }
+  }
+  const dialog = {
+    showOpenDialog: vi.fn(async () => ({ canceled: false, filePaths: ['/caps/chosen.pcapng'] })),
+    showSaveDialog: vi.fn(async (_win: unknown, o: { defaultPath: string }) => ({ canceled: false, filePath: o.defaultPath })),
+    showErrorBox: vi.fn()
+  }
+  const Menu = {
+    buildFromTemplate: vi.fn((t: unknown) => ({ template: t })),
+    setApplicationMenu: vi.fn((m: unknown) => state.menus.push(m))
   }
   const contextBridge = {
     exposeInMainWorld: vi.fn((key: string, value: unknown) => {
@@ -103,8 +110,34 @@ const h = vi.hoisted(() => {
     on: vi.fn(),
     removeListener: vi.fn()
   }
-  const summarizeCapture = vi.fn()
-  return { state, BrowserWindow, app, ipcMain, session, contextBridge, ipcRenderer, summarizeCapture, makeWebContents }
+  const webUtils = { getPathForFile: vi.fn(() => '/dropped/file.pcapng') }
+
+  /** Stands in for InspectorSession: records the options and the calls, answers with canned values. */
+  class FakeSession {
+    listeners = new Set<(e: unknown) => void>()
+    calls: [string, unknown[]][] = []
+    constructor(readonly options: any) {
+      state.sessions.push(this)
+    }
+    onEvent(cb: (e: unknown) => void) {
+      this.listeners.add(cb)
+      return () => this.listeners.delete(cb)
+    }
+    emit(e: unknown) {
+      for (const cb of this.listeners) cb(e)
+    }
+    close = vi.fn(async () => undefined)
+  }
+  const fakeStatus = (path?: string) => ({ phase: 'ready', source: path ? { kind: 'file', path, file: path.split('/').pop(), bytes: 1 } : null, captureState: { state: 'off' } })
+  for (const name of ['openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'getMessage', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob', 'startCapture', 'stopCapture']) {
+    ;(FakeSession.prototype as any)[name] = async function (this: FakeSession, ...args: unknown[]) {
+      this.calls.push([name, args])
+      if (name === 'openCapture') return fakeStatus((args[0] as string | undefined) ?? '/app/resources/demo.pcapng')
+      if (name === 'startCapture') throw new Error('live capture is not available in this build')
+      return { answer: name }
+    }
+  }
+  return { state, BrowserWindow, app, ipcMain, session, dialog, Menu, contextBridge, ipcRenderer, webUtils, FakeSession, makeWebContents }
 })
 
 vi.mock('electron', () => ({
@@ -112,52 +145,38 @@ vi.mock('electron', () => ({
   BrowserWindow: h.BrowserWindow,
   ipcMain: h.ipcMain,
   session: h.session,
+  dialog: h.dialog,
+  Menu: h.Menu,
   contextBridge: h.contextBridge,
-  ipcRenderer: h.ipcRenderer
+  ipcRenderer: h.ipcRenderer,
+  webUtils: h.webUtils
 }))
 
-vi.mock('../../../src-main/host/summarize', () => ({ summarizeCapture: h.summarizeCapture }))
-
-function fakeSummary(file: string): CaptureSummary {
-  return {
-    file,
-    frames: 3,
-    messages: 2,
-    conversations: [
-      {
-        id: 1,
-        transport: 'udp',
-        client: '10.0.0.2:50000',
-        server: '10.0.0.1:5055',
-        roleFromHandshake: true,
-        protocol: 'photon',
-        stack: ['udp', 'photon'],
-        frames: 3,
-        bytes: 180,
-        firstTime: 1,
-        lastTime: 2,
-        notes: []
-      }
-    ],
-    warnings: []
-  }
-}
+vi.mock('../../../src-main/host/inspector-session', () => ({ InspectorSession: h.FakeSession }))
 
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-electron-test-'))
 const captureFile = join(tmp, 'game.pcapng')
 writeFileSync(captureFile, 'not really a capture')
-
 const savedArgv = process.argv
 const savedRendererUrl = process.env.ELECTRON_RENDERER_URL
 
+interface FakeWindow {
+  options: any
+  webContents: ReturnType<typeof h.makeWebContents>
+  loadURL: ReturnType<typeof vi.fn>
+  loadFile: ReturnType<typeof vi.fn>
+}
+
 /** Imports main.ts afresh with the given argv and waits until it has started. */
-async function startMain(argv: string[] = ['/usr/bin/electron', '.']): Promise<FakeWindow> {
+async function startMain(argv: string[] = ['/usr/bin/electron', '.']): Promise<{ win: FakeWindow; session: InstanceType<typeof h.FakeSession> }> {
   process.argv = argv
   vi.resetModules()
   const main = await import('../../../src-main/electron/main')
   await main.ready
+  await new Promise((r) => setTimeout(r, 0))
   expect(h.state.windows).toHaveLength(1)
-  return h.state.windows[0] as FakeWindow
+  expect(h.state.sessions).toHaveLength(1)
+  return { win: h.state.windows[0], session: h.state.sessions[0] }
 }
 
 function handler(channel: string): (event: unknown, ...args: unknown[]) => Promise<unknown> {
@@ -166,16 +185,35 @@ function handler(channel: string): (event: unknown, ...args: unknown[]) => Promi
   return fn
 }
 
+function findItem(items: MenuItemSpec[], label: string): MenuItemSpec {
+  for (const item of items) {
+    if (item.label === label) return item
+    const inner = item.submenu ? findItemOrNull(item.submenu, label) : null
+    if (inner) return inner
+  }
+  throw new Error(`no menu item ${label}`)
+}
+function findItemOrNull(items: MenuItemSpec[], label: string): MenuItemSpec | null {
+  try {
+    return findItem(items, label)
+  } catch {
+    return null
+  }
+}
+
 beforeEach(() => {
   h.state.handlers.clear()
   h.state.appListeners.clear()
   h.state.windows.length = 0
   h.state.exposed.clear()
+  h.state.menus.length = 0
+  h.state.sessions.length = 0
   h.state.permissionHandler = null
+  h.state.headersHandler = null
+  h.state.userData = mkdtempSync(join(tmp, 'userdata-'))
   vi.clearAllMocks()
   h.app.isPackaged = false
   delete process.env.ELECTRON_RENDERER_URL
-  h.summarizeCapture.mockImplementation(async (path: string) => fakeSummary(path))
   vi.spyOn(console, 'warn').mockImplementation(() => {})
   vi.spyOn(console, 'error').mockImplementation(() => {})
 })
@@ -193,163 +231,180 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 describe('Electron main process', () => {
   it('creates one window with an isolated, sandboxed renderer without Node', async () => {
-    const win = await startMain()
+    const { win } = await startMain()
     const prefs = win.options.webPreferences
-    expect(prefs.contextIsolation).toBe(true)
-    expect(prefs.sandbox).toBe(true)
-    expect(prefs.nodeIntegration).toBe(false)
-    expect(prefs.nodeIntegrationInWorker).toBe(false)
-    expect(prefs.webviewTag).toBe(false)
+    expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false, webviewTag: false, webSecurity: true })
     expect(prefs.preload.split(sep).slice(-2)).toEqual(['preload', 'preload.cjs'])
     expect(h.app.exit).not.toHaveBeenCalled()
   })
 
   it('loads the built renderer from disk, or the dev server URL when electron-vite gives one', async () => {
-    const win = await startMain()
+    const { win } = await startMain()
     expect(win.loadURL).not.toHaveBeenCalled()
-    expect(win.loadFile).toHaveBeenCalledOnce()
     expect(win.loadFile.mock.calls[0][0].split(sep).slice(-2)).toEqual(['renderer', 'index.html'])
-
     h.state.windows.length = 0
+    h.state.sessions.length = 0
     process.env.ELECTRON_RENDERER_URL = 'http://localhost:5173'
     const dev = await startMain()
-    expect(dev.loadURL).toHaveBeenCalledWith('http://localhost:5173')
-    expect(dev.loadFile).not.toHaveBeenCalled()
+    expect(dev.win.loadURL).toHaveBeenCalledWith('http://localhost:5173')
   })
 
   it('ignores ELECTRON_RENDERER_URL in a packaged app', async () => {
     h.app.isPackaged = true
     process.env.ELECTRON_RENDERER_URL = 'http://evil.example'
-    const win = await startMain(['/opt/gamewire/gamewire'])
+    const { win } = await startMain(['/opt/gamewire/gamewire'])
     expect(win.loadURL).not.toHaveBeenCalled()
     expect(win.loadFile).toHaveBeenCalledOnce()
   })
 
-  it('registers an ipcMain.handle handler for every invoke channel, and only those', async () => {
+  it('runs one host session whose keys persist in the user-data folder', async () => {
+    const { session } = await startMain()
+    expect(session.options.keysDir).toBe(h.state.userData)
+    expect(session.options.inProcess).toBeFalsy() // decoding runs on the worker thread
+  })
+
+  it('registers a handler for every API request plus the open dialog, and only those', async () => {
     await startMain()
-    expect([...h.state.handlers.keys()].sort()).toEqual([...INVOKE_CHANNELS].sort())
-    expect(h.ipcMain.handle).toHaveBeenCalledTimes(INVOKE_CHANNELS.length)
+    expect([...h.state.handlers.keys()].sort()).toEqual(handledChannels().sort())
+    expect(handledChannels()).toHaveLength(REQUEST_NAMES.length + 1)
   })
 
   it.each([
-    ['a number', [42]],
-    ['an object', [{ path: '/tmp/x.pcapng' }]],
-    ['a string with a NUL byte', ['/tmp/x.pcapng\0']],
-    ['an empty string', ['']],
-    ['null', [null]],
-    ['two paths', ['/tmp/a', '/tmp/b']]
-  ])('rejects openCapture with %s without calling summarizeCapture', async (_name, args) => {
-    const win = await startMain()
-    h.summarizeCapture.mockClear()
-    await expect(handler(IPC_CHANNELS.openCapture)({ sender: win.webContents }, ...args)).rejects.toThrow(TypeError)
-    expect(h.summarizeCapture).not.toHaveBeenCalled()
+    ['openCapture', [42]],
+    ['openCapture', ['/tmp/x\0.pcapng']],
+    ['openCapture', ['/a', '/b']],
+    ['getRows', [1, 0, 1_000_000]],
+    ['getRows', [1, -1, 10]],
+    ['getMessage', ['7']],
+    ['setView', [{ filter: '', sort: null, columns: [], extra: 1 }]],
+    ['setView', [{ filter: 'x'.repeat(20_000), sort: null, columns: [] }]],
+    ['addKeys', [{ text: 'x' }]],
+    ['startExport', [{ format: 'exe', scope: 'all' }]],
+    ['getStatus', ['unexpected']]
+  ] as const)('rejects %s%j without reaching the session', async (name, args) => {
+    const { win, session } = await startMain()
+    const before = session.calls.length
+    await expect(handler(requestChannel(name))({ sender: win.webContents }, ...args)).rejects.toThrow(TypeError)
+    expect(session.calls.length).toBe(before)
   })
 
-  it('rejects getSummary with arguments', async () => {
-    const win = await startMain()
-    await expect(handler(IPC_CHANNELS.getSummary)({ sender: win.webContents }, 'x')).rejects.toThrow(TypeError)
-  })
-
-  it('passes a valid path to summarizeCapture and returns its summary', async () => {
-    const win = await startMain()
-    h.summarizeCapture.mockClear()
-    const result = await handler(IPC_CHANNELS.openCapture)({ sender: win.webContents }, '/caps/match.pcapng')
-    expect(h.summarizeCapture).toHaveBeenCalledOnce()
-    expect(h.summarizeCapture.mock.calls[0][0]).toBe('/caps/match.pcapng')
-    expect(typeof h.summarizeCapture.mock.calls[0][1]).toBe('function')
-    expect(result).toEqual(fakeSummary('/caps/match.pcapng'))
-    // ...and getSummary now returns it
-    expect(await handler(IPC_CHANNELS.getSummary)({ sender: win.webContents })).toEqual(result)
-  })
-
-  it('opens the demo capture when openCapture gets no path', async () => {
-    const win = await startMain()
-    h.summarizeCapture.mockClear()
-    await handler(IPC_CHANNELS.openCapture)({ sender: win.webContents })
-    expect(h.summarizeCapture.mock.calls[0][0]).toBe(demoCapturePath())
+  it('passes valid requests to the session and returns its answer', async () => {
+    const { win, session } = await startMain()
+    const sender = { sender: win.webContents }
+    expect(await handler(requestChannel('getRows'))(sender, 3, 100, 200)).toEqual({ answer: 'getRows' })
+    expect(session.calls.at(-1)).toEqual(['getRows', [3, 100, 200]])
+    const spec = { filter: 'photon', sort: { column: 'time', desc: true }, columns: ['photon.op.code'] }
+    await handler(requestChannel('setView'))(sender, spec)
+    expect(session.calls.at(-1)).toEqual(['setView', [spec]])
+    await handler(requestChannel('openCapture'))(sender)
+    expect(session.calls.at(-1)).toEqual(['openCapture', []])
   })
 
   it('refuses requests that do not come from its own window', async () => {
-    await startMain()
-    h.summarizeCapture.mockClear()
+    const { session } = await startMain()
+    const before = session.calls.length
     const stranger = { sender: h.makeWebContents() }
-    await expect(handler(IPC_CHANNELS.openCapture)(stranger, '/caps/a.pcapng')).rejects.toThrow(/untrusted/)
-    await expect(handler(IPC_CHANNELS.getSummary)(stranger)).rejects.toThrow(/untrusted/)
-    expect(h.summarizeCapture).not.toHaveBeenCalled()
+    await expect(handler(requestChannel('openCapture'))(stranger, '/caps/a.pcapng')).rejects.toThrow(/untrusted/)
+    await expect(handler(IPC_CHANNELS.chooseCapture)(stranger)).rejects.toThrow(/untrusted/)
+    expect(session.calls.length).toBe(before)
   })
 
-  it('opens the file given on the command line', async () => {
-    const win = await startMain(['/usr/bin/electron', '.', '--inspect=0', captureFile])
-    expect(h.summarizeCapture).toHaveBeenCalledOnce()
-    expect(h.summarizeCapture.mock.calls[0][0]).toBe(captureFile)
-    expect(await handler(IPC_CHANNELS.getSummary)({ sender: win.webContents })).toEqual(fakeSummary(captureFile))
-  })
-
-  it('opens the command-line file in a packaged app, where argv has no app path', async () => {
-    h.app.isPackaged = true
-    await startMain(['/opt/gamewire/gamewire', captureFile])
-    expect(h.summarizeCapture.mock.calls[0][0]).toBe(captureFile)
-  })
-
-  it('opens the demo capture without a command-line file', async () => {
-    await startMain(['/usr/bin/electron', '.', '--no-sandbox'])
-    expect(h.summarizeCapture).toHaveBeenCalledOnce()
-    expect(h.summarizeCapture.mock.calls[0][0]).toBe(demoCapturePath())
+  it('opens the file given on the command line, else the demo capture', async () => {
+    const withFile = await startMain(['/usr/bin/electron', '.', '--inspect=0', captureFile])
+    expect(withFile.session.calls[0]).toEqual(['openCapture', [captureFile]])
+    h.state.windows.length = 0
+    h.state.sessions.length = 0
+    const demo = await startMain(['/usr/bin/electron', '.', '--no-sandbox'])
+    expect(demo.session.calls[0]).toEqual(['openCapture', [undefined]])
+    expect(demo.session.options.demoCapturePath()).toBe(demoCapturePath())
   })
 
   it('falls back to the demo capture when the command-line file does not exist', async () => {
-    await startMain(['/usr/bin/electron', '.', join(tmp, 'missing.pcapng')])
-    expect(h.summarizeCapture.mock.calls[0][0]).toBe(demoCapturePath())
+    const { session } = await startMain(['/usr/bin/electron', '.', join(tmp, 'missing.pcapng')])
+    expect(session.calls[0]).toEqual(['openCapture', [undefined]])
     expect(console.warn).toHaveBeenCalledWith(expect.stringContaining('missing.pcapng'))
   })
 
-  it('getSummary waits for the startup open, and reports its failure', async () => {
-    h.summarizeCapture.mockImplementation(async () => {
-      throw new Error('not implemented yet')
-    })
-    const win = await startMain()
-    await expect(handler(IPC_CHANNELS.getSummary)({ sender: win.webContents })).rejects.toThrow('not implemented yet')
-    expect(h.app.exit).not.toHaveBeenCalled()
+  it('forwards every session event to the window', async () => {
+    const { win, session } = await startMain()
+    const event = { type: 'view', view: { id: 3 } }
+    session.emit(event)
+    expect(win.webContents.send).toHaveBeenCalledWith(IPC_CHANNELS.event, event)
   })
 
-  it('forwards read progress to the window', async () => {
-    h.summarizeCapture.mockImplementation(async (path: string, onProgress?: (p: unknown) => void) => {
-      onProgress?.({ bytes: 10, total: 100 })
-      return fakeSummary(path)
-    })
-    const win = await startMain()
-    await handler(IPC_CHANNELS.getSummary)({ sender: win.webContents })
-    expect(win.webContents.send).toHaveBeenCalledWith(IPC_CHANNELS.progress, { bytes: 10, total: 100 })
+  it('builds the native menu; its items open files, reach the renderer and report live capture as unavailable', async () => {
+    const { win, session } = await startMain()
+    const template = h.Menu.buildFromTemplate.mock.calls.at(-1)![0] as MenuItemSpec[]
+    for (const label of ['Open…', 'Open Recent', 'Save Filtered as pcapng…', 'Export Decoded JSON…', 'Start Capture…', 'Stop Capture', 'Keys…']) findItem(template, label)
+    if (process.platform !== 'darwin') findItem(template, 'Quit').click!()
+    if (process.platform !== 'darwin') expect(h.app.quit).toHaveBeenCalled()
+
+    findItem(template, 'Export Decoded JSON…').click!()
+    expect(win.webContents.send).toHaveBeenCalledWith(IPC_CHANNELS.event, { type: 'menu', action: 'export-json' } satisfies InspectorEvent)
+    findItem(template, 'Save Filtered as pcapng…').click!()
+    expect(win.webContents.send).toHaveBeenCalledWith(IPC_CHANNELS.event, { type: 'menu', action: 'export-pcapng' })
+    findItem(template, 'Keys…').click!()
+    expect(win.webContents.send).toHaveBeenCalledWith(IPC_CHANNELS.event, { type: 'menu', action: 'keys' })
+
+    findItem(template, 'Open…').click!()
+    await vi.waitFor(() => expect(session.calls.at(-1)).toEqual(['openCapture', ['/caps/chosen.pcapng']]))
+    // the menu is rebuilt with the file under Open Recent
+    await vi.waitFor(() => expect(findItemOrNull(h.Menu.buildFromTemplate.mock.calls.at(-1)![0] as MenuItemSpec[], '/caps/chosen.pcapng')).not.toBeNull())
+    expect(JSON.parse(readFileSync(join(h.state.userData, 'recent.json'), 'utf8'))).toEqual(['/caps/chosen.pcapng'])
+
+    findItem(template, 'Start Capture…').click!()
+    await vi.waitFor(() => expect(h.dialog.showErrorBox).toHaveBeenCalledWith('Live capture', expect.stringMatching(/not available/)))
+  })
+
+  it('chooseCapture shows the open dialog and opens the choice; a cancelled dialog opens nothing', async () => {
+    const { win, session } = await startMain()
+    expect(await handler(IPC_CHANNELS.chooseCapture)({ sender: win.webContents })).toMatchObject({ source: { path: '/caps/chosen.pcapng' } })
+    h.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] })
+    const before = session.calls.length
+    expect(await handler(IPC_CHANNELS.chooseCapture)({ sender: win.webContents })).toBeNull()
+    expect(session.calls.length).toBe(before)
+  })
+
+  it('asks where to save an export with a native dialog', async () => {
+    const { session } = await startMain()
+    const target = await session.options.exportTarget({ format: 'pcapng', scope: 'filtered' }, 'game-filtered.pcapng')
+    expect(h.dialog.showSaveDialog).toHaveBeenCalled()
+    expect(target).toEqual({ path: join('/home/user/documents', 'game-filtered.pcapng'), fileName: 'game-filtered.pcapng' })
+  })
+
+  it('sends the strict CSP with every response and closes the session on quit', async () => {
+    const { session } = await startMain()
+    const callback = vi.fn()
+    h.state.headersHandler!({ responseHeaders: { 'X-Other': ['1'] } }, callback)
+    expect(callback).toHaveBeenCalledWith({ responseHeaders: { 'X-Other': ['1'], 'Content-Security-Policy': [RENDERER_CSP] } })
+    expect(RENDERER_CSP).toMatch(/script-src 'self';/)
+    expect(RENDERER_CSP).not.toMatch(/unsafe-eval/)
+    h.state.appListeners.get('will-quit')![0]()
+    expect(session.close).toHaveBeenCalled()
   })
 
   it('blocks navigation, window.open and <webview> in every web contents', async () => {
     await startMain()
-    const created = h.state.appListeners.get('web-contents-created')
-    expect(created).toHaveLength(1)
     const contents = h.makeWebContents()
-    created![0]({}, contents)
-
+    h.state.appListeners.get('web-contents-created')![0]({}, contents)
     const navigate = { preventDefault: vi.fn() }
     contents.listeners.get('will-navigate')!(navigate, 'https://example.com/')
     expect(navigate.preventDefault).toHaveBeenCalled()
     const webview = { preventDefault: vi.fn() }
     contents.listeners.get('will-attach-webview')!(webview)
     expect(webview.preventDefault).toHaveBeenCalled()
-    const openHandler = contents.setWindowOpenHandler.mock.calls[0][0]
-    expect(openHandler({ url: 'https://example.com/' })).toEqual({ action: 'deny' })
+    expect(contents.setWindowOpenHandler.mock.calls[0][0]({ url: 'https://example.com/' })).toEqual({ action: 'deny' })
   })
 
   it('denies permission requests other than clipboard writes', async () => {
     await startMain()
-    const permissions = h.state.permissionHandler!
     const decide = (permission: string) => {
       const callback = vi.fn()
-      permissions({}, permission, callback)
+      h.state.permissionHandler!({}, permission, callback)
       return callback.mock.calls[0][0]
     }
     expect(decide('media')).toBe(false)
     expect(decide('geolocation')).toBe(false)
-    expect(decide('notifications')).toBe(false)
     expect(decide('clipboard-sanitized-write')).toBe(true)
   })
 
@@ -374,113 +429,121 @@ describe('preload', () => {
 
   it('exposes exactly the InspectorApi as window.api', async () => {
     const api = await loadPreload()
-    expect(Object.keys(api).sort()).toEqual(['getSummary', 'onProgress', 'openCapture'])
+    expect(Object.keys(api).sort()).toEqual([...REQUEST_NAMES, 'shell', 'onEvent', 'chooseCapture', 'pathForFile'].sort())
+    expect(api.shell).toBe('electron')
   })
 
-  it('invokes the IPC channels', async () => {
+  it('invokes one channel per request with the arguments as given', async () => {
     const api = await loadPreload()
     await api.openCapture()
-    expect(h.ipcRenderer.invoke).toHaveBeenLastCalledWith(IPC_CHANNELS.openCapture)
-    await api.openCapture('/caps/a.pcapng')
-    expect(h.ipcRenderer.invoke).toHaveBeenLastCalledWith(IPC_CHANNELS.openCapture, '/caps/a.pcapng')
-    await api.getSummary()
-    expect(h.ipcRenderer.invoke).toHaveBeenLastCalledWith(IPC_CHANNELS.getSummary)
+    expect(h.ipcRenderer.invoke).toHaveBeenLastCalledWith(requestChannel('openCapture'))
+    await api.getRows(2, 10, 50)
+    expect(h.ipcRenderer.invoke).toHaveBeenLastCalledWith(requestChannel('getRows'), 2, 10, 50)
+    await api.chooseCapture!()
+    expect(h.ipcRenderer.invoke).toHaveBeenLastCalledWith(IPC_CHANNELS.chooseCapture)
+    expect(api.pathForFile!({} as File)).toBe('/dropped/file.pcapng')
   })
 
-  it('delivers progress without the IPC event and unsubscribes the same listener', async () => {
+  it('delivers events without the IPC event object and unsubscribes the same listener', async () => {
     const api = await loadPreload()
     const cb = vi.fn()
-    const off = api.onProgress(cb)
-    expect(h.ipcRenderer.on).toHaveBeenCalledOnce()
+    const off = api.onEvent(cb)
     const [channel, listener] = h.ipcRenderer.on.mock.calls[0]
-    expect(channel).toBe(IPC_CHANNELS.progress)
-    listener({ sender: 'secret' }, { bytes: 1, total: 2 })
-    expect(cb).toHaveBeenCalledWith({ bytes: 1, total: 2 })
+    expect(channel).toBe(IPC_CHANNELS.event)
+    listener({ sender: 'secret' }, { type: 'keys', keys: [] })
+    expect(cb).toHaveBeenCalledWith({ type: 'keys', keys: [] })
     expect(cb.mock.calls[0]).toHaveLength(1)
     off()
-    expect(h.ipcRenderer.removeListener).toHaveBeenCalledWith(IPC_CHANNELS.progress, listener)
+    expect(h.ipcRenderer.removeListener).toHaveBeenCalledWith(IPC_CHANNELS.event, listener)
   })
 })
 
 // ---- handlers.ts, pure parts ----
+
+describe('buildHandlers', () => {
+  it('validates before touching the session and reports opened files', async () => {
+    const session = { openCapture: vi.fn(async (p?: string) => ({ source: { kind: 'file', path: p ?? '/demo', file: 'x', bytes: 1 } })) } as any
+    const onOpened = vi.fn()
+    const table = buildHandlers({ session, onOpened })
+    await expect(table[requestChannel('openCapture')]({ sender: null }, 7)).rejects.toThrow(TypeError)
+    expect(session.openCapture).not.toHaveBeenCalled()
+    await table[requestChannel('openCapture')]({ sender: null }, '/caps/b.pcapng')
+    expect(onOpened).toHaveBeenCalledWith('/caps/b.pcapng')
+  })
+})
+
+describe('RecentFiles', () => {
+  it('keeps the newest first, without duplicates, at most MAX_RECENT, across restarts', () => {
+    const file = join(tmp, 'recent-a.json')
+    const r = new RecentFiles(file)
+    for (let i = 0; i < MAX_RECENT + 3; i++) r.add(`/c/${i}.pcap`)
+    r.add('/c/5.pcap')
+    const again = new RecentFiles(file).list()
+    expect(again[0]).toBe('/c/5.pcap')
+    expect(again).toHaveLength(MAX_RECENT)
+    expect(new Set(again).size).toBe(MAX_RECENT)
+  })
+
+  it('ignores a corrupt or hostile file', () => {
+    const file = join(tmp, 'recent-b.json')
+    writeFileSync(file, JSON.stringify([1, null, {}, 'x'.repeat(10_000), '/ok.pcap']))
+    expect(new RecentFiles(file).list()).toEqual(['/ok.pcap'])
+    writeFileSync(file, '{not json')
+    expect(new RecentFiles(file).list()).toEqual([])
+  })
+})
+
+describe('menuTemplate', () => {
+  const actions = { open: vi.fn(), openRecent: vi.fn(), clearRecent: vi.fn(), renderer: vi.fn(), startCapture: vi.fn(), stopCapture: vi.fn(), quit: vi.fn() }
+  it('enables Start or Stop capture by state and lists recent files', () => {
+    const idle = menuTemplate(actions, { recent: ['/a.pcapng'], capturing: false, isMac: false })
+    expect(findItem(idle, 'Start Capture…').enabled).toBe(true)
+    expect(findItem(idle, 'Stop Capture').enabled).toBe(false)
+    findItem(idle, '/a.pcapng').click!()
+    expect(actions.openRecent).toHaveBeenCalledWith('/a.pcapng')
+    const busy = menuTemplate(actions, { recent: [], capturing: true, isMac: false })
+    expect(findItem(busy, 'Stop Capture').enabled).toBe(true)
+    expect(findItem(busy, 'No recent captures').enabled).toBe(false)
+  })
+})
+
+describe('electronExportTarget', () => {
+  it('offers a pcapng or JSON filter and remembers the folder; cancel gives null', async () => {
+    const dialog = vi.fn(async (o: { defaultPath: string }) => ({ canceled: false, filePath: `/out/${o.defaultPath.split('/').pop()}` }))
+    const target = electronExportTarget(dialog as never, () => '/docs')
+    expect(await target({ format: 'json', scope: 'all' }, 'a.json')).toEqual({ path: '/out/a.json', fileName: 'a.json' })
+    expect(dialog.mock.calls[0][0]).toMatchObject({ defaultPath: '/docs/a.json', filters: [{ extensions: ['json'] }] })
+    await target({ format: 'pcapng', scope: 'all' }, 'b.pcapng')
+    expect(dialog.mock.calls[1][0]).toMatchObject({ defaultPath: '/out/b.pcapng', filters: [{ extensions: ['pcapng'] }] })
+    dialog.mockResolvedValueOnce({ canceled: true } as never)
+    expect(await target({ format: 'json', scope: 'all' }, 'c.json')).toBeNull()
+  })
+})
 
 describe('commandLineFileArg', () => {
   it('takes the first non-flag argument after the app path', () => {
     expect(commandLineFileArg(['electron', '.', 'a.pcapng', 'b.pcapng'], false)).toBe('a.pcapng')
     expect(commandLineFileArg(['electron', '.', '--flag', '-x', 'a.pcapng'], false)).toBe('a.pcapng')
     expect(commandLineFileArg(['electron', '.'], false)).toBeUndefined()
-    expect(commandLineFileArg(['electron', '.', '--only-flags'], false)).toBeUndefined()
   })
 
-  it('does not skip an app path in a packaged app', () => {
+  it('does not skip an app path in a packaged app, and treats everything after -- as files', () => {
     expect(commandLineFileArg(['gamewire', 'a.pcapng'], true)).toBe('a.pcapng')
-    expect(commandLineFileArg(['gamewire'], true)).toBeUndefined()
-  })
-
-  it('treats everything after -- as files', () => {
     expect(commandLineFileArg(['electron', '.', '--', '-odd-name.pcap'], false)).toBe('-odd-name.pcap')
   })
 })
 
 describe('resolveInitialCapture', () => {
   const isFile = (p: string) => p === '/work/caps/a.pcapng'
-
-  it('resolves a relative command-line file against the working directory', () => {
-    expect(resolveInitialCapture(['electron', '.', 'caps/a.pcapng'], { packaged: false, cwd: '/work', isFile })).toEqual({
-      path: '/work/caps/a.pcapng'
-    })
-  })
-
-  it('reports a missing file and falls back to the demo capture', () => {
-    expect(resolveInitialCapture(['electron', '.', 'nope.pcap'], { packaged: false, cwd: '/work', isFile })).toEqual({
-      path: undefined,
-      missing: 'nope.pcap'
-    })
+  it('resolves a relative file against the working directory; a missing one falls back to the demo', () => {
+    expect(resolveInitialCapture(['electron', '.', 'caps/a.pcapng'], { packaged: false, cwd: '/work', isFile })).toEqual({ path: '/work/caps/a.pcapng' })
+    expect(resolveInitialCapture(['electron', '.', 'nope.pcap'], { packaged: false, cwd: '/work', isFile })).toEqual({ path: undefined, missing: 'nope.pcap' })
     expect(resolveInitialCapture(['electron', '.'], { packaged: false, cwd: '/work', isFile })).toEqual({ path: undefined })
   })
 })
 
-describe('createCaptureController', () => {
-  it('keeps the newest open when opens overlap', async () => {
-    const resolvers: Array<() => void> = []
-    const summarize = vi.fn(
-      (path: string) => new Promise<CaptureSummary>((done) => resolvers.push(() => done(fakeSummary(path))))
-    )
-    const controller = createCaptureController({ summarize, demoCapturePath: () => '/demo.pcapng' })
-    const first = controller.open('/a.pcapng')
-    const second = controller.open('/b.pcapng')
-    resolvers[1]()
-    await second
-    resolvers[0]()
-    await first
-    expect((await controller.summary())?.file).toBe('/b.pcapng')
-  })
-
-  it('reports the failure of the newest open until a later open succeeds', async () => {
-    const summarize = vi.fn(async (path: string) => {
-      if (path.includes('bad')) throw new Error(`cannot read ${path}`)
-      return fakeSummary(path)
-    })
-    const controller = createCaptureController({ summarize, demoCapturePath: () => '/demo.pcapng' })
-    await expect(controller.open('/bad.pcapng')).rejects.toThrow('cannot read /bad.pcapng')
-    await expect(controller.summary()).rejects.toThrow('cannot read /bad.pcapng')
-    await controller.open()
-    expect((await controller.summary())?.file).toBe('/demo.pcapng')
-  })
-
-  it('returns null before anything was opened', async () => {
-    const controller = createCaptureController({ summarize: vi.fn(), demoCapturePath: () => '/demo.pcapng' })
-    expect(await controller.summary()).toBeNull()
-  })
-
-  it('builds handlers that validate before touching the controller', async () => {
-    const controller = { open: vi.fn(), summary: vi.fn() }
-    const table: Record<string, InvokeHandler> = buildHandlers(controller)
-    await expect(table[IPC_CHANNELS.openCapture]({ sender: null }, 7)).rejects.toThrow(TypeError)
-    expect(controller.open).not.toHaveBeenCalled()
-  })
-
-  it('hardenWebContents denies window.open', () => {
+describe('hardenWebContents', () => {
+  it('denies window.open', () => {
     const contents = h.makeWebContents()
     hardenWebContents(contents as never)
     expect(contents.setWindowOpenHandler.mock.calls[0][0]({ url: 'x' })).toEqual({ action: 'deny' })
@@ -490,11 +553,8 @@ describe('createCaptureController', () => {
 // ---- paths.ts and the import boundary ----
 
 describe('demoCapturePath', () => {
-  it('resolves resources/demo.pcapng under the repo root from the source tree', () => {
+  it('resolves resources/demo.pcapng under the repo root, from the source tree and from the build', () => {
     expect(demoCapturePath()).toBe(join(repoRoot, 'resources', 'demo.pcapng'))
-  })
-
-  it('finds the same root from the built out/main/ files and chunks', () => {
     for (const built of ['out/main/index.js', 'out/main/chunks/shared-abc123.js']) {
       expect(appRoot(pathToFileURL(join(repoRoot, built)).href)).toBe(repoRoot)
     }

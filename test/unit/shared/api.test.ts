@@ -1,62 +1,104 @@
+// The request table and the shared argument validators both transports use (IPC and the serve
+// WebSocket): what they accept, what they refuse, and that hostile sizes are capped.
 import { describe, expect, it } from 'vitest'
+import { BUILTIN_COLUMNS, IPC_CHANNELS, MAX_ROWS_PER_REQUEST, REQUEST_NAMES, requestChannel, type InspectorRequests } from '../../../src-shared/api'
 import {
-  INVOKE_CHANNELS,
-  IPC_CHANNELS,
+  ApiArgumentError,
+  MAX_COLUMNS,
+  MAX_FILTER_LENGTH,
+  MAX_KEY_TEXT,
   MAX_PATH_LENGTH,
-  validateNoArgs,
-  validateOpenCaptureArgs
-} from '../../../src-shared/api'
+  isRequestName,
+  validateRequest
+} from '../../../src-shared/api-validate'
 
-describe('IPC channels', () => {
-  it('are distinct, namespaced strings', () => {
-    const names = Object.values(IPC_CHANNELS)
-    expect(new Set(names).size).toBe(names.length)
-    for (const name of names) expect(name).toMatch(/^gamewire:[a-z-]+$/)
+const view = (over: Record<string, unknown> = {}) => ({ filter: '', sort: null, columns: [], ...over })
+
+describe('the request table', () => {
+  it('names every InspectorRequests method once, each on its own namespaced channel', () => {
+    // a type-level check that the list and the interface agree
+    const all: Record<keyof InspectorRequests, true> = Object.fromEntries(REQUEST_NAMES.map((n) => [n, true])) as never
+    expect(Object.keys(all).sort()).toEqual([...REQUEST_NAMES].sort())
+    expect(new Set(REQUEST_NAMES).size).toBe(REQUEST_NAMES.length)
+    const channels = [...REQUEST_NAMES.map(requestChannel), ...Object.values(IPC_CHANNELS)]
+    expect(new Set(channels).size).toBe(channels.length)
+    for (const c of channels) expect(c).toMatch(/^gamewire:[A-Za-z]+$/)
   })
 
-  it('lists every request channel as invokable, and not the progress event', () => {
-    expect([...INVOKE_CHANNELS].sort()).toEqual([IPC_CHANNELS.getSummary, IPC_CHANNELS.openCapture].sort())
-    expect(INVOKE_CHANNELS).not.toContain(IPC_CHANNELS.progress)
+  it('knows request names and nothing else', () => {
+    expect(isRequestName('getRows')).toBe(true)
+    for (const bad of ['constructor', '__proto__', 'toString', 'close', '', 42, null]) expect(isRequestName(bad)).toBe(false)
+    expect(() => validateRequest('__proto__' as never, [])).toThrow(ApiArgumentError)
   })
 })
 
-describe('validateOpenCaptureArgs', () => {
-  it('accepts no argument or an explicit undefined (the demo capture)', () => {
-    expect(validateOpenCaptureArgs([])).toEqual({})
-    expect(validateOpenCaptureArgs([undefined])).toEqual({})
-  })
-
-  it('accepts a non-empty path', () => {
-    expect(validateOpenCaptureArgs(['/tmp/a.pcapng'])).toEqual({ path: '/tmp/a.pcapng' })
-    expect(validateOpenCaptureArgs(['C:\\caps\\b.pcap'])).toEqual({ path: 'C:\\caps\\b.pcap' })
-    expect(validateOpenCaptureArgs(['x'.repeat(MAX_PATH_LENGTH)]).path).toHaveLength(MAX_PATH_LENGTH)
+describe('validateRequest', () => {
+  it('accepts the shapes the renderer sends', () => {
+    expect(validateRequest('openCapture', [])).toEqual([])
+    expect(validateRequest('openCapture', [undefined])).toEqual([])
+    expect(validateRequest('openCapture', ['/tmp/a.pcapng'])).toEqual(['/tmp/a.pcapng'])
+    expect(validateRequest('openCapture', ['x'.repeat(MAX_PATH_LENGTH)])[0]).toHaveLength(MAX_PATH_LENGTH)
+    expect(validateRequest('getRows', [1, 0, MAX_ROWS_PER_REQUEST])).toEqual([1, 0, MAX_ROWS_PER_REQUEST])
+    expect(validateRequest('setView', [view({ filter: 'photon', sort: { column: 'photon.op.code', desc: false }, columns: ['photon.op.code'] })])).toEqual([
+      { filter: 'photon', sort: { column: 'photon.op.code', desc: false }, columns: ['photon.op.code'] }
+    ])
+    for (const c of BUILTIN_COLUMNS) expect(validateRequest('setView', [view({ sort: { column: c, desc: true } })])[0].sort).toEqual({ column: c, desc: true })
+    expect(validateRequest('setDecodeAs', [[{ match: 3, protocol: 'photon' }, { match: '10.0.0.1:5055', protocol: 'unknown' }]])).toHaveLength(1)
+    expect(validateRequest('startExport', [{ format: 'pcapng', scope: 'selected', ids: [1, 5] }])).toEqual([{ format: 'pcapng', scope: 'selected', ids: [1, 5] }])
+    expect(validateRequest('startExport', [{ format: 'json', scope: 'all', includeKeys: true }])).toEqual([{ format: 'json', scope: 'all', includeKeys: true }])
+    expect(validateRequest('startCapture', [{ interface: 'eth0', filter: 'udp port 5055' }])).toEqual([{ interface: 'eth0', filter: 'udp port 5055' }])
+    expect(validateRequest('addKeys', ['PHOTON_SECRET * 00'])).toEqual(['PHOTON_SECRET * 00'])
+    expect(validateRequest('checkFilter', [''])).toEqual([''])
   })
 
   it.each([
-    ['a number', [42]],
-    ['null', [null]],
-    ['an object', [{ path: '/tmp/a.pcapng' }]],
-    ['an array', [['/tmp/a.pcapng']]],
-    ['a boolean', [true]],
-    ['a String object', [new String('/tmp/a.pcapng')]],
-    ['an empty string', ['']],
-    ['a string with a NUL byte', ['/tmp/a.pcapng\0.txt']],
-    ['a string longer than the limit', ['x'.repeat(MAX_PATH_LENGTH + 1)]],
-    ['two arguments', ['/tmp/a.pcapng', '/tmp/b.pcapng']],
-    ['a path plus an extra undefined', ['/tmp/a.pcapng', undefined]]
-  ])('rejects %s', (_name, args) => {
-    expect(() => validateOpenCaptureArgs(args as unknown[])).toThrow(TypeError)
+    ['openCapture', [42], /path must be a string/],
+    ['openCapture', [''], /must not be empty/],
+    ['openCapture', ['/a\0b'], /NUL/],
+    ['openCapture', ['x'.repeat(MAX_PATH_LENGTH + 1)], /longer than/],
+    ['openCapture', ['/a', '/b'], /0 to 1 argument/],
+    ['getStatus', [1], /expected 0/],
+    ['getRows', [1, 0, MAX_ROWS_PER_REQUEST + 1], /count must be between/],
+    ['getRows', [1, -1, 1], /start must be between/],
+    ['getRows', [1, 0.5, 1], /start must be an integer/],
+    ['getRows', ['1', 0, 1], /viewId must be an integer/],
+    ['getMessage', [0], /between 1/],
+    ['getMessage', [Number.NaN], /integer/],
+    ['setView', [null], /view must be an object/],
+    ['setView', [[]], /view must be an object/],
+    ['setView', [view({ extra: true })], /unknown property 'extra'/],
+    ['setView', [view({ filter: 'x'.repeat(MAX_FILTER_LENGTH + 1) })], /longer than/],
+    ['setView', [view({ columns: Array.from({ length: MAX_COLUMNS + 1 }, (_, i) => `f.${i}`) })], /at most/],
+    ['setView', [view({ columns: ['bad key with spaces'] })], /not a field key/],
+    ['setView', [view({ sort: { column: 'photon.x', desc: false } })], /neither a builtin nor an extra column/],
+    ['setView', [view({ sort: { column: 'time', desc: 'yes' } })], /true or false/],
+    ['setView', [Object.assign(Object.create({ polluted: 1 }), view())], /plain object/],
+    ['setDecodeAs', [[{ match: 1, protocol: 'Photon!' }]], /not a protocol id/],
+    ['setDecodeAs', [[{ match: 0, protocol: 'photon' }]], /between 1/],
+    ['addKeys', ['x'.repeat(MAX_KEY_TEXT + 1)], /longer than/],
+    ['addKeys', [''], /must not be empty/],
+    ['startExport', [{ format: 'exe', scope: 'all' }], /format must be/],
+    ['startExport', [{ format: 'json', scope: 'some' }], /scope must be/],
+    ['startExport', [{ format: 'json', scope: 'selected' }], /needs ids/],
+    ['startExport', [{ format: 'json', scope: 'selected', ids: [1, 'x'] }], /ids\[1\]/],
+    ['startExport', [{ format: 'json', scope: 'all', path: '/etc/passwd' }], /unknown property 'path'/],
+    ['startCapture', [{ interface: 'eth0 -w /tmp/x' }], /whitespace/],
+    ['cancelJob', [-1], /between 0/]
+  ] as [keyof InspectorRequests, unknown[], RegExp][])('refuses %s%j', (name, args, message) => {
+    let error: unknown
+    try {
+      validateRequest(name, args)
+    } catch (e) {
+      error = e
+    }
+    expect(error).toBeInstanceOf(ApiArgumentError)
+    expect(error).toBeInstanceOf(TypeError)
+    expect((error as Error).message).toMatch(message)
+    expect((error as Error).message.startsWith(`${name}: `)).toBe(true)
   })
 
-  it('rejects a non-array argument list', () => {
-    expect(() => validateOpenCaptureArgs('/tmp/a.pcapng' as unknown as unknown[])).toThrow(TypeError)
-  })
-})
-
-describe('validateNoArgs', () => {
-  it('accepts an empty list and rejects anything else', () => {
-    expect(() => validateNoArgs('getSummary', [])).not.toThrow()
-    expect(() => validateNoArgs('getSummary', [undefined])).toThrow(/getSummary/)
-    expect(() => validateNoArgs('getSummary', ['x'])).toThrow(TypeError)
+  it('refuses arguments that are not an array', () => {
+    expect(() => validateRequest('getStatus', 'nope' as never)).toThrow(/arguments must be an array/)
+    expect(() => validateRequest('getStatus', { length: 0 } as never)).toThrow(/arguments must be an array/)
   })
 })

@@ -1,0 +1,975 @@
+// The inspector session: one open capture, its compact message index, the timeline view (filter, sort,
+// extra columns), message detail on demand, keys, decode-as, statistics and exports. Plain Node with no
+// worker specifics: session-worker.ts runs it on a worker thread, the tests run it in-process. Long work
+// (opening, re-decoding, filtering, exporting) yields to the event loop regularly so requests such as
+// getRows and getMessage are answered while it runs, and each can be cancelled.
+
+import { closeSync, createReadStream, openSync, rmSync, statSync, writeSync } from 'node:fs'
+import { basename, resolve } from 'node:path'
+import type {
+  CaptureStatistics,
+  CaptureStatus,
+  DecodeAsRule,
+  ExportRequest,
+  FieldInfo,
+  FilterCheck,
+  InspectorEvent,
+  JobInfo,
+  KeyChange,
+  KeyInfo,
+  MessageDetail,
+  RowBatch,
+  SessionStatus,
+  SourceInfo,
+  TimelineRow,
+  TreeNode,
+  ViewInfo,
+  ViewSpec
+} from '../../src-shared/api'
+import { allFields } from '../../src-shared/bytes/fields'
+import { CaptureReader } from '../../src-shared/capture/reader'
+import type { CaptureFrame } from '../../src-shared/capture/types'
+import { PcapngWriter } from '../../src-shared/capture/pcapng-writer'
+import { Engine } from '../../src-shared/engine/engine'
+import { MessageIndex } from '../../src-shared/engine/message-index'
+import '../../src-shared/engine/meta-fields'
+import { jsonText, messageJson } from '../../src-shared/export/json'
+import { compileFilter, FilterError } from '../../src-shared/filter'
+import { formatKeyFile, formatKeyLine, parseKeyFile, type KeyEntry } from '../../src-shared/keys/keyfile'
+import { KeyStore } from '../../src-shared/keys/store'
+import type { ConversationInfo, DecodedMessage } from '../../src-shared/model/types'
+import { createDefaultRegistry } from '../../src-shared/protocols'
+import type { WireDir } from '../../src-shared/protocols/registry'
+import type { Conversation } from '../../src-shared/engine/conversation'
+import { FrameStore } from './frame-store'
+import { prettyJson } from './pretty-json'
+import { runDecode } from './run-decode'
+import { ViewMatcher } from './view-matcher'
+
+/** Where an export goes, decided by the shell (a save dialog in Electron, a download in serve). */
+export interface ExportTarget {
+  path: string
+  fileName: string
+  downloadUrl?: string
+}
+
+export interface SessionCoreOptions {
+  emit(event: InspectorEvent): void
+  demoCapturePath(): string
+  /** Parent folder of the frame spill files (default: the OS temp folder). */
+  tempDir?: string
+}
+
+export class Cancelled extends Error {
+  constructor() {
+    super('cancelled')
+    this.name = 'Cancelled'
+  }
+}
+
+class Token {
+  cancelled = false
+  cancel(): void {
+    this.cancelled = true
+  }
+  check(): void {
+    if (this.cancelled) throw new Cancelled()
+  }
+}
+
+const tick = (): Promise<void> => new Promise((r) => setImmediate(r))
+/** Work between two yields to the event loop, and the interval of progress events. */
+const SLICE_MS = 12
+const PROGRESS_MS = 100
+const DETAIL_CACHE = 32
+/** Rebuilt messages a replay cursor keeps (stepping back through a conversation). */
+const REPLAY_KEEP = 64
+const TIMELINE_BUCKETS = 240
+
+/** The message index plus what the detail replay needs: each message's ordinal in its conversation. */
+class RowIndex {
+  readonly index = new MessageIndex()
+  private ordinals = new Uint32Array(1024)
+  private readonly perConversation: number[] = []
+  errors = 0
+  warned = 0
+  firstTime = Infinity
+
+  get count(): number {
+    return this.index.count
+  }
+
+  add(m: DecodedMessage): void {
+    const row = this.index.add(m)
+    if (row >= this.ordinals.length) {
+      const bigger = new Uint32Array(this.ordinals.length * 2)
+      bigger.set(this.ordinals)
+      this.ordinals = bigger
+    }
+    const c = m.conversation
+    this.ordinals[row] = this.perConversation[c] ?? 0
+    this.perConversation[c] = (this.perConversation[c] ?? 0) + 1
+    if (m.error) this.errors++
+    if (m.warnings.length) this.warned++
+    if (m.time < this.firstTime) this.firstTime = m.time
+  }
+
+  ordinal(row: number): number {
+    return this.ordinals[row]
+  }
+
+  messagesIn(conversation: number): number {
+    return this.perConversation[conversation] ?? 0
+  }
+}
+
+interface ViewState {
+  id: number
+  spec: ViewSpec
+  generation: number
+  /** Row numbers in view order; null means every row in capture order. */
+  order: Uint32Array<ArrayBuffer> | null
+  count: number
+  /** Extra column values by row number. */
+  cells: string[][]
+  state: ViewInfo['state']
+  progress: number
+  error: string | null
+}
+
+interface ReplayCursor {
+  generation: number
+  conversation: number
+  frames: Uint32Array
+  /** Index into frames of the next frame to feed. */
+  next: number
+  /** Messages the replay has produced so far. */
+  emitted: number
+  finished: boolean
+  recent: Map<number, DecodedMessage>
+  engine: Engine
+}
+
+interface Job {
+  info: JobInfo
+  token: Token
+}
+
+function growU32(a: Uint32Array<ArrayBuffer>, need: number): Uint32Array<ArrayBuffer> {
+  if (need <= a.length) return a
+  const b = new Uint32Array(Math.max(need, a.length * 2))
+  b.set(a)
+  return b
+}
+
+export class SessionCore {
+  private store: FrameStore | null = null
+  private rows = new RowIndex()
+  private source: SourceInfo | null = null
+  private phase: SessionStatus['phase'] = 'empty'
+  private progress: SessionStatus['progress'] = null
+  private error: string | null = null
+  private generation = 0
+  private frames = 0
+  private warnings: string[] = []
+  private readerWarnings: string[] = []
+  private linkTypes: string[] = []
+  private conversations: ConversationInfo[] = []
+  private captureState: CaptureStatus = { state: 'off' }
+  private readonly keys = new KeyStore()
+  private decodeAs: DecodeAsRule[] = []
+
+  private spec: ViewSpec = { filter: '', sort: null, columns: [] }
+  private view: ViewState = this.emptyView(0)
+  private viewSeq = 0
+  private viewToken = new Token()
+  private viewRun: { spec: ViewSpec; generation: number; token: Token; promise: Promise<ViewInfo> } | null = null
+
+  private openToken = new Token()
+  /** Settles when the current open (or re-decode) has built the index. */
+  private indexing: Promise<void> = Promise.resolve()
+  private reindexToken = new Token()
+
+  private jobs = new Map<number, Job>()
+  private jobSeq = 0
+  private detailCache = new Map<string, MessageDetail>()
+  private cursor: ReplayCursor | null = null
+  private lastProgressEvent = 0
+
+  constructor(private readonly opts: SessionCoreOptions) {}
+
+  // ---- status ----
+
+  status(): SessionStatus {
+    return {
+      generation: this.generation,
+      source: this.source,
+      phase: this.phase,
+      progress: this.progress,
+      frames: this.frames,
+      messages: this.rows.count,
+      timeOrigin: Number.isFinite(this.rows.firstTime) ? this.rows.firstTime : null,
+      errors: this.rows.errors,
+      warned: this.rows.warned,
+      warnings: this.warnings.slice(0, 200),
+      linkTypes: this.linkTypes,
+      conversations: this.conversations.length,
+      captureState: this.captureState,
+      keys: this.keys.size,
+      decodeAs: this.decodeAs,
+      error: this.error
+    }
+  }
+
+  private emitStatus(): void {
+    this.opts.emit({ type: 'status', status: this.status() })
+  }
+
+  private emitView(): void {
+    this.opts.emit({ type: 'view', view: this.viewInfo() })
+  }
+
+  /** Progress events at most every PROGRESS_MS, except the final one. */
+  private throttled(): boolean {
+    const now = performance.now()
+    if (now - this.lastProgressEvent < PROGRESS_MS) return false
+    this.lastProgressEvent = now
+    return true
+  }
+
+  // ---- opening ----
+
+  async open(path?: string): Promise<SessionStatus> {
+    const target = resolve(path ?? this.opts.demoCapturePath())
+    let size: number
+    try {
+      const st = statSync(target)
+      if (st.isDirectory()) throw new Error(`${target} is a directory`)
+      size = st.size
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code
+      throw new Error(code === 'ENOENT' ? `no such file: ${target}` : code ? `cannot read ${target} (${code})` : (e as Error).message)
+    }
+    this.openToken.cancel()
+    this.reindexToken.cancel()
+    this.viewToken.cancel()
+    for (const job of this.jobs.values()) job.token.cancel()
+    const token = (this.openToken = new Token())
+    this.store?.close()
+    const store = (this.store = new FrameStore(this.opts.tempDir))
+    const rows = (this.rows = new RowIndex())
+    this.source = { kind: 'file', path: target, file: basename(target), bytes: size }
+    this.phase = 'opening'
+    this.progress = { bytes: 0, total: size }
+    this.error = null
+    this.frames = 0
+    this.warnings = []
+    this.readerWarnings = []
+    this.linkTypes = []
+    this.conversations = []
+    this.generation++
+    this.detailCache.clear()
+    this.cursor = null
+    // While the file is read the timeline shows every message so far.
+    this.view = { ...this.emptyView(++this.viewSeq), order: null, state: 'running' }
+    this.emitStatus()
+    this.emitView()
+
+    let finished!: () => void
+    this.indexing = new Promise<void>((r) => (finished = r))
+    const engine = this.newEngine({
+      recording: false,
+      onMessage: (m) => rows.add(m),
+      onFrameConversation: (f, c) => store.addToConversation(f, c)
+    })
+    const reader = new CaptureReader({
+      onInterface: (i) => store.interfaces.push(i),
+      onFrame: (f) => {
+        store.append(f)
+        engine.addFrame(f)
+      },
+      onWarning: (w) => {
+        this.readerWarnings.push(w)
+        engine.warn(w)
+      }
+    })
+    let bytes = 0
+    try {
+      for await (const chunk of createReadStream(target, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+        token.check()
+        reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+        bytes += chunk.length
+        this.progress = { bytes, total: size }
+        this.frames = engine.stats.frames
+        if (this.throttled()) {
+          this.view.count = rows.count
+          this.emitStatus()
+          this.emitView()
+        }
+      }
+      token.check()
+      if (bytes > 0) reader.end()
+      engine.finish()
+    } catch (e) {
+      finished()
+      if (e instanceof Cancelled || token.cancelled) return this.status()
+      this.phase = 'error'
+      this.progress = null
+      this.error = (e as Error).message
+      this.frames = engine.stats.frames
+      this.view = { ...this.emptyView(++this.viewSeq), state: 'error', error: this.error }
+      this.emitStatus()
+      this.emitView()
+      throw e
+    }
+    this.takeEngineResults(engine)
+    this.phase = 'ready'
+    this.progress = null
+    finished()
+    this.emitStatus()
+    // Apply the timeline's filter, sort and columns to the new capture.
+    void this.startView()
+    return this.status()
+  }
+
+  private takeEngineResults(engine: Engine): void {
+    this.frames = engine.stats.frames
+    this.warnings = engine.stats.warnings
+    this.linkTypes = engine.stats.linkTypes
+    this.conversations = engine.conversationList()
+  }
+
+  private newEngine(o: {
+    recording: boolean
+    onMessage(m: DecodedMessage, conv: Conversation, dir: WireDir): void
+    onFrameConversation?(frame: number, conv: number): void
+    decodeAs?: DecodeAsRule[]
+  }): Engine {
+    return new Engine({
+      registry: createDefaultRegistry(),
+      keys: this.keys,
+      recording: o.recording,
+      decodeAs: o.decodeAs ?? this.decodeAs,
+      onMessage: o.onMessage,
+      onFrameConversation: o.onFrameConversation
+    })
+  }
+
+  private requireStore(): FrameStore {
+    if (!this.store) throw new Error('no capture is open')
+    return this.store
+  }
+
+  /**
+   * Replays every stored frame through a fresh engine (same keys and decode-as rules), yielding to the
+   * event loop between slices. The message ids it produces are the index's row numbers + 1.
+   */
+  private async replayAll(o: {
+    token: Token
+    recording: boolean
+    onMessage(m: DecodedMessage, conv: Conversation, dir: WireDir): void
+    onProgress?(fraction: number): void
+  }): Promise<Engine> {
+    const store = this.requireStore()
+    const engine = this.newEngine(o)
+    for (const w of this.readerWarnings) engine.warn(w)
+    let sliceStart = performance.now()
+    for (const f of store.range()) {
+      engine.addFrame(f)
+      if ((f.number & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        await tick()
+        o.token.check()
+        sliceStart = performance.now()
+        if (o.onProgress && this.throttled()) o.onProgress(f.number / Math.max(1, store.count))
+      }
+    }
+    o.token.check()
+    engine.finish()
+    return engine
+  }
+
+  /** Rebuilds the index after keys or decode-as rules changed, then re-applies the view. */
+  private async redecode(): Promise<void> {
+    if (!this.store || this.phase === 'empty') return
+    await this.indexing
+    if (this.phase !== 'ready') return
+    this.reindexToken.cancel()
+    this.viewToken.cancel()
+    const token = (this.reindexToken = new Token())
+    let finished!: () => void
+    this.indexing = new Promise<void>((r) => (finished = r))
+    const fresh = new RowIndex()
+    try {
+      const engine = await this.replayAll({
+        token,
+        recording: false,
+        onMessage: (m) => fresh.add(m),
+        onProgress: (p) => {
+          this.progress = { bytes: Math.round(p * 1000), total: 1000 }
+          this.emitStatus()
+        }
+      })
+      this.rows = fresh
+      this.generation++
+      this.detailCache.clear()
+      this.takeEngineResults(engine)
+    } finally {
+      this.progress = null
+      finished()
+    }
+    this.emitStatus()
+    await this.startView()
+  }
+
+  // ---- the timeline view ----
+
+  private emptyView(id: number): ViewState {
+    return { id, spec: this.spec, generation: this.generation, order: new Uint32Array(0), count: 0, cells: [], state: 'done', progress: 1, error: null }
+  }
+
+  private viewInfo(v: ViewState = this.view): ViewInfo {
+    return {
+      id: v.id,
+      generation: v.generation,
+      filter: v.spec.filter,
+      sort: v.spec.sort,
+      columns: v.spec.columns,
+      count: v.order === null ? this.rows.count : v.count,
+      total: this.rows.count,
+      state: v.state,
+      progress: v.progress,
+      error: v.error
+    }
+  }
+
+  async setView(spec: ViewSpec): Promise<ViewInfo> {
+    this.spec = spec
+    this.viewToken.cancel()
+    await this.indexing
+    if (this.spec !== spec) return { ...this.viewInfo(), state: 'superseded' }
+    if (this.phase !== 'ready') {
+      // Nothing open: the spec applies to the next capture.
+      this.view = { ...this.emptyView(++this.viewSeq) }
+      this.emitView()
+      return this.viewInfo()
+    }
+    return this.startView()
+  }
+
+  /** Computes the view for the current spec, or joins the computation already running for it. */
+  private startView(): Promise<ViewInfo> {
+    const run = this.viewRun
+    if (run && run.spec === this.spec && run.generation === this.generation && !run.token.cancelled) return run.promise
+    this.viewToken.cancel()
+    const token = (this.viewToken = new Token())
+    const promise = this.computeView(token)
+    this.viewRun = { spec: this.spec, generation: this.generation, token, promise }
+    return promise
+  }
+
+  private async computeView(token: Token): Promise<ViewInfo> {
+    const spec = this.spec
+    const total = this.rows.count
+    const view: ViewState = { ...this.emptyView(++this.viewSeq), spec, state: 'running', progress: 0 }
+    this.view = view
+    let matcher: ViewMatcher
+    try {
+      matcher = new ViewMatcher(spec.filter, spec.columns)
+    } catch (e) {
+      view.state = 'error'
+      view.error = e instanceof FilterError ? e.message : (e as Error).message
+      this.emitView()
+      return this.viewInfo(view)
+    }
+    try {
+      if (matcher.trivial) {
+        view.order = null
+        view.count = total
+      } else {
+        this.emitView()
+        let order = new Uint32Array(Math.min(Math.max(1024, total), 1 << 20))
+        let count = 0
+        const cells: string[][] = spec.columns.map(() => new Array<string>(total).fill(''))
+        view.cells = cells
+        await this.replayAll({
+          token,
+          recording: matcher.needsTree,
+          onMessage: (m, conv, dir) => {
+            const row = m.id - 1
+            if (row >= total) return
+            const t = matcher.target(m, conv, dir)
+            if (cells.length) {
+              const values = matcher.cells(t)
+              for (let c = 0; c < cells.length; c++) cells[c][row] = values[c]
+            }
+            if (!matcher.matches(t)) return
+            order = growU32(order, count + 1)
+            order[count++] = row
+            view.order = order
+            view.count = count
+          },
+          onProgress: (p) => {
+            view.progress = p
+            this.emitView()
+          }
+        })
+        view.order = order.subarray(0, count)
+        view.count = count
+      }
+      if (spec.sort) {
+        await tick()
+        token.check()
+        const sorted = this.sortRows(view.order ?? identity(total), spec.sort.column, spec.sort.desc, view)
+        view.order = sorted
+        view.count = sorted.length
+      }
+    } catch (e) {
+      if (e instanceof Cancelled) return { ...this.viewInfo(view), state: 'superseded' }
+      view.state = 'error'
+      view.error = (e as Error).message
+      this.emitView()
+      return this.viewInfo(view)
+    }
+    view.state = 'done'
+    view.progress = 1
+    this.emitView()
+    return this.viewInfo(view)
+  }
+
+  private sortRows(rows: Uint32Array, column: string, desc: boolean, view: ViewState): Uint32Array<ArrayBuffer> {
+    const out = Uint32Array.from(rows)
+    const extra = view.spec.columns.indexOf(column)
+    const dir = desc ? -1 : 1
+    if (extra >= 0) {
+      const cells = view.cells[extra] ?? []
+      const numeric = (s: string) => (s !== '' && Number.isFinite(Number(s)) ? Number(s) : NaN)
+      const keys = Array.from(out, (r) => cells[r] ?? '')
+      const nums = keys.map(numeric)
+      const allNumeric = nums.every((n, i) => !Number.isNaN(n) || keys[i] === '')
+      const pos = new Map<number, number>()
+      out.forEach((r, i) => pos.set(r, i))
+      return out.sort((a, b) => {
+        const i = pos.get(a)!
+        const j = pos.get(b)!
+        const c = allNumeric ? (nums[i] || 0) - (nums[j] || 0) : keys[i].localeCompare(keys[j])
+        return c !== 0 ? c * dir : a - b
+      })
+    }
+    const index = this.rows.index
+    const numericKey = (r: number): number => {
+      const row = index.row(r)
+      switch (column) {
+        case 'time':
+          return row.time
+        case 'conversation':
+          return row.conversation
+        case 'length':
+          return row.length
+        default:
+          return r
+      }
+    }
+    if (column === 'id' || column === 'time' || column === 'conversation' || column === 'length') {
+      const keys = new Float64Array(index.count)
+      for (const r of out) keys[r] = numericKey(r)
+      return out.sort((a, b) => {
+        const c = keys[a] - keys[b]
+        return c !== 0 ? c * dir : a - b
+      })
+    }
+    const text = (r: number): string => {
+      const row = index.row(r)
+      return column === 'direction' ? row.direction : column === 'protocol' ? row.protocol : column === 'name' ? row.name : row.summary
+    }
+    const keys = new Map<number, string>()
+    for (const r of out) keys.set(r, text(r))
+    return out.sort((a, b) => {
+      const c = keys.get(a)!.localeCompare(keys.get(b)!)
+      return c !== 0 ? c * dir : a - b
+    })
+  }
+
+  getRows(viewId: number, start: number, count: number): RowBatch {
+    const v = this.view
+    if (viewId !== v.id) return { viewId: v.id, start, rows: [] }
+    const size = v.order === null ? this.rows.count : v.count
+    const end = Math.min(size, start + count)
+    const rows: TimelineRow[] = []
+    for (let i = start; i < end; i++) {
+      const r = v.order === null ? i : v.order[i]
+      rows.push({ ...this.rows.index.row(r), cells: v.cells.map((c) => c[r] ?? '') })
+    }
+    return { viewId: v.id, start, rows }
+  }
+
+  findRow(viewId: number, messageId: number): number {
+    const v = this.view
+    if (viewId !== v.id) return -1
+    const row = messageId - 1
+    if (v.order === null) return row < this.rows.count ? row : -1
+    for (let i = 0; i < v.count; i++) if (v.order[i] === row) return i
+    return -1
+  }
+
+  // ---- message detail ----
+
+  /**
+   * Rebuilds one message with its tree by replaying only its conversation's frames. The replay is kept
+   * as a cursor: the next message of the same conversation (arrow keys in the timeline) continues where
+   * it stopped instead of starting over, and the last few rebuilt messages are kept for stepping back.
+   */
+  private rebuild(id: number): DecodedMessage {
+    const store = this.requireStore()
+    if (!Number.isInteger(id) || id < 1 || id > this.rows.count) throw new RangeError(`no message ${id} (the capture has ${this.rows.count})`)
+    const row = this.rows.index.row(id - 1)
+    const wanted = this.rows.ordinal(id - 1)
+    let c = this.cursor
+    if (!c || c.generation !== this.generation || c.conversation !== row.conversation || (wanted < c.emitted && !c.recent.has(wanted))) {
+      // The replay engine sees one conversation, which it numbers 1.
+      const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === row.conversation ? [{ ...r, match: 1 }] : []))
+      const fresh: ReplayCursor = { generation: this.generation, conversation: row.conversation, frames: store.framesOf(row.conversation), next: 0, emitted: 0, finished: false, recent: new Map(), engine: null! }
+      fresh.engine = this.newEngine({
+        recording: true,
+        decodeAs,
+        onMessage: (m) => {
+          fresh.recent.set(fresh.emitted++, m)
+          if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
+        }
+      })
+      c = this.cursor = fresh
+    }
+    while (!c.recent.has(wanted) && c.next < c.frames.length) c.engine.addFrame(store.get(c.frames[c.next++]))
+    if (!c.recent.has(wanted) && !c.finished) {
+      c.finished = true
+      c.engine.finish()
+    }
+    const found = c.recent.get(wanted)
+    if (!found) throw new Error(`message ${id} could not be rebuilt from its conversation's frames`)
+    return { ...found, id, conversation: row.conversation }
+  }
+
+  getMessage(id: number): MessageDetail {
+    const cacheKey = `${this.generation}:${id}`
+    const cached = this.detailCache.get(cacheKey)
+    if (cached) return cached
+    const m = this.rebuild(id)
+    const j = messageJson(m, { includeSourceBytes: true }) as { tree: TreeNode[]; sources: { name: string; hex: string }[] }
+    const detail: MessageDetail = {
+      id: m.id,
+      conversation: m.conversation,
+      direction: m.direction,
+      frames: m.frames,
+      time: m.time,
+      protocol: m.protocol,
+      stack: m.stack,
+      name: m.name,
+      summary: m.summary,
+      tree: j.tree,
+      sources: j.sources.map((s) => ({ name: s.name, hex: s.hex })),
+      valueJson: prettyJson(m.value === undefined ? 'null' : jsonText(m.value)),
+      warnings: m.warnings,
+      error: m.error
+    }
+    if (this.detailCache.size >= DETAIL_CACHE) this.detailCache.delete(this.detailCache.keys().next().value!)
+    this.detailCache.set(cacheKey, detail)
+    return detail
+  }
+
+  // ---- conversations, fields, filters ----
+
+  getConversations(): ConversationInfo[] {
+    return this.conversations
+  }
+
+  getFields(): FieldInfo[] {
+    return allFields().map((f) => {
+      const out: FieldInfo = { key: f.key, name: f.name, type: f.type }
+      if (f.names) out.names = Object.fromEntries(Object.entries(f.names).map(([k, v]) => [k, String(v)]))
+      return out
+    })
+  }
+
+  checkFilter(text: string): FilterCheck {
+    if (!text.trim()) return { ok: true, fields: [] }
+    try {
+      return { ok: true, fields: compileFilter(text).fields }
+    } catch (e) {
+      if (e instanceof FilterError) return { ok: false, message: e.message, start: e.start, end: e.end }
+      return { ok: false, message: (e as Error).message, start: 0, end: text.length }
+    }
+  }
+
+  async setDecodeAs(rules: DecodeAsRule[]): Promise<SessionStatus> {
+    this.decodeAs = rules
+    this.emitStatus()
+    await this.redecode()
+    return this.status()
+  }
+
+  // ---- keys ----
+
+  private keyInfo(k: KeyEntry): KeyInfo {
+    const conv = k.conversation === '*' ? '*' : `${k.conversation.client}-${k.conversation.server}`
+    const info: KeyInfo = { line: formatKeyLine(k), type: k.type, conversation: conv, covers: this.covers(k) }
+    if (k.direction) info.direction = k.direction
+    return info
+  }
+
+  /** Conversations of the open capture a key applies to. */
+  private covers(k: KeyEntry): number[] {
+    const protocol = k.type.split('_')[0].toLowerCase()
+    return this.conversations
+      .filter((c) => {
+        if (k.conversation === '*') return c.protocol === protocol
+        const a = k.conversation.client
+        const b = k.conversation.server
+        return (a === c.client && b === c.server) || (a === c.server && b === c.client)
+      })
+      .map((c) => c.id)
+  }
+
+  listKeys(): KeyInfo[] {
+    return this.keys.list().map((k) => this.keyInfo(k))
+  }
+
+  private async keysChanged(entries: KeyEntry[], added: number, removed: number, warnings: string[]): Promise<KeyChange> {
+    const covered = [...new Set(entries.flatMap((k) => this.covers(k)))].sort((a, b) => a - b)
+    this.emitStatus()
+    this.opts.emit({ type: 'keys', keys: this.listKeys() })
+    if ((added || removed) && covered.length) await this.redecode()
+    // Conversation info (protocol, notes) may have changed: report coverage again.
+    const keys = this.listKeys()
+    this.opts.emit({ type: 'keys', keys })
+    return { added, removed, warnings, redecoded: added || removed ? covered : [], keys }
+  }
+
+  /** Adds key-file text. Throws KeyFileError (naming the line) for a malformed line. */
+  async addKeys(text: string): Promise<KeyChange> {
+    const parsed = parseKeyFile(text)
+    const fresh = parsed.keys.filter((k) => this.keys.add({ ...k, line: 0 }))
+    return this.keysChanged(fresh, fresh.length, 0, parsed.warnings)
+  }
+
+  async removeKey(line: string): Promise<KeyChange> {
+    const parsed = parseKeyFile(line)
+    const gone = parsed.keys.filter((k) => this.keys.remove(k))
+    return this.keysChanged(gone, 0, gone.length, parsed.warnings)
+  }
+
+  exportKeys(): string {
+    return formatKeyFile(this.keys.list())
+  }
+
+  // ---- statistics ----
+
+  getStats(): CaptureStatistics {
+    const index = this.rows.index
+    const n = index.count
+    let first = Infinity
+    let last = -Infinity
+    const byName = new Map<string, { protocol: string; name: string; count: number }>()
+    const byProtocol = new Map<string, number>()
+    for (let i = 0; i < n; i++) {
+      const r = index.row(i)
+      if (r.time < first) first = r.time
+      if (r.time > last) last = r.time
+      const k = `${r.protocol}\u0000${r.name}`
+      const e = byName.get(k)
+      if (e) e.count++
+      else byName.set(k, { protocol: r.protocol, name: r.name, count: 1 })
+      byProtocol.set(r.protocol, (byProtocol.get(r.protocol) ?? 0) + 1)
+    }
+    let timeline: CaptureStatistics['timeline'] = { start: 0, step: 1, counts: [] }
+    if (n > 0) {
+      const span = Math.max(last - first, 1e-3)
+      const step = niceStep(span / TIMELINE_BUCKETS)
+      const start = Math.floor(first / step) * step
+      const counts = new Array<number>(Math.floor((last - start) / step) + 1).fill(0)
+      for (let i = 0; i < n; i++) counts[Math.min(counts.length - 1, Math.floor((index.row(i).time - start) / step))]++
+      timeline = { start, step, counts }
+    }
+    return {
+      timeline,
+      byName: [...byName.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 100),
+      byProtocol: [...byProtocol].map(([protocol, count]) => ({ protocol, count })).sort((a, b) => b.count - a.count),
+      byConversation: this.conversations.map((c) => ({
+        id: c.id,
+        client: c.client,
+        server: c.server,
+        protocol: c.protocol,
+        frames: c.frames,
+        bytes: c.bytes,
+        messages: this.rows.messagesIn(c.id)
+      }))
+    }
+  }
+
+  // ---- exports ----
+
+  startExport(req: ExportRequest, target: ExportTarget): JobInfo {
+    const source = this.source
+    if (!source || this.phase !== 'ready') throw new Error('no capture is open')
+    if (req.scope === 'filtered' && this.view.error) throw new Error(`the filter has an error: ${this.view.error}`)
+    const token = new Token()
+    const what = req.scope === 'all' ? 'all messages' : req.scope === 'filtered' ? 'filtered messages' : `${req.ids?.length ?? 0} selected messages`
+    const info: JobInfo = {
+      id: ++this.jobSeq,
+      kind: 'export',
+      state: 'running',
+      progress: 0,
+      description: `Exporting ${what} as ${req.format === 'pcapng' ? 'pcapng' : req.format === 'ndjson' ? 'NDJSON' : 'JSON'} to ${target.fileName}`
+    }
+    const job: Job = { info, token }
+    this.jobs.set(info.id, job)
+    const progress = (p: number) => {
+      info.progress = Math.min(1, Math.max(0, p))
+      if (this.throttled()) this.opts.emit({ type: 'job', job: { ...info } })
+    }
+    const run = req.format === 'pcapng' ? this.exportPcapng(req, target, token, progress) : this.exportJson(req, target, token, progress)
+    run.then(
+      (r) => {
+        info.state = 'done'
+        info.progress = 1
+        info.result = { fileName: target.fileName, ...r }
+        if (target.downloadUrl) info.result.downloadUrl = target.downloadUrl
+        else info.result.file = target.path
+      },
+      (e) => {
+        rmSync(target.path, { force: true })
+        if (e instanceof Cancelled) info.state = 'cancelled'
+        else {
+          info.state = 'failed'
+          info.error = (e as Error).message
+        }
+      }
+    ).finally(() => {
+      this.jobs.delete(info.id)
+      this.opts.emit({ type: 'job', job: { ...info } })
+    })
+    this.opts.emit({ type: 'job', job: { ...info } })
+    return { ...info }
+  }
+
+  cancelJob(id: number): void {
+    this.jobs.get(id)?.token.cancel()
+  }
+
+  /** Decoded JSON through the same code path as `gamewire decode`, with the session's keys and rules. */
+  private async exportJson(req: ExportRequest, target: ExportTarget, token: Token, progress: (p: number) => void) {
+    const source = this.source
+    if (source?.kind !== 'file') throw new Error('decoded-JSON export of a live capture is not available yet')
+    const fd = openSync(target.path, 'w')
+    let bytes = 0
+    try {
+      const result = await runDecode(
+        {
+          file: source.path,
+          format: req.format === 'ndjson' ? 'ndjson' : 'json',
+          keylog: this.keys.size ? formatKeyFile(this.keys.list()) : undefined,
+          filter: req.scope === 'filtered' && this.view.spec.filter.trim() ? this.view.spec.filter : undefined,
+          decodeAs: this.decodeAs.length ? this.decodeAs : undefined,
+          includeKeys: req.includeKeys,
+          ids: req.scope === 'selected' ? req.ids : undefined
+        },
+        {
+          write: (text) => {
+            bytes += writeSync(fd, text)
+          },
+          flush: async () => {
+            await tick()
+            token.check()
+          },
+          progress: (p) => progress(p.total ? p.bytes / p.total : 0)
+        }
+      )
+      return { bytes, messages: result.matched, frames: result.frames }
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  /** The frames that carried the exported messages (every frame for 'all'), as pcapng. */
+  private async exportPcapng(req: ExportRequest, target: ExportTarget, token: Token, progress: (p: number) => void) {
+    const store = this.requireStore()
+    let keep: Uint8Array | null = null
+    let messages = this.rows.count
+    if (req.scope !== 'all') {
+      const wanted = new Uint8Array(store.count + 1)
+      keep = wanted
+      messages = 0
+      const ids = req.scope === 'selected' ? new Set(req.ids) : undefined
+      const matcher = req.scope === 'filtered' ? new ViewMatcher(this.view.spec.filter, []) : undefined
+      await this.replayAll({
+        token,
+        recording: matcher?.needsTree ?? false,
+        onMessage: (m, conv, dir) => {
+          if (ids ? !ids.has(m.id) : !matcher!.matches(matcher!.target(m, conv, dir))) return
+          messages++
+          for (const f of m.frames) if (f <= store.count) wanted[f] = 1
+        },
+        onProgress: (p) => progress(p / 2)
+      })
+    }
+    const writer = new PcapngWriter()
+    const fd = openSync(target.path, 'w')
+    let bytes = 0
+    let frames = 0
+    try {
+      bytes += writeSync(
+        fd,
+        writer.header(
+          store.interfaces.map((i) => ({ linkType: i.linkType, snapLen: i.snapLen, name: i.name, tsUnitsPerSecond: 1e9 as const })),
+          { application: 'gamewire', comment: `${req.scope} messages exported by gamewire` }
+        )
+      )
+      let sliceStart = performance.now()
+      for (const f of store.range(1, store.count, keep ? (n) => keep![n] === 1 : undefined)) {
+        bytes += writeSync(fd, writer.frame(writableFrame(f)))
+        frames++
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await tick()
+          token.check()
+          sliceStart = performance.now()
+          progress(0.5 + (0.5 * f.number) / Math.max(1, store.count))
+        }
+      }
+    } finally {
+      closeSync(fd)
+    }
+    return { bytes, messages, frames }
+  }
+
+  // ---- live capture (driven by src-main/capture/, not implemented here) ----
+
+  setCaptureState(state: CaptureStatus): void {
+    this.captureState = state
+    this.emitStatus()
+  }
+
+  close(): void {
+    this.openToken.cancel()
+    this.reindexToken.cancel()
+    this.viewToken.cancel()
+    for (const job of this.jobs.values()) job.token.cancel()
+    this.store?.close()
+    this.store = null
+    this.cursor = null
+  }
+}
+
+function identity(n: number): Uint32Array {
+  const a = new Uint32Array(n)
+  for (let i = 0; i < n; i++) a[i] = i
+  return a
+}
+
+/** 1, 2 or 5 times a power of ten, at least `x`. */
+export function niceStep(x: number): number {
+  const p = Math.pow(10, Math.floor(Math.log10(x)))
+  for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p
+  return 10 * p
+}
+
+function writableFrame(f: CaptureFrame) {
+  return { interfaceId: f.interfaceId, tsSec: Math.max(0, Math.floor(f.tsSec)), tsNsec: f.tsNsec, data: f.data, originalLength: Math.max(f.originalLength, f.data.length) }
+}

@@ -1,0 +1,135 @@
+// The InspectorApi over the `gamewire serve` WebSocket (same origin, path /api): requests carry an id,
+// answers come back with it, session events arrive as {event}. A dropped connection is re-opened with
+// backoff; requests made while it is down wait for it (and fail after a timeout).
+
+import {
+  REQUEST_NAMES,
+  type InspectorApi,
+  type InspectorEvent,
+  type InspectorRequests,
+  type RequestName
+} from '../../../src-shared/api'
+
+const REQUEST_TIMEOUT_MS = 120_000
+
+export class ApiError extends Error {
+  constructor(name: string, message: string) {
+    super(message)
+    this.name = name
+  }
+}
+
+export function createWebSocketApi(url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api`): InspectorApi {
+  const listeners = new Set<(e: InspectorEvent) => void>()
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> }>()
+  let socket: WebSocket | null = null
+  let open: Promise<WebSocket> | null = null
+  let seq = 0
+  let backoff = 250
+
+  const connect = (): Promise<WebSocket> => {
+    if (open) return open
+    open = new Promise<WebSocket>((resolve) => {
+      const ws = new WebSocket(url)
+      ws.onopen = () => {
+        backoff = 250
+        socket = ws
+        resolve(ws)
+      }
+      ws.onmessage = (m) => {
+        let msg: { id?: number; result?: unknown; error?: { name: string; message: string }; event?: InspectorEvent }
+        try {
+          msg = JSON.parse(String(m.data))
+        } catch {
+          return
+        }
+        if (msg.event) {
+          for (const cb of [...listeners]) cb(msg.event)
+          return
+        }
+        const p = typeof msg.id === 'number' ? pending.get(msg.id) : undefined
+        if (!p) return
+        pending.delete(msg.id!)
+        clearTimeout(p.timer)
+        if (msg.error) p.reject(new ApiError(msg.error.name, msg.error.message))
+        else p.resolve(msg.result)
+      }
+      ws.onclose = () => {
+        socket = null
+        open = null
+        for (const [id, p] of pending) {
+          clearTimeout(p.timer)
+          p.reject(new ApiError('ConnectionLost', 'the connection to gamewire was lost'))
+          pending.delete(id)
+        }
+        for (const cb of [...listeners]) cb({ type: 'status', status: disconnectedStatus() })
+        // reconnect, with growing pauses
+        setTimeout(() => void connect().then(() => resync()), backoff)
+        backoff = Math.min(backoff * 2, 5000)
+      }
+    })
+    return open
+  }
+
+  /** After a reconnect, fetch the status again so the UI catches up. */
+  const resync = (): void => {
+    void call('getStatus', []).then((status) => {
+      for (const cb of [...listeners]) cb({ type: 'status', status: status as never })
+    })
+  }
+
+  const call = async (method: RequestName, args: unknown[]): Promise<unknown> => {
+    const ws = socket ?? (await connect())
+    const id = ++seq
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(id)
+        reject(new ApiError('Timeout', `${method}: no answer from gamewire`))
+      }, REQUEST_TIMEOUT_MS)
+      pending.set(id, { resolve, reject, timer })
+      ws.send(JSON.stringify({ id, method, args }))
+    })
+  }
+
+  const requests = {} as Record<string, (...args: unknown[]) => Promise<unknown>>
+  for (const name of REQUEST_NAMES) {
+    // JSON has no undefined: drop trailing undefined arguments (openCapture() = the demo capture)
+    requests[name] = (...args: unknown[]) => {
+      while (args.length && args[args.length - 1] === undefined) args.pop()
+      return call(name, args)
+    }
+  }
+  void connect()
+
+  return {
+    ...(requests as unknown as InspectorRequests),
+    shell: 'browser',
+    onEvent(cb) {
+      listeners.add(cb)
+      return () => {
+        listeners.delete(cb)
+      }
+    }
+  }
+}
+
+function disconnectedStatus() {
+  return {
+    generation: -1,
+    source: null,
+    phase: 'error' as const,
+    progress: null,
+    frames: 0,
+    messages: 0,
+    timeOrigin: null,
+    errors: 0,
+    warned: 0,
+    warnings: [],
+    linkTypes: [],
+    conversations: 0,
+    captureState: { state: 'off' as const },
+    keys: 0,
+    decodeAs: [],
+    error: 'Disconnected from gamewire: reconnecting…'
+  }
+}

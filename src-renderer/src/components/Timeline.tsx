@@ -1,0 +1,290 @@
+// The timeline: @tanstack/react-table owns the columns (sizes, resizing, sort state; sorting itself runs
+// on the host), @tanstack/react-virtual renders only the visible rows, which come from the row cache in
+// blocks. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click picks extra rows.
+
+import { useEffect, useMemo, useRef, useState } from 'react'
+import {
+  columnResizingFeature,
+  columnSizingFeature,
+  createColumnHelper,
+  rowSortingFeature,
+  tableFeatures,
+  useTable,
+  type SortingState
+} from '@tanstack/react-table'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import type { TimelineRow } from '../../../src-shared/api'
+import { clock, DIRECTION_ARROW, num, protocolClass, relative } from '../format'
+import { rowCache, useInspector } from '../state/store'
+import { ColumnPicker } from './ColumnPicker'
+
+const ROW_HEIGHT = 24
+const features = tableFeatures({ columnSizingFeature, columnResizingFeature, rowSortingFeature })
+const helper = createColumnHelper<typeof features, TimelineRow>()
+const NO_DATA: TimelineRow[] = []
+
+interface ColumnMeta {
+  className?: string
+  render(row: TimelineRow, ctx: { timeBase: number; relativeTime: boolean }): React.ReactNode
+}
+
+const BUILTIN: { id: string; header: string; size: number; meta: ColumnMeta }[] = [
+  { id: 'id', header: 'No.', size: 64, meta: { className: 'num', render: (r) => r.id } },
+  {
+    id: 'time',
+    header: 'Time',
+    size: 112,
+    meta: { className: 'num mono', render: (r, c) => (c.relativeTime ? relative(r.time, c.timeBase) : clock(r.time)) }
+  },
+  { id: 'conversation', header: 'Conv', size: 52, meta: { className: 'num', render: (r) => r.conversation } },
+  {
+    id: 'direction',
+    header: 'Dir',
+    size: 52,
+    meta: { className: 'dir', render: (r) => <span className={`dir-${r.direction}`} title={r.direction}>{DIRECTION_ARROW[r.direction]} {r.direction}</span> }
+  },
+  {
+    id: 'protocol',
+    header: 'Protocol',
+    size: 92,
+    meta: { render: (r) => <span className={`proto-badge ${protocolClass(r.protocol)}`}>{r.protocol}</span> }
+  },
+  { id: 'name', header: 'Message', size: 190, meta: { className: 'name', render: (r) => r.name } },
+  { id: 'length', header: 'Length', size: 64, meta: { className: 'num', render: (r) => r.length } },
+  { id: 'summary', header: 'Summary', size: 520, meta: { className: 'summary', render: (r) => r.summary } }
+]
+
+export function Timeline() {
+  const view = useInspector((s) => s.view)
+  const spec = useInspector((s) => s.spec)
+  const status = useInspector((s) => s.status)
+  const selectedId = useInspector((s) => s.selectedId)
+  const picked = useInspector((s) => s.picked)
+  const timeMode = useInspector((s) => s.timeMode)
+  const timeOrigin = useInspector((s) => s.status?.timeOrigin ?? null)
+  useInspector((s) => s.rowsVersion) // re-render when rows land
+  const { select, setSort, removeColumn, toggleTimeMode } = useInspector.getState()
+  const scroller = useRef<HTMLDivElement>(null)
+  const [cursor, setCursor] = useState(-1)
+  const [picker, setPicker] = useState(false)
+
+  const count = view?.count ?? 0
+
+  const columns = useMemo(
+    () => [
+      ...BUILTIN.map((c) => helper.display({ id: c.id, header: c.header, size: c.size, minSize: 36, meta: c.meta } as never)),
+      ...spec.columns.map((key, i) =>
+        helper.display({
+          id: key,
+          header: key,
+          size: 140,
+          minSize: 48,
+          meta: { className: 'extra mono', render: (r: TimelineRow) => r.cells[i] ?? '' } satisfies ColumnMeta
+        } as never)
+      )
+    ],
+    [spec.columns]
+  )
+  const sorting: SortingState = spec.sort ? [{ id: spec.sort.column, desc: spec.sort.desc }] : []
+  const table = useTable({
+    features,
+    columns,
+    data: NO_DATA,
+    manualSorting: true,
+    enableSortingRemoval: true,
+    columnResizeMode: 'onChange',
+    state: { sorting },
+    onSortingChange: (updater) => {
+      const next = typeof updater === 'function' ? updater(sorting) : updater
+      setSort(next[0] ? { column: next[0].id, desc: next[0].desc } : null)
+    }
+  })
+  const headers = table.getHeaderGroups()[0]?.headers ?? []
+  const totalWidth = table.getTotalSize()
+
+  const virtualizer = useVirtualizer({
+    count,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 20
+  })
+  const items = virtualizer.getVirtualItems()
+  const first = items[0]?.index ?? 0
+  const last = items[items.length - 1]?.index ?? -1
+
+  useEffect(() => {
+    if (last >= first) rowCache.ensure(Math.max(0, first - 50), last + 100, count)
+  })
+
+  // Keep the cursor on the selected message when the view changes (filter, sort, new rows).
+  useEffect(() => {
+    const api = useInspector.getState().api
+    if (!api || !view || selectedId === null) return
+    let live = true
+    void api.findRow(view.id, selectedId).then((i) => {
+      if (!live) return
+      setCursor(i)
+      if (i >= 0) virtualizer.scrollToIndex(i, { align: 'auto' })
+    })
+    return () => {
+      live = false
+    }
+  }, [view?.id, view?.state, selectedId])
+
+  const moveTo = (i: number) => {
+    if (count === 0) return
+    const idx = Math.max(0, Math.min(count - 1, i))
+    setCursor(idx)
+    virtualizer.scrollToIndex(idx, { align: 'auto' })
+    const row = rowCache.get(idx)
+    if (row) select(row.id)
+    else {
+      // not fetched yet: fetch it, then select
+      rowCache.ensure(idx, idx + 1, count)
+      const api = useInspector.getState().api
+      if (api && view) void api.getRows(view.id, idx, 1).then((b) => b.rows[0] && select(b.rows[0].id))
+    }
+  }
+
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? 400) / ROW_HEIGHT) - 1)
+    const keys: Record<string, () => void> = {
+      ArrowDown: () => moveTo(cursor + 1),
+      ArrowUp: () => moveTo(cursor - 1),
+      PageDown: () => moveTo(cursor + page),
+      PageUp: () => moveTo(cursor - page),
+      Home: () => moveTo(0),
+      End: () => moveTo(count - 1)
+    }
+    const fn = keys[e.key]
+    if (fn) {
+      e.preventDefault()
+      fn()
+    }
+  }
+
+  const ctx = { timeBase: timeOrigin ?? 0, relativeTime: timeMode === 'relative' && timeOrigin !== null }
+  const phase = status?.phase ?? 'empty'
+  let empty: React.ReactNode = null
+  if (count === 0) {
+    if (view?.state === 'error') empty = <><strong>The filter has an error</strong><p>{view.error}</p></>
+    else if (phase === 'opening' || view?.state === 'running') empty = <><div className="spinner" /><p>{phase === 'opening' ? 'Reading the capture…' : 'Filtering…'}</p></>
+    else if (phase === 'empty') empty = <><strong>No capture open</strong><p>Open a .pcap or .pcapng file, or drop one here.</p></>
+    else if (phase === 'error') empty = <><strong>Could not open the capture</strong><p>{status?.error}</p></>
+    else if (spec.filter) empty = <><strong>No messages match the filter</strong><p className="mono">{spec.filter}</p></>
+    else empty = <><strong>No game messages in this capture</strong><p>Frames were read, but no conversation carried a decodable payload.</p></>
+  }
+
+  return (
+    <div className="timeline" data-testid="timeline" data-count={count} data-view-state={view?.state ?? 'none'}>
+      <div className="timeline-head" role="row" style={{ width: totalWidth + 40 }}>
+        {headers.map((h) => {
+          const sorted = h.column.getIsSorted()
+          const extra = spec.columns.includes(h.column.id)
+          return (
+            <div
+              key={h.id}
+              role="columnheader"
+              className={`th ${sorted ? 'sorted' : ''}`}
+              style={{ width: h.getSize() }}
+              aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
+            >
+              <button className="th-label" onClick={h.column.getToggleSortingHandler()} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
+                {h.column.id === 'time' ? (
+                  <span>
+                    Time{' '}
+                    <span
+                      className="chip"
+                      role="button"
+                      title="Switch between absolute and relative time"
+                      onClick={(e) => {
+                        e.stopPropagation()
+                        toggleTimeMode()
+                      }}
+                    >
+                      {timeMode === 'relative' ? 'rel' : 'abs'}
+                    </span>
+                  </span>
+                ) : (
+                  (h.column.columnDef.header as string)
+                )}
+                {sorted && <span className="sort-mark">{sorted === 'asc' ? '▲' : '▼'}</span>}
+              </button>
+              {extra && (
+                <button className="th-remove" title="Remove column" onClick={() => removeColumn(h.column.id)}>
+                  ×
+                </button>
+              )}
+              <div
+                className={`resizer ${h.column.getIsResizing() ? 'active' : ''}`}
+                onMouseDown={h.getResizeHandler()}
+                onTouchStart={h.getResizeHandler()}
+                onDoubleClick={() => h.column.resetSize()}
+              />
+            </div>
+          )
+        })}
+        <div className="th th-add">
+          <button title="Add a column from any field" onClick={() => setPicker((p) => !p)}>
+            +
+          </button>
+          {picker && <ColumnPicker onClose={() => setPicker(false)} />}
+        </div>
+      </div>
+      <div className="timeline-body" ref={scroller} tabIndex={0} onKeyDown={onKeyDown} role="grid" aria-rowcount={count}>
+        {empty ? (
+          <div className="empty-state">{empty}</div>
+        ) : (
+          <div style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
+            {items.map((item) => {
+              const row = rowCache.get(item.index)
+              if (!row) {
+                return <div key={item.key} className="tr loading" style={{ transform: `translateY(${item.start}px)`, width: totalWidth }} />
+              }
+              const selected = row.id === selectedId
+              const classes = ['tr', protocolClass(row.protocol), selected && 'selected', picked.includes(row.id) && 'picked', row.error && 'has-error', row.warning && 'has-warning', item.index % 2 && 'odd']
+              return (
+                <div
+                  key={item.key}
+                  role="row"
+                  data-testid="timeline-row"
+                  data-id={row.id}
+                  data-index={item.index}
+                  aria-selected={selected}
+                  className={classes.filter(Boolean).join(' ')}
+                  style={{ transform: `translateY(${item.start}px)`, width: totalWidth }}
+                  title={row.error ? 'Decode error (see the detail tree)' : row.warning ? 'Decoded with warnings' : undefined}
+                  onMouseDown={(e) => {
+                    if (e.button !== 0) return
+                    if (e.ctrlKey || e.metaKey) select(row.id, 'toggle')
+                    else {
+                      setCursor(item.index)
+                      select(row.id)
+                    }
+                  }}
+                >
+                  {headers.map((h) => {
+                    const meta = h.column.columnDef.meta as ColumnMeta
+                    return (
+                      <div key={h.id} role="gridcell" className={`td ${meta.className ?? ''}`} style={{ width: h.getSize() }}>
+                        {meta.render(row, ctx)}
+                      </div>
+                    )
+                  })}
+                </div>
+              )
+            })}
+          </div>
+        )}
+      </div>
+      <div className="timeline-foot">
+        {view && view.state === 'running' && <div className="progress inline" style={{ width: `${Math.round(view.progress * 100)}%` }} />}
+        <span>
+          {num(count)} {spec.filter || view?.count !== view?.total ? `of ${num(view?.total ?? 0)} ` : ''}
+          messages
+        </span>
+        {picked.length > 0 && <span className="picked-count">{picked.length} picked (Ctrl+click)</span>}
+      </div>
+    </div>
+  )
+}

@@ -1,0 +1,101 @@
+// The host-side session both shells use, with its SessionCore on a real worker thread (needs the build:
+// out/main/session-worker.js): requests and events cross the thread, errors keep their names, the main
+// event loop stays free while a capture is decoded, and closing removes the temporary frame store.
+import { afterAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { InspectorSession } from '../../../src-main/host/inspector-session'
+import type { InspectorEvent } from '../../../src-shared/api'
+import { decodeFile } from '../helpers/decode'
+import { resetFrames, udpFrame } from '../helpers/frames'
+import { pcapngBytes } from '../../fixtures/ui/build-captures'
+import { writeFileSync } from 'node:fs'
+
+const DEMO = join(__dirname, '../../../resources/demo.pcapng')
+const WORKER = join(__dirname, '../../../out/main/session-worker.js')
+const SDK_WS = join(__dirname, '../../fixtures/sfs2x/sdk-ws.pcapng')
+const tmp = mkdtempSync(join(tmpdir(), 'gamewire-session-test-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+function session(extra: Partial<ConstructorParameters<typeof InspectorSession>[0]> = {}) {
+  const spill = mkdtempSync(join(tmp, 'spill-'))
+  const s = new InspectorSession({ tempDir: spill, workerScript: WORKER, exportTarget: async () => null, ...extra })
+  return { s, spill }
+}
+
+describe('InspectorSession on its worker thread', () => {
+  it('opens the demo capture and answers with the engine results; events arrive on this thread', async () => {
+    const { s } = session()
+    const events: InspectorEvent[] = []
+    s.onEvent((e) => events.push(e))
+    try {
+      const status = await s.openCapture()
+      const expected = decodeFile(DEMO)
+      expect(status).toMatchObject({ phase: 'ready', messages: expected.messages.length, frames: expected.frames })
+      expect((await s.getConversations()).map((c) => c.protocol)).toEqual(expected.conversations.map((c) => c.protocol))
+      const view = await s.setView({ filter: '', sort: null, columns: [] })
+      const rows = await s.getRows(view.id, 0, 5000)
+      expect(rows.rows.map((r) => r.name)).toEqual(expected.messages.map((m) => m.name))
+      expect((await s.getMessage(1)).tree).not.toEqual([])
+      expect(events.some((e) => e.type === 'status' && e.status.phase === 'opening')).toBe(true)
+      expect(events.some((e) => e.type === 'view')).toBe(true)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('keeps the calling event loop free while the worker decodes (in-process, the same work blocks it)', async () => {
+    // one long UDP conversation: the last message's detail replays all of its frames synchronously
+    resetFrames()
+    const frames = Array.from({ length: 40_000 }, (_, i) => udpFrame('10.9.0.1', 40000, '10.9.0.2', 7000, Uint8Array.of(i & 255, i >> 8, 1, 2, 3, 4, 5, 6)))
+    const big = join(tmp, 'long-conversation.pcapng')
+    writeFileSync(big, pcapngBytes(frames))
+    const worstGapDuring = async (s: InspectorSession): Promise<number> => {
+      const status = await s.openCapture(big)
+      let last = performance.now()
+      let worst = 0
+      const timer = setInterval(() => {
+        const now = performance.now()
+        worst = Math.max(worst, now - last)
+        last = now
+      }, 5)
+      await s.getMessage(status.messages)
+      await new Promise((r) => setTimeout(r, 30)) // let the timer see a blocked stretch, if there was one
+      clearInterval(timer)
+      return worst
+    }
+    const inProcess = session({ inProcess: true }).s
+    const worker = session().s
+    try {
+      const blocked = await worstGapDuring(inProcess)
+      const free = await worstGapDuring(worker)
+      expect(blocked).toBeGreaterThan(250)
+      expect(free).toBeLessThan(100)
+    } finally {
+      await inProcess.close()
+      await worker.close()
+    }
+  })
+
+  it('passes worker errors back with their names, and refuses live capture without a hook', async () => {
+    const { s } = session()
+    try {
+      await expect(s.addKeys('PHOTON_AES_KEY * 1234')).rejects.toMatchObject({ name: 'KeyFileError', message: expect.stringMatching(/line 1/) })
+      await expect(s.openCapture(join(tmp, 'nope.pcapng'))).rejects.toThrow(/no such file/)
+      await expect(s.startCapture({ interface: 'eth0' })).rejects.toThrow(/not available/)
+      expect(await s.startExport({ format: 'json', scope: 'all' })).toMatchObject({ state: 'cancelled' })
+    } finally {
+      await s.close()
+    }
+  })
+
+  it('removes its temporary frame store on close and refuses calls afterwards', async () => {
+    const { s, spill } = session()
+    await s.openCapture(SDK_WS)
+    expect(readdirSync(spill)).toHaveLength(1)
+    await s.close()
+    expect(readdirSync(spill)).toEqual([])
+    await expect(s.getStatus()).rejects.toThrow(/closed/)
+  })
+})

@@ -1,0 +1,349 @@
+// The renderer in headless Chromium (playwright-core, /usr/bin/chromium) against a real
+// `gamewire serve` process on the generated captures: open, scroll, filter (valid and invalid), select,
+// tree -> hex and hex -> tree linking, the JSON view, keyboard navigation, conversations, adding keys
+// that decrypt Photon and SFS2X messages, and exports compared with `gamewire decode`. Screenshots go
+// to test/artifacts/ (gitignored). Needs the build (`npm test` builds first).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import { CaptureReader } from '../../../src-shared/capture/reader'
+import { PHOTON_AES_KEY, PHOTON_KEY_LINE, PHOTON_SECRET_TOKEN, SFS2X_IV, SFS2X_KEY, SFS2X_SECRET_COMMAND } from '../../fixtures/ui/build-captures'
+
+const ROOT = join(__dirname, '../../..')
+const BIN = join(ROOT, 'bin/gamewire.mjs')
+const PHOTON = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
+const SFS2X = join(ROOT, 'test/fixtures/ui/sfs2x-aes.pcapng')
+const ARTIFACTS = join(ROOT, 'test/artifacts')
+const tmp = mkdtempSync(join(tmpdir(), 'gamewire-browser-test-'))
+const configDir = join(tmp, 'config')
+
+let server: ChildProcess
+let url: string
+let browser: Browser
+let page: Page
+const problems: string[] = []
+
+function cli(args: string[]): string {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', maxBuffer: 64 << 20 })
+  if (r.status !== 0) throw new Error(`gamewire ${args.join(' ')} failed: ${r.stderr}`)
+  return r.stdout
+}
+
+async function shot(name: string): Promise<void> {
+  await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`) })
+}
+
+const rows = () => page.locator('[data-testid=timeline-row]')
+const timeline = () => page.locator('[data-testid=timeline]')
+
+async function waitForView(count: number): Promise<void> {
+  await page.waitForFunction((n) => {
+    const t = document.querySelector('[data-testid=timeline]')
+    return t?.getAttribute('data-view-state') === 'done' && t.getAttribute('data-count') === String(n)
+  }, count)
+}
+
+async function typeFilter(text: string, apply = true): Promise<void> {
+  await page.locator('[data-testid=filter-input] .monaco-editor').waitFor()
+  await page.click('[data-testid=filter-input]')
+  await page.keyboard.press('Control+A')
+  await page.keyboard.press('Backspace')
+  if (text) await page.keyboard.type(text, { delay: 5 })
+  await page.keyboard.press('Escape') // close the suggestion list, if any, without reverting
+  await page.waitForFunction((t) => document.querySelector('[data-testid=filter-input]')?.getAttribute('data-value') === t, text)
+  if (apply) {
+    await page.click('[data-testid=filter-input]')
+    await page.keyboard.press('End')
+    await page.keyboard.press('Enter')
+  }
+}
+
+async function selectRow(id: number): Promise<void> {
+  await page.locator(`[data-testid=timeline-row][data-id="${id}"]`).click()
+  await page.waitForSelector(`[data-testid=detail-tree][data-message="${id}"] [data-testid=tree-node]`)
+}
+
+/** The byte range a tree node covers, from its tooltip ("… bytes 12–15 of source 0"). */
+async function nodeRange(key: string): Promise<{ start: number; end: number; source: number }> {
+  const title = (await page.locator(`[data-testid=tree-node][data-key="${key}"]`).first().getAttribute('title')) ?? ''
+  const m = /bytes (\d+)–(\d+) of source (\d+)/.exec(title)
+  if (!m) throw new Error(`node ${key} has no byte range: ${title}`)
+  return { start: Number(m[1]), end: Number(m[2]), source: Number(m[3]) }
+}
+
+async function selectedBytes(): Promise<{ offset: number; text: string }[]> {
+  return page.$$eval('[data-testid=hex-view] .byte[data-selected="true"]', (els) => els.map((e) => ({ offset: Number(e.getAttribute('data-offset')), text: e.textContent ?? '' })))
+}
+
+async function openPanel(name: 'conversations' | 'keys' | 'stats'): Promise<void> {
+  const tab = page.locator(`[data-testid=panel-${name}]`)
+  if ((await tab.getAttribute('aria-pressed')) !== 'true') await tab.click()
+}
+
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true })
+  server = spawn(process.execPath, [BIN, 'serve', PHOTON, '--port', '0'], { env: { ...process.env, GAMEWIRE_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  server.stderr!.on('data', (d) => (stderr += d))
+  url = await new Promise<string>((resolve, reject) => {
+    server.stdout!.once('data', (d) => resolve(String(d).trim().split('\n')[0]))
+    server.once('exit', (code) => reject(new Error(`gamewire serve exited (${code}): ${stderr}`)))
+  })
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync']
+  })
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
+  page = await context.newPage()
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+  })
+  await page.goto(url)
+}, 60_000)
+
+afterAll(async () => {
+  await browser?.close()
+  server?.kill('SIGTERM')
+  rmSync(tmp, { recursive: true, force: true })
+})
+
+describe('the inspector in a browser', { timeout: 60_000 }, () => {
+  it('opens the capture: rows stream in and the status bar shows the totals', async () => {
+    await waitForView(485)
+    await expect.poll(() => page.locator('[data-testid=status-bar]').innerText()).toMatch(/photon-session\.pcapng[\s\S]*323 frames[\s\S]*485 messages/)
+    expect(await rows().first().getAttribute('data-id')).toBe('1')
+    expect(await rows().first().innerText()).toContain('CONNECT')
+    await shot('01-open')
+  })
+
+  it('scrolls a virtualized timeline to the last message', async () => {
+    const rendered = await rows().count()
+    expect(rendered).toBeGreaterThan(5)
+    expect(rendered).toBeLessThan(120) // only the visible rows (plus overscan) are in the DOM
+    await page.locator('.timeline-body').evaluate((el) => (el.scrollTop = el.scrollHeight))
+    await page.waitForSelector('[data-testid=timeline-row][data-id="485"]')
+    expect(await page.locator('[data-testid=timeline-row][data-id="1"]').count()).toBe(0)
+    await shot('02-scrolled')
+    await page.locator('.timeline-body').evaluate((el) => (el.scrollTop = 0))
+    await page.waitForSelector('[data-testid=timeline-row][data-id="1"]')
+  })
+
+  it('filters with a valid expression, shows an invalid one inline, and clears', async () => {
+    await typeFilter('photon.op.code == 253')
+    await waitForView(150)
+    const names = await rows().evaluateAll((els) => els.map((e) => e.querySelector('.name')?.textContent))
+    expect(names.length).toBeGreaterThan(5)
+    expect(new Set(names)).toEqual(new Set(['RaiseEvent']))
+    expect(await page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('photon.op.code == 253')
+    await shot('03-filtered')
+
+    await typeFilter('photon.op.code ==', false)
+    await page.waitForSelector('[data-testid=filter-error]')
+    expect(await page.locator('[data-testid=filter-input]').getAttribute('data-state')).toBe('invalid')
+    expect(await page.locator('[data-testid=filter-error]').innerText()).toMatch(/expected|value|end/i)
+    await page.waitForSelector('[data-testid=filter-input] .squiggly-error')
+    await shot('04-invalid-filter')
+    // Enter still sends it: the timeline reports the error instead of rows
+    await page.keyboard.press('Enter')
+    await page.waitForFunction(() => document.querySelector('[data-testid=timeline]')?.getAttribute('data-view-state') === 'error')
+    expect(await timeline().innerText()).toContain('The filter has an error')
+
+    await typeFilter('')
+    await waitForView(485)
+  })
+
+  it('selects a row: the tree shows its fields and tree -> hex marks the node bytes', async () => {
+    await selectRow(16)
+    expect(await page.locator('[data-testid=detail-tree]').innerText()).toContain('JoinGame')
+    await page.locator('[data-testid=tree-node][data-key="photon.op.code"]').click()
+    const opRange = await nodeRange('photon.op.code')
+    const sel = await selectedBytes()
+    // JoinGame is operation 226 = 0xe2, one byte
+    expect(sel).toEqual([{ offset: opRange.start, text: 'e2' }])
+    expect(await page.locator('[data-testid=tree-node][data-selected="true"]').getAttribute('data-key')).toBe('photon.op.code')
+
+    await page.locator('[data-testid=tree-node][data-key="photon.param.255"]').click()
+    const room = await nodeRange('photon.param.255')
+    const roomBytes = await selectedBytes()
+    expect(roomBytes.map((b) => b.offset)).toEqual(Array.from({ length: room.end - room.start + 1 }, (_, i) => room.start + i))
+    // the last 7 bytes are the room name
+    expect(Buffer.from(roomBytes.slice(-7).map((b) => b.text).join(''), 'hex').toString()).toBe('arena-1')
+    await shot('05-tree-to-hex')
+  })
+
+  it('hex -> tree: clicking a byte selects the deepest node that holds it', async () => {
+    const room = await nodeRange('photon.param.255')
+    await page.locator(`[data-testid=hex-view] .byte[data-offset="${room.end}"]`).click()
+    await expect.poll(() => page.locator('[data-testid=tree-node][data-selected="true"]').getAttribute('data-key')).toBe('photon.param.255')
+    // the datagram's first byte is inside the header's peer id field
+    await page.locator('[data-testid=hex-view] .byte[data-offset="0"]').click()
+    await expect.poll(() => page.locator('[data-testid=tree-node][data-selected="true"]').getAttribute('data-key')).toBe('photon.peer_id')
+    expect((await selectedBytes()).map((b) => b.offset)).toEqual([0, 1])
+    await shot('06-hex-to-tree')
+  })
+
+  it('shows the typed value in the JSON view', async () => {
+    await page.click('[data-testid=tab-json]')
+    await page.waitForSelector('[data-testid=json-view] .monaco-editor .view-lines')
+    await expect.poll(() => page.locator('[data-testid=json-view] .view-lines').innerText()).toContain('arena-1')
+    expect(await page.locator('[data-testid=json-view] .view-lines').innerText()).toMatch(/"codeName":\s*"JoinGame"/)
+    await shot('07-json')
+    await page.click('[data-testid=tab-hex]')
+  })
+
+  it('moves the selection with the keyboard', async () => {
+    await page.locator('[data-testid=timeline-row][data-id="16"]').click()
+    await page.keyboard.press('ArrowDown')
+    await page.waitForSelector('[data-testid=detail-tree][data-message="17"]')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('ArrowUp')
+    await page.waitForSelector('[data-testid=detail-tree][data-message="17"]')
+    expect(await page.locator('[data-testid=timeline-row][aria-selected="true"]').getAttribute('data-id')).toBe('17')
+  })
+
+  it('lists conversations; clicking one filters the timeline to it', async () => {
+    await openPanel('conversations')
+    const conv = page.locator('[data-testid=conversations] [data-testid=conversation]')
+    await expect.poll(() => conv.count()).toBe(1)
+    expect(await conv.first().innerText()).toMatch(/photon[\s\S]*10\.0\.0\.1:50123[\s\S]*10\.0\.0\.2:5056[\s\S]*323 frames/)
+    await conv.first().click()
+    await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('gamewire.conversation == 1')
+    await waitForView(485)
+    await conv.first().click() // again: back to no filter
+    await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('')
+  })
+
+  it('adding a Photon key (base64) decrypts the encrypted request at once, and the key persists', async () => {
+    const before = page.locator('[data-testid=timeline-row][data-id="11"]')
+    expect(await before.innerText()).toMatch(/OperationRequest[\s\S]*no key/)
+    await openPanel('keys')
+    const panel = page.locator('[data-testid=key-panel]')
+    await panel.locator('[data-testid=key-type]').selectOption('PHOTON_AES_KEY')
+    await panel.locator('[data-testid=key-conversation]').selectOption('10.0.0.1:50123-10.0.0.2:5056')
+    await panel.locator('[data-testid=key-value]').fill(Buffer.from(PHOTON_AES_KEY).toString('base64'))
+    await panel.locator('[data-testid=key-add]').click()
+    await panel.locator('[data-testid=key-item]').waitFor()
+    expect(await panel.locator('[data-testid=key-item]').innerText()).toMatch(/PHOTON_AES_KEY[\s\S]*covers conversation 1/)
+    await expect.poll(() => page.locator('[data-testid=timeline-row][data-id="11"] .name').innerText()).toBe('Authenticate')
+    await selectRow(11)
+    expect(await page.locator('[data-testid=detail-tree]').innerText()).toContain(PHOTON_SECRET_TOKEN)
+    expect(await page.locator('[data-testid=hex-tab]').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('Decrypted body')]))
+    await shot('08-photon-key')
+    await expect.poll(() => readFileSync(join(configDir, 'keys.txt'), 'utf8')).toContain(PHOTON_KEY_LINE)
+  })
+
+  it('exports all messages as JSON identical to `gamewire decode` with the same key', async () => {
+    await page.click('[data-testid=export-button]')
+    await page.click('[data-testid=export-format-json]')
+    await page.click('[data-testid=export-scope-all]')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
+    const saved = join(tmp, 'export.json')
+    await download.saveAs(saved)
+    expect(download.suggestedFilename()).toBe('photon-session.json')
+    const keyFile = join(tmp, 'photon.keys')
+    writeFileSync(keyFile, PHOTON_KEY_LINE + '\n')
+    expect(readFileSync(saved, 'utf8')).toBe(cli(['decode', PHOTON, '--keylog', keyFile]))
+    await page.waitForSelector('[data-testid=export-done]')
+    await shot('09-export')
+    await page.keyboard.press('Escape')
+    await page.locator('.modal-backdrop').click({ position: { x: 5, y: 5 } })
+  })
+
+  it('exports the filtered frames as pcapng: exactly the frames of the matching messages', async () => {
+    await typeFilter('photon.op.code == 226')
+    await waitForView(2)
+    await page.click('[data-testid=export-button]')
+    await page.click('[data-testid=export-format-pcapng]')
+    await page.click('[data-testid=export-scope-filtered]')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
+    const saved = join(tmp, 'filtered.pcapng')
+    await download.saveAs(saved)
+    await page.locator('.modal-backdrop').click({ position: { x: 5, y: 5 } })
+    const frames: number[] = []
+    const r = new CaptureReader({ onFrame: (f) => frames.push(f.data.length) })
+    r.push(new Uint8Array(readFileSync(saved)))
+    r.end()
+    const expected = cli(['decode', PHOTON, '--format', 'ndjson', '--filter', 'photon.op.code == 226']).trim().split('\n').slice(0, -1)
+    const wanted = new Set(expected.flatMap((l) => JSON.parse(l).frames as number[]))
+    expect(frames.length).toBe(wanted.size)
+    await typeFilter('')
+    await waitForView(485)
+  })
+
+  it('opens another capture by path and decrypts SFS2X with a key and IV typed in hex', async () => {
+    await page.click('button:has-text("Open…")')
+    await page.locator('.modal input').fill(SFS2X)
+    await page.locator('.modal button[type=submit]').click()
+    await waitForView(18)
+    await expect.poll(() => page.locator('[data-testid=status-bar]').innerText()).toContain('sfs2x-aes.pcapng')
+    expect(await page.locator('[data-testid=timeline-row][data-id="5"] .name').innerText()).toBe('Encrypted')
+    await openPanel('keys')
+    const panel = page.locator('[data-testid=key-panel]')
+    await panel.locator('[data-testid=key-type]').selectOption('SFS2X_AES')
+    await panel.locator('[data-testid=key-conversation]').selectOption('10.0.0.3:40100-10.0.0.4:9933')
+    await panel.locator('[data-testid=key-value]').fill(Buffer.from(SFS2X_KEY).toString('hex').toUpperCase())
+    await panel.locator('[data-testid=key-iv]').fill(Buffer.from(SFS2X_IV).toString('hex').replace(/(..)/g, '$1:').slice(0, -1))
+    await panel.locator('[data-testid=key-add]').click()
+    await expect.poll(() => page.locator('[data-testid=timeline-row][data-id="5"] .name').innerText()).toBe('CallExtension')
+    expect(await page.locator('[data-testid=timeline-row][data-id="5"]').innerText()).toContain(SFS2X_SECRET_COMMAND)
+    await selectRow(5)
+    await page.locator('[data-testid=tree-node][data-key="sfs2x.cmd"]').click()
+    const sel = await selectedBytes()
+    expect(Buffer.from(sel.map((b) => b.text).join(''), 'hex').toString()).toContain(SFS2X_SECRET_COMMAND)
+    expect(await page.locator('[data-testid=hex-view]').getAttribute('data-source')).not.toBe('0') // the decrypted body
+    await shot('10-sfs2x-key')
+  })
+
+  it('shows statistics and the light theme', async () => {
+    await openPanel('stats')
+    await page.waitForSelector('[data-testid=rate-chart] rect.bar')
+    expect(await page.locator('[data-testid=statistics]').innerText()).toMatch(/CallExtension[\s\S]*12/)
+    // brush across the chart: the timeline is filtered to that time range
+    const box = (await page.locator('[data-testid=rate-chart]').boundingBox())!
+    await page.mouse.move(box.x + box.width * 0.05, box.y + box.height / 2)
+    await page.mouse.down()
+    await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 })
+    await page.mouse.up()
+    await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toMatch(/^frame\.time_epoch >= [\d.]+ && frame\.time_epoch < [\d.]+$/)
+    await page.waitForFunction(() => document.querySelector('[data-testid=timeline]')?.getAttribute('data-view-state') === 'done')
+    const inRange = Number(await timeline().getAttribute('data-count'))
+    expect(inRange).toBeGreaterThan(0)
+    expect(inRange).toBeLessThan(18)
+    await page.click('[data-testid=theme-toggle]')
+    expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light')
+    await page.waitForTimeout(250) // colour transitions
+    await shot('11-stats-light')
+    await page.click('[data-testid=theme-toggle]')
+    await typeFilter('')
+    await waitForView(18)
+  })
+
+  it('decode as…: forcing a conversation to unknown re-decodes it, auto restores it', async () => {
+    await openPanel('conversations')
+    const select = page.locator('[data-testid=conversations] [data-testid=conversation] select').first()
+    await select.selectOption('unknown')
+    await expect.poll(() => page.locator('[data-testid=timeline-row][data-id="1"] .proto-badge').innerText()).toBe('unknown')
+    await select.selectOption('auto')
+    await expect.poll(() => page.locator('[data-testid=timeline-row][data-id="5"] .name').innerText()).toBe('CallExtension')
+  })
+
+  it('opens the bundled demo with all three protocols', async () => {
+    await page.click('button:has-text("Open…")')
+    await page.click('.modal button:has-text("Open the demo")')
+    await page.locator('[data-testid=status-bar]').filter({ hasText: 'demo.pcapng' }).waitFor()
+    await page.waitForFunction(() => document.querySelector('[data-testid=timeline]')?.getAttribute('data-view-state') === 'done')
+    await openPanel('conversations')
+    const badges = await page.locator('[data-testid=conversations] .proto-badge').allInnerTexts()
+    for (const p of ['photon', 'sfs2x', 'fignet']) expect(badges).toContain(p)
+    await shot('12-demo')
+  })
+
+  it('logged no page errors', () => {
+    expect(problems).toEqual([])
+  })
+})
