@@ -4,9 +4,9 @@ import react from '@vitejs/plugin-react'
 
 const here = import.meta.dirname
 
-// One build for every Node-side entry: the Electron main process, the headless CLI and the decode
-// worker share chunks. Only src-main/electron/ imports 'electron'; cli.js and decode-worker.js run on
-// plain Node (bin/gamewire.mjs loads cli.js).
+// One build for every Node-side entry: the Electron main process, the headless CLI and the decode and
+// session workers share chunks. Only src-main/electron/ imports 'electron'; cli.js and the workers run
+// on plain Node (bin/gamewire.mjs loads cli.js).
 export default defineConfig({
   main: {
     build: {
@@ -14,7 +14,10 @@ export default defineConfig({
         entry: {
           index: resolve(here, 'src-main/electron/main.ts'),
           cli: resolve(here, 'src-main/cli/main.ts'),
-          'decode-worker': resolve(here, 'src-main/host/decode-worker.ts')
+          'decode-worker': resolve(here, 'src-main/host/decode-worker.ts'),
+          'session-worker': resolve(here, 'src-main/host/session-worker.ts'),
+          // Live capture runs in its own process: cap works only on a process's main thread.
+          'capture-process': resolve(here, 'src-main/capture/capture-process.ts')
         }
       }
     }

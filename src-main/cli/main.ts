@@ -5,14 +5,21 @@ import { accessSync, constants, createWriteStream, readFileSync, statSync, type 
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
-import { parseArgs, one, UsageError, type OptionSpec } from './args'
+import { parseArgs, one, positiveNumber, UsageError, type OptionSpec } from './args'
 import { decodeInWorker, DecodeFailure } from '../host/worker-host'
 import type { DecodeJob } from '../host/decode-job'
 import { listDevices, CaptureUnavailable } from '../capture/devices'
+import { LiveCaptureHost, LiveCaptureFailure } from '../capture/live-host'
+import type { LiveStartOptions, LiveStopped } from '../capture/live-protocol'
+import { captureFilter, PresetError, CAPTURE_PRESETS, PRESET_GROUPS } from '../capture/presets'
+import { MAX_SNAPLEN } from '../capture/live'
 // The session module pulls in every decoder and the frame/IP meta fields, so filter checks here know
 // the same field names and named values as the worker that applies the filter.
 import '../../src-shared/engine/session'
 import { captureStats } from '../host/capture-stats'
+import { serveCommand } from '../serve/command'
+
+const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) => (p.userPorts ? `${p.id}:PORT` : p.id))].join(', ')
 
 const USAGE = `usage: gamewire <command> [options]
 
@@ -20,8 +27,10 @@ commands:
   decode CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT]
                  [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes]
       Decode a .pcap or .pcapng file to the decoded-JSON document (stdout or OUT).
-  capture -i IFACE [-f BPF] [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE]
-      Live capture through libpcap, streaming decoded messages as NDJSON.
+  capture -i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng]
+          [--keylog FILE] [--filter EXPR] [--format ndjson] [--snaplen N] [--buffer-size MiB] [--no-promisc]
+      Live capture through libpcap, streaming decoded messages as NDJSON until the duration/count is
+      reached or SIGINT/SIGTERM, then the summary line. Presets: ${PRESET_LIST}.
   devices [--json]
       List capture devices.
   stats CAPTURE [--json]
@@ -145,6 +154,113 @@ async function statsCommand(argv: string[]): Promise<number> {
   return 0
 }
 
+const CAPTURE_OPTIONS: OptionSpec[] = [
+  { name: 'interface', short: 'i', value: true },
+  { name: 'capture-filter', short: 'f', value: true },
+  { name: 'preset', value: true, repeat: true },
+  { name: 'duration', short: 'a', value: true },
+  { name: 'count', short: 'c', value: true },
+  { name: 'write', short: 'w', value: true },
+  { name: 'keylog', value: true },
+  { name: 'filter', short: 'Y', value: true },
+  { name: 'format', short: 'T', value: true },
+  { name: 'snaplen', short: 's', value: true },
+  { name: 'buffer-size', short: 'B', value: true },
+  { name: 'no-promisc', short: 'p' },
+  { name: 'decode-as', short: 'd', value: true, repeat: true },
+  { name: 'include-bytes' }
+]
+
+function integerOption(text: string | undefined, name: string, max: number): number | undefined {
+  const n = positiveNumber(text, name)
+  if (n !== undefined && (!Number.isInteger(n) || n > max)) fail(`--${name} must be a whole number up to ${max}, got '${text}'`)
+  return n
+}
+
+async function captureCommand(argv: string[]): Promise<number> {
+  const a = parseArgs(argv, CAPTURE_OPTIONS, 0)
+  const device = one(a, 'interface')
+  if (!device) fail('capture needs an interface: gamewire capture -i IFACE (gamewire devices lists them)')
+  const format = one(a, 'format') ?? 'ndjson'
+  if (format !== 'ndjson') fail(`capture streams ndjson only, got --format '${format}'`)
+  let filter: string
+  try {
+    filter = captureFilter(a.options.get('preset') ?? [], one(a, 'capture-filter'))
+  } catch (e) {
+    if (e instanceof PresetError) fail(e.message)
+    throw e
+  }
+  const durationS = positiveNumber(one(a, 'duration'), 'duration')
+  const count = integerOption(one(a, 'count'), 'count', 2 ** 32)
+  const snapLen = integerOption(one(a, 'snaplen'), 'snaplen', MAX_SNAPLEN)
+  const bufferMiB = positiveNumber(one(a, 'buffer-size'), 'buffer-size')
+  if (bufferMiB !== undefined && bufferMiB > 2047) fail(`--buffer-size is in MiB, at most 2047, got '${bufferMiB}'`)
+  const opts: LiveStartOptions = {
+    device,
+    filter,
+    snapLen,
+    promiscuous: !a.flags.has('no-promisc'),
+    bufferSize: bufferMiB === undefined ? undefined : Math.max(65536, Math.round(bufferMiB * 2 ** 20)),
+    durationMs: durationS === undefined ? undefined : Math.round(durationS * 1000),
+    maxFrames: count,
+    writeFile: one(a, 'write'),
+    ring: null, // the CLI saves with -w, as it goes; nothing is kept for later
+    output: { ndjson: true, includeSourceBytes: a.flags.has('include-bytes') }
+  }
+  const keylog = one(a, 'keylog')
+  if (keylog) {
+    readableFile(keylog, 'key file')
+    opts.keylog = readFileSync(keylog, 'utf8')
+    for (const w of parseKeyFile(opts.keylog).warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+  }
+  const displayFilter = one(a, 'filter')
+  if (displayFilter) {
+    compileFilter(displayFilter)
+    opts.displayFilter = displayFilter
+  }
+  const decodeAs = a.options.get('decode-as')
+  if (decodeAs) opts.decodeAs = parseDecodeAs(decodeAs)
+
+  const write = (text: string): Promise<void> | void => {
+    if (!process.stdout.write(text)) return new Promise((resolve) => process.stdout.once('drain', () => resolve()))
+  }
+  const host = new LiveCaptureHost({
+    onBatch: (b) => (b.ndjson ? write(b.ndjson) : undefined),
+    onLog: (line) => process.stderr.write(`gamewire: capture: ${line}\n`)
+  })
+  // Signals count from before the start: a Ctrl-C while libpcap opens the device stops right after.
+  let signals = 0
+  let capturing = false
+  const onSignal = (): void => {
+    if (++signals > 1) process.exit(130) // a second Ctrl-C: stop waiting
+    if (capturing) host.stop().catch(() => undefined)
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  try {
+    const started = await host.start(opts)
+    for (const w of started.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+    process.stderr.write(`gamewire: capturing on ${device} (${started.linkTypeName})${filter ? `, filter: ${filter}` : ''}\n`)
+  } catch (e) {
+    if (e instanceof LiveCaptureFailure) fail(e.message, e.kind === 'internal' ? 1 : 2)
+    throw e
+  }
+  capturing = true
+  if (signals) host.stop().catch(() => undefined)
+  let stopped: LiveStopped
+  try {
+    stopped = await host.whenStopped()
+  } catch (e) {
+    fail((e as Error).message, 1)
+  }
+  await write(stopped.summaryLine + '\n')
+  const s = stopped.stats
+  const written = opts.writeFile ? `, ${s.written} written to ${opts.writeFile}` : ''
+  const lost = s.outputDropped ? `, ${s.outputDropped} messages not printed (output too slow)` : ''
+  process.stderr.write(`gamewire: ${s.received} frames captured on ${device}, ${s.matched} messages${written}${lost}\n`)
+  return 0
+}
+
 function devicesCommand(argv: string[]): number {
   const a = parseArgs(argv, [{ name: 'json' }], 0)
   const devices = listDevices()
@@ -154,8 +270,8 @@ function devicesCommand(argv: string[]): number {
   }
   for (const d of devices) {
     const addrs = d.addresses.map((x) => x.addr).join(', ')
-    const tags = d.loopback ? ' [loopback]' : ''
-    process.stdout.write(`${d.name}${tags}\t${d.description ?? ''}\t${addrs}\n`)
+    const tags = [d.loopback && 'loopback', d.up && 'up', d.running && 'running'].filter(Boolean)
+    process.stdout.write(`${d.name}${tags.length ? ` [${tags.join(', ')}]` : ''}\t${d.friendlyName}\t${addrs}\n`)
   }
   return 0
 }
@@ -175,9 +291,9 @@ export async function main(argv: string[]): Promise<number> {
       case 'stats':
         return await statsCommand(rest)
       case 'capture':
-        fail('capture: live capture is not yet available in this build (file decoding works: gamewire decode)')
+        return await captureCommand(rest)
       case 'serve':
-        fail('serve: the browser UI server is not yet available in this build')
+        return await serveCommand(rest)
       case undefined:
       case 'help':
       case '--help':

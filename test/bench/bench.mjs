@@ -38,3 +38,7 @@ console.log(`ratio: gamewire is ${(gwRate / tsRate).toFixed(1)}x tshark -T json`
 
 const stats = JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(root, 'bin/gamewire.mjs'), 'stats', capture, '--json'], { cwd: root, maxBuffer: 1 << 30 }).toString())
 console.log(`row index: ${stats.messages.toLocaleString('en')} messages, ${stats.index.bytesPerMessage.toFixed(1)} bytes/message (columns ${stats.index.columnBytesPerMessage} + summaries), heap growth ${stats.index.heapBytesPerMessage.toFixed(1)} bytes/message`)
+
+// Live capture: bursts on loopback at rising rates (test/bench/live-bench.mjs; needs capture rights).
+console.log('')
+execFileSync(process.execPath, [join(root, 'test/bench/live-bench.mjs')], { cwd: root, stdio: 'inherit' })

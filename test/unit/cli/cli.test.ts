@@ -116,8 +116,9 @@ describe('gamewire decode', () => {
       [['decode', LOOPBACK, '--keylog', badKeys], /^gamewire: line 2: /],
       [['decode', LOOPBACK, '--bogus'], /^gamewire: unknown option --bogus/],
       [['frobnicate'], /^gamewire: unknown command 'frobnicate'/],
-      [['capture', '-i', 'lo'], /^gamewire: capture: live capture is not yet available/],
-      [['serve'], /^gamewire: serve: /]
+      [['capture'], /^gamewire: capture needs an interface/],
+      [['serve', join(tmp, 'missing.pcap')], /^gamewire: capture file not found: /],
+      [['serve', '--port', 'x'], /^gamewire: --port must be 0\.\.65535/]
     ]
     for (const [args, pattern] of cases) {
       const r = gw(...args)

@@ -1,0 +1,159 @@
+// The decode half of a live capture: a worker thread inside the capture process running the same
+// DecodeSession as files. The capture process's main thread only reads libpcap and hands frames over in
+// packed batches, so a slow message never makes libpcap's buffer overflow; what piles up here is
+// bounded and counted by the main thread.
+
+import { parentPort, workerData } from 'node:worker_threads'
+import { DecodeSession } from '../../src-shared/engine/session'
+import { JsonExportWriter } from '../../src-shared/export/json'
+import { KeyStore } from '../../src-shared/keys/store'
+import { parseKeyFile } from '../../src-shared/keys/keyfile'
+import type { CaptureFrame } from '../../src-shared/capture/types'
+import type { DecodedMessage } from '../../src-shared/model/types'
+import type { IndexRow } from '../../src-shared/engine/message-index'
+import type { ConversationInfo } from '../../src-shared/model/types'
+import type { DecodeAsRule } from '../../src-shared/engine/engine'
+import { unpackFrames, type LiveOutputOptions, type PackedFrames } from './live-protocol'
+
+export interface DecoderSetup {
+  displayFilter?: string
+  keylog?: string
+  decodeAs?: DecodeAsRule[]
+  output: LiveOutputOptions
+}
+
+/** Main thread → decoder. */
+export type DecoderCommand =
+  | { type: 'frames'; frames: PackedFrames }
+  | { type: 'add-keys'; id: number; text: string }
+  | { type: 'end' }
+
+export interface DecoderProgress {
+  /** Frames decoded so far. */
+  frames: number
+  messages: number
+  matched: number
+  errors: number
+  conversations: number
+}
+
+/** Decoder → main thread. */
+export type DecoderReport =
+  | { type: 'ready'; warnings: string[] }
+  | { type: 'setup-failed'; name: string; message: string }
+  | ({ type: 'decoded'; ndjson?: string; rows?: IndexRow[] } & DecoderProgress)
+  | { type: 'keys'; id: number; added: number; total: number; warnings: string[] }
+  | { type: 'keys-failed'; id: number; message: string }
+  | ({ type: 'ended'; conversationList: ConversationInfo[]; linkTypes: string[]; warnings: string[] } & DecoderProgress)
+
+export function rowOf(m: DecodedMessage): IndexRow {
+  return {
+    id: m.id,
+    conversation: m.conversation,
+    direction: m.direction,
+    firstFrame: m.frames[0] ?? 0,
+    lastFrame: m.frames[m.frames.length - 1] ?? 0,
+    time: m.time,
+    protocol: m.protocol,
+    name: m.name,
+    summary: m.summary,
+    length: m.sources[0]?.bytes.length ?? 0,
+    error: m.error !== null,
+    warning: m.warnings.length > 0
+  }
+}
+
+export function runLiveDecoder(): void {
+  const port = parentPort!
+  const setup = workerData as DecoderSetup
+  const send = (r: DecoderReport): void => port.postMessage(r)
+  const keys = new KeyStore()
+  const writer = new JsonExportWriter({ format: 'ndjson', includeSourceBytes: setup.output.includeSourceBytes })
+  let text: string[] = []
+  let rows: IndexRow[] = []
+  let session: DecodeSession
+  let internalErrors = 0
+  const warnings: string[] = []
+  try {
+    if (setup.keylog) {
+      const parsed = parseKeyFile(setup.keylog)
+      keys.addAll(parsed.keys)
+      warnings.push(...parsed.warnings)
+    }
+    session = new DecodeSession({
+      keys,
+      filter: setup.displayFilter,
+      decodeAs: setup.decodeAs,
+      recording: !!setup.output.ndjson,
+      onMessage: (m) => {
+        if (setup.output.ndjson) text.push(writer.message(m))
+        if (setup.output.rows) rows.push(rowOf(m))
+      }
+    })
+  } catch (e) {
+    send({ type: 'setup-failed', name: (e as Error).name, message: (e as Error).message })
+    return
+  }
+  // conversationList() builds every conversation's info: count them at most once a second.
+  let conversations = 0
+  let countedAt = 0
+  const progress = (force = false): DecoderProgress => {
+    const now = performance.now()
+    if (force || now - countedAt > 1000) {
+      conversations = session.engine.conversationList().length
+      countedAt = now
+    }
+    return {
+      frames: session.engine.stats.frames,
+      messages: session.engine.stats.messages,
+      matched: session.matched,
+      errors: session.engine.stats.errors,
+      conversations
+    }
+  }
+  const takeOutput = (): { ndjson?: string; rows?: IndexRow[] } => {
+    const out: { ndjson?: string; rows?: IndexRow[] } = {}
+    if (text.length) out.ndjson = text.join('')
+    if (rows.length) out.rows = rows
+    text = []
+    rows = []
+    return out
+  }
+  send({ type: 'ready', warnings })
+  port.on('message', (c: DecoderCommand) => {
+    switch (c.type) {
+      case 'frames':
+        for (const f of unpackFrames(c.frames)) {
+          const frame: CaptureFrame = { ...f, interfaceId: 0 }
+          try {
+            session.addFrame(frame)
+          } catch (e) {
+            // The engine is meant never to throw; if it does, keep decoding and say so once.
+            if (internalErrors++ === 0) warnings.push(`internal decode error at frame ${frame.number}: ${(e as Error).message}`)
+          }
+        }
+        send({ type: 'decoded', ...takeOutput(), ...progress() })
+        return
+      case 'add-keys':
+        try {
+          const parsed = parseKeyFile(c.text)
+          const added = keys.addAll(parsed.keys)
+          send({ type: 'keys', id: c.id, added, total: keys.size, warnings: parsed.warnings })
+        } catch (e) {
+          send({ type: 'keys-failed', id: c.id, message: (e as Error).message })
+        }
+        return
+      case 'end':
+        try {
+          // End of input: reassembly buffers are flushed, so their partial messages still come out.
+          session.end()
+        } catch (e) {
+          warnings.push(`internal decode error at the end: ${(e as Error).message}`)
+        }
+        send({ type: 'decoded', ...takeOutput(), ...progress(true) })
+        send({ type: 'ended', conversationList: session.engine.conversationList(), linkTypes: session.engine.stats.linkTypes, warnings: [...warnings, ...session.engine.stats.warnings], ...progress(true) })
+        port.close()
+        return
+    }
+  })
+}

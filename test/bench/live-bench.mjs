@@ -1,0 +1,163 @@
+// `npm run bench`, live part: bounded bursts of Photon datagrams sent on loopback at rising rates while
+// `gamewire capture -i lo` captures and decodes them; prints, per rate, what was captured and decoded,
+// then the highest rate with zero drops. Numbers, not pass/fail.
+//
+// A drop is any datagram sent that did not come out decoded: lost before gamewire saw it (the cap binding
+// exposes no pcap_stats, so this is counted against the known burst size) or left out of the output
+// because the consumer fell behind (`outputDropped`, the decoder backlog bound). Needs root (or the
+// capture capabilities on node). BENCH_LIVE_RATES=1000,5000 overrides the rates.
+
+import { fork, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const BIN = join(root, 'bin/gamewire.mjs')
+const RATES = (process.env.BENCH_LIVE_RATES ?? '1000,2000,5000,10000,20000,40000,80000').split(',').map(Number)
+const BURST_SECONDS = 2
+const MAX_BURST = 160_000
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+async function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer()
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port
+      s.close(() => resolve(p))
+    })
+  })
+}
+
+// The sender runs as its own process so pacing is not disturbed by this one. Its datagrams: a Photon UDP
+// header (peer id, flags, 1 command, sent time, challenge), one SEND_UNRELIABLE command (type 7, channel 0,
+// length, reliable seq, unreliable seq) carrying a GpBinary16 event F3 04: code 200, one Int32 parameter
+// (key 1, type 'i') holding the datagram's number. Layouts from shared/protocols/photon.md §2 and §6.
+const SENDER = `
+const dgram = require('node:dgram')
+const [port, n, rate] = process.argv.slice(-3).map(Number)
+const s = dgram.createSocket('udp4')
+function datagram(i) {
+  const b = Buffer.alloc(12 + 16 + 11)
+  b.writeInt16BE(1, 0); b[2] = 0; b[3] = 1
+  b.writeUInt32BE(i >>> 0, 4); b.writeUInt32BE(0x1234, 8)
+  b[12] = 7; b[13] = 0; b[14] = 0; b[15] = 4
+  b.writeInt32BE(16 + 11, 16); b.writeInt32BE(0, 20); b.writeInt32BE(i + 1, 24)
+  b[28] = 0xf3; b[29] = 0x04; b[30] = 200; b.writeInt16BE(1, 31); b[33] = 1; b[34] = 0x69; b.writeInt32BE(i, 35)
+  return b
+}
+s.bind(0, '127.0.0.1', () => {
+  const start = process.hrtime.bigint()
+  let sent = 0
+  const tick = () => {
+    const due = Math.min(n, Math.floor(Number(process.hrtime.bigint() - start) / 1e9 * rate))
+    while (sent < due) s.send(datagram(sent++), port, '127.0.0.1')
+    if (sent < n) setTimeout(tick, 1) // not a busy loop: the capture needs the CPU more
+    else setTimeout(() => { process.stdout.write(String(Number(process.hrtime.bigint() - start) / 1e9)); s.close() }, 50)
+  }
+  tick()
+})
+`
+
+function run(cmd, args, { onStderr } = {}) {
+  const child = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdoutTail = ''
+  let lines = 0
+  let stderr = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (d) => {
+    for (let i = d.indexOf('\n'); i !== -1; i = d.indexOf('\n', i + 1)) lines++
+    // Keep only the end (the summary line): a consumer that copies everything would be the bottleneck.
+    stdoutTail += d
+    if (stdoutTail.length > 4 << 20) stdoutTail = stdoutTail.slice(-(1 << 20))
+  })
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (d) => {
+    stderr += d
+    onStderr?.(stderr)
+  })
+  const done = new Promise((resolve) => child.on('exit', (code) => resolve({ code, stdoutTail, lines, stderr })))
+  return { child, done }
+}
+
+async function sendBurst(port, n, rate) {
+  const sender = run(process.execPath, ['-e', SENDER, String(port), String(n), String(rate)])
+  const sent = await sender.done
+  if (sent.code !== 0) throw new Error(`the sender failed: ${sent.stderr.trim()}`)
+  return Number(sent.stdoutTail)
+}
+
+/** The CLI path: `gamewire capture` printing NDJSON (field trees and all) to a pipe this process reads. */
+async function cliBurst(rate, n, port) {
+  let ready
+  const capturing = new Promise((r) => (ready = r))
+  const cap = run(process.execPath, [BIN, 'capture', '-i', 'lo', '-f', `udp port ${port}`, '--count', String(n), '--buffer-size', '64'], {
+    onStderr: (s) => s.includes('capturing on') && ready()
+  })
+  const first = await Promise.race([capturing.then(() => null), cap.done])
+  if (first) throw new Error(`capture did not start: ${first.stderr.trim()}`)
+  const seconds = await sendBurst(port, n, rate)
+  // Give the decoder time to finish what it has, then stop it if --count was not reached (drops).
+  const timer = setTimeout(() => cap.child.kill('SIGINT'), 3000)
+  const r = await cap.done
+  clearTimeout(timer)
+  const summary = JSON.parse(r.stdoutTail.trim().split('\n').pop()).summary
+  return { seconds, received: summary.capture.received, decoded: summary.stats.messages, delivered: r.lines - 1, dropped: summary.capture.outputDropped + summary.capture.decodeDropped, photon: summary.conversations.some((c) => c.protocol === 'photon') }
+}
+
+/** The app path: the capture process as LiveCaptureHost drives it (built out/main/capture-process.js), message rows in batches. */
+async function appBurst(rate, n, port) {
+  const child = fork(join(root, 'out/main/capture-process.js'), [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+  let rows = 0
+  let stopped
+  const done = new Promise((resolve, reject) => {
+    child.on('message', (m) => {
+      if (m.type === 'batch') {
+        rows += m.rows?.length ?? 0
+        child.send({ type: 'ack', seq: m.seq })
+      } else if (m.type === 'stopped') stopped = m
+      else if (m.type === 'fatal') reject(new Error(m.message))
+    })
+    child.on('exit', () => resolve())
+  })
+  const started = new Promise((resolve) => child.on('message', (m) => m.type === 'started' && resolve()))
+  child.send({ type: 'start', options: { device: 'lo', filter: `udp port ${port}`, bufferSize: 64 << 20, ring: { frames: n }, output: { rows: true }, maxFrames: n } })
+  await Promise.race([started, done])
+  const seconds = await sendBurst(port, n, rate)
+  const timer = setTimeout(() => child.send({ type: 'stop' }), 3000)
+  await done
+  clearTimeout(timer)
+  const s = stopped.stats
+  return { seconds, received: s.received, decoded: s.messages, delivered: rows, dropped: s.outputDropped + s.decodeDropped, photon: stopped.conversations.some((c) => c.protocol === 'photon') }
+}
+
+async function ladder(label, burst) {
+  console.log(label)
+  let best = 0
+  let failures = 0
+  for (const rate of RATES) {
+    const n = Math.min(MAX_BURST, Math.round(rate * BURST_SECONDS))
+    let r
+    try {
+      r = await burst(rate, n, await freePort())
+    } catch (e) {
+      console.log(`  live capture unavailable: ${e.message}`)
+      return
+    }
+    const lost = n - r.received
+    const zero = lost === 0 && r.decoded === n && r.delivered === n && r.dropped === 0
+    const actualRate = Math.round(n / r.seconds)
+    console.log(
+      `  ${String(rate).padStart(6)}/s target (${actualRate.toLocaleString('en')}/s sent): ${n.toLocaleString('en')} sent, ${r.received.toLocaleString('en')} captured, ` +
+        `${r.decoded.toLocaleString('en')} decoded (${r.photon ? 'photon' : 'not photon'}), ${r.delivered.toLocaleString('en')} delivered, ${r.dropped} dropped by the backlog/output bounds, ${lost} lost before capture -> ${zero ? 'zero drops' : 'DROPS'}`
+    )
+    if (zero) best = Math.max(best, actualRate)
+    else if (++failures >= 2) break
+  }
+  console.log(`  highest rate captured and decoded with zero drops: ${best ? `${best.toLocaleString('en')} datagrams/s` : 'none of the rates tried'}`)
+}
+
+console.log(`live capture + decode on lo: bursts of ${BURST_SECONDS} s (at most ${MAX_BURST.toLocaleString('en')} datagrams), libpcap buffer 64 MiB`)
+await ladder('gamewire capture -i lo (NDJSON with field trees, to a pipe):', cliBurst)
+await ladder('LiveCaptureHost protocol as the app uses it (message rows in batches):', appBurst)
