@@ -3,7 +3,8 @@
 // Everything that crosses it is plain JSON (no bigint, no Uint8Array, no Map), so both transports carry it
 // unchanged. Arguments are checked on the host side by src-shared/api-validate.ts.
 
-import type { ConversationInfo, Direction } from './model/types'
+import type { ConversationInfo, DecodedMessage, Direction } from './model/types'
+import type { IndexRow } from './engine/message-index'
 import type { FieldType } from './bytes/fields'
 
 // ---- session ----
@@ -112,20 +113,8 @@ export interface ViewInfo {
   error: string | null
 }
 
-export interface TimelineRow {
-  id: number
-  conversation: number
-  direction: Direction
-  firstFrame: number
-  lastFrame: number
-  /** Epoch seconds. */
-  time: number
-  protocol: string
-  name: string
-  summary: string
-  length: number
-  error: boolean
-  warning: boolean
+/** A timeline row: the engine's compact index row plus the view's extra columns. */
+export interface TimelineRow extends IndexRow {
   /** Values of the view's extra columns, in order ('' when the field does not occur). */
   cells: string[]
 }
@@ -150,16 +139,8 @@ export interface TreeNode {
   children: TreeNode[]
 }
 
-export interface MessageDetail {
-  id: number
-  conversation: number
-  direction: Direction
-  frames: number[]
-  time: number
-  protocol: string
-  stack: string[]
-  name: string
-  summary: string
+export interface MessageDetail
+  extends Pick<DecodedMessage, 'id' | 'conversation' | 'direction' | 'frames' | 'time' | 'protocol' | 'stack' | 'name' | 'summary'> {
   tree: TreeNode[]
   sources: { name: string; hex: string }[]
   /** The typed value as indented JSON text (object keys in wire order). */

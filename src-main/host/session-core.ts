@@ -22,7 +22,6 @@ import type {
   SessionStatus,
   SourceInfo,
   TimelineRow,
-  TreeNode,
   ViewInfo,
   ViewSpec
 } from '../../src-shared/api'
@@ -653,18 +652,11 @@ export class SessionCore {
     const cached = this.detailCache.get(cacheKey)
     if (cached) return cached
     const m = this.rebuild(id)
-    const j = messageJson(m, { includeSourceBytes: true }) as { tree: TreeNode[]; sources: { name: string; hex: string }[] }
+    // The export's own form of the message (tree and sources as JSON), without its value: the detail
+    // carries the value as indented text instead.
+    const { value: _value, ...j } = messageJson(m, { includeSourceBytes: true }) as Omit<MessageDetail, 'valueJson'> & { value: unknown; sources: { name: string; hex: string }[] }
     const detail: MessageDetail = {
-      id: m.id,
-      conversation: m.conversation,
-      direction: m.direction,
-      frames: m.frames,
-      time: m.time,
-      protocol: m.protocol,
-      stack: m.stack,
-      name: m.name,
-      summary: m.summary,
-      tree: j.tree,
+      ...j,
       sources: j.sources.map((s) => ({ name: s.name, hex: s.hex })),
       valueJson: prettyJson(m.value === undefined ? 'null' : jsonText(m.value)),
       warnings: m.warnings,
