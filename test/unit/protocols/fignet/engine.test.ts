@@ -6,7 +6,8 @@ import { describe, it, expect, beforeEach } from 'vitest'
 import { createCipheriv, randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { checkRanges, decodeFile, find, keyStore, rangeBytes, runEngine } from '../../helpers/decode'
-import { resetFrames, tcpFrame, SYN, ACK, PSH } from '../../helpers/frames'
+import { resetFrames, tcpFrame, udpFrame, SYN, ACK, PSH } from '../../helpers/frames'
+import { channelId, DELIVERY, packets, socketAddress, splitParts, ticksAt, type Version } from '../litenetlib/encoder'
 import { upgradeRequest, upgradeResponse, wsFrame } from '../../helpers/websocket'
 import { messageText } from '../../../../src-shared/export/json'
 import { BitWriter, MpWriter, writeModel } from './encoders'
@@ -107,6 +108,40 @@ describe('the shared ENet capture (npm enet, vanilla ENet 1.3.5)', () => {
     const acks = messages.filter((m) => m.frames.length === 1 && m.frames[0] === 17)
     expect(acks.map((m) => (m.value as { enet?: { acknowledges?: number } }).enet?.acknowledges ?? (m.value as { acknowledges?: number }).acknowledges)).toEqual([14, 15, 16])
   })
+})
+
+describe('FigNet over LiteNetLib, through the engine', () => {
+  for (const version of ['0.9', '1.x', '2.x'] as const satisfies readonly Version[]) {
+    it(`LiteNetLib ${version}: found by the ConnectRequest; channel and delivery from the channel id; fragments joined`, () => {
+      const p = packets(version)
+      const big = envelope(60406, 0, writeModel(new MpWriter(), 'RoomEventData', { RoomId: 1, EventId: 9, DeliveryMethod: 1, Tag: 0, IsCached: false, UniqueId: 5, Data: Array.from({ length: 3000 }, (_, i) => i & 0xff) }).done())
+      const parts = splitParts(big, 1200)
+      const c2s = (b: Uint8Array) => udpFrame(C, 50000, S, 9050, b)
+      const s2c = (b: Uint8Array) => udpFrame(S, 9050, C, 50000, b)
+      const t = ticksAt(1_700_000_000)
+      const frames = [
+        c2s(p.connectRequest({ connectionTime: t, address: socketAddress(S, 9050) })),
+        s2c(p.connectAccept({ connectionTime: t, connectionNumber: 0 })),
+        c2s(p.channeled(1, channelId(0, DELIVERY.ReliableOrdered), envelope(60000, 1, registerIdentity(1, 'k', 'a')))),
+        s2c(p.channeled(1, channelId(0, DELIVERY.ReliableOrdered), envelope(60000, 1, registerIdentity(0, '', '')))),
+        ...parts.map((d, i) => s2c(p.fragment(2 + i, channelId(2, DELIVERY.ReliableUnordered), 7, i, parts.length, d))).reverse(),
+        c2s(p.unreliable(envelope(60002, 0, Uint8Array.from([1, 1]))))
+      ]
+      const { messages, conversations } = runEngine(frames)
+      expect(conversations[0]).toMatchObject({ protocol: 'fignet', stack: ['udp', 'litenetlib', 'fignet'], client: `${C}:50000` })
+      const fn = messages.filter((m) => (m.value as { msgId?: number }).msgId !== undefined)
+      expect(fn.map((m) => `${m.direction} ${m.name}`)).toEqual(['c2s RegisterIdentity', 's2c RegisterIdentity', 's2c RoomEvent', 'c2s Ping'])
+      expect(fn[0].value).toMatchObject({ channel: 0, delivery: 'ReliableOrdered', callbackId: 1 })
+      expect(fn[1].value).toMatchObject({ responseTo: fn[0].frames[0] })
+      expect(fn[2].value).toMatchObject({ channel: 2, delivery: 'ReliableUnordered', codec: 'MemoryPack', payload: { EventId: { value: 9 } } })
+      expect(fn[2].frames).toHaveLength(parts.length)
+      expect(fn[3].value).toMatchObject({ channel: 0, delivery: 'Unreliable' })
+      for (const m of messages) {
+        expect(m.error, m.summary).toBeNull()
+        checkRanges(m)
+      }
+    })
+  }
 })
 
 describe('FigNet over WebSocket to /FigNet', () => {
