@@ -140,11 +140,15 @@ export async function startCapture(args: string[]): Promise<RunningCapture> {
   return cap
 }
 
-/** Runs `gamewire capture ARGS` to the end (for argument errors). */
-export async function runCapture(args: string[], opts: { uid?: number } = {}): Promise<CaptureResult> {
-  const child = opts.uid === undefined
-    ? spawn(process.execPath, [BIN, 'capture', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn('setpriv', [`--reuid=${opts.uid}`, `--regid=${opts.uid}`, '--clear-groups', process.execPath, BIN, 'capture', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+/**
+ * Runs `gamewire capture ARGS` to the end (for argument errors). `withoutCaptureRights` drops
+ * CAP_NET_RAW/CAP_NET_ADMIN from the bounding set: the process stays root for files (a clean clone may
+ * sit in a directory other users cannot enter) but libpcap gets EPERM, as for an unprivileged user.
+ */
+export async function runCapture(args: string[], opts: { withoutCaptureRights?: boolean } = {}): Promise<CaptureResult> {
+  const child = opts.withoutCaptureRights
+    ? spawn('setpriv', ['--bounding-set=-net_raw,-net_admin', process.execPath, BIN, 'capture', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn(process.execPath, [BIN, 'capture', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
   return new RunningCapture(child).finished()
 }
 
