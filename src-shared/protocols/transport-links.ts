@@ -5,7 +5,7 @@
 // net/fragments.ts; this adds the warnings, tree links and error texts, so both decoders word them alike.
 // Summaries stay with each decoder.
 
-import type { FieldDef } from '../bytes/fields'
+import { defineField, type FieldDef } from '../bytes/fields'
 import type { DecodeError } from '../bytes/reader'
 import { MessageDraft } from '../bytes/tree'
 import { FragmentAssembler, type FragmentHeader, type FragmentLimits, type IncompleteReassembly } from '../net/fragments'
@@ -188,4 +188,13 @@ export class FragmentLinks {
 export function incompleteError(inc: IncompleteReassembly, start = defaultDescribe(inc.startSeq)): string {
   const missing = `${inc.missingCount} of ${inc.count} fragments missing (${inc.missing.join(', ')}${inc.missingCount > inc.missing.length ? ', …' : ''})`
   return `fragmented message ${start} on channel ${inc.channel} never completed: ${missing}${inc.state === 'evicted' ? '; dropped to bound memory' : ''}`
+}
+
+/** Which of several messages in one datagram this is: a fact about the datagram, not a warning. */
+export const F_DATAGRAM_INDEX = defineField('datagram.index', 'Position in the datagram', 'u8', { description: '1-based position of this command/packet among those its datagram carries' })
+
+/** Records "command 2 of 3 in this datagram" as a zero-length field at the unit's start, when there are several. */
+export function markPosition(draft: MessageDraft, source: number, at: number, i: number, n: number, unit = 'command'): void {
+  if (n < 2 || !draft.tree.recording) return
+  draft.tree.add({ key: F_DATAGRAM_INDEX.key, label: `${unit[0].toUpperCase()}${unit.slice(1)} ${i + 1} of ${n} in this datagram`, type: 'u8', value: i + 1, source, start: at, length: 0 })
 }

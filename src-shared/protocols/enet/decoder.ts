@@ -9,7 +9,7 @@ import { MessageDraft } from '../../bytes/tree'
 import type { FragmentHeader, FragmentLimits } from '../../net/fragments'
 import type { CarriedDecoder, CarriedPayload, CarriedResult } from '../carried'
 import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
-import { commandDraft, errorLine, FragmentLinks, ReliableLinks } from '../transport-links'
+import { commandDraft, errorLine, FragmentLinks, markPosition, ReliableLinks } from '../transport-links'
 import { F } from './fields'
 import { EnetVariantDetector, type LayoutChoice } from './variant'
 import {
@@ -113,7 +113,7 @@ export class EnetTransport implements ProtocolDecoder {
       const header = this.header(r, draft, choice)
       r.pos = cmd.start
       readCommand(r)
-      if (n > 1) draft.warn(`command ${i + 1} of ${n} in this datagram`)
+      markPosition(draft, source, cmd.start, i, n)
       if (p.error && i === n - 1) draft.warn(`followed by an unreadable command at offset ${cmd.end} (the next message)`)
       if (n > MAX_PACKET_COMMANDS && i === 0) draft.warn(`${n} commands in one datagram: ENet senders put at most ${MAX_PACKET_COMMANDS}`)
       if (header.peerId === NO_PEER_ID && cmd.number !== CMD.CONNECT) draft.warn(`${cmd.name} in a datagram from peer 0xFFF (connecting): ENet accepts only CONNECT there`)

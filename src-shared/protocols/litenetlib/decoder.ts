@@ -9,6 +9,7 @@ import { FragmentAssembler, type FragmentLimits, type IncompleteReassembly } fro
 import { ReliabilityTracker } from '../../net/reliability'
 import type { CarriedDecoder, CarriedResult } from '../carried'
 import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
+import { markPosition } from '../transport-links'
 import { F, F_LINK, F_MERGED } from './fields'
 import { VersionChooser, type VersionChoice } from './version'
 import {
@@ -127,7 +128,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     units.forEach((u, i) => {
       const { draft, source } = this.draftFor(pdu, i, base)
       const m: MessageCtx = { pdu, draft, source, base, choice, frame, emit, info: { version: choice.version } }
-      if (units.length > 1) draft.warn(`message ${i + 1} of ${units.length} in this datagram`)
+      markPosition(draft, source, u.start, i, units.length, 'packet')
       this.unit(m, u)
     })
   }

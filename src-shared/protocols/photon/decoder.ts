@@ -12,7 +12,7 @@ import type { GpVersion } from './gpbinary'
 import { decodePhotonMessage, MSG, type MessageResult, type MessageSession, type PhotonAesKey, type PhotonMessageValue } from './message'
 import { F_LINK, F_ROOT, F_TCP } from './message-fields'
 import { DISCONNECT_REASONS, nameOf } from './names'
-import { commandDraft, errorLine, FragmentLinks, ReliableLinks, type IncompleteInLane } from '../transport-links'
+import { commandDraft, errorLine, FragmentLinks, markPosition, ReliableLinks, type IncompleteInLane } from '../transport-links'
 import { readTcpHeader, tcpFrameAt, TCP_MESSAGE, TCP_HEADER } from './tcp'
 import { carriesMessage, CMD, commandName, isAck, isFragment, readCommand, readHeader, type PhotonCommand, type PhotonHeader } from './udp'
 
@@ -205,7 +205,7 @@ export class PhotonDecoder implements ProtocolDecoder {
         if (cmdError) draft.warn(`command ${i + 2} of ${header.commandCount} could not be read: ${cmdError.message}`)
         if (trailing) draft.warn(`${trailing} bytes after the last of ${header.commandCount} commands`)
       }
-      if (commands.length > 1) draft.warn(`command ${i + 1} of ${commands.length} in this datagram`)
+      markPosition(draft, r.source, cmd.start, i, commands.length)
       this.command(pdu, draft, r, header, cmd, frame, emit)
     })
   }
