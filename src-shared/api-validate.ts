@@ -138,12 +138,34 @@ function exportRequest(name: string, v: unknown): ExportRequest {
   return out
 }
 
+export const MAX_CAPTURE_PRESETS = 32
+const PRESET_RE = /^[a-z][a-z0-9-]{0,31}(:\d{1,5}(,\d{1,5}){0,31})?$/
+/** libpcap takes snap lengths up to 262144 and buffers in bytes; the ring is capped so memory stays bounded. */
+const MAX_SNAPLEN = 262_144
+const MAX_BUFFER_SIZE = 1 << 30
+const MAX_RING_FRAMES = 10_000_000
+const MAX_RING_BYTES = 4 * 1024 ** 3
+
 function captureOptions(name: string, v: unknown): CaptureOptions {
-  const o = plainObject(name, 'options', v, ['interface', 'filter'])
+  const o = plainObject(name, 'options', v, ['interface', 'filter', 'presets', 'promiscuous', 'snapLen', 'bufferSize', 'ringFrames', 'ringBytes'])
   const iface = text(name, 'interface', o.interface, 256)
   if (!INTERFACE_RE.test(iface)) throw new ApiArgumentError(`${name}: interface name has whitespace or control characters`)
   const out: CaptureOptions = { interface: iface }
   if (o.filter !== undefined) out.filter = text(name, 'filter', o.filter, 4096, { empty: true })
+  if (o.presets !== undefined) {
+    if (!Array.isArray(o.presets)) throw new ApiArgumentError(`${name}: presets must be an array, got ${describe(o.presets)}`)
+    if (o.presets.length > MAX_CAPTURE_PRESETS) throw new ApiArgumentError(`${name}: at most ${MAX_CAPTURE_PRESETS} presets`)
+    out.presets = o.presets.map((p, i) => {
+      const t = text(name, `presets[${i}]`, p, 256)
+      if (!PRESET_RE.test(t)) throw new ApiArgumentError(`${name}: presets[${i}] is not a preset: '${t.slice(0, 40)}'`)
+      return t
+    })
+  }
+  if (o.promiscuous !== undefined) out.promiscuous = bool(name, 'promiscuous', o.promiscuous)
+  if (o.snapLen !== undefined) out.snapLen = int(name, 'snapLen', o.snapLen, 1, MAX_SNAPLEN)
+  if (o.bufferSize !== undefined) out.bufferSize = int(name, 'bufferSize', o.bufferSize, 1, MAX_BUFFER_SIZE)
+  if (o.ringFrames !== undefined) out.ringFrames = int(name, 'ringFrames', o.ringFrames, 1, MAX_RING_FRAMES)
+  if (o.ringBytes !== undefined) out.ringBytes = int(name, 'ringBytes', o.ringBytes, 1, MAX_RING_BYTES)
   return out
 }
 
@@ -198,11 +220,14 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
     const [id] = arity('cancelJob', args, 1, 1)
     return [int('cancelJob', 'id', id, 0, UINT32)]
   },
+  listCaptureDevices: (args) => (arity('listCaptureDevices', args, 0, 0), []),
   startCapture(args) {
     const [o] = arity('startCapture', args, 1, 1)
     return [captureOptions('startCapture', o)]
   },
-  stopCapture: (args) => (arity('stopCapture', args, 0, 0), [])
+  stopCapture: (args) => (arity('stopCapture', args, 0, 0), []),
+  restartCapture: (args) => (arity('restartCapture', args, 0, 0), []),
+  saveCapture: (args) => (arity('saveCapture', args, 0, 0), [])
 }
 
 export function isRequestName(name: unknown): name is RequestName {

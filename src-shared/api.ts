@@ -13,23 +13,78 @@ export type SourceInfo =
   | { kind: 'file'; /** Absolute path on the host. */ path: string; /** Base name for display. */ file: string; bytes: number }
   | { kind: 'interface'; name: string }
 
-/** Live-capture state shown in the status bar. Live capture itself is driven by src-main/capture/. */
+/** Live-capture state shown in the status bar. */
 export interface CaptureStatus {
   state: 'off' | 'starting' | 'capturing' | 'stopping' | 'error'
   interface?: string
   filter?: string
+  /** Frames libpcap delivered. */
   frames?: number
-  /** Packets dropped by the kernel / libpcap buffer. */
-  dropped?: number
-  /** Packets dropped by the interface. */
-  ifDropped?: number
+  /** Packets dropped by the kernel / libpcap buffer; null when libpcap cannot say. */
+  dropped?: number | null
+  /** Packets dropped by the interface; null when libpcap cannot say. */
+  ifDropped?: number | null
+  /** Frames the ring limit pushed out of the session (no longer shown or saved). */
+  ringDropped?: number
+  /** Frames the capture could not hand over in time (the host fell behind). */
+  notDelivered?: number
   error?: string
+  /** What went wrong: 'filter' (libpcap's message in error), 'permission', 'no-device', 'unavailable', ... */
+  errorKind?: string
 }
 
 export interface CaptureOptions {
   interface: string
-  /** libpcap (BPF) capture filter. */
+  /** libpcap (BPF) capture filter; combined with the presets (presets are alternatives, this narrows them). */
   filter?: string
+  /** Capture-filter presets (`photon`, `sfs2x-ws`, `enet:7777`). */
+  presets?: string[]
+  promiscuous?: boolean
+  snapLen?: number
+  /** libpcap buffer in bytes. */
+  bufferSize?: number
+  /** Ring limit: the most frames / bytes the session keeps (older frames go first). */
+  ringFrames?: number
+  ringBytes?: number
+}
+
+export interface CaptureDeviceInfo {
+  name: string
+  friendlyName: string
+  description?: string
+  addresses: string[]
+  loopback: boolean
+  up?: boolean
+  running?: boolean
+  flags: string[]
+  /** Packets moved through it in the last moment (null where the system does not say). */
+  traffic: boolean | null
+}
+
+export interface CapturePresetInfo {
+  id: string
+  label: string
+  description: string
+  /** The preset takes ports (`id:PORT`). */
+  userPorts: boolean
+}
+
+export interface CaptureDeviceList {
+  /** null when live capture works here; else why not (the `cap` binding did not load). */
+  unavailable: string | null
+  devices: CaptureDeviceInfo[]
+  presets: CapturePresetInfo[]
+}
+
+export interface CaptureSaved {
+  fileName: string
+  frames: number
+  /** Where the host wrote the file (Electron). */
+  file?: string
+  /** Where the browser can fetch it (serve). */
+  downloadUrl?: string
+  /** The save dialog was cancelled. */
+  cancelled?: boolean
 }
 
 export interface SessionStatus {
@@ -217,7 +272,7 @@ export interface JobInfo {
 // ---- events ----
 
 /** Actions the native menu asks the renderer to perform. */
-export type MenuAction = 'export-json' | 'export-pcapng' | 'keys' | 'statistics' | 'conversations' | 'focus-filter'
+export type MenuAction = 'export-json' | 'export-pcapng' | 'keys' | 'statistics' | 'conversations' | 'focus-filter' | 'capture'
 
 export type InspectorEvent =
   | { type: 'status'; status: SessionStatus }
@@ -254,8 +309,15 @@ export interface InspectorRequests {
   getStats(): Promise<CaptureStatistics>
   startExport(request: ExportRequest): Promise<JobInfo>
   cancelJob(id: number): Promise<void>
+  /** Capture devices, presets, and whether live capture can run at all. */
+  listCaptureDevices(): Promise<CaptureDeviceList>
+  /** Starts a live capture: the session's capture becomes the live one and rows stream in. */
   startCapture(options: CaptureOptions): Promise<CaptureStatus>
   stopCapture(): Promise<CaptureStatus>
+  /** Stops and starts again with the same options (the timeline starts empty). */
+  restartCapture(): Promise<CaptureStatus>
+  /** Writes the frames the capture's ring holds as pcapng (while capturing, or after stopping). */
+  saveCapture(): Promise<CaptureSaved>
 }
 
 export type RequestName = keyof InspectorRequests
@@ -274,7 +336,7 @@ export interface InspectorApi extends InspectorRequests {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow',
   'getMessage', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
-  'cancelJob', 'startCapture', 'stopCapture'
+  'cancelJob', 'listCaptureDevices', 'startCapture', 'stopCapture', 'restartCapture', 'saveCapture'
 ]
 
 /** IPC channel of a request (renderer -> main, ipcMain.handle). */

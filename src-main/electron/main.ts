@@ -105,8 +105,8 @@ async function main(): Promise<void> {
           buildMenu()
         },
         renderer: menuAction,
-        // Live capture is owned by src-main/capture/; the session answers while it is not wired in.
-        startCapture: () => void inspector.startCapture({ interface: 'any' }).catch((e: Error) => dialog.showErrorBox('Live capture', e.message)),
+        // The renderer's capture panel picks the device, filter and options.
+        startCapture: () => menuAction('capture'),
         stopCapture: () => void inspector.stopCapture().catch((e: Error) => dialog.showErrorBox('Live capture', e.message)),
         quit: () => app.quit()
       },

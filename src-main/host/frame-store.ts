@@ -68,6 +68,11 @@ export class FrameStore {
     c.list[c.count++] = frameNumber
   }
 
+  /** Forgets which frames went to which conversation (the frames are decoded again). */
+  clearConversations(): void {
+    this.convFrames = []
+  }
+
   /** The frame numbers of a conversation, ascending. */
   framesOf(conversation: number): Uint32Array {
     const c = this.convFrames[conversation - 1]

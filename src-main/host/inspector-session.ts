@@ -7,7 +7,9 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type {
+  CaptureDeviceList,
   CaptureOptions,
+  CaptureSaved,
   CaptureStatus,
   DecodeAsRule,
   ExportRequest,
@@ -17,29 +19,20 @@ import type {
   SessionStatus,
   ViewSpec
 } from '../../src-shared/api'
-import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
+import { deviceTraffic, captureUnavailableReason, listDevices } from '../capture/devices'
+import { DEFAULT_RING_BYTES, DEFAULT_RING_FRAMES } from '../capture/frame-ring'
+import { LiveCaptureFailure, LiveCaptureHost, type CaptureSpawner } from '../capture/live-host'
+import type { LiveBatch, LiveStats } from '../capture/live-protocol'
+import { CAPTURE_PRESETS, captureFilter } from '../capture/presets'
 import { demoCapturePath } from './paths'
-import { SessionCore, type ExportTarget } from './session-core'
+import { SessionCore, type ExportTarget, type LiveBegin } from './session-core'
 import type { CoreMethod, HostToWorker, SessionWorkerData, WorkerToHost } from './session-protocol'
 import { workerScriptPath } from './worker-host'
 
 export const KEY_FILE_NAME = 'keys.txt'
-
-/**
- * Live capture plugs in here (src-main/capture/, being written separately). `start` begins capturing
- * and reports through `sink`; until a hook is given, startCapture answers that live capture is not
- * available in this build.
- */
-export interface LiveCaptureHook {
-  start(options: CaptureOptions, sink: LiveCaptureSink): Promise<void>
-  stop(): Promise<void>
-}
-
-export interface LiveCaptureSink {
-  state(status: CaptureStatus): void
-  interface(iface: CaptureInterface): void
-  frame(frame: CaptureFrame): void
-}
+/** How often a live capture sends its frames (several batches a second, like a file being read). */
+const LIVE_BATCH_MS = 200
+const TRAFFIC_SAMPLE_MS = 250
 
 export interface InspectorSessionOptions {
   /** Folder where keys persist as a key file; no persistence without it. */
@@ -52,7 +45,8 @@ export interface InspectorSessionOptions {
   tempDir?: string
   /** The built worker script (default: next to the built entry; tests running from source pass out/main's). */
   workerScript?: string
-  liveCapture?: LiveCaptureHook
+  /** How the capture process is started (Electron may pass a utilityProcess spawner); false: no live capture. */
+  liveCapture?: { spawn?: CaptureSpawner; script?: string } | false
 }
 
 export class SessionClosed extends Error {
@@ -84,6 +78,11 @@ export class InspectorSession implements InspectorRequests {
   private persisting: Promise<void> = Promise.resolve()
   /** Settles once the persisted keys are loaded; every request waits for it. */
   private readonly ready: Promise<void>
+  private capture: LiveCaptureHost | null = null
+  private captureOptions: CaptureOptions | undefined
+  private captureStatus: CaptureStatus = { state: 'off' }
+  /** Settles once the core has made the starting capture its open one; batches wait for it. */
+  private liveBegun: Promise<unknown> = Promise.resolve()
 
   constructor(private readonly opts: InspectorSessionOptions) {
     const demo = opts.demoCapturePath ?? demoCapturePath
@@ -234,8 +233,11 @@ export class InspectorSession implements InspectorRequests {
   listKeys() {
     return this.call<Awaited<ReturnType<InspectorRequests['listKeys']>>>('listKeys')
   }
-  addKeys(text: string) {
-    return this.call<Awaited<ReturnType<InspectorRequests['addKeys']>>>('addKeys', [text])
+  async addKeys(text: string) {
+    const change = await this.call<Awaited<ReturnType<InspectorRequests['addKeys']>>>('addKeys', [text])
+    // The running capture decodes with its own key store: later messages there use the new keys too.
+    if (change.added && this.capture?.state === 'capturing') await this.capture.addKeys(text).catch((e: Error) => change.warnings.push(`the running capture did not take the keys: ${e.message}`))
+    return change
   }
   removeKey(line: string) {
     return this.call<Awaited<ReturnType<InspectorRequests['removeKey']>>>('removeKey', [line])
@@ -262,28 +264,169 @@ export class InspectorSession implements InspectorRequests {
     return this.call('cancelJob', [id])
   }
 
+  // ---- live capture ----
+
+  async listCaptureDevices(): Promise<CaptureDeviceList> {
+    const presets = CAPTURE_PRESETS.map((p) => ({ id: p.id, label: p.label, description: p.description, userPorts: !!p.userPorts }))
+    const unavailable = captureUnavailableReason()
+    if (unavailable || this.opts.liveCapture === false) return { unavailable: unavailable ?? 'live capture is not available in this build', devices: [], presets }
+    const devices = listDevices()
+    const names = devices.map((d) => d.name)
+    // Counters sampled twice: the devices whose counters moved carry traffic.
+    const before = new Map(deviceTraffic(names).map((t) => [t.name, t]))
+    await new Promise((r) => setTimeout(r, TRAFFIC_SAMPLE_MS))
+    const after = new Map(deviceTraffic(names).map((t) => [t.name, t]))
+    return {
+      unavailable: null,
+      presets,
+      devices: devices.map((d) => {
+        const a = before.get(d.name)
+        const b = after.get(d.name)
+        return {
+          name: d.name,
+          friendlyName: d.friendlyName,
+          ...(d.description ? { description: d.description } : {}),
+          addresses: d.addresses.map((x) => x.addr),
+          loopback: d.loopback,
+          ...(d.up !== undefined ? { up: d.up } : {}),
+          ...(d.running !== undefined ? { running: d.running } : {}),
+          flags: d.flags,
+          traffic: a && b ? b.rxPackets + b.txPackets > a.rxPackets + a.txPackets : null
+        }
+      })
+    }
+  }
+
+  private setCapture(status: CaptureStatus): void {
+    this.captureStatus = status
+    void this.call('setCaptureState', [status]).catch(() => undefined)
+  }
+
+  private statsStatus(stats: LiveStats, state: CaptureStatus['state']): CaptureStatus {
+    return {
+      ...this.captureStatus,
+      state,
+      frames: stats.received,
+      dropped: stats.dropped,
+      ifDropped: stats.ifDropped,
+      notDelivered: stats.framesNotSent
+    }
+  }
+
+  private captureHost(): LiveCaptureHost {
+    const cfg = this.opts.liveCapture
+    if (cfg === false) throw new Error('live capture is not available in this build (open a capture file instead)')
+    if (!this.capture) {
+      this.capture = new LiveCaptureHost(
+        {
+          onBatch: (b) => this.liveBatch(b),
+          onStopped: (stopped) => {
+            this.setCapture(this.statsStatus(stopped.stats, 'off'))
+            void this.call('endLive').catch(() => undefined)
+          },
+          onError: (e) => {
+            this.setCapture({ ...this.captureStatus, state: 'error', error: e.message, errorKind: e.kind })
+            void this.call('endLive').catch(() => undefined)
+          },
+          onLog: (line) => console.warn(`gamewire capture: ${line}`)
+        },
+        { spawn: cfg?.spawn, script: cfg?.script }
+      )
+    }
+    return this.capture
+  }
+
+  private async liveBatch(b: LiveBatch): Promise<void> {
+    await this.liveBegun
+    if (this.closed) return
+    if (this.capture?.state === 'capturing' || this.capture?.state === 'stopping') this.captureStatus = this.statsStatus(b.stats, this.captureStatus.state)
+    await this.call('setCaptureState', [this.captureStatus])
+    // Awaiting the worker holds back the acknowledgement: a slow session slows the capture's output.
+    if (b.frames) await this.call('liveFrames', [b.frames])
+  }
+
   async startCapture(options: CaptureOptions): Promise<CaptureStatus> {
-    const hook = this.opts.liveCapture
-    if (!hook) throw new Error('live capture is not available in this build (open a capture file instead)')
-    // The frame side of the sink is wired when live capture lands (src-main/capture/live.ts).
-    await hook.start(options, {
-      state: (s) => void this.call('setCaptureState', [s]),
-      interface: () => undefined,
-      frame: () => undefined
-    })
-    return (await this.getStatus()).captureState
+    await this.ready
+    const host = this.captureHost()
+    if (host.state !== 'idle') throw new Error(`a capture is already ${host.state}`)
+    let filter: string
+    try {
+      filter = captureFilter(options.presets ?? [], options.filter)
+    } catch (e) {
+      this.setCapture({ state: 'error', interface: options.interface, error: (e as Error).message, errorKind: 'filter' })
+      throw e
+    }
+    const ring = { frames: options.ringFrames ?? DEFAULT_RING_FRAMES, bytes: options.ringBytes ?? DEFAULT_RING_BYTES }
+    this.captureOptions = options
+    this.setCapture({ state: 'starting', interface: options.interface, filter })
+    const keylog = await this.exportKeys()
+    const status = await this.getStatus()
+    let begun!: () => void
+    this.liveBegun = new Promise<void>((r) => (begun = r))
+    try {
+      const started = await host.start({
+        device: options.interface,
+        filter: filter || undefined,
+        snapLen: options.snapLen,
+        promiscuous: options.promiscuous,
+        bufferSize: options.bufferSize,
+        ring,
+        keylog: keylog.trim() ? keylog : undefined,
+        decodeAs: status.decodeAs.length ? status.decodeAs : undefined,
+        output: { frames: true },
+        batchMs: LIVE_BATCH_MS
+      })
+      const begin: LiveBegin = { device: started.device, linkType: started.linkType, snapLen: options.snapLen ?? 262_144, ringFrames: ring.frames, ringBytes: ring.bytes }
+      this.captureStatus = { state: 'capturing', interface: started.device, filter: started.filter, frames: 0, dropped: null, ifDropped: null, notDelivered: 0 }
+      const beginning = this.call('beginLive', [begin])
+      begun()
+      await beginning
+      await this.call('setCaptureState', [this.captureStatus])
+    } catch (e) {
+      begun()
+      const kind = e instanceof LiveCaptureFailure ? e.kind : 'internal'
+      this.setCapture({ state: 'error', interface: options.interface, filter, error: (e as Error).message, errorKind: kind })
+      throw e
+    }
+    return this.captureStatus
   }
 
   async stopCapture(): Promise<CaptureStatus> {
-    const hook = this.opts.liveCapture
-    if (!hook) throw new Error('live capture is not available in this build')
-    await hook.stop()
-    return (await this.getStatus()).captureState
+    const host = this.capture
+    if (!host || host.state === 'idle') throw new Error('not capturing')
+    this.setCapture({ ...this.captureStatus, state: 'stopping' })
+    await host.stop()
+    // onStopped has asked the core to end the capture; answer once it has.
+    await this.call('status')
+    return this.captureStatus
+  }
+
+  async restartCapture(): Promise<CaptureStatus> {
+    const options = this.captureOptions
+    if (!options) throw new Error('no capture to restart')
+    if (this.capture && this.capture.state !== 'idle') await this.stopCapture()
+    return this.startCapture(options)
+  }
+
+  async saveCapture(): Promise<CaptureSaved> {
+    await this.ready
+    const status = await this.getStatus()
+    if (status.source?.kind !== 'interface') throw new Error('there is no live capture to save')
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)
+    const target = await this.opts.exportTarget({ format: 'pcapng', scope: 'all' }, `capture-${status.source.name}-${stamp}.pcapng`)
+    if (!target) return { fileName: '', frames: 0, cancelled: true }
+    // While capturing, the capture's own ring (every frame, delivered or not); afterwards the session's frames.
+    const frames =
+      this.capture?.state === 'capturing'
+        ? (await this.capture.save(target.path)).frames
+        : (await this.rawCall<{ frames: number }>('saveFrames', [target])).frames
+    return { fileName: target.fileName, frames, ...(target.downloadUrl ? { downloadUrl: target.downloadUrl } : { file: target.path }) }
   }
 
   /** Stops the worker and removes the session's temporary files. */
   async close(): Promise<void> {
     if (this.closed) return
+    if (this.capture && this.capture.state !== 'idle') await this.capture.stop().catch(() => undefined)
     try {
       await this.rawCall('close', [])
     } catch {

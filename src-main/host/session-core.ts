@@ -40,6 +40,7 @@ import type { ConversationInfo, DecodedMessage } from '../../src-shared/model/ty
 import { createDefaultRegistry } from '../../src-shared/protocols'
 import type { WireDir } from '../../src-shared/protocols/registry'
 import type { Conversation } from '../../src-shared/engine/conversation'
+import { FRAME_META_FIELDS, type PackedFrames } from '../capture/live-protocol'
 import { FrameStore } from './frame-store'
 import { prettyJson } from './pretty-json'
 import { runDecode } from './run-decode'
@@ -58,6 +59,32 @@ export interface SessionCoreOptions {
   /** Parent folder of the frame spill files (default: the OS temp folder). */
   tempDir?: string
 }
+
+/** What beginLive needs to know about the capture that starts. */
+export interface LiveBegin {
+  device: string
+  linkType: number
+  snapLen: number
+  /** The ring limit: the most frames and frame bytes the session keeps. */
+  ringFrames: number
+  ringBytes: number
+}
+
+interface LiveState {
+  engine: Engine
+  /** Captured length of each stored frame (for the byte limit). */
+  sizes: number[]
+  bytes: number
+  maxFrames: number
+  maxBytes: number
+  /** A filtered view that new messages join as they arrive; upTo is the next row it expects. */
+  view: { view: ViewState; matcher: ViewMatcher; upTo: number } | null
+  /** The view misses rows that arrived: recompute it. */
+  viewStale: boolean
+  lastRecompute: number
+}
+
+const LIVE_RECOMPUTE_MS = 1000
 
 export class Cancelled extends Error {
   constructor() {
@@ -194,6 +221,10 @@ export class SessionCore {
   private detailCache = new Map<string, MessageDetail>()
   private cursor: ReplayCursor | null = null
   private lastProgressEvent = 0
+  /** The live capture feeding this session, while its frames are the open capture. */
+  private live: LiveState | null = null
+  /** Frames of the live capture the ring limit removed from the session. */
+  private ringDropped = 0
 
   constructor(private readonly opts: SessionCoreOptions) {}
 
@@ -213,7 +244,7 @@ export class SessionCore {
       warnings: this.warnings.slice(0, 200),
       linkTypes: this.linkTypes,
       conversations: this.conversations.length,
-      captureState: this.captureState,
+      captureState: this.source?.kind === 'interface' ? { ...this.captureState, ringDropped: this.ringDropped } : this.captureState,
       keys: this.keys.size,
       decodeAs: this.decodeAs,
       error: this.error
@@ -253,6 +284,7 @@ export class SessionCore {
     this.reindexToken.cancel()
     this.viewToken.cancel()
     for (const job of this.jobs.values()) job.token.cancel()
+    this.live = null
     const token = (this.openToken = new Token())
     this.store?.close()
     const store = (this.store = new FrameStore(this.opts.tempDir))
@@ -389,6 +421,7 @@ export class SessionCore {
 
   /** Rebuilds the index after keys or decode-as rules changed, then re-applies the view. */
   private async redecode(): Promise<void> {
+    if (this.live) return this.rebuildLive()
     if (!this.store || this.phase === 'empty') return
     await this.indexing
     if (this.phase !== 'ready') return
@@ -531,6 +564,13 @@ export class SessionCore {
     }
     view.state = 'done'
     view.progress = 1
+    if (this.live) {
+      // Later live messages join this view as they arrive when that needs neither trees nor sorting;
+      // otherwise the view is recomputed now and then (liveFrames).
+      const incremental = !matcher.trivial && !matcher.needsTree && !spec.sort
+      this.live.view = incremental ? { view, matcher, upTo: total } : null
+      this.live.viewStale = !matcher.trivial && this.rows.count > total
+    }
     this.emitView()
     return this.viewInfo(view)
   }
@@ -931,11 +971,199 @@ export class SessionCore {
     return { bytes, messages, frames }
   }
 
-  // ---- live capture (driven by src-main/capture/, not implemented here) ----
+  // ---- live capture (frames from src-main/capture/ via InspectorSession) ----
 
   setCaptureState(state: CaptureStatus): void {
     this.captureState = state
     this.emitStatus()
+  }
+
+  /** Makes an empty live capture the open capture; frames then arrive through liveFrames(). */
+  beginLive(o: LiveBegin): SessionStatus {
+    this.openToken.cancel()
+    this.reindexToken.cancel()
+    this.viewToken.cancel()
+    for (const job of this.jobs.values()) job.token.cancel()
+    this.store?.close()
+    const store = (this.store = new FrameStore(this.opts.tempDir))
+    store.interfaces.push({ id: 0, section: 0, linkType: o.linkType, snapLen: o.snapLen, name: o.device, tsUnitsPerSecond: 1e9, tsOffset: 0 })
+    this.rows = new RowIndex()
+    this.source = { kind: 'interface', name: o.device }
+    this.phase = 'ready'
+    this.progress = null
+    this.error = null
+    this.frames = 0
+    this.warnings = []
+    this.readerWarnings = []
+    this.linkTypes = []
+    this.conversations = []
+    this.generation++
+    this.detailCache.clear()
+    this.cursor = null
+    this.ringDropped = 0
+    this.live = {
+      engine: null!,
+      sizes: [],
+      bytes: 0,
+      maxFrames: Math.max(2, o.ringFrames),
+      maxBytes: Math.max(2, o.ringBytes),
+      view: null,
+      viewStale: false,
+      lastRecompute: 0
+    }
+    this.live.engine = this.liveEngine()
+    this.emitStatus()
+    void this.startView()
+    return this.status()
+  }
+
+  /** A live engine over the session's rows: new messages become rows and join an incremental view. */
+  private liveEngine(): Engine {
+    const rows = this.rows
+    const store = this.store!
+    return this.newEngine({
+      recording: false,
+      onMessage: (m, conv, dir) => {
+        const row = rows.count
+        rows.add(m)
+        const lv = this.live?.view
+        if (!lv || lv.view !== this.view || this.rows !== rows) return
+        if (lv.upTo !== row) {
+          this.live!.viewStale = true
+          return
+        }
+        lv.upTo++
+        const t = lv.matcher.target(m, conv, dir)
+        if (!lv.matcher.matches(t)) return
+        const v = lv.view
+        v.order = growU32((v.order as Uint32Array<ArrayBuffer>) ?? new Uint32Array(0), v.count + 1)
+        v.order[v.count++] = row
+      },
+      onFrameConversation: (f, c) => store.addToConversation(f, c)
+    })
+  }
+
+  /** One batch of live frames (packed as the capture process sends them): stored, decoded, shown. */
+  liveFrames(packed: PackedFrames): SessionStatus {
+    const live = this.live
+    const store = this.store
+    if (!live || !store) return this.status()
+    let off = 0
+    for (let i = 0; i + FRAME_META_FIELDS <= packed.meta.length; i += FRAME_META_FIELDS) {
+      const len = packed.meta[i + 4]
+      if (off + len > packed.data.length) break
+      // Frames the capture could not hand over are missing: the store numbers what it has, 1, 2, 3...
+      const frame: CaptureFrame = {
+        number: store.count + 1,
+        interfaceId: 0,
+        linkType: packed.linkType,
+        tsSec: packed.meta[i + 1],
+        tsNsec: packed.meta[i + 2],
+        originalLength: packed.meta[i + 3],
+        data: packed.data.subarray(off, off + len)
+      }
+      off += len
+      store.append(frame)
+      live.sizes.push(len)
+      live.bytes += len
+      live.engine.addFrame(frame)
+    }
+    this.takeEngineResults(live.engine)
+    if (store.count > live.maxFrames || live.bytes > live.maxBytes) this.trimLive()
+    else this.liveViewUpdate()
+    this.emitStatus()
+    return this.status()
+  }
+
+  /** Shows the rows that arrived: a growing view, or a recomputed one (at most once a second). */
+  private liveViewUpdate(): void {
+    const live = this.live!
+    if (this.view.order === null) {
+      this.view.count = this.rows.count
+      this.emitView()
+      return
+    }
+    if (live.view && live.view.view === this.view && !live.viewStale) {
+      this.emitView()
+      return
+    }
+    const running = this.viewRun && !this.viewRun.token.cancelled && this.view.state === 'running'
+    const now = performance.now()
+    if (running || now - live.lastRecompute < LIVE_RECOMPUTE_MS) {
+      live.viewStale = true
+      return
+    }
+    live.lastRecompute = now
+    live.viewStale = false
+    this.viewRun = null
+    void this.startView()
+  }
+
+  /**
+   * The ring limit: past it the oldest frames go, down to half the limit, so trimming happens rarely.
+   * The kept frames are renumbered and decoded again (message ids change; the generation says so).
+   */
+  private trimLive(): void {
+    const live = this.live!
+    const old = this.store!
+    let keepFrom = Math.max(1, old.count - Math.floor(live.maxFrames / 2) + 1)
+    let bytes = 0
+    for (let n = old.count; n >= keepFrom; n--) {
+      bytes += live.sizes[n - 1]
+      if (bytes > live.maxBytes / 2) {
+        keepFrom = n + 1
+        break
+      }
+    }
+    keepFrom = Math.min(keepFrom, old.count)
+    const fresh = new FrameStore(this.opts.tempDir)
+    fresh.interfaces.push(...old.interfaces)
+    for (const f of old.range(keepFrom)) fresh.append({ ...f, number: f.number - keepFrom + 1 })
+    old.close()
+    this.store = fresh
+    this.ringDropped += keepFrom - 1
+    live.sizes = live.sizes.slice(keepFrom - 1)
+    live.bytes = live.sizes.reduce((a, b) => a + b, 0)
+    this.rebuildLive()
+  }
+
+  /** Decodes the stored live frames again (keys, decode-as, trimming) into a new live engine, without finishing it. */
+  private rebuildLive(): void {
+    const live = this.live!
+    this.viewToken.cancel()
+    this.rows = new RowIndex()
+    this.store!.clearConversations()
+    live.view = null
+    live.viewStale = false
+    live.engine = this.liveEngine()
+    for (const w of this.readerWarnings) live.engine.warn(w)
+    for (const f of this.store!.range()) live.engine.addFrame(f)
+    this.takeEngineResults(live.engine)
+    this.generation++
+    this.detailCache.clear()
+    this.cursor = null
+    live.lastRecompute = performance.now()
+    this.emitStatus()
+    void this.startView()
+  }
+
+  /** The live capture ended: its frames stay open like a file's. */
+  endLive(): SessionStatus {
+    if (this.live) {
+      this.takeEngineResults(this.live.engine)
+      this.live = null
+      // A recomputed view includes the messages the end of the capture completes.
+      this.viewRun = null
+      void this.startView()
+    }
+    this.emitStatus()
+    return this.status()
+  }
+
+  /** Frames the session holds, written as pcapng (a live capture after it stopped). */
+  async saveFrames(target: ExportTarget): Promise<{ frames: number; bytes: number }> {
+    const r = await this.exportPcapng({ format: 'pcapng', scope: 'all' }, target, new Token(), () => undefined)
+    return { frames: r.frames, bytes: r.bytes }
   }
 
   close(): void {
@@ -946,6 +1174,7 @@ export class SessionCore {
     this.store?.close()
     this.store = null
     this.cursor = null
+    this.live = null
   }
 }
 

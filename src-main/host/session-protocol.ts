@@ -6,7 +6,7 @@ import type { InspectorEvent } from '../../src-shared/api'
 export const CORE_METHODS = [
   'open', 'status', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'getMessage',
   'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob',
-  'setCaptureState', 'close'
+  'setCaptureState', 'beginLive', 'liveFrames', 'endLive', 'saveFrames', 'close'
 ] as const
 
 export type CoreMethod = (typeof CORE_METHODS)[number]

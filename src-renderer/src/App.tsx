@@ -2,6 +2,7 @@
 // beside hex/JSON), an optional side panel (conversations, keys, statistics), the status bar.
 
 import { useEffect, useState } from 'react'
+import { CapturePanel } from './components/CapturePanel'
 import { Conversations } from './components/Conversations'
 import { DetailTree } from './components/DetailTree'
 import { ExportDialog } from './components/ExportDialog'
@@ -88,6 +89,9 @@ export function App() {
         <button className="button" onClick={open} title="Open a capture (Ctrl+O)">
           Open…
         </button>
+        <button className="button" onClick={() => useInspector.getState().setCaptureDialog(true)} title="Live capture" data-testid="capture-button">
+          Capture…
+        </button>
         <FilterBar />
         <nav className="panel-tabs">
           {PANELS.map((p) => (
@@ -140,6 +144,7 @@ export function App() {
       </div>
       <StatusBar />
       <ExportDialog />
+      <CapturePanel />
       {openDialog && <OpenDialog onClose={() => setOpenDialog(false)} />}
       {notice && (
         <div className={`toast ${notice.kind}`} role="status" data-testid="notice">

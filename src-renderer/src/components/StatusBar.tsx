@@ -58,8 +58,14 @@ export function StatusBar() {
           </span>
           <span className={`capture capture-${cap?.state ?? 'off'}`} data-testid="capture-state" title={cap?.error ?? 'Live capture'}>
             {cap?.state === 'capturing' ? `● Capturing on ${cap.interface}` : cap?.state === 'error' ? `Capture error` : cap?.state && cap.state !== 'off' ? `Capture ${cap.state}` : 'Not capturing'}
-            {cap && (cap.dropped || cap.ifDropped) ? ` · dropped ${num((cap.dropped ?? 0) + (cap.ifDropped ?? 0))}` : ''}
           </span>
+          {cap && cap.frames !== undefined && (
+            <span className="muted" data-testid="capture-counts" title="Frames libpcap delivered; drops by the kernel/libpcap buffer and by the interface (n/a when libpcap cannot say); frames the ring limit removed">
+              {plural(cap.frames, 'frame')} received · dropped {cap.dropped == null ? 'n/a' : num(cap.dropped)} · if-dropped {cap.ifDropped == null ? 'n/a' : num(cap.ifDropped)}
+              {cap.ringDropped ? ` · ring dropped ${num(cap.ringDropped)}` : ''}
+              {cap.notDelivered ? ` · not delivered ${num(cap.notDelivered)}` : ''}
+            </span>
+          )}
         </>
       )}
     </footer>

@@ -113,6 +113,8 @@ export interface InspectorState {
   filterHistory: string[]
   jobs: JobInfo[]
   exportDialog: { format: ExportRequest['format'] } | null
+  /** The live-capture panel is open. */
+  captureDialog: boolean
   notice: { kind: 'info' | 'error'; text: string } | null
   /** Bumped by the menu's "focus filter". */
   focusFilter: number
@@ -141,6 +143,7 @@ export interface InspectorState {
   loadStats(): Promise<void>
   openExport(format: ExportRequest['format']): void
   closeExport(): void
+  setCaptureDialog(open: boolean): void
   startExport(request: ExportRequest): Promise<JobInfo | null>
   cancelJob(id: number): void
   notify(kind: 'info' | 'error', text: string): void
@@ -217,6 +220,11 @@ export const useInspector = create<InspectorState>()((set, get) => {
       case 'status': {
         const before = get().status
         set({ status: e.status })
+        const live = e.status.source?.kind === 'interface'
+        // A live capture that starts (again) begins with an empty timeline: drop the old selection.
+        if (live && before && (before.source?.kind !== 'interface' || e.status.messages < before.messages)) set({ selectedId: null, picked: [], detail: null, selectedNode: null })
+        // While capturing, conversations appear without a new generation.
+        if (live && before && before.conversations !== e.status.conversations) refreshLists()
         if (!before || before.generation !== e.status.generation || before.phase !== e.status.phase) {
           refreshLists()
           const sel = get().selectedId
@@ -274,6 +282,8 @@ export const useInspector = create<InspectorState>()((set, get) => {
         return get().setPanel('conversations')
       case 'focus-filter':
         return set((s) => ({ focusFilter: s.focusFilter + 1 }))
+      case 'capture':
+        return set({ captureDialog: true })
     }
   }
 
@@ -302,6 +312,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
     filterHistory: loadJson<string[]>(HISTORY_KEY, []).filter((h) => typeof h === 'string').slice(0, MAX_HISTORY),
     jobs: [],
     exportDialog: null,
+    captureDialog: false,
     notice: null,
     focusFilter: 0,
 
@@ -494,6 +505,9 @@ export const useInspector = create<InspectorState>()((set, get) => {
       set({ exportDialog: { format } })
     },
 
+    setCaptureDialog(open) {
+      set({ captureDialog: open })
+    },
     closeExport() {
       set({ exportDialog: null })
     },

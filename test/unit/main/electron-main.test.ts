@@ -332,7 +332,7 @@ describe('Electron main process', () => {
     expect(win.webContents.send).toHaveBeenCalledWith(IPC_CHANNELS.event, event)
   })
 
-  it('builds the native menu; its items open files, reach the renderer and report live capture as unavailable', async () => {
+  it('builds the native menu; its items open files, reach the renderer, and Start Capture opens the capture panel', async () => {
     const { win, session } = await startMain()
     const template = h.Menu.buildFromTemplate.mock.calls.at(-1)![0] as MenuItemSpec[]
     for (const label of ['Open…', 'Open Recent', 'Save Filtered as pcapng…', 'Export Decoded JSON…', 'Start Capture…', 'Stop Capture', 'Keys…']) findItem(template, label)
@@ -352,8 +352,10 @@ describe('Electron main process', () => {
     await vi.waitFor(() => expect(findItemOrNull(h.Menu.buildFromTemplate.mock.calls.at(-1)![0] as MenuItemSpec[], '/caps/chosen.pcapng')).not.toBeNull())
     expect(JSON.parse(readFileSync(join(h.state.userData, 'recent.json'), 'utf8'))).toEqual(['/caps/chosen.pcapng'])
 
+    // Start Capture… opens the renderer's capture panel (device, filter, options) instead of picking a device itself.
     findItem(template, 'Start Capture…').click!()
-    await vi.waitFor(() => expect(h.dialog.showErrorBox).toHaveBeenCalledWith('Live capture', expect.stringMatching(/not available/)))
+    expect(win.webContents.send).toHaveBeenCalledWith(IPC_CHANNELS.event, { type: 'menu', action: 'capture' })
+    expect(session.calls.some(([name]) => name === 'startCapture')).toBe(false)
   })
 
   it('chooseCapture shows the open dialog and opens the choice; a cancelled dialog opens nothing', async () => {

@@ -1,0 +1,175 @@
+// The host session driving a real live capture on lo (root): Photon datagrams from the tests' own
+// encoders are sent while capturing; rows must reach the timeline while the capture runs and match what
+// was sent, a display filter keeps up with new traffic, a key added mid-capture decrypts later (and
+// earlier) encrypted messages, and the frames are saved as pcapng and read back by tshark.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { InspectorSession } from '../../../src-main/host/inspector-session'
+import type { InspectorEvent, SessionStatus, TimelineRow } from '../../../src-shared/api'
+import { pv } from '../protocols/photon/gp-encoder'
+import { PhotonPeers } from '../capture-live/photon-traffic'
+import { ensureBuilt, freePort, tsharkFrames } from '../capture-live/runner'
+
+const WORKER = join(__dirname, '../../../out/main/session-worker.js')
+const tmp = mkdtempSync(join(tmpdir(), 'gamewire-live-session-'))
+beforeAll(() => ensureBuilt(), 300_000)
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+function session() {
+  const events: InspectorEvent[] = []
+  const s = new InspectorSession({
+    tempDir: mkdtempSync(join(tmp, 'spill-')),
+    workerScript: WORKER,
+    exportTarget: async (_r, name) => ({ path: join(tmp, name), fileName: name })
+  })
+  s.onEvent((e) => events.push(e))
+  return { s, events }
+}
+
+async function poll<T>(what: string, fn: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v !== undefined) return v
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+async function allRows(s: InspectorSession): Promise<{ rows: TimelineRow[]; status: SessionStatus }> {
+  const view = await s.setView({ filter: '', sort: null, columns: [] })
+  return { rows: (await s.getRows(view.id, 0, 5000)).rows, status: await s.getStatus() }
+}
+
+const value = async (s: InspectorSession, id: number) => JSON.parse((await s.getMessage(id)).valueJson)
+
+describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
+  it('streams rows into the timeline while capturing; filters keep up; stop, save and tshark agree', async () => {
+    const { s, events } = session()
+    const port = await freePort()
+    const peers = await PhotonPeers.open(port)
+    try {
+      const devices = await s.listCaptureDevices()
+      expect(devices.unavailable).toBeNull()
+      expect(devices.devices.find((d) => d.name === 'lo')).toMatchObject({ loopback: true, up: true, addresses: expect.arrayContaining(['127.0.0.1']) })
+      expect(devices.presets.map((p) => p.id)).toContain('photon-udp')
+
+      const started = await s.startCapture({ interface: 'lo', filter: `udp port ${port}`, ringFrames: 10_000 })
+      expect(started).toMatchObject({ state: 'capturing', interface: 'lo', filter: `udp port ${port}` })
+      expect((await s.getStatus()).source).toEqual({ kind: 'interface', name: 'lo' })
+
+      await peers.handshake()
+      for (let i = 0; i < 5; i++) await peers.event(100, [[1, pv.int(i)]])
+      // The first wave is in the timeline while the capture still runs.
+      const first = await poll('the first wave of events', async () => {
+        const r = await allRows(s)
+        return r.rows.filter((x) => x.protocol === 'photon' && x.name.includes('100')).length >= 5 ? r : undefined
+      })
+      expect(first.status.captureState.state).toBe('capturing')
+      expect(first.status.captureState.frames).toBeGreaterThanOrEqual(9)
+      const evIds = first.rows.filter((x) => x.name.includes('100')).map((x) => x.id)
+      const sent = await Promise.all(evIds.map(async (id) => (await value(s, id)).parameters['1']))
+      expect(sent).toEqual([0, 1, 2, 3, 4].map((i) => ({ type: 'Int32', value: i })))
+
+      // A display filter set during the capture shows later matching messages too.
+      const view = await s.setView({ filter: 'photon.ev.code == 100', sort: null, columns: [] })
+      expect(view.count).toBe(5)
+      for (let i = 5; i < 8; i++) await peers.event(100, [[1, pv.int(i)]])
+      await peers.request(253, [[244, pv.str('not an event')]])
+      await poll('the filtered view to show 8 events', async () => {
+        const last = events.filter((e): e is Extract<InspectorEvent, { type: 'view' }> => e.type === 'view').pop()
+        return last && last.view.filter === 'photon.ev.code == 100' && last.view.count === 8 ? true : undefined
+      })
+      const stopped = await s.stopCapture()
+      expect(stopped.state).toBe('off')
+      const end = await s.getStatus()
+      expect(end.captureState.state).toBe('off')
+      expect(end.captureState.dropped === null || typeof end.captureState.dropped === 'number').toBe(true)
+      // 4 handshake datagrams, 8 events, 1 request: one frame each on lo.
+      expect(end.frames).toBe(13)
+      expect(events.filter((e) => e.type === 'status' && e.status.captureState.state === 'capturing' && e.status.frames > 0).length).toBeGreaterThan(1)
+
+      const saved = await s.saveCapture()
+      expect(saved).toMatchObject({ frames: 13, fileName: expect.stringMatching(/^capture-lo-.*\.pcapng$/) })
+      expect(tsharkFrames(saved.file!)).toBe(13)
+    } finally {
+      peers.close()
+      await s.close()
+    }
+  })
+
+  it('a key added mid-capture reaches the decoder: a later encrypted message decrypts, and so does the earlier one', async () => {
+    const { s } = session()
+    const port = await freePort()
+    const peers = await PhotonPeers.open(port)
+    try {
+      await s.startCapture({ interface: 'lo', presets: [], filter: `udp port ${port}` })
+      const key = randomBytes(32)
+      await peers.handshake()
+      await peers.encryptedRequest(key, 230, [[221, pv.str('first-token')]])
+      const before = await poll('the encrypted request', async () => (await allRows(s)).rows.find((r) => /encrypted/.test(r.summary)))
+      expect(before.summary).toMatch(/no key/)
+      const change = await s.addKeys(`PHOTON_AES_KEY 127.0.0.1:${peers.clientPort}-127.0.0.1:${port} ${key.toString('hex')}`)
+      expect(change).toMatchObject({ added: 1, warnings: [] })
+      await peers.encryptedRequest(key, 230, [[221, pv.str('second-token')]])
+      // While the capture runs, both requests decode: the later one by the live decoder, the earlier one re-decoded from the session's frames.
+      const auth = await poll('two decrypted Authenticate requests', async () => {
+        const r = await allRows(s)
+        const found = r.rows.filter((x) => x.name === 'Authenticate')
+        return found.length === 2 && r.status.captureState.state === 'capturing' ? found : undefined
+      })
+      const tokens = await Promise.all(auth.map(async (r) => (await value(s, r.id)).parameters['221'].value))
+      expect(tokens).toEqual(['first-token', 'second-token'])
+      // save() while capturing writes the capture's ring
+      const saved = await s.saveCapture()
+      expect(tsharkFrames(saved.file!)).toBe(saved.frames)
+      expect(saved.frames).toBe(6)
+      await s.stopCapture()
+    } finally {
+      peers.close()
+      await s.close()
+    }
+  })
+
+  it('keeps at most the ring limit of frames: the oldest go, the rest are renumbered and still open in detail', async () => {
+    const { s } = session()
+    const port = await freePort()
+    const peers = await PhotonPeers.open(port)
+    try {
+      await s.startCapture({ interface: 'lo', filter: `udp port ${port}`, ringFrames: 8 })
+      await peers.raw(20, 48)
+      const status = await poll('20 frames received', async () => {
+        const st = await s.getStatus()
+        return st.captureState.frames === 20 && st.frames + (st.captureState.ringDropped ?? 0) === 20 ? st : undefined
+      })
+      expect(status.frames).toBeLessThanOrEqual(8)
+      expect(status.captureState.ringDropped).toBe(20 - status.frames)
+      const { rows } = await allRows(s)
+      expect(rows.map((r) => r.id)).toEqual(Array.from({ length: status.frames }, (_, i) => i + 1))
+      // raw() numbers its datagrams in the first 4 bytes: the kept ones are the newest.
+      const numbers = await Promise.all(rows.map(async (r) => Buffer.from((await s.getMessage(r.id)).sources.at(-1)!.hex, 'hex').readUInt32BE(0)))
+      expect(numbers).toEqual(Array.from({ length: status.frames }, (_, i) => 20 - status.frames + i))
+      await s.stopCapture()
+    } finally {
+      peers.close()
+      await s.close()
+    }
+  })
+
+  it('reports libpcap filter errors and unknown devices with their kind', async () => {
+    const { s } = session()
+    try {
+      await expect(s.startCapture({ interface: 'lo', filter: 'udp port nope' })).rejects.toThrow(/nope|syntax|filter/i)
+      expect((await s.getStatus()).captureState).toMatchObject({ state: 'error', errorKind: 'filter' })
+      await expect(s.startCapture({ interface: 'no-such-device0' })).rejects.toThrow()
+      expect((await s.getStatus()).captureState).toMatchObject({ state: 'error', errorKind: 'no-device' })
+      await expect(s.stopCapture()).rejects.toThrow(/not capturing/)
+      await expect(s.saveCapture()).rejects.toThrow(/no live capture/)
+    } finally {
+      await s.close()
+    }
+  })
+})
