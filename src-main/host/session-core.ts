@@ -280,27 +280,12 @@ export class SessionCore {
       const code = (e as NodeJS.ErrnoException).code
       throw new Error(code === 'ENOENT' ? `no such file: ${target}` : code ? `cannot read ${target} (${code})` : (e as Error).message)
     }
-    this.openToken.cancel()
-    this.reindexToken.cancel()
-    this.viewToken.cancel()
-    for (const job of this.jobs.values()) job.token.cancel()
     this.live = null
+    const store = this.replaceCapture({ kind: 'file', path: target, file: basename(target), bytes: size })
     const token = (this.openToken = new Token())
-    this.store?.close()
-    const store = (this.store = new FrameStore(this.opts.tempDir))
-    const rows = (this.rows = new RowIndex())
-    this.source = { kind: 'file', path: target, file: basename(target), bytes: size }
+    const rows = this.rows
     this.phase = 'opening'
     this.progress = { bytes: 0, total: size }
-    this.error = null
-    this.frames = 0
-    this.warnings = []
-    this.readerWarnings = []
-    this.linkTypes = []
-    this.conversations = []
-    this.generation++
-    this.detailCache.clear()
-    this.cursor = null
     // While the file is read the timeline shows every message so far.
     this.view = { ...this.emptyView(++this.viewSeq), order: null, state: 'running' }
     this.emitStatus()
@@ -978,19 +963,16 @@ export class SessionCore {
     this.emitStatus()
   }
 
-  /** Makes an empty live capture the open capture; frames then arrive through liveFrames(). */
-  beginLive(o: LiveBegin): SessionStatus {
+  /** Stops all work on the open capture and starts an empty one from `source` (a file or an interface). */
+  private replaceCapture(source: SourceInfo): FrameStore {
     this.openToken.cancel()
     this.reindexToken.cancel()
     this.viewToken.cancel()
     for (const job of this.jobs.values()) job.token.cancel()
     this.store?.close()
     const store = (this.store = new FrameStore(this.opts.tempDir))
-    store.interfaces.push({ id: 0, section: 0, linkType: o.linkType, snapLen: o.snapLen, name: o.device, tsUnitsPerSecond: 1e9, tsOffset: 0 })
     this.rows = new RowIndex()
-    this.source = { kind: 'interface', name: o.device }
-    this.phase = 'ready'
-    this.progress = null
+    this.source = source
     this.error = null
     this.frames = 0
     this.warnings = []
@@ -1000,6 +982,15 @@ export class SessionCore {
     this.generation++
     this.detailCache.clear()
     this.cursor = null
+    return store
+  }
+
+  /** Makes an empty live capture the open capture; frames then arrive through liveFrames(). */
+  beginLive(o: LiveBegin): SessionStatus {
+    const store = this.replaceCapture({ kind: 'interface', name: o.device })
+    store.interfaces.push({ id: 0, section: 0, linkType: o.linkType, snapLen: o.snapLen, name: o.device, tsUnitsPerSecond: 1e9, tsOffset: 0 })
+    this.phase = 'ready'
+    this.progress = null
     this.ringDropped = 0
     this.live = {
       engine: null!,

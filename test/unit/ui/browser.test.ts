@@ -4,16 +4,15 @@
 // that decrypt Photon and SFS2X messages, and exports compared with `gamewire decode`. Screenshots go
 // to test/artifacts/ (gitignored). Needs the build (`npm test` builds first).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { BIN, openPage, ROOT, startServe } from './harness'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { PHOTON_AES_KEY, PHOTON_KEY_LINE, PHOTON_SECRET_TOKEN, SFS2X_IV, SFS2X_KEY, SFS2X_SECRET_COMMAND } from '../../fixtures/ui/build-captures'
 
-const ROOT = join(__dirname, '../../..')
-const BIN = join(ROOT, 'bin/gamewire.mjs')
 const PHOTON = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
 const SFS2X = join(ROOT, 'test/fixtures/ui/sfs2x-aes.pcapng')
 const ARTIFACTS = join(ROOT, 'test/artifacts')
@@ -85,25 +84,9 @@ async function openPanel(name: 'conversations' | 'keys' | 'stats'): Promise<void
 
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
-  server = spawn(process.execPath, [BIN, 'serve', PHOTON, '--port', '0'], { env: { ...process.env, GAMEWIRE_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  server.stderr!.on('data', (d) => (stderr += d))
-  url = await new Promise<string>((resolve, reject) => {
-    server.stdout!.once('data', (d) => resolve(String(d).trim().split('\n')[0]))
-    server.once('exit', (code) => reject(new Error(`gamewire serve exited (${code}): ${stderr}`)))
-  })
+  ;({ server, url } = await startServe([PHOTON], configDir))
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync']
-  })
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
-  page = await context.newPage()
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`)
-  })
-  await page.goto(url)
+  ;({ browser, page } = await openPage(url, problems, { consoleErrors: true }))
 }, 60_000)
 
 afterAll(async () => {

@@ -2,17 +2,16 @@
 // a BPF filter for a test port, start, watch rows arrive while Photon traffic is sent, stop, save, and
 // read the saved pcapng back with tshark. Needs the build (`npm run build`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
+import { openPage, startServe } from './harness'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from '../capture-live/photon-traffic'
 import { freePort, tsharkFrames } from '../capture-live/runner'
 
-const ROOT = join(__dirname, '../../..')
-const BIN = join(ROOT, 'bin/gamewire.mjs')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-capture-ui-'))
 let server: ChildProcess
 let browser: Browser
@@ -20,18 +19,9 @@ let page: Page
 const problems: string[] = []
 
 beforeAll(async () => {
-  server = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { env: { ...process.env, GAMEWIRE_CONFIG_DIR: join(tmp, 'config') }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stderr = ''
-  server.stderr!.on('data', (d) => (stderr += d))
-  const url = await new Promise<string>((resolve, reject) => {
-    server.stdout!.once('data', (d) => resolve(String(d).trim().split('\n')[0]))
-    server.once('exit', (code) => reject(new Error(`gamewire serve exited (${code}): ${stderr}`)))
-  })
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] })
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
-  page = await context.newPage()
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
-  await page.goto(url)
+  let url: string
+  ;({ server, url } = await startServe([], join(tmp, 'config')))
+  ;({ browser, page } = await openPage(url, problems))
 }, 60_000)
 
 afterAll(async () => {
