@@ -40,6 +40,8 @@ export interface DeviceTraffic {
 export interface CapHandle {
   open(device: string, filter: string, bufferSize: number, buffer: Buffer): string
   close(): boolean
+  /** libpcap's pcap_stats (the vendored cap in vendor/cap adds it; a stock cap 0.2.1 lacks it). */
+  stats?(): { received: number; dropped: number; ifDropped: number }
   on(event: 'packet', listener: (nbytes: number, truncated: boolean) => void): unknown
   removeAllListeners(event?: string): unknown
 }

@@ -1,7 +1,7 @@
 // LiveCapture: one libpcap capture through the `cap` binding, frames handed to a callback as they arrive.
 //
 //   const live = LiveCapture.open({ device: 'lo', filter: 'udp port 5055' }, (frame) => ...)
-//   live.stats()   // { received, truncated, dropped: null, ifDropped: null }
+//   live.stats()   // { received, truncated, dropped, ifDropped } (libpcap's counters; null if unknown)
 //   live.close()   // restart = close() + LiveCapture.open() again
 //
 // Errors are CaptureError with a `kind` (permission, no-device, filter, options) and one line of text
@@ -10,8 +10,9 @@
 // What cap 0.2.1 imposes (measured, see README "Live capture"):
 // - It polls on the process's default libuv loop, so it works only on a process's main thread: in a
 //   worker thread the first packet aborts the process. gamewire runs it in a capture child process.
-// - It delivers neither libpcap's timestamp nor its statistics: frames are stamped with the clock when
-//   they reach JavaScript (microseconds), and dropped/ifDropped stay null.
+// - It does not deliver libpcap's timestamp: frames are stamped with the clock when they reach
+//   JavaScript (microseconds). Stock cap 0.2.1 has no statistics either; the copy in vendor/cap adds
+//   stats() (pcap_stats), and without it dropped/ifDropped stay null.
 // - It opens every device promiscuous with a 65535-byte snapshot; a smaller snapLen is applied here.
 // - It does not hold the packet buffer: that buffer must stay referenced while the capture is open, and
 //   a handle whose open() failed must never be garbage-collected (its destructor touches an
@@ -206,8 +207,24 @@ export class LiveCapture {
   }
 
   stats(): LiveCaptureStats {
-    return { received: this.received, truncated: this.truncated, dropped: null, ifDropped: null }
+    let dropped: number | null = null
+    let ifDropped: number | null = null
+    if (!this.closed && typeof this.handle.stats === 'function') {
+      try {
+        const s = this.handle.stats()
+        dropped = s.dropped
+        ifDropped = s.ifDropped
+        this.lastPcapStats = { dropped, ifDropped }
+      } catch {
+        // counters unavailable on this device: keep the last ones seen
+      }
+    }
+    const last = this.closed ? this.lastPcapStats : null
+    return { received: this.received, truncated: this.truncated, dropped: dropped ?? last?.dropped ?? null, ifDropped: ifDropped ?? last?.ifDropped ?? null }
   }
+
+  /** libpcap's counters as last read (they cannot be read once the handle is closed). */
+  private lastPcapStats: { dropped: number; ifDropped: number } | null = null
 
   get isOpen(): boolean {
     return !this.closed
@@ -216,6 +233,7 @@ export class LiveCapture {
   /** Stops capturing. Safe to call from inside the frame callback and more than once. */
   close(): void {
     if (this.closed) return
+    this.stats() // read libpcap's counters while the handle is still open
     this.closed = true
     this.handle.close()
     this.handle.removeAllListeners('packet')
