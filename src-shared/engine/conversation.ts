@@ -129,7 +129,7 @@ export class Conversation {
     if (this.decoder) return this.decoder
     if (this.probes < MAX_PROBES) {
       this.probes++
-      const hit = this.deps.registry.detect({ carrier, bytes, dir, aPort: this.a.port, bPort: this.b.port, wsPath: this.wsPath, wsProtocol: this.wsProtocol })
+      const hit = this.deps.registry.detect({ carrier, bytes, dir, aPort: this.a.port, bPort: this.b.port, wsPath: this.wsPath, wsProtocol: this.wsProtocol, attempt: this.probes })
       if (hit && 'module' in hit) {
         this.useModule(hit.module, 'probe')
         return this.decoder!

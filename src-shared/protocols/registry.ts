@@ -21,6 +21,8 @@ export interface ProbeInput {
   /** WebSocket request path and negotiated subprotocol, when carried over WebSocket. */
   wsPath?: string
   wsProtocol?: string
+  /** How many probes this conversation has had, this one included (1 = its first payload). */
+  attempt?: number
 }
 
 export interface DecoderContext {

@@ -39,6 +39,9 @@ export function probeSfs2x(input: ProbeInput): number {
     const ws = input.carrier === 'websocket'
     const bluebox = ws && !!input.wsPath && BLUEBOX_PATH.test(input.wsPath)
     const onPort = input.aPort === TCP_PORT || input.bPort === TCP_PORT
+    // A capture joins a connection mid-stream at its start: only the first payload of each direction is
+    // searched for a packet start (the search is the probe's costly part).
+    const midStream = (input.attempt ?? 1) <= 2 ? searchPacketStart : () => 0
     const hr = parseHeader(arraySource(b))
     if (hr.kind === 'bad') return ws ? 0 : midStream(b)
     if (hr.kind === 'need') return !ws && onPort && b[0] & 0x80 && !(b[0] & 0x03) ? 20 : 0
@@ -64,7 +67,7 @@ export function probeSfs2x(input: ProbeInput): number {
  * A TCP capture that joined a connection mid-stream starts inside a packet: look for a packet start in
  * the first bytes. Confidence stays lower: a whole packet there that decodes cleanly.
  */
-function midStream(b: Uint8Array): number {
+function searchPacketStart(b: Uint8Array): number {
   const src = arraySource(b)
   for (let k = 1; k < Math.min(b.length - 3, 192); k++) {
     if (!(b[k] & 0x80) || plausiblePacketAt(src, k) !== 'yes') continue
