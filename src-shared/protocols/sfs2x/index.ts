@@ -39,8 +39,8 @@ export function probeSfs2x(input: ProbeInput): number {
     const ws = input.carrier === 'websocket'
     const bluebox = ws && !!input.wsPath && BLUEBOX_PATH.test(input.wsPath)
     const onPort = input.aPort === TCP_PORT || input.bPort === TCP_PORT
-    // A capture joins a connection mid-stream at its start: only the first payload of each direction is
-    // searched for a packet start (the search is the probe's costly part).
+    // A capture joins a connection mid-stream at its start: only the conversation's first two probes
+    // (usually the first payload of each direction) search for a packet start, the probe's costly part.
     const midStream = (input.attempt ?? 1) <= 2 ? searchPacketStart : () => 0
     const hr = parseHeader(arraySource(b))
     if (hr.kind === 'bad') return ws ? 0 : midStream(b)
