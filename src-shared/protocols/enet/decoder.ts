@@ -6,7 +6,7 @@
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { MessageDraft } from '../../bytes/tree'
-import type { FragmentHeader, FragmentLimits } from '../../net/fragments'
+import type { FragmentLimits } from '../../net/fragments'
 import type { CarriedDecoder, CarriedPayload, CarriedResult } from '../carried'
 import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
 import { commandDraft, errorLine, FragmentLinks, markPosition, ReliableLinks } from '../transport-links'
@@ -29,17 +29,13 @@ import {
 export const ENET_LAYER = 'enet'
 
 /** What the transport says about the command that carried a payload, or about a control command. */
-export interface EnetInfo {
+export interface EnetInfo extends Pick<EnetCommand, 'channel' | 'unreliableSeq' | 'unsequencedGroup' | 'fragment' | 'disconnectData' | 'bandwidth' | 'throttle'> {
   command: string
-  channel: number
   reliableSeq: number
   peerId: number
   sessionId: number
   sentTime?: number
   variant?: EnetVariant
-  unreliableSeq?: number
-  unsequencedGroup?: number
-  fragment?: FragmentHeader
   /** Frames of every fragment of a reassembled payload. */
   fragmentFrames?: number[]
   retransmissionOf?: number
@@ -48,9 +44,6 @@ export interface EnetInfo {
   acknowledges?: number
   rttMs?: number
   connect?: ConnectBody
-  disconnectData?: number
-  bandwidth?: { incoming: number; outgoing: number }
-  throttle?: { interval: number; acceleration: number; deceleration: number }
 }
 
 const other = (d: WireDir): WireDir => (d === 'a2b' ? 'b2a' : 'a2b')

@@ -251,6 +251,11 @@ function readChanneledHeader(r: FieldReader, p: LnlPacket): void {
   r.need(CHANNELED_HEADER - 1, `${p.kind} header`)
   p.sequence = r.u16(F.sequence, true)
   if (p.sequence >= MAX_SEQUENCE) p.notes.push(`sequence ${p.sequence} is not below MaxSequence ${MAX_SEQUENCE} (the receiver drops it)`)
+  readChannelId(r, p)
+}
+
+/** The channel id byte: channel number × 4 + delivery method, both shown as fields over that byte. */
+function readChannelId(r: FieldReader, p: LnlPacket): void {
   const at = r.pos
   p.channelId = r.u8(F.channel_id)
   p.channel = p.channelId >> 2
@@ -283,14 +288,7 @@ function readAck(r: FieldReader, p: LnlPacket): void {
   const bits = r.remaining - (CHANNELED_HEADER - 1)
   const sequence = r.u16(bits === 0 ? F.ack_sequence : F.ack_window_start, true)
   p.sequence = sequence
-  const chAt = r.pos
-  p.channelId = r.u8(F.channel_id)
-  p.channel = p.channelId >> 2
-  p.delivery = p.channelId & 3
-  if (r.tree.recording) {
-    r.record(F.channel, p.channel, chAt, 1)
-    r.record(F.delivery, p.delivery, chAt, 1)
-  }
+  readChannelId(r, p)
   if (bits === 0) {
     p.ack = { kind: 'sequenced', sequence }
     if (p.delivery !== 3) p.notes.push(`a header-only Ack is a ReliableSequenced ack, but channel id ${p.channelId} is ${deliveryName(p.delivery)}`)
