@@ -19,10 +19,19 @@ export interface FieldDef {
 
 const registry = new Map<string, FieldDef>()
 
-/** Declares a field (idempotent for identical redeclarations, so modules can be re-imported). */
+/**
+ * Declares a field. Redeclaring a key with the same name and type returns the first declaration (modules
+ * may be re-imported); a different name or type is a programming error, thrown at load time, because one
+ * key must mean one thing to the filter, the columns and the export.
+ */
 export function defineField(key: string, name: string, type: FieldType, opts: { names?: Record<number, string>; description?: string } = {}): FieldDef {
   const existing = registry.get(key)
-  if (existing) return existing
+  if (existing) {
+    if (existing.name !== name || existing.type !== type) {
+      throw new Error(`field ${key} declared twice: as ${JSON.stringify(existing.name)} (${existing.type}) and as ${JSON.stringify(name)} (${type})`)
+    }
+    return existing
+  }
   const def: FieldDef = { key, name, type, ...opts }
   registry.set(key, def)
   return def

@@ -7,9 +7,19 @@ import type { FieldScalar } from '../model/types'
 import type { FieldDef } from './fields'
 import { label, type TreeBuilder } from './tree'
 
+/**
+ * A decode failure at a byte offset. Malformed input is common (truncated captures, mid-stream starts), so
+ * this is thrown and caught on hot paths: it captures no stack trace, which would cost more than the
+ * decoding itself. Its `stack` is just its message.
+ */
 export class DecodeError extends Error {
-  constructor(message: string, readonly offset: number) {
+  readonly offset: number
+  constructor(message: string, offset: number) {
+    const limit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(message)
+    Error.stackTraceLimit = limit
+    this.offset = offset
     this.name = 'DecodeError'
   }
 }

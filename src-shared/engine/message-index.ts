@@ -8,6 +8,7 @@ const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
 const FLAG_ERROR = 1
 const FLAG_WARNING = 2
 const SUMMARY_MAX = 120
+const OTHER = '(other)'
 
 export interface IndexRow {
   id: number
@@ -24,6 +25,28 @@ export interface IndexRow {
   warning: boolean
 }
 
+/** Distinct strings numbered from 0; when all `size` ids but the last are taken, new strings share '(other)'. */
+class InternTable {
+  private readonly list: string[] = []
+  private readonly ids = new Map<string, number>()
+
+  constructor(private readonly size: number) {}
+
+  id(s: string): number {
+    const known = this.ids.get(s)
+    if (known !== undefined) return known
+    if (this.list.length >= this.size - 1 && s !== OTHER) return this.id(OTHER)
+    const id = this.list.length
+    this.list.push(s)
+    this.ids.set(s, id)
+    return id
+  }
+
+  text(id: number): string {
+    return this.list[id]
+  }
+}
+
 export class MessageIndex {
   private cap = 0
   count = 0
@@ -36,22 +59,12 @@ export class MessageIndex {
   private protocolId = new Uint8Array(0)
   private dirFlags = new Uint8Array(0) // low 2 bits direction, then flags
   private summaryRef = new Uint32Array(0) // index into summaries
-  private readonly interned: string[] = []
-  private readonly internMap = new Map<string, number>()
+  // Names and protocols have separate tables: a protocol id is one byte, a name id two.
+  private readonly names = new InternTable(1 << 16)
+  private readonly protocols = new InternTable(1 << 8)
   private readonly summaries: string[] = []
   // Many summaries repeat ("12 bytes", "PingPong"): store each distinct one once.
   private readonly summaryIds = new Map<string, number>()
-
-  private intern(s: string): number {
-    let id = this.internMap.get(s)
-    if (id === undefined) {
-      id = this.interned.length
-      if (id > 0xffff) return this.intern('(other)')
-      this.interned.push(s)
-      this.internMap.set(s, id)
-    }
-    return id
-  }
 
   private grow(): void {
     const cap = Math.max(1024, this.cap * 2)
@@ -81,8 +94,8 @@ export class MessageIndex {
     this.lastFrame[i] = m.frames[m.frames.length - 1] ?? 0
     this.conversation[i] = m.conversation
     this.length[i] = m.sources[0]?.bytes.length ?? 0
-    this.nameId[i] = this.intern(m.name)
-    this.protocolId[i] = this.intern(m.protocol) & 0xff
+    this.nameId[i] = this.names.id(m.name)
+    this.protocolId[i] = this.protocols.id(m.protocol)
     this.dirFlags[i] = DIRECTIONS.indexOf(m.direction) | (m.error ? FLAG_ERROR << 2 : 0) | (m.warnings.length ? FLAG_WARNING << 2 : 0)
     const summary = m.summary.length > SUMMARY_MAX ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary
     let ref = this.summaryIds.get(summary)
@@ -105,8 +118,8 @@ export class MessageIndex {
       firstFrame: this.firstFrame[i],
       lastFrame: this.lastFrame[i],
       time: this.time[i],
-      protocol: this.interned[this.protocolId[i]],
-      name: this.interned[this.nameId[i]],
+      protocol: this.protocols.text(this.protocolId[i]),
+      name: this.names.text(this.nameId[i]),
       summary: this.summaries[this.summaryRef[i]],
       length: this.length[i],
       error: ((f >> 2) & FLAG_ERROR) !== 0,

@@ -20,7 +20,6 @@ export const F_ENV = defineFields('fignet', {
   flags: ['Flags', 'u8'],
   encrypted: ['Encrypted', 'bool'],
   callback_id: ['Callback id', 'u8', { description: '0 = fire-and-forget; 1..127 pairs a request with its reply' }],
-  payload: ['Payload', 'bytes'],
   channel: ['Channel', 'u8', { names: ENTANGLE_CHANNELS }],
   delivery: ['Delivery', 'string'],
   ciphertext: ['Encrypted payload', 'bytes'],

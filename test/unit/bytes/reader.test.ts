@@ -103,3 +103,15 @@ describe('ByteStream', () => {
     expect(() => s.take(1)).toThrow(RangeError)
   })
 })
+
+describe('DecodeError', () => {
+  it('captures no stack trace (it is thrown on hot paths) and leaves the global limit as it was', () => {
+    const before = Error.stackTraceLimit
+    const e = new DecodeError('short read', 7)
+    expect(e.offset).toBe(7)
+    expect(e.name).toBe('DecodeError')
+    expect(e.stack ?? '').not.toMatch(/\n\s+at /)
+    expect(Error.stackTraceLimit).toBe(before)
+    expect(new Error('other').stack).toMatch(/\n\s+at /)
+  })
+})

@@ -27,3 +27,24 @@ describe('MessageIndex', () => {
     expect(idx.row(10000).summary).toHaveLength(120)
   })
 })
+
+describe('MessageIndex name and protocol tables', () => {
+  it('keeps a row\'s protocol after hundreds of distinct message names', () => {
+    const idx = new MessageIndex()
+    for (let i = 1; i <= 600; i++) idx.add(m(i, { name: `Name ${i}`, protocol: i % 2 ? 'sfs2x' : 'photon' }))
+    for (const i of [1, 2, 299, 300, 301, 599, 600]) {
+      expect(idx.row(i - 1)).toMatchObject({ name: `Name ${i}`, protocol: i % 2 ? 'sfs2x' : 'photon' })
+    }
+  })
+
+  it('names the 65,536th distinct message name and later ones (other) without losing earlier ones', () => {
+    const idx = new MessageIndex()
+    const n = (1 << 16) + 10
+    for (let i = 1; i <= n; i++) idx.add(m(i, { name: `N${i}` }))
+    expect(idx.row(0).name).toBe('N1')
+    expect(idx.row((1 << 16) - 2).name).toBe(`N${(1 << 16) - 1}`)
+    expect(idx.row((1 << 16) - 1).name).toBe('(other)')
+    expect(idx.row(n - 1).name).toBe('(other)')
+    expect(idx.row(n - 1).protocol).toBe('photon')
+  })
+})
