@@ -33,7 +33,7 @@ import { Engine } from '../../src-shared/engine/engine'
 import { MessageIndex } from '../../src-shared/engine/message-index'
 import '../../src-shared/engine/meta-fields'
 import { jsonText, messageJson } from '../../src-shared/export/json'
-import { compileFilter, FilterError } from '../../src-shared/filter'
+import { compileFilter, FilterError, type FilterTarget } from '../../src-shared/filter'
 import { formatKeyFile, formatKeyLine, parseKeyFile, type KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { ConversationInfo, DecodedMessage } from '../../src-shared/model/types'
@@ -125,8 +125,8 @@ class RowIndex {
     return this.index.count
   }
 
-  add(m: DecodedMessage): void {
-    const row = this.index.add(m)
+  add(m: DecodedMessage, conv?: Conversation, dir?: WireDir): void {
+    const row = this.index.add(m, conv, dir)
     if (row >= this.ordinals.length) {
       const bigger = new Uint32Array(this.ordinals.length * 2)
       bigger.set(this.ordinals)
@@ -295,7 +295,7 @@ export class SessionCore {
     this.indexing = new Promise<void>((r) => (finished = r))
     const engine = this.newEngine({
       recording: false,
-      onMessage: (m) => rows.add(m),
+      onMessage: (m, conv, dir) => rows.add(m, conv, dir),
       onFrameConversation: (f, c) => store.addToConversation(f, c)
     })
     const reader = new CaptureReader({
@@ -420,7 +420,7 @@ export class SessionCore {
       const engine = await this.replayAll({
         token,
         recording: false,
-        onMessage: (m) => fresh.add(m),
+        onMessage: (m, conv, dir) => fresh.add(m, conv, dir),
         onProgress: (p) => {
           this.progress = { bytes: Math.round(p * 1000), total: 1000 }
           this.emitStatus()
@@ -504,33 +504,17 @@ export class SessionCore {
         view.count = total
       } else {
         this.emitView()
-        let order = new Uint32Array(Math.min(Math.max(1024, total), 1 << 20))
-        let count = 0
         const cells: string[][] = spec.columns.map(() => new Array<string>(total).fill(''))
         view.cells = cells
-        await this.replayAll({
-          token,
-          recording: matcher.needsTree,
-          onMessage: (m, conv, dir) => {
-            const row = m.id - 1
-            if (row >= total) return
-            const t = matcher.target(m, conv, dir)
-            if (cells.length) {
-              const values = matcher.cells(t)
-              for (let c = 0; c < cells.length; c++) cells[c][row] = values[c]
-            }
-            if (!matcher.matches(t)) return
-            order = growU32(order, count + 1)
-            order[count++] = row
-            view.order = order
-            view.count = count
-          },
-          onProgress: (p) => {
-            view.progress = p
-            this.emitView()
-          }
-        })
-        view.order = order.subarray(0, count)
+        const matched = await this.evaluateRows(matcher, total, token, (p) => {
+          view.progress = p
+          this.emitView()
+        }, cells)
+        let count = 0
+        for (let r = 0; r < total; r++) count += matched[r]
+        const order = new Uint32Array(count)
+        for (let r = 0, k = 0; r < total; r++) if (matched[r]) order[k++] = r
+        view.order = order
         view.count = count
       }
       if (spec.sort) {
@@ -560,6 +544,85 @@ export class SessionCore {
     return this.viewInfo(view)
   }
 
+  /**
+   * Which of the first `total` rows the matcher's filter matches (1 per matching row), filling `cells`
+   * with its columns. Rows are answered from the index where it holds every field the view reads; only
+   * the conversations with rows it cannot answer are decoded again, with trees, one conversation at a time
+   * (or in one pass over the capture when that is most of it).
+   */
+  private async evaluateRows(matcher: ViewMatcher, total: number, token: Token, onProgress: (p: number) => void, cells: string[][] = []): Promise<Uint8Array> {
+    const index = this.rows.index
+    const matched = new Uint8Array(total)
+    const target = index.target()
+    /** Conversations with a row the index cannot answer. */
+    const replay = new Set<number>()
+    let sliceStart = performance.now()
+    for (let r = 0; r < total; r++) {
+      if (!matcher.indexAnswers(index, r)) {
+        replay.add(index.conversationAt(r))
+        continue
+      }
+      target.at(r)
+      if (cells.length) {
+        const values = matcher.cells(target)
+        for (let c = 0; c < cells.length; c++) cells[c][r] = values[c]
+      }
+      if (matcher.matches(target)) matched[r] = 1
+      if ((r & 4095) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        await tick()
+        token.check()
+        sliceStart = performance.now()
+        if (this.throttled()) onProgress((0.1 * r) / total)
+      }
+    }
+    if (replay.size === 0) return matched
+    const fromTree = (row: number, t: FilterTarget) => {
+      if (row >= total || !replay.has(index.conversationAt(row))) return
+      if (cells.length) {
+        const values = matcher.cells(t)
+        for (let c = 0; c < cells.length; c++) cells[c][row] = values[c]
+      }
+      matched[row] = matcher.matches(t) ? 1 : 0
+    }
+    const recording = matcher.needsTree
+    if (replay.size * 2 > this.conversations.length) {
+      await this.replayAll({
+        token,
+        recording,
+        onMessage: (m, conv, dir) => fromTree(m.id - 1, matcher.target(m, conv, dir)),
+        onProgress: (p) => onProgress(0.1 + 0.9 * p)
+      })
+      return matched
+    }
+    const rowsOf = new Map<number, number[]>()
+    for (const c of replay) rowsOf.set(c, [])
+    for (let r = 0; r < total; r++) rowsOf.get(index.conversationAt(r))?.push(r)
+    let done = 0
+    for (const [conversation, rows] of rowsOf) {
+      let k = 0
+      const engine = this.conversationEngine(conversation, recording, (m, conv, dir) => {
+        if (k < rows.length) fromTree(rows[k++], matcher.target(m, conv, dir))
+      })
+      const store = this.requireStore()
+      for (const f of store.framesOf(conversation)) engine.addFrame(store.get(f))
+      engine.finish()
+      done++
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await tick()
+        token.check()
+        sliceStart = performance.now()
+        if (this.throttled()) onProgress(0.1 + (0.9 * done) / replay.size)
+      }
+    }
+    return matched
+  }
+
+  /** An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the session's keys and rules. */
+  private conversationEngine(conversation: number, recording: boolean, onMessage: (m: DecodedMessage, conv: Conversation, dir: WireDir) => void): Engine {
+    const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === conversation ? [{ ...r, match: 1 }] : []))
+    return this.newEngine({ recording, decodeAs, onMessage: (m, conv, dir) => onMessage({ ...m, conversation }, conv, dir) })
+  }
+
   private sortRows(rows: Uint32Array, column: string, desc: boolean, view: ViewState): Uint32Array<ArrayBuffer> {
     const out = Uint32Array.from(rows)
     const extra = view.spec.columns.indexOf(column)
@@ -580,35 +643,20 @@ export class SessionCore {
       })
     }
     const index = this.rows.index
-    const numericKey = (r: number): number => {
-      const row = index.row(r)
-      switch (column) {
-        case 'time':
-          return row.time
-        case 'conversation':
-          return row.conversation
-        case 'length':
-          return row.length
-        default:
-          return r
-      }
-    }
+    let keys: Float64Array | Uint32Array
     if (column === 'id' || column === 'time' || column === 'conversation' || column === 'length') {
-      const keys = new Float64Array(index.count)
-      for (const r of out) keys[r] = numericKey(r)
-      return out.sort((a, b) => {
-        const c = keys[a] - keys[b]
-        return c !== 0 ? c * dir : a - b
-      })
+      const numeric = new Float64Array(index.count)
+      const at = column === 'time' ? (r: number) => index.timeAt(r) : column === 'conversation' ? (r: number) => index.conversationAt(r) : column === 'length' ? (r: number) => index.lengthAt(r) : (r: number) => r
+      for (const r of out) numeric[r] = at(r)
+      keys = numeric
+    } else if (column === 'direction' || column === 'protocol' || column === 'name' || column === 'summary') {
+      keys = index.textRanks(column)
+    } else {
+      return out
     }
-    const text = (r: number): string => {
-      const row = index.row(r)
-      return column === 'direction' ? row.direction : column === 'protocol' ? row.protocol : column === 'name' ? row.name : row.summary
-    }
-    const keys = new Map<number, string>()
-    for (const r of out) keys.set(r, text(r))
+    // Ties keep capture order, so the sort is stable whichever way it goes.
     return out.sort((a, b) => {
-      const c = keys.get(a)!.localeCompare(keys.get(b)!)
+      const c = keys[a] - keys[b]
       return c !== 0 ? c * dir : a - b
     })
   }
@@ -649,16 +697,10 @@ export class SessionCore {
     const wanted = this.rows.ordinal(id - 1)
     let c = this.cursor
     if (!c || c.generation !== this.generation || c.conversation !== row.conversation || (wanted < c.emitted && !c.recent.has(wanted))) {
-      // The replay engine sees one conversation, which it numbers 1.
-      const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === row.conversation ? [{ ...r, match: 1 }] : []))
       const fresh: ReplayCursor = { generation: this.generation, conversation: row.conversation, frames: store.framesOf(row.conversation), next: 0, emitted: 0, finished: false, recent: new Map(), engine: null! }
-      fresh.engine = this.newEngine({
-        recording: true,
-        decodeAs,
-        onMessage: (m) => {
-          fresh.recent.set(fresh.emitted++, m)
-          if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
-        }
+      fresh.engine = this.conversationEngine(row.conversation, true, (m) => {
+        fresh.recent.set(fresh.emitted++, m)
+        if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
       })
       c = this.cursor = fresh
     }
@@ -669,7 +711,7 @@ export class SessionCore {
     }
     const found = c.recent.get(wanted)
     if (!found) throw new Error(`message ${id} could not be rebuilt from its conversation's frames`)
-    return { ...found, id, conversation: row.conversation }
+    return { ...found, id }
   }
 
   getMessage(id: number): MessageDetail {
@@ -787,14 +829,16 @@ export class SessionCore {
     const byName = new Map<string, { protocol: string; name: string; count: number }>()
     const byProtocol = new Map<string, number>()
     for (let i = 0; i < n; i++) {
-      const r = index.row(i)
-      if (r.time < first) first = r.time
-      if (r.time > last) last = r.time
-      const k = `${r.protocol}\u0000${r.name}`
+      const time = index.timeAt(i)
+      if (time < first) first = time
+      if (time > last) last = time
+      const protocol = index.protocolAt(i)
+      const name = index.nameAt(i)
+      const k = `${protocol}\u0000${name}`
       const e = byName.get(k)
       if (e) e.count++
-      else byName.set(k, { protocol: r.protocol, name: r.name, count: 1 })
-      byProtocol.set(r.protocol, (byProtocol.get(r.protocol) ?? 0) + 1)
+      else byName.set(k, { protocol, name, count: 1 })
+      byProtocol.set(protocol, (byProtocol.get(protocol) ?? 0) + 1)
     }
     let timeline: CaptureStatistics['timeline'] = { start: 0, step: 1, counts: [] }
     if (n > 0) {
@@ -802,7 +846,7 @@ export class SessionCore {
       const step = niceStep(span / TIMELINE_BUCKETS)
       const start = Math.floor(first / step) * step
       const counts = new Array<number>(Math.floor((last - start) / step) + 1).fill(0)
-      for (let i = 0; i < n; i++) counts[Math.min(counts.length - 1, Math.floor((index.row(i).time - start) / step))]++
+      for (let i = 0; i < n; i++) counts[Math.min(counts.length - 1, Math.floor((index.timeAt(i) - start) / step))]++
       timeline = { start, step, counts }
     }
     return {
@@ -914,18 +958,18 @@ export class SessionCore {
       const wanted = new Uint8Array(store.count + 1)
       keep = wanted
       messages = 0
-      const ids = req.scope === 'selected' ? new Set(req.ids) : undefined
-      const matcher = req.scope === 'filtered' ? new ViewMatcher(this.view.spec.filter, []) : undefined
-      await this.replayAll({
-        token,
-        recording: matcher?.needsTree ?? false,
-        onMessage: (m, conv, dir) => {
-          if (ids ? !ids.has(m.id) : !matcher!.matches(matcher!.target(m, conv, dir))) return
-          messages++
-          for (const f of m.frames) if (f <= store.count) wanted[f] = 1
-        },
-        onProgress: (p) => progress(p / 2)
-      })
+      const index = this.rows.index
+      let rows: number[]
+      if (req.scope === 'selected') rows = (req.ids ?? []).filter((id) => Number.isInteger(id) && id >= 1 && id <= index.count).map((id) => id - 1)
+      else {
+        const matched = await this.evaluateRows(new ViewMatcher(this.view.spec.filter, []), index.count, token, (p) => progress(p / 2))
+        rows = []
+        for (let r = 0; r < matched.length; r++) if (matched[r]) rows.push(r)
+      }
+      for (const r of new Set(rows)) {
+        messages++
+        for (const f of index.framesAt(r)) if (f <= store.count) wanted[f] = 1
+      }
     }
     const writer = new PcapngWriter()
     const fd = openSync(target.path, 'w')
@@ -1016,7 +1060,7 @@ export class SessionCore {
       recording: false,
       onMessage: (m, conv, dir) => {
         const row = rows.count
-        rows.add(m)
+        rows.add(m, conv, dir)
         const lv = this.live?.view
         if (!lv || lv.view !== this.view || this.rows !== rows) return
         if (lv.upTo !== row) {

@@ -8,11 +8,14 @@ import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/protocols/registry'
+import { isIndexField } from '../../src-shared/bytes/fields'
+import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
 
 const CELL_MAX = 160
 
 // Keys messageMetaFields fills from the frame and conversation (no tree needed).
 const META_PREFIXES = ['gamewire.', 'frame.']
+const META_FAMILIES = new Set(['gamewire', 'frame', 'ip', 'ipv6', 'udp', 'tcp'])
 const META_KEYS = new Set([
   'ip.src', 'ip.dst', 'ip.addr', 'ipv6.src', 'ipv6.dst', 'ipv6.addr',
   'udp.srcport', 'udp.dstport', 'udp.port', 'tcp.srcport', 'tcp.dstport', 'tcp.port'
@@ -20,7 +23,8 @@ const META_KEYS = new Set([
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */
 export function isMetaKey(key: string): boolean {
-  return !key.includes('.') || META_KEYS.has(key) || META_PREFIXES.some((p) => key.startsWith(p))
+  if (!key.includes('.')) return LAYERS.has(key) || META_FAMILIES.has(key)
+  return META_KEYS.has(key) || META_PREFIXES.some((p) => key.startsWith(p))
 }
 
 export function formatCell(values: readonly FieldScalar[]): string {
@@ -34,15 +38,50 @@ export function formatCell(values: readonly FieldScalar[]): string {
   return out
 }
 
+// Layers whose fields carry another prefix: FigNet's Entangle models are `entangle.*`.
+const LAYER_OF_PREFIX: Record<string, string> = { entangle: 'fignet' }
+
+/**
+ * What a view needs beyond the message index: the layers whose messages must be decoded again (with
+ * trees) because the filter or a column reads a field the index does not keep ('all' when such a field
+ * could be in any message), and whether it reads the summary, which the index keeps cut at 120 characters.
+ */
+export interface ViewPlan {
+  replayLayers: ReadonlySet<string> | 'all'
+  readsSummary: boolean
+}
+
 export class ViewMatcher {
   readonly filter: CompiledFilter | undefined
   readonly needsTree: boolean
+  readonly plan: ViewPlan
 
   /** Throws FilterError for a bad filter. */
   constructor(filterText: string, readonly columns: readonly string[]) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...(this.filter?.fields ?? []), ...columns]
     this.needsTree = keys.some((k) => !isMetaKey(k))
+    const replay = new Set<string>()
+    let all = false
+    for (const k of keys) {
+      if (IndexTarget.answers(k, isIndexField)) continue
+      const prefix = k.split('.')[0]
+      // A key under a layer's name occurs only in messages with that layer (Entangle fields under FigNet).
+      const layer = LAYER_OF_PREFIX[prefix] ?? prefix
+      if (LAYERS.has(layer)) replay.add(layer)
+      else all = true
+    }
+    this.plan = { replayLayers: all ? 'all' : replay, readsSummary: keys.includes('gamewire.summary') }
+  }
+
+  /** True when index row `row` can be answered from the index alone. */
+  indexAnswers(index: MessageIndex, row: number): boolean {
+    const { replayLayers, readsSummary } = this.plan
+    if (replayLayers === 'all') return false
+    if (readsSummary && index.summaryCutAt(row)) return false
+    if (replayLayers.size === 0) return true
+    for (const l of index.layersAt(row)) if (replayLayers.has(l)) return false
+    return true
   }
 
   /** True when neither a filter nor columns need a pass over the messages. */

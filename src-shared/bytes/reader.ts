@@ -66,13 +66,19 @@ export class FieldReader {
 
   /** Records a field over [start, start+length) without reading (for values computed by the caller). */
   record(def: FieldDef, value: FieldScalar, start: number, length: number, labelText?: string): void {
-    if (!this.tree.recording) return
+    if (!this.tree.recording) {
+      if (def.index) this.tree.indexValue(def, value)
+      return
+    }
     this.tree.add({ key: def.key, label: labelText ?? label(def, value), type: def.type, value, source: this.source, start, length })
   }
 
   /** Opens a group node starting here; `close()` ends it at the current position. */
   open(def: FieldDef, labelText?: string, value?: FieldScalar): void {
-    if (!this.tree.recording) return
+    if (!this.tree.recording) {
+      if (def.index && value !== undefined) this.tree.indexValue(def, value)
+      return
+    }
     this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start: this.pos, length: 0 })
   }
 

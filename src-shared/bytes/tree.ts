@@ -1,14 +1,37 @@
 // Builds the decoded field tree while a decoder reads. A builder with `recording = false` keeps nothing,
 // so the same decoder code serves the fast row pass and the full-detail pass.
 
-import type { FieldNode, FieldScalar, DataSource } from '../model/types'
-import type { FieldDef } from './fields'
+import type { FieldNode, FieldScalar, DataSource, IndexedValues } from '../model/types'
+import { isIndexField, type FieldDef } from './fields'
 
 export class TreeBuilder {
   readonly roots: FieldNode[] = []
   private stack: FieldNode[] = []
+  /**
+   * Without a tree, the values of index fields (declared `index: true`) in the order read: what the
+   * index pass keeps of a message for filters and columns. Allocated on the first such value.
+   */
+  indexed: IndexedValues | null = null
 
   constructor(readonly recording = true) {}
+
+  /** Keeps an index field's value when no tree is built (with a tree, the tree holds it). */
+  indexValue(def: FieldDef, value: FieldScalar): void {
+    if (!this.recording && def.index) this.pushIndexed(def.key, value)
+  }
+
+  private pushIndexed(key: string, value: FieldScalar): void {
+    const ix = (this.indexed ??= { keys: [], values: [] })
+    ix.keys.push(key)
+    ix.values.push(value)
+  }
+
+  /** Takes over another builder's top-level nodes and index values (a decode attempt that was chosen). */
+  append(other: TreeBuilder): void {
+    for (const n of other.roots) this.add(n)
+    const ix = other.indexed
+    if (ix && !this.recording) for (let i = 0; i < ix.keys.length; i++) this.pushIndexed(ix.keys[i], ix.values[i])
+  }
 
   private get siblings(): FieldNode[] {
     const top = this.stack[this.stack.length - 1]
@@ -18,14 +41,20 @@ export class TreeBuilder {
 
   /** Adds a leaf (or an empty group when later opened with `open`). Returns it, or null when not recording. */
   add(node: FieldNode): FieldNode | null {
-    if (!this.recording) return null
+    if (!this.recording) {
+      if (node.value !== undefined && isIndexField(node.key)) this.pushIndexed(node.key, node.value)
+      return null
+    }
     this.siblings.push(node)
     return node
   }
 
   /** Opens a group node; fields added until `close` become its children. */
   open(node: FieldNode): FieldNode | null {
-    if (!this.recording) return null
+    if (!this.recording) {
+      if (node.value !== undefined && isIndexField(node.key)) this.pushIndexed(node.key, node.value)
+      return null
+    }
     node.children ??= []
     this.siblings.push(node)
     this.stack.push(node)

@@ -170,6 +170,7 @@ export class Engine {
       warnings: m.draft.warnings,
       error: m.draft.error
     }
+    if (m.draft.tree.indexed) msg.indexed = m.draft.tree.indexed
     m.draft.tree.closeAll()
     this.stats.messages++
     if (msg.error) this.stats.errors++

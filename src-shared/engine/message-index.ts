@@ -1,12 +1,22 @@
 // The compact per-message index the UI lists: fixed-width typed-array columns (a few dozen bytes per
-// message) instead of retained message objects. Names and protocols are interned; summaries are kept
-// in one string pool capped per message. The full tree is rebuilt only when a message is looked at.
+// message) instead of retained message objects. Names, protocols and stacks are interned; summaries are
+// kept in one string pool capped per message. Beside the row it keeps what display filters, sorting and
+// added columns read without decoding again: each conversation's endpoints, the wire direction, and the
+// index fields' values (field-columns.ts). The full tree is rebuilt only when a message is looked at.
 
-import type { DecodedMessage, Direction } from '../model/types'
+import type { DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
+import type { FilterTarget } from '../filter/compile'
+import type { WireDir } from '../protocols/registry'
+import { FieldColumns } from './field-columns'
+import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
-const FLAG_ERROR = 1
-const FLAG_WARNING = 2
+const FLAG_ERROR = 1 << 2
+const FLAG_WARNING = 1 << 3
+/** The message went b -> a on the wire (a = the side that opened the conversation). */
+const FLAG_WIRE_B2A = 1 << 4
+/** The summary was longer than SUMMARY_MAX and is kept cut. */
+const FLAG_SUMMARY_CUT = 1 << 5
 const SUMMARY_MAX = 120
 const OTHER = '(other)'
 
@@ -45,6 +55,118 @@ class InternTable {
   text(id: number): string {
     return this.list[id]
   }
+
+  all(): readonly string[] {
+    return this.list
+  }
+
+  /** The id's text split at '/' (stacks are interned joined), computed once per id. */
+  layers(id: number): readonly string[] {
+    return (this.split[id] ??= this.list[id] ? this.list[id].split('/') : [])
+  }
+  private readonly split: string[][] = []
+}
+
+/** A conversation's transport and endpoints, as the index keeps them for the frame/IP/port filter fields. */
+export interface ConversationEnds {
+  transport: Transport
+  a: Endpoint
+  b: Endpoint
+}
+
+// Keys the index answers besides index fields (messageMetaFields in meta-fields.ts is the same list for a
+// decoded message; test/unit/engine/index-filter.test.ts checks the two agree).
+const META_KEYS = new Set([
+  'frame.number', 'frame.time_epoch',
+  'ip.src', 'ip.dst', 'ip.addr', 'ipv6.src', 'ipv6.dst', 'ipv6.addr',
+  'udp.srcport', 'udp.dstport', 'udp.port', 'tcp.srcport', 'tcp.dstport', 'tcp.port',
+  'gamewire.conversation', 'gamewire.direction', 'gamewire.protocol', 'gamewire.name', 'gamewire.summary',
+  'gamewire.error', 'gamewire.warning', 'gamewire.length'
+])
+const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
+/** Names a message's stack can hold: transports, carriers and protocols. */
+export const LAYERS: ReadonlySet<string> = new Set(['udp', 'tcp', 'websocket', 'http', 'http-preamble', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown'])
+const EMPTY: readonly FieldScalar[] = []
+
+/**
+ * A FilterTarget reading one index row: the meta fields from the row's columns and its conversation's
+ * endpoints, layer names from its stack, index fields from the field columns. Any other key reads as
+ * absent, so callers only hand it filters whose keys `answers` accepts.
+ */
+export class IndexTarget implements FilterTarget {
+  row = 0
+
+  constructor(private readonly index: MessageIndex) {}
+
+  /** True when the index holds everything `key` needs: a meta field, a layer name, or an index field. */
+  static answers(key: string, isIndexField: (key: string) => boolean): boolean {
+    if (!key.includes('.')) return LAYERS.has(key) || META_PREFIXES.has(key)
+    return META_KEYS.has(key) || isIndexField(key)
+  }
+
+  at(row: number): this {
+    this.row = row
+    return this
+  }
+
+  private endpoints(): { src: Endpoint; dst: Endpoint; transport: Transport } | undefined {
+    const ends = this.index.endsOf(this.index.conversationAt(this.row))
+    if (!ends) return undefined
+    return this.index.wireB2aAt(this.row) ? { src: ends.b, dst: ends.a, transport: ends.transport } : { src: ends.a, dst: ends.b, transport: ends.transport }
+  }
+
+  values(key: string): readonly FieldScalar[] {
+    const ix = this.index
+    const r = this.row
+    switch (key) {
+      case 'frame.number':
+        return ix.framesAt(r)
+      case 'frame.time_epoch':
+        return [ix.timeAt(r)]
+      case 'gamewire.conversation':
+        return [ix.conversationAt(r)]
+      case 'gamewire.direction':
+        return [ix.directionAt(r)]
+      case 'gamewire.protocol':
+        return [ix.protocolAt(r)]
+      case 'gamewire.name':
+        return [ix.nameAt(r)]
+      case 'gamewire.summary':
+        return [ix.summaryAt(r)]
+      case 'gamewire.length':
+        return [ix.lengthAt(r)]
+    }
+    const dot = key.indexOf('.')
+    if (dot < 0) return this.layer(key) ? [true] : EMPTY
+    const family = key.slice(0, dot)
+    if (family === 'ip' || family === 'ipv6' || family === 'udp' || family === 'tcp') {
+      const e = this.endpoints()
+      if (!e) return EMPTY
+      const field = key.slice(dot + 1)
+      if (family === 'ip' || family === 'ipv6') {
+        if (e.src.ip.includes(':') !== (family === 'ipv6')) return EMPTY
+        return field === 'src' ? [e.src.ip] : field === 'dst' ? [e.dst.ip] : field === 'addr' ? [e.src.ip, e.dst.ip] : EMPTY
+      }
+      if (e.transport !== family) return EMPTY
+      return field === 'srcport' ? [e.src.port] : field === 'dstport' ? [e.dst.port] : field === 'port' ? [e.src.port, e.dst.port] : EMPTY
+    }
+    return ix.fields.get(key)?.values(r) ?? EMPTY
+  }
+
+  has(key: string): boolean {
+    if (!key.includes('.')) {
+      if (this.layer(key)) return true
+      // 'ip', 'frame', 'gamewire'...: present when one of their fields has a value.
+      if (!META_PREFIXES.has(key)) return false
+      for (const k of META_KEYS) if (k.startsWith(key + '.') && this.values(k).length) return true
+      return false
+    }
+    return this.values(key).length > 0
+  }
+
+  private layer(name: string): boolean {
+    return this.index.layersAt(this.row).includes(name)
+  }
 }
 
 export class MessageIndex {
@@ -59,6 +181,11 @@ export class MessageIndex {
   private protocolId = new Uint8Array(0)
   private dirFlags = new Uint8Array(0) // low 2 bits direction, then flags
   private summaryRef = new Uint32Array(0) // index into summaries
+  private stackId = new Uint16Array(0)
+  private readonly stacks = new InternTable(1 << 16)
+  private readonly ends = new Map<number, ConversationEnds>()
+  /** Index-field values, error and warning texts, and the frame lists of messages with more than two frames. */
+  readonly fields = new FieldColumns()
   // Names and protocols have separate tables: a protocol id is one byte, a name id two.
   private readonly names = new InternTable(1 << 16)
   private readonly protocols = new InternTable(1 << 8)
@@ -82,11 +209,12 @@ export class MessageIndex {
     this.protocolId = g(this.protocolId, (n) => new Uint8Array(n))
     this.dirFlags = g(this.dirFlags, (n) => new Uint8Array(n))
     this.summaryRef = g(this.summaryRef, (n) => new Uint32Array(n))
+    this.stackId = g(this.stackId, (n) => new Uint16Array(n))
     this.cap = cap
   }
 
   /** Appends a message; returns its row number (message id - 1 when every message is indexed). */
-  add(m: DecodedMessage): number {
+  add(m: DecodedMessage, conv?: ConversationEnds, wireDir: WireDir = 'a2b'): number {
     if (this.count === this.cap) this.grow()
     const i = this.count++
     this.time[i] = m.time
@@ -96,8 +224,21 @@ export class MessageIndex {
     this.length[i] = m.sources[0]?.bytes.length ?? 0
     this.nameId[i] = this.names.id(m.name)
     this.protocolId[i] = this.protocols.id(m.protocol)
-    this.dirFlags[i] = DIRECTIONS.indexOf(m.direction) | (m.error ? FLAG_ERROR << 2 : 0) | (m.warnings.length ? FLAG_WARNING << 2 : 0)
-    const summary = m.summary.length > SUMMARY_MAX ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary
+    const cut = m.summary.length > SUMMARY_MAX
+    this.dirFlags[i] =
+      DIRECTIONS.indexOf(m.direction) |
+      (m.error ? FLAG_ERROR : 0) |
+      (m.warnings.length ? FLAG_WARNING : 0) |
+      (wireDir === 'b2a' ? FLAG_WIRE_B2A : 0) |
+      (cut ? FLAG_SUMMARY_CUT : 0)
+    this.stackId[i] = this.stacks.id(m.protocol && m.stack[m.stack.length - 1] !== m.protocol ? [...m.stack, m.protocol].join('/') : m.stack.join('/'))
+    if (conv && !this.ends.has(m.conversation)) this.ends.set(m.conversation, { transport: conv.transport, a: conv.a, b: conv.b })
+    if (m.error) this.fields.add(i, 'gamewire.error', m.error)
+    for (const w of m.warnings) this.fields.add(i, 'gamewire.warning', w)
+    if (m.frames.length > 2) for (const f of m.frames) this.fields.add(i, 'frame.number', f)
+    const ix = m.indexed
+    if (ix) for (let k = 0; k < ix.keys.length; k++) this.fields.add(i, ix.keys[k], ix.values[k])
+    const summary = cut ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary
     let ref = this.summaryIds.get(summary)
     if (ref === undefined) {
       ref = this.summaries.length
@@ -122,18 +263,85 @@ export class MessageIndex {
       name: this.names.text(this.nameId[i]),
       summary: this.summaries[this.summaryRef[i]],
       length: this.length[i],
-      error: ((f >> 2) & FLAG_ERROR) !== 0,
-      warning: ((f >> 2) & FLAG_WARNING) !== 0
+      error: (f & FLAG_ERROR) !== 0,
+      warning: (f & FLAG_WARNING) !== 0
     }
+  }
+
+  // ---- column reads without building a row (filters, sorting, statistics) ----
+
+  timeAt(i: number): number {
+    return this.time[i]
+  }
+  conversationAt(i: number): number {
+    return this.conversation[i]
+  }
+  lengthAt(i: number): number {
+    return this.length[i]
+  }
+  directionAt(i: number): Direction {
+    return DIRECTIONS[this.dirFlags[i] & 3]
+  }
+  protocolAt(i: number): string {
+    return this.protocols.text(this.protocolId[i])
+  }
+  nameAt(i: number): string {
+    return this.names.text(this.nameId[i])
+  }
+  summaryAt(i: number): string {
+    return this.summaries[this.summaryRef[i]]
+  }
+  /** The layers under and including the message's protocol (`udp`, `enet`, `fignet`). */
+  layersAt(i: number): readonly string[] {
+    return this.stacks.layers(this.stackId[i])
+  }
+  summaryCutAt(i: number): boolean {
+    return (this.dirFlags[i] & FLAG_SUMMARY_CUT) !== 0
+  }
+  /** Every frame that carried a byte of the message. */
+  framesAt(i: number): number[] {
+    const listed = this.fields.get('frame.number')
+    if (listed?.has(i)) return listed.values(i) as number[]
+    return this.firstFrame[i] === this.lastFrame[i] ? [this.firstFrame[i]] : [this.firstFrame[i], this.lastFrame[i]]
+  }
+  /** Sort keys for a text column: the rank of each row's string among the distinct strings, in one array. */
+  textRanks(column: 'protocol' | 'name' | 'summary' | 'direction'): Uint32Array {
+    const out = new Uint32Array(this.count)
+    if (column === 'direction') {
+      const rank = DIRECTIONS.map((d) => [...DIRECTIONS].sort().indexOf(d))
+      for (let i = 0; i < this.count; i++) out[i] = rank[this.dirFlags[i] & 3]
+      return out
+    }
+    const list = column === 'protocol' ? this.protocols.all() : column === 'name' ? this.names.all() : this.summaries
+    const order = list.map((_, k) => k).sort((x, y) => list[x].localeCompare(list[y]))
+    const rank = new Uint32Array(list.length)
+    order.forEach((k, r) => (rank[k] = r))
+    const ids = column === 'protocol' ? this.protocolId : column === 'name' ? this.nameId : this.summaryRef
+    for (let i = 0; i < this.count; i++) out[i] = rank[ids[i]]
+    return out
+  }
+
+  /** A filter target over the index, moved from row to row with `at`; answers the keys `answers` accepts. */
+  target(): IndexTarget {
+    return new IndexTarget(this)
+  }
+
+  /** @internal for IndexTarget */
+  endsOf(conversation: number): ConversationEnds | undefined {
+    return this.ends.get(conversation)
+  }
+  /** @internal for IndexTarget */
+  wireB2aAt(i: number): boolean {
+    return (this.dirFlags[i] & FLAG_WIRE_B2A) !== 0
   }
 
   /** Approximate bytes held: allocated columns plus the distinct summary strings and their map entries. */
   byteSize(): number {
     let strings = 0
     for (const s of this.summaries) strings += 16 + s.length * 2 + 32
-    return this.cap * MessageIndex.BYTES_PER_ROW + strings
+    return this.cap * MessageIndex.BYTES_PER_ROW + strings + this.fields.byteSize()
   }
 
-  /** Bytes held by the fixed-width columns per message (summary strings come on top). */
-  static readonly BYTES_PER_ROW = 8 + 4 * 5 + 2 + 1 + 1
+  /** Bytes held by the fixed-width columns per message (summary strings and field columns come on top). */
+  static readonly BYTES_PER_ROW = 8 + 4 * 5 + 2 + 1 + 1 + 2
 }

@@ -7,7 +7,8 @@ import { compileFilter, targetFromMessage, type CompiledFilter } from '../filter
 import type { KeyStore } from '../keys/store'
 import type { DecodedMessage } from '../model/types'
 import { createDefaultRegistry } from '../protocols'
-import type { ProtocolRegistry } from '../protocols/registry'
+import type { ProtocolRegistry, WireDir } from '../protocols/registry'
+import type { Conversation } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
 import { messageMetaFields } from './meta-fields'
 
@@ -18,7 +19,7 @@ export interface SessionOptions {
   recording?: boolean
   decodeAs?: DecodeAsRule[]
   registry?: ProtocolRegistry
-  onMessage(m: DecodedMessage): void
+  onMessage(m: DecodedMessage, conv?: Conversation, dir?: WireDir): void
   onFrame?(f: CaptureFrame): void
 }
 
@@ -40,7 +41,7 @@ export class DecodeSession {
       onMessage: (m, conv, dir) => {
         if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) return
         this.matched++
-        opts.onMessage(m)
+        opts.onMessage(m, conv, dir)
       }
     })
     this.reader = new CaptureReader({

@@ -27,6 +27,12 @@ export interface FieldNode {
   children?: FieldNode[]
 }
 
+/** Index-field values of one message decoded without a tree, in the order read (a key repeats per occurrence). */
+export interface IndexedValues {
+  keys: string[]
+  values: FieldScalar[]
+}
+
 export interface DecodedMessage {
   id: number
   conversation: number
@@ -45,6 +51,8 @@ export interface DecodedMessage {
   sources: DataSource[]
   warnings: string[]
   error: string | null
+  /** Decoded without a tree (the index pass): the values of the index fields; the tree is then empty. */
+  indexed?: IndexedValues | null
 }
 
 export interface ConversationInfo {

@@ -51,7 +51,7 @@ export const F = defineFields('enet', {
   checksum_status: ['Checksum status', 'u8', { names: CHECKSUM_STATUS_NAMES }],
   variant: ['ENet variant', 'string', { description: 'vanilla ENet 1.3 or ENet-CSharp, and why' }],
   compressed_data: ['Compressed commands', 'bytes'],
-  channel: ['Channel', 'u8', { names: { 0xff: 'control' } }],
+  channel: ['Channel', 'u8', { names: { 0xff: 'control' }, index: true }],
   reliable_seq: ['Reliable sequence', 'u16'],
   unreliable_seq: ['Unreliable sequence', 'u16'],
   unsequenced_group: ['Unsequenced group', 'u16'],
@@ -63,7 +63,7 @@ export const F = defineFields('enet', {
 })
 
 export const F_CMD_FIELDS = defineFields('enet.cmd', {
-  number: ['Command', 'u8', { names: { ...COMMAND_NAMES }, description: 'Low nibble of the command byte' }],
+  number: ['Command', 'u8', { names: { ...COMMAND_NAMES }, description: 'Low nibble of the command byte', index: true }],
   ack_flag: ['ACKNOWLEDGE flag', 'bool', { description: 'Bit 7: reliable, the receiver acknowledges it' }],
   unsequenced_flag: ['UNSEQUENCED flag', 'bool', { description: 'Bit 6' }]
 })

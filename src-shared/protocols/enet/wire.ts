@@ -254,7 +254,7 @@ export function readCommand(r: FieldReader): EnetCommand {
       r.record(F_CMD_FIELDS.number, c.number, start, 1, `${F_CMD_FIELDS.number.name}: ${c.number} (${c.name}), byte ${hex(c.byte, 2)}`)
       r.record(F_CMD_FIELDS.ack_flag, c.acknowledge, start, 1, `${F_CMD_FIELDS.ack_flag.name} (0x80): ${c.acknowledge ? 'set' : 'not set'}`)
       r.record(F_CMD_FIELDS.unsequenced_flag, c.unsequenced, start, 1, `${F_CMD_FIELDS.unsequenced_flag.name} (0x40): ${c.unsequenced ? 'set' : 'not set'}`)
-    }
+    } else r.tree.indexValue(F_CMD_FIELDS.number, c.number)
     const size = COMMAND_SIZES[c.number] ?? 0
     if (size === 0) throw new DecodeError(`unknown command number ${c.number} (byte ${hex(c.byte, 2)}) at offset ${start}`, start)
     c.channel = r.u8(F.channel)

@@ -11,8 +11,8 @@ export const F_PAYLOAD_ROOT = defineField('fignet.payload', 'Payload', 'none', {
 })
 
 export const F_PAYLOAD = defineFields('fignet.payload', {
-  codec: ['Payload codec', 'string', { description: 'BitBuffer, MemoryPack, MessagePack or raw' }],
-  model: ['Payload model', 'string'],
+  codec: ['Payload codec', 'string', { description: 'BitBuffer, MemoryPack, MessagePack or raw', index: true }],
+  model: ['Payload model', 'string', { index: true }],
   raw: ['Raw payload', 'bytes', { description: 'Payload bytes no codec could decode' }],
   undecoded: ['Undecoded bytes', 'bytes', { description: 'Bytes after the point where decoding stopped' }],
   leftover: ['Leftover bytes', 'bytes', { description: 'Bytes after a complete model' }]

@@ -65,6 +65,9 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
     const decided = (def: typeof F_PAYLOAD.codec, value: string): FieldNode =>
       ({ key: def.key, label: `${def.name}: ${value}`, type: def.type, value, source: r.source, start: node.start!, length: 0 })
     node.children!.unshift(decided(F_PAYLOAD.codec, res.codec), ...(res.model ? [decided(F_PAYLOAD.model, res.model)] : []))
+  } else {
+    r.tree.indexValue(F_PAYLOAD.codec, res.codec)
+    if (res.model) r.tree.indexValue(F_PAYLOAD.model, res.model)
   }
   if (!res.summary) res.summary = res.error ? `undecoded (${res.error.message})` : ''
   return res

@@ -10,15 +10,15 @@ export const F_PARAM = defineField('photon.param', 'Parameter', 'none', {
 
 export const F_BODY = defineFields('photon', {
   param_count: ['Parameter count', 'i16', { description: 'int16 in Protocol16, one byte in Protocol18' }],
-  return_code: ['Return code', 'i16', { description: 'OperationResponse return code (0 = ok)' }],
+  return_code: ['Return code', 'i16', { description: 'OperationResponse return code (0 = ok)', index: true }],
   debug_message: ['Debug message', 'none', { description: 'OperationResponse debug message: any typed value (usually null or a string)' }],
   disconnect_code: ['Disconnect code', 'i16', { description: 'DisconnectMessage (msgType 5) code' }],
   message: ['Message object', 'none', { description: 'The serialized object of a Message (msgType 8)' }],
   key: ['Parameter code', 'u8']
 })
 
-export const F_OP = defineFields('photon.op', { code: ['Operation code', 'u8'] })
-export const F_EV = defineFields('photon.ev', { code: ['Event code', 'u8'] })
+export const F_OP = defineFields('photon.op', { code: ['Operation code', 'u8', { index: true }] })
+export const F_EV = defineFields('photon.ev', { code: ['Event code', 'u8', { index: true }] })
 
 export const F_VALUE = defineFields('photon.value', {
   type: ['Type code', 'u8', { description: 'GpBinary type byte (Protocol16 letters, Protocol18 codes)' }],

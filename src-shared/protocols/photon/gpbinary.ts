@@ -781,7 +781,7 @@ class GpWalker {
     if (this.rec) {
       const name = this.opts.codeName?.(code)
       r.record(def, code, at, 1, `${what}: ${code}${name ? ` (${name})` : ''}`)
-    }
+    } else r.tree.indexValue(def, code)
     return code
   }
 

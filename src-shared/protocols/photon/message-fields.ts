@@ -9,7 +9,7 @@ export const F_MSG_GROUP = defineField('photon.msg', 'Photon message', 'none')
 
 export const F_MSG = defineFields('photon.msg', {
   signal: ['Signal byte', 'u8', { names: { 0xf3: 'message', 0xfd: 'message (alternative signal)' } }],
-  type: ['Message type', 'u8', { names: { ...MESSAGE_TYPES } }],
+  type: ['Message type', 'u8', { names: { ...MESSAGE_TYPES }, index: true }],
   type_byte: ['Message type byte', 'u8', { description: 'The type with bit 7 = encrypted' }],
   version: ['Protocol version', 'u8', { names: { 16: 'GpBinary 1.6 (Protocol16)', 18: 'GpBinary 1.8 (Protocol18)' }, description: 'From the conversation Init, or guessed by trial parse' }],
   body: ['Message body', 'bytes'],
@@ -17,7 +17,7 @@ export const F_MSG = defineFields('photon.msg', {
 })
 
 export const F_ENC = defineFields('photon', {
-  encrypted: ['Encrypted', 'bool', { description: 'The message type has bit 7 set (payload encryption)' }],
+  encrypted: ['Encrypted', 'bool', { description: 'The message type has bit 7 set (payload encryption)', index: true }],
   ciphertext: ['Ciphertext', 'bytes'],
   decrypted: ['Decrypted body', 'bytes', { description: 'AES-256-CBC, zero IV, PKCS#7; key = SHA-256 of the DH shared secret' }],
   aes_padding: ['PKCS#7 padding', 'u8'],
@@ -32,7 +32,7 @@ export const F_INIT = defineFields('photon.init', {
   lib_build: ['Library build', 'u8'],
   lib_revision: ['Library revision', 'u8'],
   reserved: ['Reserved', 'u8'],
-  app_id: ['Application id', 'string'],
+  app_id: ['Application id', 'string', { index: true }],
   body: ['InitResponse body', 'bytes']
 })
 

@@ -82,13 +82,13 @@ export const F = defineFields('photon', {
   challenge: ['Challenge', 'u32', { description: 'Random value chosen by the client, echoed by the server' }],
   encrypted_datagram: ['Encrypted datagram', 'bytes', { description: 'AES-CBC blob (16-byte IV first) holding commandCount, sentTime and the commands' }],
   hmac: ['HMAC-SHA256', 'bytes', { description: 'Over everything before it' }],
-  channel: ['Channel', 'u8', { names: { ...CHANNEL_NAMES } }],
+  channel: ['Channel', 'u8', { names: { ...CHANNEL_NAMES }, index: true }],
   unreliable_seq: ['Unreliable sequence', 'i32'],
   unsequenced_group: ['Unsequenced group', 'i32']
 })
 
 export const F_CMD_FIELDS = defineFields('photon.cmd', {
-  type: ['Command type', 'u8', { names: { ...COMMAND_NAMES } }],
+  type: ['Command type', 'u8', { names: { ...COMMAND_NAMES }, index: true }],
   flags: ['Command flags', 'u8', { names: { ...COMMAND_FLAG_NAMES }, description: 'bit0 reliable, bit1 unsequenced' }],
   reserved: ['Reserved', 'u8', { description: 'Usually 4; the reason code in DISCONNECT' }],
   length: ['Command length', 'i32', { description: 'Including the 12-byte command header' }],

@@ -459,7 +459,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
       if (parse.objectEnd !== null && parse.trailing && chosen.steps.length === 0) out.bodyEndsEarly = parse.objectEnd
       envelope(out, parse, chosen, pc)
     }
-    for (const n of chosen.tree.roots) tree.add(n)
+    tree.append(chosen.tree)
   } catch (e) {
     // A DecodeError carries its offset; anything else is a decoder bug, kept on this packet alone so the
     // framing (and every later packet) survives it.
@@ -514,7 +514,7 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   const tb = new TreeBuilder(rec)
   const fr = new FieldReader(at.final.bytes, tb, at.final.source)
   const field = (d: FieldDef, path: string, v: FieldScalar, labelText?: string) => {
-    if (!rec) return
+    if (!rec) return at.tree.indexValue(d, v)
     const range: EntryRange | undefined = parse.ranges.get(path)
     if (!range) return
     fr.record(d, v, range.valueStart, range.start + range.length - range.valueStart, labelText)

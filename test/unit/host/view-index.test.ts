@@ -1,0 +1,108 @@
+// The timeline's filters and added columns answered over the message index: whatever path a view takes
+// (index only, index plus the conversations of one layer decoded again, or a full pass), its rows and cells
+// must equal the CLI's full decode with trees (`gamewire decode --filter`), the independent reference here.
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SessionCore } from '../../../src-main/host/session-core'
+import { formatCell, ViewMatcher } from '../../../src-main/host/view-matcher'
+import { DecodeSession } from '../../../src-shared/engine/session'
+import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
+import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
+import { parseKeyFile } from '../../../src-shared/keys/keyfile'
+import { KeyStore } from '../../../src-shared/keys/store'
+
+const ROOT = join(__dirname, '../../..')
+const DEMO = join(ROOT, 'resources/demo.pcapng')
+const KEYS = readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')
+const tmp = mkdtempSync(join(tmpdir(), 'gamewire-view-index-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+/** Every message of the demo with its full-tree filter target, decoded the CLI's way. */
+function reference(): FilterTarget[] {
+  const keys = new KeyStore()
+  keys.addAll(parseKeyFile(KEYS).keys)
+  const out: FilterTarget[] = []
+  const s = new DecodeSession({ keys, onMessage: (m, conv, dir) => out.push(targetFromMessage(m, messageMetaFields(m, conv!, dir!))) })
+  s.push(new Uint8Array(readFileSync(DEMO)))
+  s.end()
+  return out
+}
+
+let core: SessionCore | undefined
+afterEach(() => core?.close())
+
+async function openDemo(): Promise<SessionCore> {
+  core = new SessionCore({ emit: () => undefined, demoCapturePath: () => DEMO, tempDir: tmp })
+  await core.open(DEMO)
+  await core.addKeys(KEYS)
+  return core
+}
+
+describe('views over the message index', () => {
+  const filters = [
+    // index only
+    'udp.port == 5055',
+    'photon.op.code == 253 || sfs2x.cmd',
+    'fignet.msg_id && !(fignet.channel == 0)',
+    'gamewire.error || gamewire.warning',
+    'frame.number > 20 && frame.number < 90 && tcp',
+    'enet.cmd.number == 6 or litenetlib',
+    'gamewire.summary contains "Raise"',
+    // a field the index does not keep: the photon conversations are decoded again
+    'photon.key == 245 || sfs2x.controller == 1',
+    // Entangle model fields belong to FigNet conversations
+    'entangle && udp',
+    // a field family that is no layer: every conversation is decoded again
+    'datagram.index == 2'
+  ]
+
+  it('plans which filters need a decode again', () => {
+    expect(new ViewMatcher('udp.port == 5055 && photon.ev.code == 1', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('photon.key == 245', ['entangle.position']).plan).toEqual({ replayLayers: new Set(['photon', 'fignet']), readsSummary: false })
+    expect(new ViewMatcher('datagram.index', []).plan.replayLayers).toBe('all')
+    expect(new ViewMatcher('entangle', []).plan.replayLayers).toEqual(new Set(['fignet']))
+    expect(new ViewMatcher('entangle', []).needsTree).toBe(true)
+    expect(new ViewMatcher('photon && ip', []).needsTree).toBe(false)
+    expect(new ViewMatcher('gamewire.summary contains "x"', []).plan.readsSummary).toBe(true)
+  })
+
+  it.each(filters)('%s gives the rows of the full decode', async (filter) => {
+    const ref = reference()
+    const want = ref.flatMap((t, i) => (compileFilter(filter).matches(t) ? [i + 1] : []))
+    const c = await openDemo()
+    const view = await c.setView({ filter, sort: null, columns: [] })
+    expect(view.state).toBe('done')
+    expect(c.getRows(view.id, 0, 100_000).rows.map((r) => r.id)).toEqual(want)
+  })
+
+  it('fills added columns from the index and from decoding again, as the full decode shows them', async () => {
+    const ref = reference()
+    const columns = ['photon.ev.code', 'sfs2x.cmd', 'udp.srcport', 'photon.param.245', 'fignet.payload.model']
+    const c = await openDemo()
+    const view = await c.setView({ filter: '', sort: null, columns })
+    const rows = c.getRows(view.id, 0, 100_000).rows
+    expect(rows).toHaveLength(ref.length)
+    for (const row of rows) expect({ id: row.id, cells: row.cells }).toEqual({ id: row.id, cells: columns.map((k) => formatCell(ref[row.id - 1].values(k))) })
+    expect(rows.some((r) => r.cells[0] !== '') && rows.some((r) => r.cells[1] !== '') && rows.some((r) => r.cells[3] !== '')).toBe(true)
+  })
+
+  it('sorts on index columns: time, length, protocol and summary, ties in capture order', async () => {
+    const c = await openDemo()
+    for (const column of ['time', 'length', 'protocol', 'summary'] as const) {
+      for (const desc of [false, true]) {
+        const view = await c.setView({ filter: '', sort: { column, desc }, columns: [] })
+        const rows = c.getRows(view.id, 0, 100_000).rows
+        const key = (r: (typeof rows)[number]) => r[column]
+        const sorted = [...rows].sort((a, b) => {
+          const x = key(a)
+          const y = key(b)
+          const cmp = typeof x === 'number' ? x - (y as number) : String(x).localeCompare(String(y))
+          return cmp !== 0 ? (desc ? -cmp : cmp) : a.id - b.id
+        })
+        expect(rows.map((r) => r.id), `${column} ${desc}`).toEqual(sorted.map((r) => r.id))
+      }
+    }
+  })
+})
