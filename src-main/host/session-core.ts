@@ -172,8 +172,11 @@ interface ReplayCursor {
   /** Messages the replay has produced so far. */
   emitted: number
   finished: boolean
+  /** Messages with their trees, by ordinal: only those whose first frame came after trees were turned on. */
   recent: Map<number, DecodedMessage>
   engine: Engine
+  /** The frame from which the replay builds trees (earlier messages are decoded without, which is faster). */
+  treesFrom: number
 }
 
 interface Job {
@@ -695,23 +698,44 @@ export class SessionCore {
     if (!Number.isInteger(id) || id < 1 || id > this.rows.count) throw new RangeError(`no message ${id} (the capture has ${this.rows.count})`)
     const row = this.rows.index.row(id - 1)
     const wanted = this.rows.ordinal(id - 1)
+    const found = this.replayTo(store, row.conversation, wanted, row.firstFrame) ?? this.replayTo(store, row.conversation, wanted, 0)
+    if (!found) throw new Error(`message ${id} could not be rebuilt from its conversation's frames`)
+    return { ...found, id }
+  }
+
+  /**
+   * The conversation's `wanted`-th message with its tree, from the replay cursor: continued where it stopped,
+   * or started again. Frames before `firstFrame` are decoded without trees; null when the message did not come
+   * out with a whole tree (it began before the frame where trees were turned on: try again from 0).
+   */
+  private replayTo(store: FrameStore, conversation: number, wanted: number, firstFrame: number): DecodedMessage | null {
     let c = this.cursor
-    if (!c || c.generation !== this.generation || c.conversation !== row.conversation || (wanted < c.emitted && !c.recent.has(wanted))) {
-      const fresh: ReplayCursor = { generation: this.generation, conversation: row.conversation, frames: store.framesOf(row.conversation), next: 0, emitted: 0, finished: false, recent: new Map(), engine: null! }
-      fresh.engine = this.conversationEngine(row.conversation, true, (m) => {
-        fresh.recent.set(fresh.emitted++, m)
+    if (!c || c.generation !== this.generation || c.conversation !== conversation || (wanted < c.emitted && !c.recent.has(wanted))) {
+      const fresh: ReplayCursor = { generation: this.generation, conversation, frames: store.framesOf(conversation), next: 0, emitted: 0, finished: false, recent: new Map(), engine: null!, treesFrom: Infinity }
+      fresh.engine = this.conversationEngine(conversation, false, (m) => {
+        const k = fresh.emitted++
+        if ((m.frames[0] ?? 0) < fresh.treesFrom) return
+        fresh.recent.set(k, m)
         if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
       })
       c = this.cursor = fresh
     }
-    while (!c.recent.has(wanted) && c.next < c.frames.length) c.engine.addFrame(store.get(c.frames[c.next++]))
-    if (!c.recent.has(wanted) && !c.finished) {
+    const treesOn = (from: number) => {
+      if (c.engine.recording) return
+      c.engine.recording = true
+      c.treesFrom = from
+    }
+    while (!c.recent.has(wanted) && c.next < c.frames.length && c.emitted <= wanted) {
+      const f = c.frames[c.next++]
+      if (f >= firstFrame) treesOn(f)
+      c.engine.addFrame(store.get(f))
+    }
+    if (!c.recent.has(wanted) && !c.finished && c.emitted <= wanted) {
+      treesOn(firstFrame)
       c.finished = true
       c.engine.finish()
     }
-    const found = c.recent.get(wanted)
-    if (!found) throw new Error(`message ${id} could not be rebuilt from its conversation's frames`)
-    return { ...found, id }
+    return c.recent.get(wanted) ?? null
   }
 
   getMessage(id: number): MessageDetail {

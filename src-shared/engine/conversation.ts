@@ -26,7 +26,8 @@ const MAX_PROBES = 16
 export interface ConversationDeps {
   registry: ProtocolRegistry
   keys: KeyStore | undefined
-  recording: boolean
+  /** Read for every message, so an engine can turn trees on part way through a replay. */
+  readonly recording: boolean
   /** Forced protocol id ("decode as"), or 'unknown' to switch detection off. */
   forced?: string
   emit: (conv: Conversation, m: MessageOut) => void
@@ -67,7 +68,7 @@ export class Conversation {
     private readonly deps: ConversationDeps
   ) {
     this.stack = [transport]
-    this.unknown = new UnknownDecoder(deps.recording)
+    this.unknown = new UnknownDecoder(() => deps.recording)
     this.emitOut = (m) => {
       // Layers a decoder adds itself (ENet, LiteNetLib under FigNet) show in the conversation's stack.
       if (m.protocol === this.protocol && m.stack.length > this.decodedStack.length) this.decodedStack = m.stack
@@ -79,7 +80,9 @@ export class Conversation {
       keys: deps.keys,
       a: endpointString(a),
       b: endpointString(b),
-      recording: deps.recording,
+      get recording() {
+        return deps.recording
+      },
       setClient(dir: WireDir) {
         self.clientSide = dir === 'a2b' ? 'a' : 'b'
         self.roleFromHandshake = true
@@ -174,7 +177,7 @@ export class Conversation {
       if (verdict === 'need-more' && !final) return
       if (verdict === 'http-upgrade') {
         this.tcpMode = 'websocket'
-        this.ws = new WebSocketConnection(t.a2b.stream, t.b2a.stream, { recordTree: this.deps.recording })
+        this.ws = new WebSocketConnection(t.a2b.stream, t.b2a.stream, { recordTree: () => this.deps.recording })
         this.stack = ['tcp', 'websocket']
       } else {
         if (!client.available && !t.b2a.stream.available) return

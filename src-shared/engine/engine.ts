@@ -47,8 +47,15 @@ export class Engine {
   private linkTypes = new Set<string>()
   readonly stats: EngineStats = { frames: 0, messages: 0, errors: 0, otherFrames: 0, linkTypes: [], warnings: [] }
   private finished = false
+  /**
+   * Whether messages started from now on get field trees. A detail replay decodes a conversation's earlier
+   * messages without trees and turns them on at the first frame of the message it wants.
+   */
+  recording: boolean
 
-  constructor(private readonly opts: EngineOptions) {}
+  constructor(private readonly opts: EngineOptions) {
+    this.recording = opts.recording ?? true
+  }
 
   warn(text: string): void {
     if (this.stats.warnings.length < 1000 && !this.stats.warnings.includes(text)) this.stats.warnings.push(text)
@@ -98,10 +105,13 @@ export class Engine {
     if (!conv) {
       if (!create) return undefined
       const id = this.ordered.length + 1
+      const engine = this
       conv = new Conversation(id, transport, src, dst, {
         registry: this.opts.registry,
         keys: this.opts.keys,
-        recording: this.opts.recording ?? true,
+        get recording() {
+          return engine.recording
+        },
         forced: this.forcedProtocol(id, s, d),
         emit: (c, m) => this.emit(c, m)
       })

@@ -405,8 +405,8 @@ export interface WebSocketOptions {
   maxMessageBytes?: number
   /** Largest inflated message (default 64 MiB). */
   maxInflateBytes?: number
-  /** Build field trees in drafts (default true; sources are always added). */
-  recordTree?: boolean
+  /** Build field trees in drafts (default true; sources are always added); a function is asked per message. */
+  recordTree?: boolean | (() => boolean)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -469,7 +469,7 @@ export class WebSocketConnection {
   response: WsResponseInfo | null = null
   readonly maxMessageBytes: number
   readonly maxInflateBytes: number
-  private readonly recordTree: boolean
+  private readonly recording: () => boolean
   private readonly st: Record<WsDirection, DirState>
 
   constructor(
@@ -479,7 +479,8 @@ export class WebSocketConnection {
   ) {
     this.maxMessageBytes = opts.maxMessageBytes ?? 64 * 1024 * 1024
     this.maxInflateBytes = opts.maxInflateBytes ?? 64 * 1024 * 1024
-    this.recordTree = opts.recordTree ?? true
+    const record = opts.recordTree ?? true
+    this.recording = typeof record === 'function' ? record : () => record
     const mk = (): DirState => ({
       stopped: false,
       ended: false,
@@ -578,7 +579,7 @@ export class WebSocketConnection {
     }
     const head = r.head
     const taken = s.take(head.length)
-    const draft = new MessageDraft(this.recordTree)
+    const draft = new MessageDraft(this.recording())
     draft.addSource('HTTP handshake', taken.bytes)
     const t = draft.tree
     if (t.recording) {
@@ -857,7 +858,7 @@ export class WebSocketConnection {
 
   /** Draft with source 0 (wire bytes), the frame tree, and source 1 (unmasked/joined) when needed. */
   private frameDraft(parts: WireFrame[], kindLabel: string): { draft: MessageDraft; joined: Uint8Array; joinedSource: number; joinedOffset: number } {
-    const draft = new MessageDraft(this.recordTree)
+    const draft = new MessageDraft(this.recording())
     const wire = concatBytes(parts.map((p) => p.taken.bytes))
     draft.addSource('WebSocket frames', wire)
     const t = draft.tree

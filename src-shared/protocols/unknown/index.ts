@@ -21,7 +21,8 @@ function addDataField(pdu: Pdu): void {
 }
 
 export class UnknownDecoder implements ProtocolDecoder {
-  constructor(private readonly recording = true) {}
+  /** `recording` is asked per message: a replay may turn trees on part way. */
+  constructor(private readonly recording: () => boolean = () => true) {}
 
   datagram(pdu: Pdu, emit: Emit): void {
     addDataField(pdu)
@@ -43,7 +44,7 @@ export class UnknownDecoder implements ProtocolDecoder {
   stream(dir: WireDir, stream: ByteStream, stack: string[], emit: Emit, _final: boolean, error: string | null = null): void {
     if (stream.available === 0) return
     const taken = stream.takeAll()
-    const draft = new MessageDraft(this.recording)
+    const draft = new MessageDraft(this.recording())
     draft.error = error
     const source = draft.addSource(payloadName(stack), taken.bytes)
     this.datagram({ dir, frames: taken.frames, time: taken.time, draft, source, offset: 0, bytes: taken.bytes, stack }, emit)
