@@ -6,7 +6,7 @@ import { LinkTypeName, frameTime, type CaptureFrame } from '../capture/types'
 import type { DecodedMessage, ConversationInfo } from '../model/types'
 import { decodeLink } from '../net/link'
 import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
-import { parseTcp, parseUdp, TcpFlag } from '../net/tcp'
+import { parseTcp, parseUdp, TcpFlag, type TcpSegment } from '../net/tcp'
 import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { KeyStore } from '../keys/store'
 import { Conversation, endpointString, type Endpoint } from './conversation'
@@ -26,6 +26,33 @@ export interface EngineOptions {
   onMessage(m: DecodedMessage, conversation: Conversation, dir: WireDir): void
   /** Called for every frame handed to a conversation (the UI replays one conversation's frames for detail). */
   onFrameConversation?(frameNumber: number, conversationId: number): void
+  /** A conversation was created while `frame` was added (a sharded decode numbers conversations by it). */
+  onConversation?(conversation: Conversation, frame: number): void
+  /** A warning was raised while `frame` (0 at the end) was added; called before the engine's own cap of 1000. */
+  onWarning?(text: string, frame: number): void
+  /** finish() is about to flush this conversation. */
+  onFinishConversation?(conversation: Conversation): void
+}
+
+/** What the network layers make of a frame: a UDP datagram or a TCP segment for a conversation. */
+export interface TransportUnit {
+  transport: 'udp' | 'tcp'
+  src: Endpoint
+  dst: Endpoint
+  /** Frames carrying it (several for a defragmented IP datagram), and the one that completed it. */
+  frames: number[]
+  frame: number
+  frameBytes: number
+  time: number
+  udpPayload?: Uint8Array
+  segment?: TcpSegment
+}
+
+/** The key under which a transport unit finds its conversation: the same for both directions. */
+export function conversationKey(transport: 'udp' | 'tcp', src: Endpoint, dst: Endpoint): string {
+  const s = endpointString(src)
+  const d = endpointString(dst)
+  return s < d ? `${transport}|${s}|${d}` : `${transport}|${d}|${s}`
 }
 
 export interface EngineStats {
@@ -58,49 +85,81 @@ export class Engine {
   }
 
   warn(text: string): void {
+    this.opts.onWarning?.(text, this.finished ? 0 : this.lastFrame)
     if (this.stats.warnings.length < 1000 && !this.stats.warnings.includes(text)) this.stats.warnings.push(text)
   }
 
   addFrame(frame: CaptureFrame): void {
+    const unit = this.network(frame)
+    if (unit) this.deliver(unit)
+  }
+
+  /**
+   * The link, IP (with defragmentation) and UDP/TCP layers of a frame: the unit a conversation receives, or
+   * null when the frame carries none (yet). Counts the frame and raises the warnings of those layers. A
+   * sharded decode runs this alone to route frames by conversationKey, with exactly the engine's rules.
+   */
+  network(frame: CaptureFrame): TransportUnit | null {
     this.stats.frames++
-    this.lastFrame = frame.number
+    if (frame.number > this.lastFrame) this.lastFrame = frame.number
     this.linkTypes.add(LinkTypeName[frame.linkType] ?? `LINKTYPE_${frame.linkType}`)
     const time = frameTime(frame)
     const link = decodeLink(frame.linkType, frame.data)
     if (link.network === 'other') {
       this.stats.otherFrames++
       if (link.reason?.startsWith('unsupported')) this.warn(`frame ${frame.number}: ${link.reason}`)
-      return
+      return null
     }
     const ip = link.network === 'ipv4' ? parseIpv4(frame.data, link.offset) : parseIpv6(frame.data, link.offset)
     if (!ip.ok) {
       this.stats.otherFrames++
       this.warn(`frame ${frame.number}: ${ip.reason}`)
-      return
+      return null
     }
     let packet: IpPacket = ip.packet
     let frames = [frame.number]
     let frameBytes = frame.originalLength
     if (packet.fragment) {
       const r = this.defrag.add(packet, frame.number, frame.originalLength)
-      if (r === null) return // wait for the other fragments
+      if (r === null) return null // wait for the other fragments
       if ('error' in r) {
         this.warn(`frame ${frame.number}: ${r.error}`)
-        return
+        return null
       }
       packet = { ...packet, payload: r.payload, fragment: undefined }
       frames = r.frames
       frameBytes = r.frameBytes
     }
-    if (packet.protocol === 17) this.udp(packet, frames, frameBytes, time)
-    else if (packet.protocol === 6) this.tcp(packet, frame.number, frameBytes, time)
-    else this.stats.otherFrames++
+    if (packet.protocol === 17) {
+      const udp = parseUdp(packet.payload)
+      if ('error' in udp) {
+        this.warn(`frame ${frames[frames.length - 1]}: ${udp.error}`)
+        return null
+      }
+      return { transport: 'udp', src: { ip: packet.src, port: udp.srcPort }, dst: { ip: packet.dst, port: udp.dstPort }, frames, frame: frame.number, frameBytes, time, udpPayload: udp.payload }
+    }
+    if (packet.protocol === 6) {
+      const seg = parseTcp(packet.payload)
+      if ('error' in seg) {
+        this.warn(`frame ${frame.number}: ${seg.error}`)
+        return null
+      }
+      return { transport: 'tcp', src: { ip: packet.src, port: seg.srcPort }, dst: { ip: packet.dst, port: seg.dstPort }, frames, frame: frame.number, frameBytes, time, segment: seg }
+    }
+    this.stats.otherFrames++
+    return null
+  }
+
+  /** Hands a transport unit to its conversation. */
+  private deliver(u: TransportUnit): void {
+    if (u.transport === 'udp') this.udp(u)
+    else this.tcp(u)
   }
 
   private conversation(transport: 'udp' | 'tcp', src: Endpoint, dst: Endpoint, create = true): { conv: Conversation; dir: WireDir } | undefined {
     const s = endpointString(src)
     const d = endpointString(dst)
-    const key = s < d ? `${transport}|${s}|${d}` : `${transport}|${d}|${s}`
+    const key = conversationKey(transport, src, dst)
     let conv = this.conversations.get(key)
     if (!conv) {
       if (!create) return undefined
@@ -117,6 +176,7 @@ export class Engine {
       })
       this.conversations.set(key, conv)
       this.ordered.push(conv)
+      this.opts.onConversation?.(conv, this.lastFrame)
     }
     const dir: WireDir = endpointString(conv.a) === s ? 'a2b' : 'b2a'
     return { conv, dir }
@@ -129,26 +189,16 @@ export class Engine {
     return undefined
   }
 
-  private udp(packet: IpPacket, frames: number[], frameBytes: number, time: number): void {
-    const udp = parseUdp(packet.payload)
-    if ('error' in udp) {
-      this.warn(`frame ${frames[frames.length - 1]}: ${udp.error}`)
-      return
-    }
-    const { conv, dir } = this.conversation('udp', { ip: packet.src, port: udp.srcPort }, { ip: packet.dst, port: udp.dstPort })!
-    conv.touch(frameBytes, time, frames.length)
-    if (this.opts.onFrameConversation) for (const f of frames) this.opts.onFrameConversation(f, conv.id)
-    conv.udpDatagram(dir, udp.payload, frames, time)
+  private udp(u: TransportUnit): void {
+    const { conv, dir } = this.conversation('udp', u.src, u.dst)!
+    conv.touch(u.frameBytes, u.time, u.frames.length)
+    if (this.opts.onFrameConversation) for (const f of u.frames) this.opts.onFrameConversation(f, conv.id)
+    conv.udpDatagram(dir, u.udpPayload!, u.frames, u.time)
   }
 
-  private tcp(packet: IpPacket, frameNumber: number, frameBytes: number, time: number): void {
-    const seg = parseTcp(packet.payload)
-    if ('error' in seg) {
-      this.warn(`frame ${frameNumber}: ${seg.error}`)
-      return
-    }
-    const src = { ip: packet.src, port: seg.srcPort }
-    const dst = { ip: packet.dst, port: seg.dstPort }
+  private tcp(u: TransportUnit): void {
+    const seg = u.segment!
+    const { src, dst } = u
     const isSyn = (seg.flags & TcpFlag.SYN) !== 0
     const isAck = (seg.flags & TcpFlag.ACK) !== 0
     // A SYN/ACK seen first means its sender is the server: make the other side "a".
@@ -158,9 +208,9 @@ export class Engine {
       conv.clientSide = (dir === 'a2b') === !isAck ? 'a' : 'b'
       conv.roleFromHandshake = true
     }
-    conv.touch(frameBytes, time)
-    this.opts.onFrameConversation?.(frameNumber, conv.id)
-    if (conv.tcp![dir].segment(seg, frameNumber, time)) conv.tcpData(dir)
+    conv.touch(u.frameBytes, u.time)
+    this.opts.onFrameConversation?.(u.frame, conv.id)
+    if (conv.tcp![dir].segment(seg, u.frame, u.time)) conv.tcpData(dir)
   }
 
   private emit(conv: Conversation, m: MessageOut): void {
@@ -188,10 +238,13 @@ export class Engine {
   }
 
   /** End of input: flush reassembly buffers so partial data is still shown. Idempotent. */
-  finish(): void {
+  finish(lastFrame = this.lastFrame): void {
     if (this.finished) return
     this.finished = true
-    for (const conv of this.ordered) conv.finish(this.lastFrame)
+    for (const conv of this.ordered) {
+      this.opts.onFinishConversation?.(conv)
+      conv.finish(lastFrame)
+    }
     const left = this.defrag.incomplete()
     if (left.length) this.warn(`${left.length} fragmented IP datagram(s) never completed (frames ${left.flatMap((l) => l.frames).slice(0, 10).join(', ')})`)
     this.stats.linkTypes = [...this.linkTypes]
