@@ -79,6 +79,8 @@ export class Engine {
    * messages without trees and turns them on at the first frame of the message it wants.
    */
   recording: boolean
+  /** The last frame given to network() is an IP fragment the defragmenter keeps until its datagram is whole. */
+  heldLastFrame = false
 
   constructor(private readonly opts: EngineOptions) {
     this.recording = opts.recording ?? true
@@ -100,6 +102,7 @@ export class Engine {
    * sharded decode runs this alone to route frames by conversationKey, with exactly the engine's rules.
    */
   network(frame: CaptureFrame): TransportUnit | null {
+    this.heldLastFrame = false
     this.stats.frames++
     if (frame.number > this.lastFrame) this.lastFrame = frame.number
     this.linkTypes.add(LinkTypeName[frame.linkType] ?? `LINKTYPE_${frame.linkType}`)
@@ -121,7 +124,10 @@ export class Engine {
     let frameBytes = frame.originalLength
     if (packet.fragment) {
       const r = this.defrag.add(packet, frame.number, frame.originalLength)
-      if (r === null) return null // wait for the other fragments
+      if (r === null) {
+        this.heldLastFrame = true // wait for the other fragments
+        return null
+      }
       if ('error' in r) {
         this.warn(`frame ${frame.number}: ${r.error}`)
         return null

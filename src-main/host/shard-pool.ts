@@ -1,0 +1,193 @@
+// Runs a sharded decode (src-shared/engine/shard.ts): this thread reads and routes frames, N shard workers
+// decode their conversations, the merge puts everything back in one engine's order. Frames travel to the
+// workers in batches with their buffers transferred; at most WINDOW batches per worker are in flight, so
+// reading slows down to the decoders' pace instead of filling memory.
+
+import { Worker } from 'node:worker_threads'
+import type { CaptureFrame } from '../../src-shared/capture/types'
+import type { DecodeAsRule } from '../../src-shared/engine/engine'
+import { FrameBatcher, ShardDecoder, ShardMerger, ShardRouter, type MergeSink, type ShardReport } from '../../src-shared/engine/shard'
+import { compileFilter } from '../../src-shared/filter'
+import { messageText } from '../../src-shared/export/json'
+import type { KeyEntry } from '../../src-shared/keys/keyfile'
+import { KeyStore } from '../../src-shared/keys/store'
+import type { ConversationInfo } from '../../src-shared/model/types'
+import { createDefaultRegistry } from '../../src-shared/protocols'
+import { workerScriptPath } from './worker-host'
+import { availableParallelism } from 'node:os'
+
+/** How a shard is set up: sent to each worker as its workerData. */
+export interface ShardSetup {
+  mode: 'index' | 'export'
+  keys: KeyEntry[]
+  decodeAs?: DecodeAsRule[]
+  filter?: string
+  includeSourceBytes?: boolean
+  frameConversations?: boolean
+}
+
+export type ShardRequest = { type: 'frames'; meta: Float64Array; data: Uint8Array } | { type: 'end'; lastFrame: number }
+export type ShardReply = { type: 'report'; report: ShardReport } | { type: 'fatal'; message: string }
+
+/** The default number of decoding workers: one per core, less the one that reads and merges; at least 1. */
+export function defaultJobs(): number {
+  return Math.max(1, availableParallelism() - 1)
+}
+
+/** A shard as the worker entry and the in-process pool build it. */
+export function createShard(setup: ShardSetup): ShardDecoder {
+  const keys = new KeyStore()
+  keys.addAll(setup.keys)
+  return new ShardDecoder({
+    registry: createDefaultRegistry(),
+    keys,
+    decodeAs: setup.decodeAs,
+    mode: setup.mode,
+    filter: setup.filter?.trim() ? compileFilter(setup.filter) : undefined,
+    messageText: (m) => messageText(m, { includeSourceBytes: setup.includeSourceBytes }),
+    frameConversations: setup.frameConversations
+  })
+}
+
+/** Per batch: frames or bytes, whichever fills first. */
+const BATCH_FRAMES = 2048
+const BATCH_BYTES = 1 << 20
+const WINDOW = 4
+
+interface ShardSlot {
+  send(r: ShardRequest): void
+  batcher: FrameBatcher
+  inFlight: number
+  /** Highest frame sent, and the highest the shard has reported done. */
+  sent: number
+  done: number
+  stop(): void
+}
+
+export interface ShardPoolResult {
+  conversations: ConversationInfo[]
+  frames: number
+  messages: number
+  errors: number
+  linkTypes: string[]
+}
+
+export class ShardPool {
+  private readonly slots: ShardSlot[]
+  private readonly router: ShardRouter
+  private readonly merger: ShardMerger
+  private lastFrame = 0
+  private failure: Error | null = null
+  private wake: (() => void) | null = null
+  private ended = 0
+
+  /** `jobs` shard workers; `inProcess` runs the shards on this thread (tests, and where workers cannot start). */
+  constructor(jobs: number, setup: ShardSetup, sink: MergeSink, inProcess = false) {
+    const n = Math.max(1, Math.floor(jobs))
+    this.merger = new ShardMerger(n, sink)
+    this.router = new ShardRouter(createDefaultRegistry(), n, (text, frame) => this.merger.ownWarning(text, frame))
+    this.slots = Array.from({ length: n }, (_, i) => (inProcess ? this.localSlot(i, setup) : this.workerSlot(i, setup)))
+  }
+
+  private slot(send: (r: ShardRequest) => void, stop: () => void): ShardSlot {
+    return { send, stop, batcher: new FrameBatcher(), inFlight: 0, sent: 0, done: 0 }
+  }
+
+  private workerSlot(i: number, setup: ShardSetup): ShardSlot {
+    const w = new Worker(workerScriptPath('shard-worker.js'), { workerData: setup })
+    w.on('message', (r: ShardReply) => (r.type === 'report' ? this.reported(i, r.report) : this.fail(new Error(r.message))))
+    w.on('error', (e) => this.fail(new Error(`internal error in a decode worker: ${e.message}`)))
+    w.on('exit', (code) => {
+      if (code !== 0 || this.ended < this.slots.length) this.fail(new Error(`a decode worker exited with code ${code}`))
+    })
+    return this.slot(
+      (r) => (r.type === 'frames' ? w.postMessage(r, [r.meta.buffer as ArrayBuffer, r.data.buffer as ArrayBuffer]) : w.postMessage(r)),
+      () => void w.terminate()
+    )
+  }
+
+  private localSlot(i: number, setup: ShardSetup): ShardSlot {
+    const shard = createShard(setup)
+    // Replies go through a microtask, as a worker's would arrive later.
+    return this.slot(
+      (r) => {
+        const report = r.type === 'frames' ? shard.frames(r) : shard.end(r.lastFrame)
+        queueMicrotask(() => this.reported(i, report))
+      },
+      () => undefined
+    )
+  }
+
+  private fail(e: Error): void {
+    if (this.failure || this.ended === this.slots.length) return
+    this.failure = e
+    this.wake?.()
+  }
+
+  private reported(i: number, report: ShardReport): void {
+    const s = this.slots[i]
+    s.inFlight--
+    s.done = Math.max(s.done, report.watermark)
+    if (report.end) this.ended++
+    this.merger.add(i, report)
+    this.merger.drain(this.safe())
+    this.wake?.()
+  }
+
+  /** The highest frame whose events are all in: every shard with frames still to decode has reached it. */
+  private safe(): number {
+    let safe = this.lastFrame
+    for (const s of this.slots) if ((s.inFlight > 0 || s.batcher.count > 0) && s.done < safe) safe = s.done
+    return safe
+  }
+
+  private flushSlot(s: ShardSlot): void {
+    if (s.batcher.count === 0) return
+    const b = s.batcher.take()
+    s.inFlight++
+    s.send({ type: 'frames', meta: b.meta, data: b.data })
+  }
+
+  push(f: CaptureFrame): void {
+    if (this.failure) throw this.failure
+    if (f.number > this.lastFrame) this.lastFrame = f.number
+    const r = this.router.route(f)
+    if (!r) return
+    const s = this.slots[r.shard]
+    for (const x of r.frames) s.batcher.add(x)
+    s.sent = f.number
+    if (s.batcher.count >= BATCH_FRAMES || s.batcher.size >= BATCH_BYTES) this.flushSlot(s)
+  }
+
+  /** Waits until no worker has more than WINDOW batches to decode (call between input chunks). */
+  async drain(): Promise<void> {
+    // Partial batches go too: the merge waits for every shard's frames, so none may sit in a batcher for long.
+    for (const s of this.slots) this.flushSlot(s)
+    while (!this.failure && this.slots.some((s) => s.inFlight > WINDOW)) await new Promise<void>((r) => (this.wake = r))
+    if (this.failure) throw this.failure
+  }
+
+  /** End of input: decodes what is left, flushes every conversation and returns the capture's totals. */
+  async end(): Promise<ShardPoolResult> {
+    for (const s of this.slots) this.flushSlot(s)
+    this.router.network.finish()
+    for (const s of this.slots) {
+      s.inFlight++
+      s.send({ type: 'end', lastFrame: this.lastFrame })
+    }
+    while (!this.failure && this.ended < this.slots.length) await new Promise<void>((r) => (this.wake = r))
+    if (this.failure) {
+      this.close()
+      throw this.failure
+    }
+    const conversations = this.merger.finish()
+    this.close()
+    const st = this.router.network.stats
+    return { conversations, frames: st.frames, messages: this.merger.messages, errors: this.merger.errors, linkTypes: st.linkTypes }
+  }
+
+  close(): void {
+    this.ended = this.slots.length
+    for (const s of this.slots) s.stop()
+  }
+}

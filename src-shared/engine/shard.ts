@@ -1,0 +1,460 @@
+// Decoding on every core. After the network stage (link, IP, defragmentation, UDP/TCP headers) conversations
+// are independent, so a coordinator routes each frame by its conversation key to one of N shards, each a
+// whole Engine over its share of the conversations, and merges what they report back into the order one
+// engine would have produced:
+//   - every event a shard reports is tagged with the frame being added when it happened (the highest frame
+//     the shard has seen); a frame goes to one shard only, so ordering all events by tag, and a shard's own
+//     events by their order, reproduces one engine's order exactly;
+//   - conversation ids are given at the merge in the order conversations were created (one engine numbers
+//     them that way), message ids in merge order;
+//   - at the end each shard flushes its conversations; the merge puts those in conversation-id order.
+// The same file and keys therefore give the same ids, rows and export for any number of shards. The shard
+// and the merge are plain code: src-main/host/shard-pool.ts runs shards on worker threads, tests in-process.
+
+import type { CaptureFrame } from '../capture/types'
+import type { KeyStore } from '../keys/store'
+import type { ConversationInfo, DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
+import type { ProtocolRegistry, WireDir } from '../protocols/registry'
+import type { CompiledFilter } from '../filter/compile'
+import { targetFromMessage } from '../filter/target'
+import type { Conversation, Endpoint } from './conversation'
+import { conversationKey, Engine, type DecodeAsRule } from './engine'
+import { messageMetaFields } from './meta-fields'
+
+// ---- frames to a shard ----
+
+/** Frames packed for a transfer to a shard: per frame 6 numbers, then all the bytes. */
+export interface FrameBatch {
+  meta: Float64Array // number, interfaceId, linkType, tsSec, tsNsec, originalLength (+ data length)
+  data: Uint8Array
+}
+
+const FRAME_FIELDS = 7
+
+export class FrameBatcher {
+  private meta: number[] = []
+  private chunks: Uint8Array[] = []
+  private bytes = 0
+  count = 0
+
+  add(f: CaptureFrame): void {
+    this.meta.push(f.number, f.interfaceId, f.linkType, f.noTimestamp ? -1 : f.tsSec, f.tsNsec, f.originalLength, f.data.length)
+    this.chunks.push(f.data)
+    this.bytes += f.data.length
+    this.count++
+  }
+
+  get size(): number {
+    return this.bytes
+  }
+
+  take(): FrameBatch {
+    const data = new Uint8Array(this.bytes)
+    let at = 0
+    for (const c of this.chunks) {
+      data.set(c, at)
+      at += c.length
+    }
+    const batch = { meta: Float64Array.from(this.meta), data }
+    this.meta = []
+    this.chunks = []
+    this.bytes = 0
+    this.count = 0
+    return batch
+  }
+}
+
+export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame> {
+  let at = 0
+  for (let i = 0; i + FRAME_FIELDS <= b.meta.length; i += FRAME_FIELDS) {
+    const len = b.meta[i + 6]
+    const tsSec = b.meta[i + 3]
+    const f: CaptureFrame = {
+      number: b.meta[i],
+      interfaceId: b.meta[i + 1],
+      linkType: b.meta[i + 2],
+      tsSec: tsSec < 0 ? 0 : tsSec,
+      tsNsec: b.meta[i + 4],
+      originalLength: b.meta[i + 5],
+      data: b.data.subarray(at, at + len)
+    }
+    if (tsSec < 0) f.noTimestamp = true
+    at += len
+    yield f
+  }
+}
+
+// ---- what a shard reports ----
+
+export const enum EventKind {
+  Conversation = 0,
+  Message = 1,
+  Warning = 2,
+  FrameConversation = 3,
+  Finish = 4
+}
+
+/** The rows a shard reports in index mode: what MessageIndex keeps of a message, nothing more. */
+export interface RowMessage {
+  time: number
+  frames: number[]
+  conversation: number
+  direction: Direction
+  wireDir: WireDir
+  protocol: string
+  stack: string[]
+  name: string
+  summary: string
+  length: number
+  error: string | null
+  warnings: string[]
+  indexed?: { keys: string[]; values: FieldScalar[] } | null
+}
+
+/** A shard's report for one batch of frames (or for the end). Events are quadruples: kind, tag, a, b. */
+export interface ShardReport {
+  events: Uint32Array
+  strings: string[]
+  /** Conversations created in this report: transport and endpoints, by the event's `a` (local id). */
+  conversations: { transport: Transport; a: Endpoint; b: Endpoint }[]
+  /** Index mode: one per Message event, in order. */
+  rows?: RowMessage[]
+  /** Export mode: one per Message event: the export text after the message's id and conversation, or null when the filter dropped it. */
+  texts?: (string | null)[]
+  /** Set on the last report: the shard's conversations (local ids) and counts. */
+  end?: { conversations: ConversationInfo[]; messages: number; errors: number }
+  /** The highest frame number the shard has taken. */
+  watermark: number
+}
+
+export interface ShardOptions {
+  registry: ProtocolRegistry
+  keys?: KeyStore
+  decodeAs?: DecodeAsRule[]
+  mode: 'index' | 'export'
+  /** Export mode: drops messages the filter does not match (their ids still count). */
+  filter?: CompiledFilter
+  /** Export mode: the text of a message from `{"id":0,"conversation":0,` on. */
+  messageText?(m: DecodedMessage): string
+  /** Report which conversation each frame went to (the app's detail replay needs it). */
+  frameConversations?: boolean
+}
+
+/** Export text of a message with id 0 and conversation 0 starts with this; the merge writes the real ones. */
+export const TEXT_HEAD = '{"id":0,"conversation":0,'
+
+/** One shard: an engine over the frames routed to it, reporting tagged events. */
+export class ShardDecoder {
+  private readonly engine: Engine
+  private events: number[] = []
+  private strings: string[] = []
+  private stringIds = new Map<string, number>()
+  private convs: ShardReport['conversations'] = []
+  private rows: RowMessage[] = []
+  private texts: (string | null)[] = []
+  private tag = 0
+  private finishing = false
+
+  constructor(private readonly opts: ShardOptions) {
+    this.engine = new Engine({
+      registry: opts.registry,
+      keys: opts.keys,
+      recording: opts.mode === 'export',
+      decodeAs: opts.decodeAs,
+      onConversation: (c) => {
+        this.event(EventKind.Conversation, c.id, this.convs.length)
+        this.convs.push({ transport: c.transport, a: c.a, b: c.b })
+      },
+      onWarning: (text) => this.event(EventKind.Warning, this.str(text), 0),
+      onFinishConversation: (c) => this.event(EventKind.Finish, c.id, 0),
+      onFrameConversation: opts.frameConversations ? (f, c) => this.event(EventKind.FrameConversation, f, c) : undefined,
+      onMessage: (m, conv, dir) => this.message(m, conv, dir)
+    })
+  }
+
+  private str(s: string): number {
+    let id = this.stringIds.get(s)
+    if (id === undefined) {
+      id = this.strings.length
+      this.strings.push(s)
+      this.stringIds.set(s, id)
+    }
+    return id
+  }
+
+  private event(kind: EventKind, a: number, b: number): void {
+    this.events.push(kind, this.finishing ? 0xffffffff : this.tag, a, b)
+  }
+
+  private message(m: DecodedMessage, conv: Conversation, dir: WireDir): void {
+    if (this.opts.mode === 'index') {
+      this.rows.push({
+        time: m.time,
+        frames: m.frames,
+        conversation: m.conversation,
+        direction: m.direction,
+        wireDir: dir,
+        protocol: m.protocol,
+        stack: m.stack,
+        name: m.name,
+        summary: m.summary,
+        length: m.sources[0]?.bytes.length ?? 0,
+        error: m.error,
+        warnings: m.warnings,
+        indexed: m.indexed ?? null
+      })
+    } else {
+      const f = this.opts.filter
+      const keep = !f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))
+      this.texts.push(keep ? this.opts.messageText!({ ...m, id: 0, conversation: 0 }).slice(TEXT_HEAD.length) : null)
+    }
+    // a = local conversation id, b = whether it has an error (counted at the merge)
+    this.event(EventKind.Message, m.conversation, m.error ? 1 : 0)
+  }
+
+  /** Decodes a batch of frames; returns what it produced. */
+  frames(batch: FrameBatch): ShardReport {
+    for (const f of unpackFrames(batch)) {
+      if (f.number > this.tag) this.tag = f.number
+      this.engine.addFrame(f)
+    }
+    return this.report()
+  }
+
+  /** End of input: flushes every conversation (`lastFrame` is the capture's, not this shard's). */
+  end(lastFrame: number): ShardReport {
+    this.finishing = true
+    this.engine.finish(lastFrame)
+    const r = this.report()
+    r.end = { conversations: this.engine.conversationList(), messages: this.engine.stats.messages, errors: this.engine.stats.errors }
+    return r
+  }
+
+  private report(): ShardReport {
+    const r: ShardReport = { events: Uint32Array.from(this.events), strings: this.strings, conversations: this.convs, watermark: this.tag }
+    if (this.opts.mode === 'index') r.rows = this.rows
+    else r.texts = this.texts
+    this.events = []
+    this.strings = []
+    this.stringIds = new Map()
+    this.convs = []
+    this.rows = []
+    this.texts = []
+    return r
+  }
+}
+
+// ---- the coordinator's side ----
+
+/** Routes frames to shards by conversation key, running the engine's own network stage to find it. */
+export class ShardRouter {
+  /** Counts frames, raises the network layers' warnings, holds IP fragments until their datagram is whole. */
+  readonly network: Engine
+  private readonly held = new Map<number, CaptureFrame>()
+
+  constructor(
+    registry: ProtocolRegistry,
+    private readonly shards: number,
+    onWarning: (text: string, frame: number) => void
+  ) {
+    this.network = new Engine({ registry, onMessage: () => undefined, onWarning })
+  }
+
+  /**
+   * The shard for a frame and the frames to send it (held IP fragments come with the frame that completes
+   * their datagram); null when no conversation takes the frame (yet).
+   */
+  route(f: CaptureFrame): { shard: number; frames: CaptureFrame[] } | null {
+    const u = this.network.network(f)
+    if (!u) {
+      // A fragment the network stage is holding: keep its frame for the shard that will get the datagram.
+      if (this.network.heldLastFrame) {
+        this.held.set(f.number, { ...f, data: Uint8Array.from(f.data) })
+        // Fragments of datagrams that never complete are dropped by the defragmenter; bound what we keep.
+        if (this.held.size > MAX_HELD) this.held.delete(this.held.keys().next().value!)
+      }
+      return null
+    }
+    const shard = hash(conversationKey(u.transport, u.src, u.dst)) % this.shards
+    if (u.frames.length === 1) return { shard, frames: [f] }
+    const frames: CaptureFrame[] = []
+    for (const n of u.frames) {
+      const h = n === f.number ? f : this.held.get(n)
+      this.held.delete(n)
+      if (h) frames.push(h)
+    }
+    return { shard, frames }
+  }
+}
+
+const MAX_HELD = 65536
+
+/** FNV-1a over the key: a stable spread of conversations over shards. */
+function hash(s: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return h >>> 0
+}
+
+/** What the merge hands on, in one engine's order. */
+export interface MergeSink {
+  conversation?(id: number, ends: { transport: Transport; a: Endpoint; b: Endpoint }): void
+  /** Index mode. */
+  row?(id: number, row: RowMessage): void
+  /** Export mode: `text` is null for a message the filter dropped. */
+  text?(id: number, conversation: number, text: string | null): void
+  frameConversation?(frame: number, conversation: number): void
+  warning(text: string): void
+}
+
+interface Pending {
+  report: ShardReport
+  /** Next event (quadruple index) to merge, and the next row or text. */
+  at: number
+  rowAt: number
+}
+
+const END_TAG = 0xffffffff
+
+/** Merges shard reports into one engine's order. */
+export class ShardMerger {
+  private queues: Pending[][]
+  private readonly localToGlobal: Map<number, number>[]
+  private nextConversation = 1
+  private nextMessage = 1
+  messages = 0
+  errors = 0
+  private readonly ends: ConversationInfo[][]
+  /** The coordinator's network-stage warnings by frame, and those raised at the end. */
+  private own: { frame: number; text: string }[] = []
+  private ownAtEnd: string[] = []
+
+  constructor(
+    private readonly shards: number,
+    private readonly sink: MergeSink
+  ) {
+    this.queues = Array.from({ length: shards }, () => [])
+    this.localToGlobal = Array.from({ length: shards }, () => new Map())
+    this.ends = Array.from({ length: shards }, () => [])
+  }
+
+  /** A warning of the coordinator's network stage, raised at `frame` (0: at the end). */
+  ownWarning(text: string, frame: number): void {
+    if (frame === 0) this.ownAtEnd.push(text)
+    else this.own.push({ frame, text })
+  }
+
+  add(shard: number, report: ShardReport): void {
+    this.queues[shard].push({ report, at: 0, rowAt: 0 })
+    if (report.end) this.ends[shard] = report.end.conversations
+  }
+
+  /** Hands on every event tagged at or before `safe`: frames that every shard has decoded or was never sent. */
+  drain(safe: number): void {
+    for (;;) {
+      // The source whose next event has the lowest tag; no two sources report events of one frame.
+      let best = -1
+      let bestTag = Infinity
+      for (let s = 0; s < this.shards; s++) {
+        const tag = this.headTag(s)
+        if (tag < bestTag) {
+          bestTag = tag
+          best = s
+        }
+      }
+      const ownTag = this.own.length ? this.own[0].frame : Infinity
+      if (ownTag < bestTag && ownTag <= safe) {
+        this.sink.warning(this.own.shift()!.text)
+        continue
+      }
+      if (best < 0 || bestTag > safe || bestTag === END_TAG) return
+      const p = this.queues[best][0]
+      this.apply(best, p)
+    }
+  }
+
+  private headTag(s: number): number {
+    const q = this.queues[s]
+    while (q.length && q[0].at >= q[0].report.events.length) q.shift()
+    return q.length ? q[0].report.events[q[0].at + 1] : Infinity
+  }
+
+  /** Merges the next event of `p`, a report of shard `s`. */
+  private apply(s: number, p: Pending): void {
+    const ev = p.report.events
+    const kind = ev[p.at]
+    const a = ev[p.at + 2]
+    const b = ev[p.at + 3]
+    p.at += 4
+    const map = this.localToGlobal[s]
+    switch (kind) {
+      case EventKind.Conversation: {
+        const id = this.nextConversation++
+        map.set(a, id)
+        this.sink.conversation?.(id, p.report.conversations[b])
+        break
+      }
+      case EventKind.Message: {
+        const id = this.nextMessage++
+        this.messages++
+        if (b) this.errors++
+        const conv = map.get(a) ?? 0
+        if (p.report.rows) this.sink.row?.(id, { ...p.report.rows[p.rowAt], conversation: conv })
+        else this.sink.text?.(id, conv, p.report.texts![p.rowAt])
+        p.rowAt++
+        break
+      }
+      case EventKind.Warning:
+        this.sink.warning(p.report.strings[a])
+        break
+      case EventKind.FrameConversation:
+        this.sink.frameConversation?.(a, map.get(b) ?? 0)
+        break
+      case EventKind.Finish:
+        break
+    }
+  }
+
+  /**
+   * After every shard's last report: the end-of-capture flushes in conversation-id order (one engine
+   * finishes its conversations in creation order), then the coordinator's warnings raised at the end.
+   * Returns every conversation with its global id.
+   */
+  finish(): ConversationInfo[] {
+    this.drain(END_TAG - 1)
+    // What is left is the flushes: each starts with a Finish event naming its conversation.
+    const segments: { id: number; s: number; p: Pending; at: number; rowAt: number; events: number }[] = []
+    for (let s = 0; s < this.shards; s++) {
+      for (const p of this.queues[s]) {
+        const ev = p.report.events
+        let rowAt = p.rowAt
+        let current: (typeof segments)[number] | undefined
+        for (let i = p.at; i < ev.length; i += 4) {
+          if (ev[i] === EventKind.Finish) {
+            current = { id: this.localToGlobal[s].get(ev[i + 2]) ?? 0, s, p, at: i, rowAt, events: 0 }
+            segments.push(current)
+          }
+          if (current) current.events++
+          if (ev[i] === EventKind.Message) rowAt++
+        }
+      }
+    }
+    segments.sort((x, y) => x.id - y.id)
+    for (const seg of segments) {
+      seg.p.at = seg.at
+      seg.p.rowAt = seg.rowAt
+      for (let k = 0; k < seg.events; k++) this.apply(seg.s, seg.p)
+    }
+    this.queues = this.queues.map(() => [])
+    for (const w of this.own.splice(0)) this.sink.warning(w.text)
+    for (const w of this.ownAtEnd.splice(0)) this.sink.warning(w)
+    const all: ConversationInfo[] = []
+    this.ends.forEach((list, s) => {
+      for (const c of list) all.push({ ...c, id: this.localToGlobal[s].get(c.id) ?? 0 })
+    })
+    return all.sort((x, y) => x.id - y.id)
+  }
+}
