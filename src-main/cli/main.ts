@@ -5,7 +5,8 @@ import { accessSync, constants, createWriteStream, readFileSync, statSync, type 
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
-import { parseArgs, one, positiveNumber, UsageError, type OptionSpec } from './args'
+import { parseArgs, one, positiveNumber, UsageError, type OptionSpec, type ParsedArgs } from './args'
+import { defaultJobs } from '../host/shard-pool'
 import { decodeInWorker, DecodeFailure } from '../host/worker-host'
 import type { DecodeJob } from '../host/decode-job'
 import { listDevices, CaptureUnavailable } from '../capture/devices'
@@ -25,7 +26,7 @@ const USAGE = `usage: gamewire <command> [options]
 
 commands:
   decode CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT]
-                 [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes]
+                 [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--jobs N]
       Decode a .pcap or .pcapng file to the decoded-JSON document (stdout or OUT).
   capture -i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng]
           [--keylog FILE] [--filter EXPR] [--format ndjson] [--snaplen N] [--buffer-size MiB] [--no-promisc]
@@ -33,12 +34,13 @@ commands:
       reached or SIGINT/SIGTERM, then the summary line. Presets: ${PRESET_LIST}.
   devices [--json]
       List capture devices.
-  stats CAPTURE [--json]
+  stats CAPTURE [--json] [--jobs N]
       Summarise a capture: frames, messages per protocol, conversations.
   serve [CAPTURE] [--port N] [--host 127.0.0.1]
       Serve the inspector UI to a browser.
 
-CONV in --decode-as is a conversation id or an ip:port of either side; PROTOCOL is a protocol id or 'unknown'.`
+CONV in --decode-as is a conversation id or an ip:port of either side; PROTOCOL is a protocol id or 'unknown'.
+--jobs N decodes in N worker threads (default: cores - 1, at least 1); the output is the same for any N.`
 
 class CliExit extends Error {
   constructor(readonly code: number, message: string) {
@@ -78,8 +80,17 @@ const DECODE_OPTIONS: OptionSpec[] = [
   { name: 'decode-as', short: 'd', value: true, repeat: true },
   { name: 'include-keys' },
   { name: 'include-bytes' },
-  { name: 'quiet', short: 'q' }
+  { name: 'quiet', short: 'q' },
+  { name: 'jobs', short: 'j', value: true }
 ]
+
+/** --jobs N: a whole number of decoding workers, 1 to 64; absent: one per core but one. */
+function jobsOption(a: ParsedArgs): number {
+  const text = one(a, 'jobs')
+  if (text === undefined) return defaultJobs()
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 64) fail(`--jobs must be a whole number from 1 to 64, got '${text}'`)
+  return Number(text)
+}
 
 async function decodeCommand(argv: string[]): Promise<number> {
   const a = parseArgs(argv, DECODE_OPTIONS, 1)
@@ -88,7 +99,7 @@ async function decodeCommand(argv: string[]): Promise<number> {
   readableFile(file, 'capture file')
   const format = one(a, 'format') ?? 'json'
   if (format !== 'json' && format !== 'ndjson') fail(`--format must be json or ndjson, got '${format}'`)
-  const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes') }
+  const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), jobs: jobsOption(a) }
   const keylog = one(a, 'keylog')
   if (keylog) {
     readableFile(keylog, 'key file')
@@ -133,11 +144,11 @@ async function decodeCommand(argv: string[]): Promise<number> {
 }
 
 async function statsCommand(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, [{ name: 'json' }], 1)
+  const a = parseArgs(argv, [{ name: 'json' }, { name: 'jobs', short: 'j', value: true }], 1)
   const file = a.positional[0]
   if (!file) fail('stats needs a capture file: gamewire stats CAPTURE')
   readableFile(file, 'capture file')
-  const s = await captureStats(file)
+  const s = await captureStats(file, jobsOption(a))
   if (a.flags.has('json')) {
     process.stdout.write(JSON.stringify(s, null, 2) + '\n')
     return 0

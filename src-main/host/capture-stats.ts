@@ -6,6 +6,9 @@ import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { MessageIndex } from '../../src-shared/engine/message-index'
 import type { ConversationInfo } from '../../src-shared/model/types'
+import { CaptureReader } from '../../src-shared/capture/reader'
+import { WarningList } from '../../src-shared/engine/engine'
+import { ShardPool } from './shard-pool'
 
 export interface CaptureStats {
   file: string
@@ -22,37 +25,72 @@ export interface CaptureStats {
 
 const gc = (globalThis as { gc?: () => void }).gc
 
-export async function captureStats(path: string): Promise<CaptureStats> {
+/** Decodes a capture without trees, as the app's index pass does; with `jobs` > 1 in that many shard workers. */
+export async function captureStats(path: string, jobs = 1): Promise<CaptureStats> {
   const started = performance.now()
   gc?.()
   const heapBefore = process.memoryUsage().heapUsed
   const index = new MessageIndex()
   const protocols: Record<string, number> = {}
-  const session = new DecodeSession({
-    recording: false,
-    onMessage: (m) => {
-      index.add(m)
-      protocols[m.protocol] = (protocols[m.protocol] ?? 0) + 1
+  const count = (protocol: string) => (protocols[protocol] = (protocols[protocol] ?? 0) + 1)
+  let frames: number
+  let errors: number
+  let conversations: ConversationInfo[]
+  let warnings: string[]
+  const chunks = () => createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>
+  if (jobs > 1) {
+    const list = new WarningList()
+    const pool = new ShardPool(jobs, { mode: 'index', keys: [] }, {
+      conversation: (id, ends) => index.setEnds(id, ends),
+      row: (_id, row) => {
+        index.add(row, undefined, row.wireDir)
+        count(row.protocol)
+      },
+      warning: (w) => list.add(w)
+    })
+    try {
+      const reader = new CaptureReader({ onFrame: (f) => pool.push(f), onWarning: (w) => pool.warn(w) })
+      let bytes = 0
+      for await (const chunk of chunks()) {
+        bytes += chunk.length
+        reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+        await pool.drain()
+      }
+      if (bytes > 0) reader.end()
+      const r = await pool.end()
+      ;({ frames, errors, conversations } = r)
+      warnings = list.list
+    } finally {
+      pool.close()
     }
-  })
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-    session.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+  } else {
+    const session = new DecodeSession({
+      recording: false,
+      onMessage: (m, conv, dir) => {
+        index.add(m, conv, dir)
+        count(m.protocol)
+      }
+    })
+    for await (const chunk of chunks()) session.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    session.end()
+    frames = session.engine.stats.frames
+    errors = session.engine.stats.errors
+    conversations = session.engine.conversationList()
+    warnings = session.engine.stats.warnings
   }
-  session.end()
-  const conversations = session.engine.conversationList()
   gc?.()
   const heapAfter = process.memoryUsage().heapUsed
   const n = Math.max(1, index.count)
   return {
     file: basename(path),
     bytes: statSync(path).size,
-    frames: session.engine.stats.frames,
+    frames,
     messages: index.count,
-    errors: session.engine.stats.errors,
+    errors,
     seconds: (performance.now() - started) / 1000,
     protocols,
     conversations,
-    warnings: session.engine.stats.warnings,
+    warnings,
     index: {
       bytesPerMessage: index.byteSize() / n,
       columnBytesPerMessage: MessageIndex.BYTES_PER_ROW,

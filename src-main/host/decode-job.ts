@@ -14,6 +14,8 @@ export interface DecodeJob {
   includeSourceBytes?: boolean
   /** Only these message ids (the UI's "export selected"). */
   ids?: number[]
+  /** Decode in this many shard workers (1 or absent: one engine on the job's own thread). */
+  jobs?: number
 }
 
 /** Messages from the worker to its host. */

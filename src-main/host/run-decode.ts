@@ -9,6 +9,10 @@ import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
+import { CaptureReader } from '../../src-shared/capture/reader'
+import { WarningList } from '../../src-shared/engine/engine'
+import { compileFilter } from '../../src-shared/filter'
+import { ShardPool } from './shard-pool'
 
 export interface DecodeResult {
   frames: number
@@ -38,6 +42,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
       : undefined
   })
   io.write(writer.begin())
+  if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, total)
   const only = job.ids ? new Set(job.ids) : undefined
   let written = 0
   const session = new DecodeSession({
@@ -73,4 +78,58 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   ))
   await io.flush()
   return { frames: stats.frames, messages: stats.messages, matched: written, errors: stats.errors, warnings }
+}
+
+/**
+ * Whether a job can be decoded in shards with the same result: not when it names messages or conversations
+ * by id (selected ids, decode-as by conversation id, a filter on gamewire.conversation), since shards learn
+ * the global ids only at the merge.
+ */
+export function shardable(job: Pick<DecodeJob, 'ids' | 'decodeAs' | 'filter'>): boolean {
+  if (job.ids) return false
+  if (job.decodeAs?.some((r) => typeof r.match === 'number')) return false
+  if (job.filter?.trim() && compileFilter(job.filter).fields.includes('gamewire.conversation')) return false
+  return true
+}
+
+/** The same job over a pool of shard workers (see shard-pool.ts): byte-identical output. */
+async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter, total: number): Promise<DecodeResult> {
+  const keys = job.keylog ? parseKeyFile(job.keylog).keys : []
+  const warnings = new WarningList()
+  let written = 0
+  const pool = new ShardPool(
+    job.jobs!,
+    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes },
+    {
+      text: (id, conversation, text) => {
+        if (text === null) return
+        written++
+        io.write(writer.messageText(`{"id":${id},"conversation":${conversation},${text}`))
+      },
+      warning: (w) => warnings.add(w)
+    }
+  )
+  try {
+    const reader = new CaptureReader({ onFrame: (f) => pool.push(f), onWarning: (w) => pool.warn(w) })
+    let bytes = 0
+    let lastProgress = 0
+    for await (const chunk of createReadStream(job.file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+      bytes += chunk.length
+      reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+      await pool.drain()
+      await io.flush()
+      const now = Date.now()
+      if (io.progress && now - lastProgress > 200) {
+        lastProgress = now
+        io.progress({ bytes, total, frames: pool.frames, messages: pool.messages })
+      }
+    }
+    if (bytes > 0) reader.end()
+    const r = await pool.end()
+    io.write(writer.end({ file: basename(job.file), frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors }))
+    await io.flush()
+    return { frames: r.frames, messages: r.messages, matched: written, errors: r.errors, warnings: warnings.list }
+  } finally {
+    pool.close()
+  }
 }

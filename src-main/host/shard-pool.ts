@@ -80,6 +80,7 @@ export class ShardPool {
   private failure: Error | null = null
   private wake: (() => void) | null = null
   private ended = 0
+  private closed = false
 
   /** `jobs` shard workers; `inProcess` runs the shards on this thread (tests, and where workers cannot start). */
   constructor(jobs: number, setup: ShardSetup, sink: MergeSink, inProcess = false) {
@@ -97,8 +98,9 @@ export class ShardPool {
     const w = new Worker(workerScriptPath('shard-worker.js'), { workerData: setup })
     w.on('message', (r: ShardReply) => (r.type === 'report' ? this.reported(i, r.report) : this.fail(new Error(r.message))))
     w.on('error', (e) => this.fail(new Error(`internal error in a decode worker: ${e.message}`)))
+    // A worker stops only when closed: before its last report, an exit is a failure.
     w.on('exit', (code) => {
-      if (code !== 0 || this.ended < this.slots.length) this.fail(new Error(`a decode worker exited with code ${code}`))
+      if (!this.closed) this.fail(new Error(`a decode worker exited with code ${code}`))
     })
     return this.slot(
       (r) => (r.type === 'frames' ? w.postMessage(r, [r.meta.buffer as ArrayBuffer, r.data.buffer as ArrayBuffer]) : w.postMessage(r)),
@@ -119,7 +121,7 @@ export class ShardPool {
   }
 
   private fail(e: Error): void {
-    if (this.failure || this.ended === this.slots.length) return
+    if (this.failure || this.closed) return
     this.failure = e
     this.wake?.()
   }
@@ -146,6 +148,19 @@ export class ShardPool {
     const b = s.batcher.take()
     s.inFlight++
     s.send({ type: 'frames', meta: b.meta, data: b.data })
+  }
+
+  /** Frames read so far, and messages merged so far (progress). */
+  get frames(): number {
+    return this.router.network.stats.frames
+  }
+  get messages(): number {
+    return this.merger.messages
+  }
+
+  /** A warning about the input itself (the capture reader's), in order with the frames read so far. */
+  warn(text: string): void {
+    this.merger.ownWarning(text, Math.max(1, this.lastFrame))
   }
 
   push(f: CaptureFrame): void {
@@ -187,7 +202,7 @@ export class ShardPool {
   }
 
   close(): void {
-    this.ended = this.slots.length
+    this.closed = true
     for (const s of this.slots) s.stop()
   }
 }

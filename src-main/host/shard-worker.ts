@@ -10,7 +10,6 @@ port.on('message', (r: ShardRequest) => {
   try {
     const report = r.type === 'frames' ? shard.frames(r) : shard.end(r.lastFrame)
     port.postMessage({ type: 'report', report } satisfies ShardReply)
-    if (r.type === 'end') port.close()
   } catch (e) {
     port.postMessage({ type: 'fatal', message: `internal error in a decode worker: ${(e as Error).message}` } satisfies ShardReply)
   }

@@ -65,6 +65,21 @@ export interface EngineStats {
   warnings: string[]
 }
 
+const MAX_WARNINGS = 1000
+
+/** Adds a capture-level warning once, up to MAX_WARNINGS. */
+function addWarning(list: string[], text: string): void {
+  if (list.length < MAX_WARNINGS && !list.includes(text)) list.push(text)
+}
+
+/** Capture-level warnings as an engine keeps them: each text once, the first 1000. */
+export class WarningList {
+  readonly list: string[] = []
+  add(text: string): void {
+    addWarning(this.list, text)
+  }
+}
+
 export class Engine {
   private conversations = new Map<string, Conversation>()
   private ordered: Conversation[] = []
@@ -88,7 +103,7 @@ export class Engine {
 
   warn(text: string): void {
     this.opts.onWarning?.(text, this.finished ? 0 : this.lastFrame)
-    if (this.stats.warnings.length < 1000 && !this.stats.warnings.includes(text)) this.stats.warnings.push(text)
+    addWarning(this.stats.warnings, text)
   }
 
   addFrame(frame: CaptureFrame): void {

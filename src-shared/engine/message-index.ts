@@ -20,6 +20,10 @@ const FLAG_SUMMARY_CUT = 1 << 5
 const SUMMARY_MAX = 120
 const OTHER = '(other)'
 
+/** What the index keeps of a message: a decoded message, or a shard's row with its payload length. */
+export type IndexInput = Pick<DecodedMessage, 'time' | 'frames' | 'conversation' | 'direction' | 'protocol' | 'stack' | 'name' | 'summary' | 'error' | 'warnings' | 'indexed'> &
+  ({ sources: DecodedMessage['sources'] } | { length: number })
+
 export interface IndexRow {
   id: number
   conversation: number
@@ -213,15 +217,20 @@ export class MessageIndex {
     this.cap = cap
   }
 
+  /** Keeps a conversation's transport and endpoints (when its messages come without them, from shards). */
+  setEnds(conversation: number, ends: ConversationEnds): void {
+    if (!this.ends.has(conversation)) this.ends.set(conversation, { transport: ends.transport, a: ends.a, b: ends.b })
+  }
+
   /** Appends a message; returns its row number (message id - 1 when every message is indexed). */
-  add(m: DecodedMessage, conv?: ConversationEnds, wireDir: WireDir = 'a2b'): number {
+  add(m: IndexInput, conv?: ConversationEnds, wireDir: WireDir = 'a2b'): number {
     if (this.count === this.cap) this.grow()
     const i = this.count++
     this.time[i] = m.time
     this.firstFrame[i] = m.frames[0] ?? 0
     this.lastFrame[i] = m.frames[m.frames.length - 1] ?? 0
     this.conversation[i] = m.conversation
-    this.length[i] = m.sources[0]?.bytes.length ?? 0
+    this.length[i] = 'length' in m ? m.length : (m.sources[0]?.bytes.length ?? 0)
     this.nameId[i] = this.names.id(m.name)
     this.protocolId[i] = this.protocols.id(m.protocol)
     const cut = m.summary.length > SUMMARY_MAX

@@ -217,7 +217,11 @@ export class JsonExportWriter {
   }
 
   message(m: DecodedMessage): string {
-    const text = messageText(m, this.opts)
+    return this.messageText(messageText(m, this.opts))
+  }
+
+  /** A message already written as text (messageText), placed in the document. */
+  messageText(text: string): string {
     const sep = this.opts.format === 'json' && this.count > 0 ? ',\n' : ''
     this.count++
     return this.opts.format === 'json' ? sep + text : text + '\n'
