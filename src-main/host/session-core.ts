@@ -29,8 +29,9 @@ import { allFields } from '../../src-shared/bytes/fields'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../src-shared/capture/types'
 import { PcapngWriter } from '../../src-shared/capture/pcapng-writer'
-import { Engine } from '../../src-shared/engine/engine'
-import { MessageIndex } from '../../src-shared/engine/message-index'
+import { Engine, WarningList } from '../../src-shared/engine/engine'
+import { ShardPool } from './shard-pool'
+import { MessageIndex, type IndexInput } from '../../src-shared/engine/message-index'
 import '../../src-shared/engine/meta-fields'
 import { jsonText, messageJson } from '../../src-shared/export/json'
 import { compileFilter, FilterError, type FilterTarget } from '../../src-shared/filter'
@@ -58,6 +59,10 @@ export interface SessionCoreOptions {
   demoCapturePath(): string
   /** Parent folder of the frame spill files (default: the OS temp folder). */
   tempDir?: string
+  /** Shard workers that decode a capture being opened (1, the default: one engine on this thread). */
+  jobs?: number
+  /** Run the shards on this thread (tests: no built worker script needed). */
+  shardsInProcess?: boolean
 }
 
 /** What beginLive needs to know about the capture that starts. */
@@ -85,6 +90,23 @@ interface LiveState {
 }
 
 const LIVE_RECOMPUTE_MS = 1000
+
+interface IndexResults {
+  frames: number
+  warnings: string[]
+  linkTypes: string[]
+  conversations: ConversationInfo[]
+}
+
+/** The index pass over a capture being opened, one engine or shards (SessionCore.indexer). */
+interface Indexer {
+  frame(f: CaptureFrame): void
+  warn(text: string): void
+  drain(): Promise<void> | void
+  frames(): number
+  end(): Promise<IndexResults>
+  close(): void
+}
 
 export class Cancelled extends Error {
   constructor() {
@@ -125,7 +147,7 @@ class RowIndex {
     return this.index.count
   }
 
-  add(m: DecodedMessage, conv?: Conversation, dir?: WireDir): void {
+  add(m: IndexInput, conv?: Conversation, dir?: WireDir): void {
     const row = this.index.add(m, conv, dir)
     if (row >= this.ordinals.length) {
       const bigger = new Uint32Array(this.ordinals.length * 2)
@@ -296,30 +318,28 @@ export class SessionCore {
 
     let finished!: () => void
     this.indexing = new Promise<void>((r) => (finished = r))
-    const engine = this.newEngine({
-      recording: false,
-      onMessage: (m, conv, dir) => rows.add(m, conv, dir),
-      onFrameConversation: (f, c) => store.addToConversation(f, c)
-    })
+    const indexer = this.indexer(store, rows)
     const reader = new CaptureReader({
       onInterface: (i) => store.interfaces.push(i),
       onFrame: (f) => {
         store.append(f)
-        engine.addFrame(f)
+        indexer.frame(f)
       },
       onWarning: (w) => {
         this.readerWarnings.push(w)
-        engine.warn(w)
+        indexer.warn(w)
       }
     })
     let bytes = 0
+    let results: IndexResults
     try {
       for await (const chunk of createReadStream(target, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
         token.check()
         reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+        await indexer.drain()
         bytes += chunk.length
         this.progress = { bytes, total: size }
-        this.frames = engine.stats.frames
+        this.frames = indexer.frames()
         if (this.throttled()) {
           this.view.count = rows.count
           this.emitStatus()
@@ -328,20 +348,21 @@ export class SessionCore {
       }
       token.check()
       if (bytes > 0) reader.end()
-      engine.finish()
+      results = await indexer.end()
     } catch (e) {
+      indexer.close()
       finished()
       if (e instanceof Cancelled || token.cancelled) return this.status()
       this.phase = 'error'
       this.progress = null
       this.error = (e as Error).message
-      this.frames = engine.stats.frames
+      this.frames = indexer.frames()
       this.view = { ...this.emptyView(++this.viewSeq), state: 'error', error: this.error }
       this.emitStatus()
       this.emitView()
       throw e
     }
-    this.takeEngineResults(engine)
+    this.takeResults(results)
     this.phase = 'ready'
     this.progress = null
     finished()
@@ -352,10 +373,64 @@ export class SessionCore {
   }
 
   private takeEngineResults(engine: Engine): void {
-    this.frames = engine.stats.frames
-    this.warnings = engine.stats.warnings
-    this.linkTypes = engine.stats.linkTypes
-    this.conversations = engine.conversationList()
+    this.takeResults({ frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine.conversationList() })
+  }
+
+  private takeResults(r: IndexResults): void {
+    this.frames = r.frames
+    this.warnings = r.warnings
+    this.linkTypes = r.linkTypes
+    this.conversations = r.conversations
+  }
+
+  /**
+   * The index pass of a capture being opened: one engine on this thread, or shards on worker threads when
+   * the session has jobs for them (not with decode-as rules naming conversation ids, which shards cannot
+   * know). Both fill the same rows and frame lists.
+   */
+  private indexer(store: FrameStore, rows: RowIndex): Indexer {
+    const jobs = this.opts.jobs ?? 1
+    if (jobs > 1 && !this.decodeAs.some((r) => typeof r.match === 'number')) {
+      const warnings = new WarningList()
+      const pool = new ShardPool(
+        jobs,
+        { mode: 'index', keys: [...this.keys.list()], decodeAs: this.decodeAs, frameConversations: true },
+        {
+          conversation: (id, ends) => rows.index.setEnds(id, ends),
+          row: (_id, row) => rows.add(row, undefined, row.wireDir),
+          frameConversation: (f, c) => store.addToConversation(f, c),
+          warning: (w) => warnings.add(w)
+        },
+        this.opts.shardsInProcess
+      )
+      return {
+        frame: (f) => pool.push(f),
+        warn: (w) => pool.warn(w),
+        drain: () => pool.drain(),
+        frames: () => pool.frames,
+        end: async () => {
+          const r = await pool.end()
+          return { frames: r.frames, warnings: warnings.list, linkTypes: r.linkTypes, conversations: r.conversations }
+        },
+        close: () => pool.close()
+      }
+    }
+    const engine = this.newEngine({
+      recording: false,
+      onMessage: (m, conv, dir) => rows.add(m, conv, dir),
+      onFrameConversation: (f, c) => store.addToConversation(f, c)
+    })
+    return {
+      frame: (f) => engine.addFrame(f),
+      warn: (w) => engine.warn(w),
+      drain: () => undefined,
+      frames: () => engine.stats.frames,
+      end: async () => {
+        engine.finish()
+        return { frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine.conversationList() }
+      },
+      close: () => undefined
+    }
   }
 
   private newEngine(o: {

@@ -21,4 +21,6 @@ export type WorkerToHost =
 export interface SessionWorkerData {
   demoCapturePath: string
   tempDir?: string
+  /** Shard workers for opening a capture (default: cores - 1). */
+  jobs?: number
 }

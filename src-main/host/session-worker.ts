@@ -3,6 +3,7 @@
 
 import { parentPort, workerData } from 'node:worker_threads'
 import { SessionCore } from './session-core'
+import { defaultJobs } from './shard-pool'
 import { CORE_METHODS, type HostToWorker, type SessionWorkerData, type WorkerToHost } from './session-protocol'
 
 const port = parentPort!
@@ -12,7 +13,9 @@ const send = (m: WorkerToHost): void => port.postMessage(m)
 const core = new SessionCore({
   emit: (event) => send({ type: 'event', event }),
   demoCapturePath: () => data.demoCapturePath,
-  tempDir: data.tempDir
+  tempDir: data.tempDir,
+  // On its own thread the session can start shard workers: open a capture on every core.
+  jobs: data.jobs ?? defaultJobs()
 })
 
 port.on('message', (msg: HostToWorker) => {
