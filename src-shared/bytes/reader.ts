@@ -64,13 +64,17 @@ export class FieldReader {
     return r
   }
 
-  /** Records a field over [start, start+length) without reading (for values computed by the caller). */
-  record(def: FieldDef, value: FieldScalar, start: number, length: number, labelText?: string): void {
+  /**
+   * Records a field over [start, start+length) without reading (for values computed by the caller). A label
+   * built from values is passed as a function, so the tree-less pass never formats it.
+   */
+  record(def: FieldDef, value: FieldScalar, start: number, length: number, labelText?: string | (() => string)): void {
     if (!this.tree.recording) {
       if (def.index) this.tree.indexValue(def, value)
       return
     }
-    this.tree.add({ key: def.key, label: labelText ?? label(def, value), type: def.type, value, source: this.source, start, length })
+    const text = typeof labelText === 'function' ? labelText() : labelText
+    this.tree.add({ key: def.key, label: text ?? label(def, value), type: def.type, value, source: this.source, start, length })
   }
 
   /** Opens a group node starting here; `close()` ends it at the current position. */

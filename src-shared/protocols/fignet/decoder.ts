@@ -203,7 +203,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     r.bytesField(F_ENV.nonce, prefix)
     r.bytesField(F_ENV.ciphertext, payload.length - prefix - 16)
     r.bytesField(F_ENV.tag, 16)
-    r.record(F_ENV.crypto_layout, res.layout.name, payloadStart, payload.length, `Decrypted with ${res.from}: ${res.layout.name}`)
+    r.record(F_ENV.crypto_layout, res.layout.name, payloadStart, payload.length, () => `Decrypted with ${res.from}: ${res.layout.name}`)
     this.decryptedWith = `${res.from}: ${res.layout.name}`
     const src = draft.addSource('Decrypted payload', res.plaintext)
     if (draft.tree.recording) draft.tree.add({ key: F_ENV.decrypted.key, label: `Decrypted payload: ${res.plaintext.length} bytes`, type: 'bytes', value: res.plaintext, source: src, start: 0, length: res.plaintext.length })

@@ -69,8 +69,8 @@ export function readEnvelope(r: FieldReader, prefix: Prefix): Envelope {
   const encrypted = (flags & 0x80) !== 0
   const callbackId = flags & 0x7f
   r.open(F_ENV.flags, `Flags: 0x${flags.toString(16).padStart(2, '0')}`, flags)
-  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, `Encrypted (bit 7): ${encrypted}`)
-  r.record(F_ENV.callback_id, callbackId, flagsAt, 1, `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}`)
+  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, () => `Encrypted (bit 7): ${encrypted}`)
+  r.record(F_ENV.callback_id, callbackId, flagsAt, 1, () => `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}`)
   r.tree.close(flagsAt + 1)
   return { prefix, msgId, flags, encrypted, callbackId, headerStart, payloadStart: r.pos }
 }

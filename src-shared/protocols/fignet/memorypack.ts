@@ -85,7 +85,7 @@ export class MemoryPackReader {
     const at = this.r.pos
     const b = this.r.u8(null)
     if (b >= 250 && b !== NULL_OBJECT) {
-      this.r.record(F_MEMORYPACK.header, b, at, 1, `Object header: ${b} (reserved code)`)
+      this.r.record(F_MEMORYPACK.header, b, at, 1, () => `Object header: ${b} (reserved code)`)
       throw new DecodeError(`${what}: reserved object header ${b} at offset ${at}`, at)
     }
     this.r.record(F_MEMORYPACK.header, b, at, 1, b === NULL_OBJECT ? 'Object header: 255 (null)' : `Member count: ${b}`)
@@ -132,7 +132,7 @@ export class MemoryPackReader {
       }
       if (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) v = Number(v)
     }
-    if (def) this.r.record(def, typeof v === 'bigint' ? v : BigInt(v), at, this.r.pos - at, `${def.name}: ${v}`)
+    if (def) this.r.record(def, typeof v === 'bigint' ? v : BigInt(v), at, this.r.pos - at, () => `${def.name}: ${v}`)
     return v
   }
 
@@ -199,14 +199,14 @@ export class MemoryPackReader {
       return { form: 'empty', bytes: 0, utf16Length: 0 }
     }
     if (n > 0) {
-      this.r.record(F_MEMORYPACK.length, n, at, 4, `Length: ${n} UTF-16 code units`)
+      this.r.record(F_MEMORYPACK.length, n, at, 4, () => `Length: ${n} UTF-16 code units`)
       if (n > Math.floor(this.r.remaining / 2)) {
         throw new DecodeError(`${what}: UTF-16 string of ${n} units needs ${n * 2} bytes at offset ${this.r.pos}, only ${this.r.remaining} present`, at)
       }
       return { form: 'utf16', bytes: n * 2, utf16Length: n }
     }
     const bytes = ~n
-    this.r.record(F_MEMORYPACK.length, n, at, 4, `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)`)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, () => `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)`)
     const u16at = this.r.pos
     const utf16Length = this.r.i32(F_MEMORYPACK.utf16_length, true)
     if (bytes > this.r.remaining) {
@@ -241,7 +241,7 @@ export class MemoryPackReader {
           if (s.length > h.utf16Length) throw new DecodeError(`${labelName}: ${s.length} UTF-16 units at offset ${at}, the prefix says ${h.utf16Length}`, at)
           if (s.length < h.utf16Length) this.warn(`${labelName}: the prefix at offset ${at - 4} says ${h.utf16Length} UTF-16 units, the text has ${s.length}`)
         } else s = utf8Lenient.decode(raw)
-        this.r.record(F_MEMORYPACK.chars, s, at, h.bytes, `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}`)
+        this.r.record(F_MEMORYPACK.chars, s, at, h.bytes, () => `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}`)
       }
       if (node) {
         node.value = s
@@ -264,7 +264,7 @@ export class MemoryPackReader {
       this.r.record(F_MEMORYPACK.length, n, at, 4, 'Count: -1 (null)')
       return null
     }
-    this.r.record(F_MEMORYPACK.length, n, at, 4, `Count: ${n}`)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, () => `Count: ${n}`)
     if (n < 0) throw new DecodeError(`${what}: negative count ${n} at offset ${at}`, at)
     if (minElementSize > 0 && n > Math.floor(this.r.remaining / minElementSize)) {
       throw new DecodeError(`${what}: count ${n} at offset ${at}, but ${n} elements of at least ${minElementSize} byte${minElementSize === 1 ? '' : 's'} cannot fit in the ${this.r.remaining} bytes that follow`, at)
@@ -456,7 +456,7 @@ export function readGuessedMembers(mp: MemoryPackReader, count: number, first: n
       case 'null': {
         const at = r.pos
         r.i32(null, true)
-        r.record(dynamicDef(key, name, 'none'), null, at, 4, `${name}: null (string or collection?)`)
+        r.record(dynamicDef(key, name, 'none'), null, at, 4, () => `${name}: null (string or collection?)`)
         t = { type: 'null', value: null, guessed: true }
         break
       }
@@ -468,14 +468,14 @@ export function readGuessedMembers(mp: MemoryPackReader, count: number, first: n
         const vt = VALUE_TYPE[size]
         const at = r.pos
         const v: FieldScalar = size === 1 ? r.u8(null) : size === 2 ? r.u16(null, true) : size === 4 ? r.u32(null, true) : r.u64(null, true)
-        r.record(dynamicDef(key, name, vt.field), v, at, size, `${name} (${vt.type}?): ${String(v)}`)
+        r.record(dynamicDef(key, name, vt.field), v, at, size, () => `${name} (${vt.type}?): ${String(v)}`)
         t = { type: vt.type, value: v, guessed: true }
         break
       }
       default: {
         const n = seg.end - seg.start
         const data = r.bytesField(null, n)
-        r.record(F_MEMORYPACK.undecoded, data, seg.start, n, `${name}: ${seg.members} member${seg.members > 1 ? 's' : ''} not told apart, ${n} bytes`)
+        r.record(F_MEMORYPACK.undecoded, data, seg.start, n, () => `${name}: ${seg.members} member${seg.members > 1 ? 's' : ''} not told apart, ${n} bytes`)
         t = { type: 'undecoded', value: data, members: seg.members, guessed: true }
       }
     }

@@ -76,7 +76,7 @@ export class MsgPackReader {
     if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) {
       const t: Typed = b <= 0x7f ? { type: 'uint', value: b } : b >= 0xe0 ? { type: 'int', value: b - 256 } : b === 0xc0 ? { type: 'nil', value: null } : { type: 'bool', value: b === 0xc3 }
       const ft: FieldType = b <= 0x7f ? 'u8' : b >= 0xe0 ? 'i8' : b === 0xc0 ? 'none' : 'bool'
-      r.record(dynamicDef(slot.key, slot.name, ft), t.value as FieldScalar, at, 1, `${slot.name}: ${show(t)} (${formatName(b)})`)
+      r.record(dynamicDef(slot.key, slot.name, ft), t.value as FieldScalar, at, 1, () => `${slot.name}: ${show(t)} (${formatName(b)})`)
       return t
     }
     if (b === 0xc1) {
@@ -85,7 +85,7 @@ export class MsgPackReader {
     }
     const node = this.rec ? r.tree.open({ key: slot.key, label: slot.name, type: 'none', source: r.source, start: at, length: 0 }) : null
     try {
-      r.record(F_MSGPACK.format, b, at, 1, `Format: 0x${b.toString(16)} (${formatName(b)})`)
+      r.record(F_MSGPACK.format, b, at, 1, () => `Format: 0x${b.toString(16)} (${formatName(b)})`)
       const t = this.body(b, at, depth, elementSlot)
       if (node) {
         node.label = `${slot.name}: ${show(t)} (${formatName(b)})`

@@ -421,9 +421,10 @@ export function decodeMemoryPackModel(r: FieldReader, model: string | null, dir:
 }
 
 /** Whether `model` decodes from the window without error and to its end (a dry run: nothing recorded, reader not moved). */
-export function memoryPackFits(r: FieldReader, model: string | null, dir: Dir): ModelDecode {
-  const trial = new FieldReader(r.bytes, new TreeBuilder(false), r.source, r.pos, r.end)
-  return decodeMemoryPackModel(trial, model, dir)
+export function memoryPackFits(r: FieldReader, model: string | null, dir: Dir): ModelDecode & { tree: TreeBuilder } {
+  const tree = new TreeBuilder(false)
+  const trial = new FieldReader(r.bytes, tree, r.source, r.pos, r.end)
+  return { ...decodeMemoryPackModel(trial, model, dir), tree }
 }
 
 // ---- MessagePack (older builds: MessagePack-CSharp) ----

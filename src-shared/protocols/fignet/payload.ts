@@ -127,6 +127,7 @@ function memoryPackPayload(r: FieldReader, msgId: number, info: FigNetMessageInf
   const candidates = candidateModels(info, dir)
 
   let chosen: string | null | undefined
+  let chosenTrial: (ModelDecode & { tree: TreeBuilder }) | undefined
   let primary = candidates[0]
   let firstFailure: ModelDecode | undefined
   for (const m of candidates) {
@@ -134,14 +135,19 @@ function memoryPackPayload(r: FieldReader, msgId: number, info: FigNetMessageInf
     if (!trial.error) {
       // Members kept as undecoded bytes are a weak fit: a MessagePack reading of the whole payload wins.
       if (trial.undecoded && !messagePackFits(r, m).error) primary = m
-      else chosen = m
+      else {
+        chosen = m
+        chosenTrial = trial
+      }
       break
     }
     firstFailure ??= trial
   }
 
   if (chosen !== undefined) {
-    const dec = decodeMemoryPackModel(r, chosen, dir)
+    // Without a tree the dry run that fitted is the decode: the model is not read a second time.
+    const dec = r.tree.recording || !chosenTrial ? decodeMemoryPackModel(r, chosen, dir) : chosenTrial
+    if (dec === chosenTrial) r.tree.append(chosenTrial.tree)
     res.codec = 'MemoryPack'
     res.model = chosen
     res.payload = dec.payload

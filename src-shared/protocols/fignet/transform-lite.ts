@@ -85,10 +85,10 @@ export function recordConfigFlagBits(r: FieldReader, flags: number, at: number):
   if (!r.tree.recording) return
   for (const f of FLAG_BITS) {
     const set = (flags & (1 << f.bit)) !== 0
-    r.record(F_FLAG_BITS[f.key], set, at + (f.bit >> 3), 1, `${f.name} (bit ${f.bit}): ${set ? 'yes' : 'no'}`)
+    r.record(F_FLAG_BITS[f.key], set, at + (f.bit >> 3), 1, () => `${f.name} (bit ${f.bit}): ${set ? 'yes' : 'no'}`)
   }
   const reserved = (flags & RESERVED_MASK) >> 11
-  r.record(F_FLAG_RESERVED, reserved, at + 1, 1, `Reserved bits 11–15: ${reserved}${reserved ? ' (set: unknown flags, or a reader/writer version mismatch)' : ''}`)
+  r.record(F_FLAG_RESERVED, reserved, at + 1, 1, () => `Reserved bits 11–15: ${reserved}${reserved ? ' (set: unknown flags, or a reader/writer version mismatch)' : ''}`)
 }
 
 export interface UnpackedTransform {
@@ -143,7 +143,7 @@ function float(r: FieldReader, def: FieldDef): Typed {
   r.need(4, def.name)
   const at = r.pos
   const v = r.f32(null, true)
-  r.record(def, v, at, 4, `${def.name}: ${v} (float32)`)
+  r.record(def, v, at, 4, () => `${def.name}: ${v} (float32)`)
   return { type: 'float', value: v }
 }
 
@@ -152,6 +152,6 @@ function scaled(r: FieldReader, def: FieldDef, scale: number): Typed {
   const at = r.pos
   const raw = r.i16(null, true)
   const v = raw / scale
-  r.record(def, v, at, 2, `${def.name}: ${v} (short ${raw} ÷ ${scale})`)
+  r.record(def, v, at, 2, () => `${def.name}: ${v} (short ${raw} ÷ ${scale})`)
   return { type: 'float', value: v, wire: `short÷${scale}`, raw }
 }

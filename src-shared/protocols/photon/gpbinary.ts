@@ -387,7 +387,7 @@ class GpWalker {
       const at = r.pos
       const v = read()
       out.push(v)
-      if (def) r.record(def, v, at, r.pos - at, `[${i}]: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
+      if (def) r.record(def, v, at, r.pos - at, () => `[${i}]: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
     }
     return out
   }
@@ -595,7 +595,7 @@ class GpWalker {
     for (let i = 0; i < n; i++) out[i] = (bits[i >> 3] & (1 << (i & 7))) !== 0
     if (this.rec) {
       const def = valueDef(key, 'bool')
-      for (let i = 0; i < n; i++) r.record(def, out[i], start + (i >> 3), 1, `[${i}]: ${out[i]} (bit ${i & 7})`)
+      for (let i = 0; i < n; i++) r.record(def, out[i], start + (i >> 3), 1, () => `[${i}]: ${out[i]} (bit ${i & 7})`)
     }
     return { type: 'BooleanArray', value: out }
   }
@@ -709,7 +709,7 @@ class GpWalker {
     const ec = r.u8(null)
     if (ec === 0x63) {
       // Custom elements: the custom code once, then per element an i16 length + bytes.
-      if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, `Element type: 0x63 'c' Custom`)
+      if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, () => `Element type: 0x63 'c' Custom`)
       const c = r.u8(F_VALUE.custom_code)
       this.checkCount(n, 2, at, 'Array')
       const out: PhotonValue[] = []
@@ -718,7 +718,7 @@ class GpWalker {
     }
     if (ec === 0x44) {
       // Dictionary elements: one header, then per element a count + entries.
-      if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, `Element type: 0x44 'D' Dictionary`)
+      if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, () => `Element type: 0x44 'D' Dictionary`)
       const s = this.dictHeader(depth)
       this.checkCount(n, 2, at, 'Array')
       const out: PhotonValue[] = []
@@ -752,7 +752,7 @@ class GpWalker {
         const key = prefix === null ? PARAM_KEYS[code] : `${prefix}.${code}`
         if (node) {
           node.key = key
-          r.record(F_BODY.key, code, start, 1, `Parameter code: ${this.paramHead(code, prefix)}`)
+          r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
         }
         this.wire = undefined
         v = this.typed(key, depth)
@@ -780,7 +780,7 @@ class GpWalker {
     const code = r.u8(null)
     if (this.rec) {
       const name = this.opts.codeName?.(code)
-      r.record(def, code, at, 1, `${what}: ${code}${name ? ` (${name})` : ''}`)
+      r.record(def, code, at, 1, () => `${what}: ${code}${name ? ` (${name})` : ''}`)
     } else r.tree.indexValue(def, code)
     return code
   }

@@ -97,8 +97,8 @@ export function decodePhotonMessage(r: FieldReader, draft: MessageDraft, session
     value.msgTypeName = nameOf(MESSAGE_TYPES, msgType) ?? null
     res.msgType = msgType
     res.name = value.msgTypeName ?? `Message type ${msgType}`
-    r.record(F_MSG.type, msgType, typeAt, 1, `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}`)
-    r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}`)
+    r.record(F_MSG.type, msgType, typeAt, 1, () => `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}`)
+    r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, () => `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}`)
     body(r, draft, session, res)
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e
@@ -137,7 +137,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
     if (!d.ok) continue
     const trial = new FieldReader(d.plain, new TreeBuilder(false), 0)
     if (!parsesCleanly(trial, session, t)) continue
-    r.record(F_ENC.ciphertext, cipher, start, cipher.length, `Ciphertext: ${cipher.length} bytes (AES-256-CBC, decrypted with ${k.from})`)
+    r.record(F_ENC.ciphertext, cipher, start, cipher.length, () => `Ciphertext: ${cipher.length} bytes (AES-256-CBC, decrypted with ${k.from})`)
     r.pos = r.end
     // The source keeps the padding (decryptPayload's `plain` is a view without it).
     const full = new Uint8Array(d.plain.buffer, d.plain.byteOffset, d.plain.length + d.padding)
@@ -147,7 +147,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
     dr.open(F_ENC.decrypted, `Decrypted body (${d.plain.length} bytes + ${d.padding} bytes of PKCS#7 padding)`)
     try {
       gpBody(new FieldReader(full, r.tree, src, 0, d.plain.length), session, res)
-      dr.record(F_ENC.aes_padding, d.padding, d.plain.length, d.padding, `PKCS#7 padding: ${d.padding} bytes`)
+      dr.record(F_ENC.aes_padding, d.padding, d.plain.length, d.padding, () => `PKCS#7 padding: ${d.padding} bytes`)
       dr.pos = full.length
     } finally {
       dr.close()
@@ -160,7 +160,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
     return gpBody(r, session, res)
   }
   v.ciphertext = r.bytesField(null, r.remaining)
-  r.record(F_ENC.ciphertext, v.ciphertext, start, cipher.length, `Ciphertext: ${cipher.length} bytes (no key decrypts it)`)
+  r.record(F_ENC.ciphertext, v.ciphertext, start, cipher.length, () => `Ciphertext: ${cipher.length} bytes (no key decrypts it)`)
   const keys = session.aesKeys().length
   res.summary = `${res.name} (encrypted, ${cipher.length} bytes${keys ? `; none of ${keys} key${keys > 1 ? 's' : ''} decrypts it` : '; no key'})`
   if (keys) draft.warn(`none of the ${keys} Photon key${keys > 1 ? 's' : ''} for this conversation decrypts this message`)
@@ -222,7 +222,7 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult): vo
   }
   v.protocol = ver === 18 ? 'GpBinary18' : 'GpBinary16'
   v.protocolFrom = from
-  r.record(F_MSG.version, ver, r.pos, 0, `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
+  r.record(F_MSG.version, ver, r.pos, 0, () => `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
   const peekCode = r.remaining > 0 ? r.bytes[r.pos] : -1
   const out = readBody(r, ver, t, (p) => parameterName(t, peekCode, p))
   if (r.remaining > 0) {
@@ -321,7 +321,7 @@ function init(r: FieldReader, session: MessageSession, res: MessageResult): void
   const sdk = r.u8(F_INIT.client_sdk)
   const libAt = r.pos
   const lib = r.u8(null)
-  r.record(F_INIT.lib_version, lib, libAt, 1, `Library version: ${(lib >> 4) & 0x07}.${lib & 0x0f}${lib & 0x80 ? ' (IPv6)' : ''}`)
+  r.record(F_INIT.lib_version, lib, libAt, 1, () => `Library version: ${(lib >> 4) & 0x07}.${lib & 0x0f}${lib & 0x80 ? ' (IPv6)' : ''}`)
   const build = r.u8(F_INIT.lib_build)
   const rev = r.u8(F_INIT.lib_revision)
   r.u8(F_INIT.reserved)
@@ -330,7 +330,7 @@ function init(r: FieldReader, session: MessageSession, res: MessageResult): void
   let end = raw.indexOf(0)
   if (end < 0) end = raw.length
   const appId = new TextDecoder().decode(raw.subarray(0, end))
-  r.record(F_INIT.app_id, appId, appAt, raw.length, `Application id: ${JSON.stringify(appId)}`)
+  r.record(F_INIT.app_id, appId, appAt, raw.length, () => `Application id: ${JSON.stringify(appId)}`)
   if (r.pos - at < INIT_BODY) throw new DecodeError(`Init body is ${r.pos - at} bytes, expected ${INIT_BODY}`, r.pos)
   if (r.remaining) {
     const extra = r.pos

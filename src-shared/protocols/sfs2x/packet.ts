@@ -188,8 +188,8 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     srcName = 'Decrypted body'
     if (pc.recording) {
       const r = new FieldReader(full, tree, src)
-      r.record(F.aes_padding, res.padding, end, res.padding, `PKCS#7 padding: ${res.padding} byte${res.padding === 1 ? '' : 's'}`)
-      r.record(F.decrypted, res.out, 0, end, `Decrypted body (AES-128-CBC${step.key.line ? `, key file line ${step.key.line}` : ''}): ${res.out.length} bytes`)
+      r.record(F.aes_padding, res.padding, end, res.padding, () => `PKCS#7 padding: ${res.padding} byte${res.padding === 1 ? '' : 's'}`)
+      r.record(F.decrypted, res.out, 0, end, () => `Decrypted body (AES-128-CBC${step.key.line ? `, key file line ${step.key.line}` : ''}): ${res.out.length} bytes`)
     }
   } else if (step.kind === 'xor') {
     at.steps.push('xor')
@@ -198,14 +198,14 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
       const r = new FieldReader(a.bytes, tree, a.source)
       const k = a.h.length >>> 0
       const kb = [k & 0xff, (k >>> 8) & 0xff, (k >>> 16) & 0xff, (k >>> 24) & 0xff].map((b) => b.toString(16).padStart(2, '0')).join(' ')
-      r.record(F.xor_key, k, a.lengthAt, a.lengthSize, `XOR key (Last War): ${kb}, the little-endian bytes of the length ${k}, repeated`)
+      r.record(F.xor_key, k, a.lengthAt, a.lengthSize, () => `XOR key (Last War): ${kb}, the little-endian bytes of the length ${k}, repeated`)
     }
     src = addSource('XOR-decoded body', x)
     buf = x
     start = 0
     end = x.length
     srcName = 'XOR-decoded body'
-    if (pc.recording) new FieldReader(x, tree, src).record(F.xor_decoded, x, 0, x.length, `XOR-decoded body: ${x.length} bytes`)
+    if (pc.recording) new FieldReader(x, tree, src).record(F.xor_decoded, x, 0, x.length, () => `XOR-decoded body: ${x.length} bytes`)
   }
 
   // 2. Decompression: Zstandard (magic, or a 4-byte size then the magic, with 0x10), zlib (0x20).
@@ -237,7 +237,7 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     const zh = r.u16(null)
     at.info.zlibHeaderHex = zh.toString(16).padStart(4, '0')
     if (pc.recording) {
-      r.record(F.zlib_header, zh, start, 2, `zlib header: ${at.info.zlibHeaderHex} (deflate, ${2 ** ((zh >> 12) + 8)}-byte window, level hint ${(zh >> 6) & 3})`)
+      r.record(F.zlib_header, zh, start, 2, () => `zlib header: ${at.info.zlibHeaderHex} (deflate, ${2 ** ((zh >> 12) + 8)}-byte window, level hint ${(zh >> 6) & 3})`)
       if (data.length >= 6) r.record(F.zlib_adler32, ((data[data.length - 4] << 24) | (data[data.length - 3] << 16) | (data[data.length - 2] << 8) | data[data.length - 1]) >>> 0, end - 4, 4)
     }
     const res = inflateZlib(data, pc.maxDecompressed)
@@ -282,7 +282,7 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     end = res.out.length
     srcName = sourceName
     if (pc.recording) {
-      new FieldReader(res.out, tree, src).record(F.uncompressed_length, res.out.length, 0, res.out.length, `Uncompressed length: ${res.out.length}${res.capped ? ` (capped at ${pc.maxDecompressed})` : ''}`)
+      new FieldReader(res.out, tree, src).record(F.uncompressed_length, res.out.length, 0, res.out.length, () => `Uncompressed length: ${res.out.length}${res.capped ? ` (capped at ${pc.maxDecompressed})` : ''}`)
     }
     return true
   }
@@ -396,7 +396,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
     const body = r.bytesField(null, avail)
     if (rec) {
       const how = [h.encrypted ? 'encrypted' : '', h.compressed ? 'compressed' : '', h.blueBoxed ? '0x10' : ''].filter(Boolean).join(', ')
-      r.record(F.body, body, bodyAt, avail, `Body: ${avail} bytes${how ? ` (${how})` : ''}${complete ? '' : ` of ${bodyLen}`}${inp.extra ? `, including a ${inp.extra}-byte size not counted in the length` : ''}`)
+      r.record(F.body, body, bodyAt, avail, () => `Body: ${avail} bytes${how ? ` (${how})` : ''}${complete ? '' : ` of ${bodyLen}`}${inp.extra ? `, including a ${inp.extra}-byte size not counted in the length` : ''}`)
     }
     if (inp.extra) draft.warn(`${inp.extra}-byte decompressed size before the Zstandard frame is not counted in the length`)
     if (r.remaining > 0) {

@@ -159,7 +159,7 @@ export class SfsDecoder {
         const extra = r.end - r.pos
         const at = r.pos
         const bytes = r.bytesField(null, extra)
-        if (this.rec) r.record(F.trailing, bytes, at, extra, `Trailing bytes (${extra}): ${formatValue({ type: 'bytes' }, bytes)}`)
+        if (this.rec) r.record(F.trailing, bytes, at, extra, () => `Trailing bytes (${extra}): ${formatValue({ type: 'bytes' }, bytes)}`)
         this.fail(`${extra} bytes left after the ${value.type === 'SFS_OBJECT' ? 'SFSObject' : 'SFSArray'}`, at)
       }
     } catch (e) {
@@ -232,7 +232,7 @@ export class SfsDecoder {
   private leaf(key: string, tag: number, value: FieldScalar, start: number, label: string, shown?: string): void {
     if (!this.rec) return
     const type = FIELD_TYPES[tag]
-    this.r.record(pathDef(key, type), value, start, this.r.pos - start, `${label} (${TYPE_NAMES[tag]}): ${shown ?? previewScalar(value, type)}`)
+    this.r.record(pathDef(key, type), value, start, this.r.pos - start, () => `${label} (${TYPE_NAMES[tag]}): ${shown ?? previewScalar(value, type)}`)
   }
 
   private value(tag: number, label: string, path: string, key: string, tagPos: number, depth: number, attach: (v: SfsValue) => void): SfsValue {
@@ -373,7 +373,7 @@ export class SfsDecoder {
           default: v = this.string()
         }
         vals.push(v)
-        if (this.rec) r.record(pathDef(key, type), v, at, r.pos - at, `[${i}]: ${previewScalar(v, type)}`)
+        if (this.rec) r.record(pathDef(key, type), v, at, r.pos - at, () => `[${i}]: ${previewScalar(v, type)}`)
       }
     } finally {
       if (node) {
