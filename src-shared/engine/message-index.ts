@@ -217,6 +217,19 @@ export class MessageIndex {
     this.cap = cap
   }
 
+  // Consecutive messages mostly have the stack of the one before: compare instead of building its key.
+  private lastStack: readonly string[] = []
+  private lastStackProtocol = ''
+  private lastStackId = -1
+
+  private stackIdOf(stack: readonly string[], protocol: string): number {
+    if (this.lastStackId >= 0 && protocol === this.lastStackProtocol && stack.length === this.lastStack.length && stack.every((l, k) => l === this.lastStack[k])) return this.lastStackId
+    const key = protocol && stack[stack.length - 1] !== protocol ? `${stack.join('/')}/${protocol}` : stack.join('/')
+    this.lastStack = [...stack]
+    this.lastStackProtocol = protocol
+    return (this.lastStackId = this.stacks.id(key))
+  }
+
   /** Keeps a conversation's transport and endpoints (when its messages come without them, from shards). */
   setEnds(conversation: number, ends: ConversationEnds): void {
     if (!this.ends.has(conversation)) this.ends.set(conversation, { transport: ends.transport, a: ends.a, b: ends.b })
@@ -240,7 +253,7 @@ export class MessageIndex {
       (m.warnings.length ? FLAG_WARNING : 0) |
       (wireDir === 'b2a' ? FLAG_WIRE_B2A : 0) |
       (cut ? FLAG_SUMMARY_CUT : 0)
-    this.stackId[i] = this.stacks.id(m.protocol && m.stack[m.stack.length - 1] !== m.protocol ? [...m.stack, m.protocol].join('/') : m.stack.join('/'))
+    this.stackId[i] = this.stackIdOf(m.stack, m.protocol)
     if (conv && !this.ends.has(m.conversation)) this.ends.set(m.conversation, { transport: conv.transport, a: conv.a, b: conv.b })
     if (m.error) this.fields.add(i, 'gamewire.error', m.error)
     for (const w of m.warnings) this.fields.add(i, 'gamewire.warning', w)
