@@ -6,6 +6,7 @@ import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { MessageIndex } from '../../src-shared/engine/message-index'
 import type { ConversationInfo } from '../../src-shared/model/types'
+import type { KeyStore } from '../../src-shared/keys/store'
 
 export interface CaptureStats {
   file: string
@@ -22,13 +23,15 @@ export interface CaptureStats {
 
 const gc = (globalThis as { gc?: () => void }).gc
 
-export async function captureStats(path: string): Promise<CaptureStats> {
+/** `keys` decrypt what they cover, as in `decode --keylog` (the index pass then costs what the app's does). */
+export async function captureStats(path: string, o: { keys?: KeyStore } = {}): Promise<CaptureStats> {
   const started = performance.now()
   gc?.()
   const heapBefore = process.memoryUsage().heapUsed
   const index = new MessageIndex()
   const protocols: Record<string, number> = {}
   const session = new DecodeSession({
+    keys: o.keys,
     recording: false,
     onMessage: (m) => {
       index.add(m)
