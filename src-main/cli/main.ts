@@ -4,6 +4,7 @@
 import { accessSync, constants, createWriteStream, readFileSync, statSync, type WriteStream } from 'node:fs'
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
+import { KeyStore } from '../../src-shared/keys/store'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { parseArgs, one, positiveNumber, UsageError, type OptionSpec, type ParsedArgs } from './args'
 import { defaultJobs } from '../host/shard-pool'
@@ -34,7 +35,7 @@ commands:
       reached or SIGINT/SIGTERM, then the summary line. Presets: ${PRESET_LIST}.
   devices [--json]
       List capture devices.
-  stats CAPTURE [--json] [--jobs N]
+  stats CAPTURE [--keylog FILE] [--json] [--jobs N]
       Summarise a capture: frames, messages per protocol, conversations.
   serve [CAPTURE] [--port N] [--host 127.0.0.1]
       Serve the inspector UI to a browser.
@@ -144,11 +145,20 @@ async function decodeCommand(argv: string[]): Promise<number> {
 }
 
 async function statsCommand(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, [{ name: 'json' }, { name: 'jobs', short: 'j', value: true }], 1)
+  const a = parseArgs(argv, [{ name: 'json' }, { name: 'keylog', value: true }, { name: 'jobs', short: 'j', value: true }], 1)
   const file = a.positional[0]
   if (!file) fail('stats needs a capture file: gamewire stats CAPTURE')
   readableFile(file, 'capture file')
-  const s = await captureStats(file, jobsOption(a))
+  const keylog = one(a, 'keylog')
+  let keys: KeyStore | undefined
+  if (keylog) {
+    readableFile(keylog, 'key file')
+    const parsed = parseKeyFile(readFileSync(keylog, 'utf8')) // throws KeyFileError naming the line
+    for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+    keys = new KeyStore()
+    keys.addAll(parsed.keys)
+  }
+  const s = await captureStats(file, { keys, jobs: jobsOption(a) })
   if (a.flags.has('json')) {
     process.stdout.write(JSON.stringify(s, null, 2) + '\n')
     return 0

@@ -9,6 +9,7 @@ import type { ConversationInfo } from '../../src-shared/model/types'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
+import type { KeyStore } from '../../src-shared/keys/store'
 
 export interface CaptureStats {
   file: string
@@ -25,8 +26,12 @@ export interface CaptureStats {
 
 const gc = (globalThis as { gc?: () => void }).gc
 
-/** Decodes a capture without trees, as the app's index pass does; with `jobs` > 1 in that many shard workers. */
-export async function captureStats(path: string, jobs = 1): Promise<CaptureStats> {
+/**
+ * Decodes a capture without trees, as the app's index pass does; with `jobs` > 1 in that many shard workers.
+ * `keys` decrypt what they cover, as in `decode --keylog` (the index pass then costs what the app's does).
+ */
+export async function captureStats(path: string, o: { keys?: KeyStore; jobs?: number } = {}): Promise<CaptureStats> {
+  const jobs = o.jobs ?? 1
   const started = performance.now()
   gc?.()
   const heapBefore = process.memoryUsage().heapUsed
@@ -40,7 +45,7 @@ export async function captureStats(path: string, jobs = 1): Promise<CaptureStats
   const chunks = () => createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>
   if (jobs > 1) {
     const list = new WarningList()
-    const pool = new ShardPool(jobs, { mode: 'index', keys: [] }, {
+    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])] }, {
       conversation: (id, ends) => index.setEnds(id, ends),
       row: (_id, row) => {
         index.add(row, undefined, row.wireDir)
@@ -65,6 +70,7 @@ export async function captureStats(path: string, jobs = 1): Promise<CaptureStats
     }
   } else {
     const session = new DecodeSession({
+      keys: o.keys,
       recording: false,
       onMessage: (m, conv, dir) => {
         index.add(m, conv, dir)

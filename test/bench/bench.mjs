@@ -1,44 +1,313 @@
-// `npm run bench`: gamewire against tshark on the same ~200,000-frame capture.
-// Prints frames/s for reading + reassembly + decoded-JSON export (`gamewire decode -o /dev/null`), the
-// same for `tshark -r FILE -T json`, their ratio, peak RSS of each, and the row index's memory per
-// message (`gamewire stats`). Numbers, not pass/fail: speed is never asserted by a test.
+// `npm run bench`: gamewire against tshark on the same files in the same run. Numbers, never pass/fail:
+// speed is never asserted by a test.
+//
+// 1. The game capture (test/bench/game-traffic.ts: Photon, SFS2X and FigNet on every carrier, with its
+//    key file; BENCH_FRAMES frames, default 200,000; generated into .bench/ when missing):
+//      index pass      `gamewire stats --keylog`           vs `tshark -r`
+//      display filter  `gamewire decode --filter --tree none` and the app's setView  vs `tshark -r -Y`
+//      decode export   `gamewire decode -o /dev/null` (--tree full) and `--tree none`  vs `tshark -T json`
+//      workers         each gamewire row again with --jobs 1 and --jobs 2
+//      peak RSS of every process, V8 bytes allocated per frame in the index pass, the app path in-process
+//      (SessionCore: open, filter, message detail latency) and in Chromium (`gamewire serve`).
+//    A flag this build's CLI rejects (--jobs, --tree are being added) gives "n/a", not a failure.
+// 2. The generic capture (make-bench-capture.mjs: generic payloads, so mostly transport cost), shorter.
+// 3. Live capture (live-bench.mjs); BENCH_LIVE=0 skips it.
 
-import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, statSync } from 'node:fs'
+import { execFileSync, spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runnerImport } from 'vite'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const frames = Number(process.env.BENCH_FRAMES ?? 200_000)
+const BIN = join(root, 'bin/gamewire.mjs')
 const dir = join(root, '.bench')
-const capture = join(dir, `bench-${frames}.pcap`)
+const FRAMES = Number(process.env.BENCH_FRAMES ?? 200_000)
+const GENERIC_FRAMES = Number(process.env.BENCH_GENERIC_FRAMES ?? 200_000)
+const FILTER = 'udp.port == 5055'
 mkdirSync(dir, { recursive: true })
-if (!existsSync(capture)) execFileSync(process.execPath, [join(root, 'test/bench/make-bench-capture.mjs'), capture, String(frames)], { stdio: 'inherit' })
-if (!existsSync(join(root, 'out/main/cli.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' })
 
-/** Runs a command under GNU time; returns wall seconds and peak RSS in MiB. */
-function measure(cmd, args) {
-  const r = spawnSync('/usr/bin/time', ['-f', '%e %M', cmd, ...args], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 })
-  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr.toString().slice(-500)}`)
-  const [secs, kb] = r.stderr.toString().trim().split('\n').pop().split(' ').map(Number)
-  return { secs, rssMiB: kb / 1024 }
+// ---- inputs ----
+
+// The game capture's name carries a hash of its generator and the encoders it uses: edit them and the
+// next run regenerates instead of measuring stale traffic.
+const GENERATOR_FILES = [
+  'test/bench/game-traffic.ts', 'test/bench/make-game-capture.mjs', 'test/unit/helpers/frames.ts', 'test/unit/helpers/websocket.ts',
+  'test/unit/protocols/photon/udp-encoder.ts', 'test/unit/protocols/photon/gp-encoder.ts', 'test/unit/protocols/sfs2x/helpers.ts',
+  'test/unit/protocols/enet/encoder.ts', 'test/unit/protocols/fignet/encoders.ts', 'test/unit/protocols/litenetlib/encoder.ts'
+]
+const genHash = createHash('sha256')
+for (const f of GENERATOR_FILES) genHash.update(readFileSync(join(root, f)))
+const game = join(dir, `game-${FRAMES}-${genHash.digest('hex').slice(0, 8)}.pcapng`)
+const keys = `${game}.keys`
+if (!existsSync(game) || !existsSync(keys)) {
+  console.log(`generating ${game} (${FRAMES.toLocaleString('en')} frames; takes a while the first time)`)
+  execFileSync(process.execPath, [join(root, 'test/bench/make-game-capture.mjs'), game, String(FRAMES)], { stdio: 'inherit' })
+}
+const generic = join(dir, `bench-${GENERIC_FRAMES}.pcap`)
+if (!existsSync(generic)) execFileSync(process.execPath, [join(root, 'test/bench/make-bench-capture.mjs'), generic, String(GENERIC_FRAMES)], { stdio: 'inherit' })
+// A capture with no frames: what the CLI allocates just to start, subtracted from the allocation count.
+const empty = join(dir, 'empty.pcap')
+if (!existsSync(empty)) writeFileSync(empty, Buffer.from('d4c3b2a1020004000000000000000000ffff000001000000', 'hex'))
+// Always build: the bench measures out/, which must be the sources as they are.
+if (process.env.BENCH_BUILD !== '0') execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+
+// ---- running and measuring processes ----
+
+const HAVE_TIME = existsSync('/usr/bin/time')
+
+/** Peak RSS by polling /proc (used only without GNU time): VmHWM is the process's high-water mark. */
+function vmHwmKiB(pid) {
+  try {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+    return m ? Number(m[1]) : 0
+  } catch {
+    return 0
+  }
 }
 
-const actual = Number(execFileSync('capinfos', ['-M', '-c', '-T', '-r', capture]).toString().trim().split('\t').pop())
-console.log(`capture: ${capture} (${actual} frames, ${(statSync(capture).size / 2 ** 20).toFixed(1)} MiB)`)
+/**
+ * Runs a command with stdout to /dev/null (or captured). Returns wall seconds and peak RSS (MiB), or
+ * `unsupported` naming the flag when the CLI rejects an option this build does not have.
+ */
+async function measure(cmd, args, o = {}) {
+  const argv = HAVE_TIME ? ['/usr/bin/time', ['-f', '%e %M', cmd, ...args]] : [cmd, args]
+  const started = performance.now()
+  const child = spawn(argv[0], argv[1], { cwd: root, env: { ...process.env, ...o.env }, stdio: ['ignore', o.stdout ? 'pipe' : 'ignore', 'pipe'] })
+  let stderr = ''
+  let stdout = ''
+  let peak = 0
+  child.stderr.on('data', (d) => (stderr += d))
+  child.stdout?.on('data', (d) => (stdout += d))
+  const poll = HAVE_TIME ? null : setInterval(() => (peak = Math.max(peak, vmHwmKiB(child.pid))), 20)
+  const code = await new Promise((resolve) => child.on('close', resolve))
+  if (poll) clearInterval(poll)
+  const wall = (performance.now() - started) / 1000
+  const lines = stderr.trimEnd().split('\n')
+  let secs = wall
+  if (HAVE_TIME) {
+    const [s, kb] = lines.pop().split(' ').map(Number)
+    secs = s
+    peak = kb
+    stderr = lines.join('\n')
+  }
+  const flag = /unknown option (--[\w-]+)/.exec(stderr)
+  if (code === 2 && flag) return { unsupported: flag[1] }
+  if (code !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${code}): ${stderr.slice(-800)}`)
+  return { secs, rssMiB: peak / 1024, stdout, stderr }
+}
 
-const gw = measure(process.execPath, [join(root, 'bin/gamewire.mjs'), 'decode', capture, '-o', '/dev/null', '-q'])
-const gwRate = actual / gw.secs
-console.log(`gamewire decode (read + reassembly + decoded JSON): ${gw.secs.toFixed(2)} s, ${Math.round(gwRate).toLocaleString('en')} frames/s, peak RSS ${gw.rssMiB.toFixed(0)} MiB`)
+const gw = (args, o) => measure(process.execPath, [BIN, ...args], o)
 
-const ts = measure('tshark', ['-r', capture, '-T', 'json'])
-const tsRate = actual / ts.secs
-console.log(`tshark -T json:                                     ${ts.secs.toFixed(2)} s, ${Math.round(tsRate).toLocaleString('en')} frames/s, peak RSS ${ts.rssMiB.toFixed(0)} MiB`)
-console.log(`ratio: gamewire is ${(gwRate / tsRate).toFixed(1)}x tshark -T json`)
+function frameCount(file) {
+  return Number(execFileSync('capinfos', ['-M', '-c', '-T', '-r', file]).toString().trim().split('\t').pop())
+}
 
-const stats = JSON.parse(execFileSync(process.execPath, ['--expose-gc', join(root, 'bin/gamewire.mjs'), 'stats', capture, '--json'], { cwd: root, maxBuffer: 1 << 30 }).toString())
-console.log(`row index: ${stats.messages.toLocaleString('en')} messages, ${stats.index.bytesPerMessage.toFixed(1)} bytes/message (columns ${stats.index.columnBytesPerMessage} + summaries), heap growth ${stats.index.heapBytesPerMessage.toFixed(1)} bytes/message`)
+// ---- printing ----
 
-// Live capture: bursts on loopback at rising rates (test/bench/live-bench.mjs; needs capture rights).
+const num = (n) => Math.round(n).toLocaleString('en')
+const secs = (s) => (s < 10 ? s.toFixed(2) : s.toFixed(1)) + ' s'
+const ms = (x) => (x < 10 ? x.toFixed(2) : x.toFixed(1)) + ' ms'
+const NA = 'n/a (flag not supported by this build)'
+const W = 46
+
+/** One row: gamewire's time, frames/s and RSS; tshark's; gamewire's speed as a multiple of tshark's. */
+function row(label, frames, g, t) {
+  const head = label.padEnd(W)
+  if (g.unsupported) return console.log(`${head}${NA}`)
+  const gRate = frames / g.secs
+  let line = `${head}${secs(g.secs).padStart(9)} ${num(gRate).padStart(10)} ${(g.rssMiB.toFixed(0) + ' MiB').padStart(9)}`
+  if (t) line += `   ${secs(t.secs).padStart(8)} ${num(frames / t.secs).padStart(9)} ${(t.rssMiB.toFixed(0) + ' MiB').padStart(8)}   ${(t.secs / g.secs).toFixed(2)}x`
+  console.log(line)
+}
+
+function header(title) {
+  console.log('')
+  console.log(title)
+  console.log(`${''.padEnd(W)}${'gamewire'.padStart(9)} ${'frames/s'.padStart(10)} ${'peak RSS'.padStart(9)}   ${'tshark'.padStart(8)} ${'frames/s'.padStart(9)} ${'peak RSS'.padStart(8)}   speed vs tshark`)
+}
+
+const speedup = (one, two) => (one.unsupported || two.unsupported ? NA : `${(one.secs / two.secs).toFixed(2)}x`)
+
+// ---- 1. the game capture ----
+
+const gameFrames = frameCount(game)
+const keyLines = readFileSync(keys, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).length
+console.log(`game capture: ${game} (${num(gameFrames)} frames, ${(statSync(game).size / 2 ** 20).toFixed(1)} MiB, ${keyLines} keys)`)
+console.log(`every gamewire run below passes --keylog ${keys}; tshark has no dissector for these protocols and no keys`)
+
+// Index pass. `stats` prints one summary; with --keylog missing (an older build) it runs without keys.
+let statsKeys = ['--keylog', keys]
+let stats = await gw(['stats', game, ...statsKeys, '--json'], { stdout: true })
+if (stats.unsupported === '--keylog') {
+  statsKeys = []
+  stats = await gw(['stats', game, '--json'], { stdout: true })
+}
+const summary = JSON.parse(stats.stdout)
+const tsRead = await measure('tshark', ['-r', game])
+const stats1 = await gw(['stats', game, ...statsKeys, '--jobs', '1'])
+const stats2 = await gw(['stats', game, ...statsKeys, '--jobs', '2'])
+header(`index pass (gamewire stats${statsKeys.length ? ' --keylog' : ', no --keylog in this build'}; tshark -r FILE > /dev/null)`)
+row('stats', gameFrames, stats, tsRead)
+row('stats --jobs 1', gameFrames, stats1, tsRead)
+row('stats --jobs 2', gameFrames, stats2, tsRead)
+console.log(
+  `${num(summary.messages)} messages (${Object.entries(summary.protocols).map(([p, n]) => `${p} ${num(n)}`).join(', ')}), ${summary.errors} with errors; ` +
+    `the row index takes ${summary.index.bytesPerMessage.toFixed(1)} bytes/message (${summary.index.columnBytesPerMessage} of fixed columns)`
+)
+
+// Display filter: the CLI exports only the matching messages; tshark prints their summary lines.
+const tsFilter = await measure('tshark', ['-r', game, '-Y', FILTER])
+const gwFilter = await gw(['decode', game, '--keylog', keys, '--filter', FILTER, '--tree', 'none', '-o', '/dev/null', '-q'])
+header(`display filter '${FILTER}' (gamewire decode --filter … -o /dev/null; tshark -r FILE -Y … > /dev/null)`)
+row('decode --filter --tree none', gameFrames, gwFilter, tsFilter)
+if (gwFilter.unsupported) row('decode --filter (full trees of the matches)', gameFrames, await gw(['decode', game, '--keylog', keys, '--filter', FILTER, '-o', '/dev/null', '-q']), tsFilter)
+
+// Decode export.
+const tsJson = await measure('tshark', ['-r', game, '-T', 'json'])
+const full = await gw(['decode', game, '--keylog', keys, '-o', '/dev/null', '-q'])
+const none = await gw(['decode', game, '--keylog', keys, '--tree', 'none', '-o', '/dev/null', '-q'])
+// The worker rows use --tree none (the cheaper export) when this build has it, so they stay short.
+const mode = none.unsupported ? [] : ['--tree', 'none']
+const jobs1 = await gw(['decode', game, '--keylog', keys, ...mode, '--jobs', '1', '-o', '/dev/null', '-q'])
+const jobs2 = await gw(['decode', game, '--keylog', keys, ...mode, '--jobs', '2', '-o', '/dev/null', '-q'])
+header('decode export (gamewire decode -o /dev/null; tshark -r FILE -T json > /dev/null)')
+row('decode (--tree full)', gameFrames, full, tsJson)
+row('decode --tree none', gameFrames, none, tsJson)
+row(`decode ${mode.join(' ')} --jobs 1`.replace('  ', ' '), gameFrames, jobs1, tsJson)
+row(`decode ${mode.join(' ')} --jobs 2`.replace('  ', ' '), gameFrames, jobs2, tsJson)
 console.log('')
-execFileSync(process.execPath, [join(root, 'test/bench/live-bench.mjs')], { cwd: root, stdio: 'inherit' })
+console.log(`speed-up of 2 workers over 1: index pass ${speedup(stats1, stats2)}, decode ${mode.join(' ') || '(--tree full)'} ${speedup(jobs1, jobs2)}`)
+
+// Allocation: V8 reports, at every GC, the bytes allocated on its heap since the previous GC
+// (--trace-gc-nvp `allocated=`); --expose-gc lets `stats` collect at its start and end, so the sum covers
+// the whole run. The same sum for a capture without frames (CLI start-up, module loading) is subtracted.
+// It counts JS objects, strings and small typed arrays; ArrayBuffer backing stores outside V8's heap
+// (file chunks, large byte arrays) are not in it, so it is a lower bound on all allocation.
+async function allocated(file) {
+  const r = await measure(process.execPath, ['--expose-gc', '--trace-gc', '--trace-gc-nvp', BIN, 'stats', file, ...statsKeys], { stdout: true })
+  let bytes = 0
+  let gcs = 0
+  let pause = 0
+  for (const m of r.stdout.matchAll(/pause=([\d.]+).*? allocated=(\d+)/g)) {
+    pause += Number(m[1])
+    bytes += Number(m[2])
+    gcs++
+  }
+  return { bytes, gcs, pause, secs: r.secs }
+}
+const alloc = await allocated(game)
+const base = await allocated(empty)
+console.log(
+  `index pass allocation (V8 heap, --trace-gc-nvp): ${num((alloc.bytes - base.bytes) / gameFrames)} bytes/frame ` +
+    `(${((alloc.bytes - base.bytes) / 2 ** 30).toFixed(2)} GiB; ${num(alloc.gcs)} GCs, ${num(alloc.pause)} ms of GC pauses)`
+)
+
+// ---- the app path, in-process: SessionCore as the Electron shell and `serve` drive it ----
+
+const load = async (path) => (await runnerImport(join(root, path), { configFile: false, logLevel: 'error' })).module
+const { SessionCore } = await load('src-main/host/session-core.ts')
+const { rng } = await load('test/unit/helpers/rng.ts')
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]
+const coreTmp = mkdtempSync(join(dir, 'core-'))
+const core = new SessionCore({ emit: () => undefined, demoCapturePath: () => game, tempDir: coreTmp })
+await core.addKeys(readFileSync(keys, 'utf8'))
+let t0 = performance.now()
+const opened = await core.open(game)
+const openSecs = (performance.now() - t0) / 1000
+const rssAfterOpen = process.memoryUsage().rss / 2 ** 20
+t0 = performance.now()
+const filtered = await core.setView({ filter: FILTER, sort: null, columns: [] })
+const filterSecs = (performance.now() - t0) / 1000
+// Message detail: 200 random messages (seeded), then 200 "arrow key" steps through one conversation.
+const all = await core.setView({ filter: '', sort: null, columns: [] })
+const rows = core.getRows(all.id, 0, all.count).rows
+const rand = rng(42)
+const randomLatency = []
+for (const id of new Set(Array.from({ length: 200 }, () => 1 + Math.floor(rand() * rows.length)))) {
+  t0 = performance.now()
+  core.getMessage(id)
+  randomLatency.push(performance.now() - t0)
+}
+const byConv = new Map()
+for (const r of rows) (byConv.get(r.conversation) ?? byConv.set(r.conversation, []).get(r.conversation)).push(r.id)
+const [convId, convIds] = [...byConv].sort((a, b) => b[1].length - a[1].length)[0]
+const startAt = Math.floor(convIds.length / 2)
+const stepLatency = []
+for (const id of convIds.slice(startAt, startAt + 201)) {
+  t0 = performance.now()
+  core.getMessage(id)
+  stepLatency.push(performance.now() - t0)
+}
+const firstStep = stepLatency.shift() // the jump into the conversation replays it from its start
+core.close()
+rmSync(coreTmp, { recursive: true, force: true })
+console.log('')
+console.log(`app path in-process (SessionCore, with the keys): ${num(opened.messages)} messages in ${num(opened.conversations)} conversations`)
+console.log(`  open → ready                ${secs(openSecs)}  ${num(gameFrames / openSecs)} frames/s  (bench process RSS after: ${rssAfterOpen.toFixed(0)} MiB)`)
+console.log(`  setView '${FILTER}'    ${secs(filterSecs)}  ${num(filtered.count)} of ${num(filtered.total)} rows  (${(tsFilter.secs / filterSecs).toFixed(2)}x tshark -Y's speed)`)
+console.log(`  getMessage, ${randomLatency.length} random ids  p50 ${ms(pct(randomLatency, 50))}  p95 ${ms(pct(randomLatency, 95))}  max ${ms(Math.max(...randomLatency))}  (${secs(randomLatency.reduce((a, b) => a + b, 0) / 1000)} in all)`)
+console.log(`  arrow-key steps, 200 in conversation #${convId} (${num(convIds.length)} messages)  p50 ${ms(pct(stepLatency, 50))}  p95 ${ms(pct(stepLatency, 95))}  (jump in: ${ms(firstStep)})`)
+
+// ---- the UI: `gamewire serve CAPTURE` in headless Chromium ----
+
+/** Times serve + Chromium: Chromium starts first, so its start-up is not counted; the clock starts at spawn. */
+async function uiOpen() {
+  const { chromium } = await import('playwright-core')
+  const config = mkdtempSync(join(dir, 'serve-config-'))
+  writeFileSync(join(config, 'keys.txt'), readFileSync(keys)) // serve loads saved keys before opening
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync']
+  })
+  const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
+  const started = performance.now()
+  const server = spawn(process.execPath, [BIN, 'serve', game, '--port', '0'], { env: { ...process.env, GAMEWIRE_CONFIG_DIR: config }, stdio: ['ignore', 'pipe', 'pipe'] })
+  try {
+    const url = await new Promise((resolve, reject) => {
+      server.stdout.once('data', (d) => resolve(String(d).trim().split('\n')[0]))
+      server.once('exit', (code) => reject(new Error(`gamewire serve exited (${code})`)))
+    })
+    const at = () => (performance.now() - started) / 1000
+    const listening = at()
+    await page.goto(url)
+    const loaded = at()
+    await page.waitForSelector('[data-testid=timeline-row]', { timeout: 600_000 })
+    const firstRows = at()
+    await page.waitForSelector('[data-testid=status-bar][data-phase=ready]', { timeout: 600_000 })
+    const ready = at()
+    return { listening, loaded, firstRows, ready }
+  } finally {
+    await browser.close()
+    server.kill('SIGTERM')
+    await new Promise((r) => server.once('close', r))
+    rmSync(config, { recursive: true, force: true })
+  }
+}
+try {
+  const ui = await uiOpen()
+  console.log(`UI (gamewire serve + headless Chromium, keys saved in its config; from starting serve; serve opens the capture at start):`)
+  console.log(`  listening ${secs(ui.listening)}, page loaded ${secs(ui.loaded)}, first rows visible ${secs(ui.firstRows)}, status ready ${secs(ui.ready)}`)
+  console.log(`  after the page loaded: first rows ${secs(ui.firstRows - ui.loaded)}, status ready ${secs(ui.ready - ui.loaded)}`)
+} catch (e) {
+  console.log(`UI: not measured (${e.message})`)
+}
+
+// ---- 2. the generic capture ----
+
+const genericFrames = frameCount(generic)
+console.log('')
+console.log(`generic capture: ${generic} (${num(genericFrames)} frames, ${(statSync(generic).size / 2 ** 20).toFixed(1)} MiB; generic payloads: transport cost, little decoding)`)
+header('generic capture: index pass and decode export')
+row('stats (index pass) vs tshark -r', genericFrames, await gw(['stats', generic]), await measure('tshark', ['-r', generic]))
+row('decode (--tree full) vs tshark -T json', genericFrames, await gw(['decode', generic, '-o', '/dev/null', '-q']), await measure('tshark', ['-r', generic, '-T', 'json']))
+
+// ---- 3. live capture: bursts on loopback at rising rates (needs capture rights) ----
+
+if (process.env.BENCH_LIVE !== '0') {
+  console.log('')
+  execFileSync(process.execPath, [join(root, 'test/bench/live-bench.mjs')], { cwd: root, stdio: 'inherit' })
+}
+// Vite's module runner and playwright leave handles open.
+process.exit(0)

@@ -150,6 +150,22 @@ describe('gamewire stats and devices', () => {
     expect(s.index.columnBytesPerMessage).toBeLessThanOrEqual(40)
   })
 
+  it('takes --keylog: the index pass decrypts with the keys (a wrong key is an error, the right one none)', () => {
+    const capture = join(ROOT, 'test/fixtures/ui/sfs2x-aes.pcapng')
+    const wrong = join(tmp, 'wrong-sfs2x.keys')
+    writeFileSync(wrong, `SFS2X_AES * ${'00'.repeat(16)} ${'00'.repeat(16)}\n`)
+    const bad = JSON.parse(gw('stats', capture, '--json', '--keylog', wrong).stdout)
+    expect(bad.errors).toBeGreaterThan(0)
+    const good = gw('stats', capture, '--json', '--keylog', join(ROOT, 'test/fixtures/ui/keys.txt'))
+    expect(good.code).toBe(0)
+    expect(JSON.parse(good.stdout)).toMatchObject({ errors: 0, messages: bad.messages })
+    const malformed = join(tmp, 'malformed.keys')
+    writeFileSync(malformed, '# ok\nSFS2X_AES * nothex\n')
+    const r = gw('stats', capture, '--keylog', malformed)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/line 2/)
+  })
+
   it('lists libpcap devices, loopback included', () => {
     const r = gw('devices', '--json')
     expect(r.code).toBe(0)
