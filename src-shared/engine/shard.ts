@@ -117,8 +117,8 @@ export interface ShardReport {
   strings: string[]
   /** Conversations created in this report: transport and endpoints, by the event's `a` (local id). */
   conversations: { transport: Transport; a: Endpoint; b: Endpoint }[]
-  /** Index mode: one per Message event, in order. */
-  rows?: RowMessage[]
+  /** Index mode: one row per Message event, in order, packed (see RowPacker). */
+  rows?: PackedRows
   /** Export mode: one per Message event: the export text after the message's id and conversation, or null when the filter dropped it. */
   texts?: (string | null)[]
   /** Set on the last report: the shard's conversations (local ids) and counts. */
@@ -150,7 +150,7 @@ export class ShardDecoder {
   private strings: string[] = []
   private stringIds = new Map<string, number>()
   private convs: ShardReport['conversations'] = []
-  private rows: RowMessage[] = []
+  private rows = new RowPacker()
   private texts: (string | null)[] = []
   private tag = 0
   private finishing = false
@@ -188,21 +188,24 @@ export class ShardDecoder {
 
   private message(m: DecodedMessage, conv: Conversation, dir: WireDir): void {
     if (this.opts.mode === 'index') {
-      this.rows.push({
-        time: m.time,
-        frames: m.frames,
-        conversation: m.conversation,
-        direction: m.direction,
-        wireDir: dir,
-        protocol: m.protocol,
-        stack: m.stack,
-        name: m.name,
-        summary: m.summary,
-        length: m.sources[0]?.bytes.length ?? 0,
-        error: m.error,
-        warnings: m.warnings,
-        indexed: m.indexed ?? null
-      })
+      this.rows.add(
+        {
+          time: m.time,
+          frames: m.frames,
+          conversation: m.conversation,
+          direction: m.direction,
+          wireDir: dir,
+          protocol: m.protocol,
+          stack: m.stack,
+          name: m.name,
+          summary: m.summary,
+          length: m.sources[0]?.bytes.length ?? 0,
+          error: m.error,
+          warnings: m.warnings,
+          indexed: m.indexed ?? null
+        },
+        (t) => this.str(t)
+      )
     } else {
       const f = this.opts.filter
       const keep = !f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))
@@ -232,15 +235,104 @@ export class ShardDecoder {
 
   private report(): ShardReport {
     const r: ShardReport = { events: Uint32Array.from(this.events), strings: this.strings, conversations: this.convs, watermark: this.tag }
-    if (this.opts.mode === 'index') r.rows = this.rows
+    if (this.opts.mode === 'index') r.rows = this.rows.take()
     else r.texts = this.texts
     this.events = []
     this.strings = []
     this.stringIds = new Map()
     this.convs = []
-    this.rows = []
     this.texts = []
     return r
+  }
+}
+
+/**
+ * Rows travel packed: structured-cloning an object per message costs more than decoding it. Per row, in
+ * `nums`: time, conversation, length, flags (direction, wire direction, error), then string ids of name,
+ * protocol, summary, stack and error (-1: none), then counts each followed by their items: frames,
+ * warning ids, index values (key id, kind 0 number / 1 string id / 2 other, value or `objs` index).
+ */
+export interface PackedRows {
+  nums: Float64Array
+  offsets: Uint32Array
+  objs: FieldScalar[]
+}
+
+const DIRS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
+
+export class RowPacker {
+  private nums: number[] = []
+  private offsets: number[] = []
+  private objs: FieldScalar[] = []
+
+  add(r: RowMessage, str: (s: string) => number): void {
+    const n = this.nums
+    this.offsets.push(n.length)
+    n.push(r.time, r.conversation, r.length, DIRS.indexOf(r.direction) | (r.wireDir === 'b2a' ? 4 : 0))
+    n.push(str(r.name), str(r.protocol), str(r.summary), str(r.stack.join('/')), r.error === null ? -1 : str(r.error))
+    n.push(r.frames.length)
+    for (const f of r.frames) n.push(f)
+    n.push(r.warnings.length)
+    for (const w of r.warnings) n.push(str(w))
+    const ix = r.indexed
+    n.push(ix ? ix.keys.length : 0)
+    if (ix) {
+      for (let k = 0; k < ix.keys.length; k++) {
+        const v = ix.values[k]
+        n.push(str(ix.keys[k]))
+        if (typeof v === 'number') n.push(0, v)
+        else if (typeof v === 'string') n.push(1, str(v))
+        else n.push(2, this.objs.push(v) - 1)
+      }
+    }
+  }
+
+  take(): PackedRows {
+    const out = { nums: Float64Array.from(this.nums), offsets: Uint32Array.from(this.offsets), objs: this.objs }
+    this.nums = []
+    this.offsets = []
+    this.objs = []
+    return out
+  }
+}
+
+/** Row `k` of a report, with its conversation's global id. */
+export function unpackRow(report: ShardReport, k: number, conversation: number): RowMessage {
+  const { nums: n, offsets, objs } = report.rows!
+  const S = report.strings
+  let i = offsets[k]
+  const time = n[i++]
+  i++ // the shard's conversation id
+  const length = n[i++]
+  const flags = n[i++]
+  const name = S[n[i++]]
+  const protocol = S[n[i++]]
+  const summary = S[n[i++]]
+  const stackText = S[n[i++]]
+  const errorId = n[i++]
+  const frames: number[] = new Array(n[i++])
+  for (let f = 0; f < frames.length; f++) frames[f] = n[i++]
+  const warnings: string[] = new Array(n[i++])
+  for (let w = 0; w < warnings.length; w++) warnings[w] = S[n[i++]]
+  const count = n[i++]
+  let indexed: RowMessage['indexed'] = null
+  if (count) {
+    indexed = { keys: new Array(count), values: new Array(count) }
+    for (let x = 0; x < count; x++) {
+      indexed.keys[x] = S[n[i++]]
+      const kind = n[i++]
+      const v = n[i++]
+      indexed.values[x] = kind === 0 ? v : kind === 1 ? S[v] : objs[v]
+    }
+  }
+  return {
+    time, frames, conversation, length, name, protocol, summary,
+    direction: DIRS[flags & 3],
+    wireDir: flags & 4 ? 'b2a' : 'a2b',
+    stack: stackText ? stackText.split('/') : [],
+    error: errorId < 0 ? null : S[errorId],
+    warnings,
+    indexed
   }
 }
 
@@ -402,7 +494,7 @@ export class ShardMerger {
         this.messages++
         if (b) this.errors++
         const conv = map.get(a) ?? 0
-        if (p.report.rows) this.sink.row?.(id, { ...p.report.rows[p.rowAt], conversation: conv })
+        if (p.report.rows) this.sink.row?.(id, unpackRow(p.report, p.rowAt, conv))
         else this.sink.text?.(id, conv, p.report.texts![p.rowAt])
         p.rowAt++
         break
