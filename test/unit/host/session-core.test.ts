@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore, type ExportTarget } from '../../../src-main/host/session-core'
-import { runDecode } from '../../../src-main/host/run-decode'
+import { decodeToText } from '../helpers/run-decode'
 import type { InspectorEvent, JobInfo } from '../../../src-shared/api'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
-import { messageJson } from '../../../src-shared/export/json'
+import { messageJson } from '../export/reference'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -46,9 +46,7 @@ function readFrames(bytes: Uint8Array): CaptureFrame[] {
 
 /** `gamewire decode` without the process around it: the same runDecode the CLI's worker runs. */
 async function cliDecode(file: string, job: { keylog?: string; filter?: string; format?: 'json' | 'ndjson' } = {}): Promise<string> {
-  let text = ''
-  await runDecode({ file, format: job.format ?? 'json', keylog: job.keylog, filter: job.filter }, { write: (t) => void (text += t), flush: () => undefined })
-  return text
+  return (await decodeToText({ file, format: job.format ?? 'json', keylog: job.keylog, filter: job.filter })).text
 }
 
 let events: InspectorEvent[] = []
