@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { JsonExportWriter } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
-import { isMetaKey } from '../host/view-matcher'
+import { needsTree } from '../host/view-matcher'
 import { KeyStore } from '../../src-shared/keys/store'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import type { CaptureFrame } from '../../src-shared/capture/types'
@@ -95,7 +95,7 @@ export function runLiveDecoder(): void {
       filter,
       decodeAs: setup.decodeAs,
       // Trees only for NDJSON that has them, or for a filter that reads tree fields.
-      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || (filter?.fields.some((k) => !isMetaKey(k)) ?? false),
+      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || needsTree(filter?.fields ?? []),
       onMessage: (m) => {
         if (setup.output.ndjson) writer.message(m)
         if (setup.output.rows) rows.push(rowOf(m))

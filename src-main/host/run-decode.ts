@@ -10,7 +10,7 @@ import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
-import { isMetaKey } from './view-matcher'
+import { needsTree } from './view-matcher'
 
 /** Export bytes are handed to DecodeIo.write in chunks of this size (and at every flush() once half full). */
 export const OUTPUT_CHUNK = 1 << 20
@@ -58,7 +58,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
     filter,
     decodeAs: job.decodeAs,
     // Without trees in the output, trees are built only when the filter reads tree fields.
-    recording: job.tree !== 'none' || (filter?.fields.some((k) => !isMetaKey(k)) ?? false),
+    recording: job.tree !== 'none' || needsTree(filter?.fields ?? []),
     onMessage: (m) => {
       if (only && !only.has(m.id)) return
       written++

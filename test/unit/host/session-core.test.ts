@@ -45,8 +45,8 @@ function readFrames(bytes: Uint8Array): CaptureFrame[] {
 }
 
 /** `gamewire decode` without the process around it: the same runDecode the CLI's worker runs. */
-async function cliDecode(file: string, job: { keylog?: string; filter?: string; format?: 'json' | 'ndjson' } = {}): Promise<string> {
-  return (await decodeToText({ file, format: job.format ?? 'json', keylog: job.keylog, filter: job.filter })).text
+async function cliDecode(file: string, job: { keylog?: string; filter?: string; format?: 'json' | 'ndjson'; tree?: 'full' | 'none' } = {}): Promise<string> {
+  return (await decodeToText({ file, format: job.format ?? 'json', keylog: job.keylog, filter: job.filter, tree: job.tree })).text
 }
 
 let events: InspectorEvent[] = []
@@ -333,6 +333,10 @@ describe('exports', () => {
     await c.setView({ filter: 'photon.op.code == 226', sort: null, columns: [] })
     await jobDone(c.startExport({ format: 'ndjson', scope: 'filtered' }, target('f.ndjson')).id)
     expect(readFileSync(join(tmp, 'f.ndjson'), 'utf8')).toBe(await cliDecode(PHOTON, { filter: 'photon.op.code == 226', format: 'ndjson' }))
+    await jobDone(c.startExport({ format: 'ndjson', scope: 'filtered', tree: 'none' }, target('f-none.ndjson')).id)
+    const noTrees = readFileSync(join(tmp, 'f-none.ndjson'), 'utf8')
+    expect(noTrees).toBe(await cliDecode(PHOTON, { filter: 'photon.op.code == 226', format: 'ndjson', tree: 'none' }))
+    expect(noTrees).not.toContain('"tree":')
     const sel = await jobDone(c.startExport({ format: 'json', scope: 'selected', ids: [16, 5, 400] }, target('s.json')).id)
     expect(sel.result!.messages).toBe(3)
     const doc = JSON.parse(readFileSync(join(tmp, 's.json'), 'utf8'))
