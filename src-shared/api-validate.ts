@@ -120,7 +120,7 @@ function decodeAsRules(name: string, v: unknown): DecodeAsRule[] {
 }
 
 function exportRequest(name: string, v: unknown): ExportRequest {
-  const o = plainObject(name, 'request', v, ['format', 'scope', 'ids', 'includeKeys'])
+  const o = plainObject(name, 'request', v, ['format', 'scope', 'ids', 'includeKeys', 'tree'])
   if (o.format !== 'json' && o.format !== 'ndjson' && o.format !== 'pcapng') {
     throw new ApiArgumentError(`${name}: format must be json, ndjson or pcapng`)
   }
@@ -135,6 +135,10 @@ function exportRequest(name: string, v: unknown): ExportRequest {
   }
   if (o.scope === 'selected' && (!out.ids || out.ids.length === 0)) throw new ApiArgumentError(`${name}: scope 'selected' needs ids`)
   if (o.includeKeys !== undefined) out.includeKeys = bool(name, 'includeKeys', o.includeKeys)
+  if (o.tree !== undefined) {
+    if (o.tree !== 'full' && o.tree !== 'none') throw new ApiArgumentError(`${name}: tree must be 'full' or 'none'`)
+    out.tree = o.tree
+  }
   return out
 }
 

@@ -6,6 +6,7 @@
 import type { ConversationInfo, DecodedMessage, Direction } from './model/types'
 import type { IndexRow } from './engine/message-index'
 import type { FieldType } from './bytes/fields'
+import type { TreeMode } from './export/json'
 
 // ---- session ----
 
@@ -247,6 +248,8 @@ export interface ExportRequest {
   ids?: number[]
   /** Write the keys in use into a JSON export (off unless asked). */
   includeKeys?: boolean
+  /** JSON/NDJSON: 'none' leaves each message's field tree out (smaller, faster); default 'full'. */
+  tree?: TreeMode
 }
 
 export interface JobInfo {

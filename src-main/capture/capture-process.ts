@@ -16,6 +16,7 @@ import { isMainThread, Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
 import { FORMAT, conversationJson } from '../../src-shared/export/json'
 import { LinkTypeName, type CaptureFrame } from '../../src-shared/capture/types'
+import { concatBytes } from '../../src-shared/bytes/concat'
 import type { IndexRow } from '../../src-shared/engine/message-index'
 import { CaptureUnavailable } from './devices'
 import { CaptureError, LiveCapture, MAX_SNAPLEN, DEFAULT_BUFFER_BYTES, type LiveFrame } from './live'
@@ -62,6 +63,13 @@ function exitAfter(r: CaptureReport, code: number): void {
 
 function fatal(kind: LiveFailureKind, message: string): void {
   exitAfter({ type: 'fatal', kind, message }, 3)
+}
+
+/** NDJSON lines in a batch: JSON text has no raw newline but the one ending each line. */
+function countLines(ndjson: Uint8Array): number {
+  let n = 0
+  for (let i = ndjson.indexOf(0x0a); i >= 0; i = ndjson.indexOf(0x0a, i + 1)) n++
+  return n
 }
 
 /** Frames collected for one hand-over, packed as PackedFrames. */
@@ -119,8 +127,8 @@ class CaptureRun {
   private acked = 0
   private lastFlush = 0
   private batchTimer: NodeJS.Timeout | undefined
-  private text: string[] = []
-  private textChars = 0
+  private text: Uint8Array[] = []
+  private textBytes = 0
   private rows: IndexRow[] = []
   private readonly toHost = new FramePacker()
   private outputDropped = 0
@@ -214,10 +222,10 @@ class CaptureRun {
         const { ndjson, rows, type: _, ...progress } = r
         this.decoded = progress
         if (ndjson) {
-          if (this.textChars + ndjson.length > MAX_PENDING_TEXT) this.outputDropped += ndjson.split('\n').length - 1
+          if (this.textBytes + ndjson.length > MAX_PENDING_TEXT) this.outputDropped += countLines(ndjson)
           else {
             this.text.push(ndjson)
-            this.textChars += ndjson.length
+            this.textBytes += ndjson.length
           }
         }
         if (rows) {
@@ -273,9 +281,9 @@ class CaptureRun {
     this.file?.flush()
     const batch: CaptureReport = { type: 'batch', seq: ++this.seq, stats: this.stats() }
     if (this.text.length) {
-      batch.ndjson = this.text.join('')
+      batch.ndjson = concatBytes(this.text)
       this.text = []
-      this.textChars = 0
+      this.textBytes = 0
     }
     if (this.rows.length) {
       batch.rows = this.rows

@@ -6,9 +6,12 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { JsonExportWriter } from '../../src-shared/export/json'
+import { compileFilter } from '../../src-shared/filter'
+import { needsTree } from '../host/view-matcher'
 import { KeyStore } from '../../src-shared/keys/store'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import type { CaptureFrame } from '../../src-shared/capture/types'
+import { concatBytes } from '../../src-shared/bytes/concat'
 import type { DecodedMessage } from '../../src-shared/model/types'
 import type { IndexRow } from '../../src-shared/engine/message-index'
 import type { ConversationInfo } from '../../src-shared/model/types'
@@ -41,7 +44,7 @@ export interface DecoderProgress {
 export type DecoderReport =
   | { type: 'ready'; warnings: string[] }
   | { type: 'setup-failed'; name: string; message: string }
-  | ({ type: 'decoded'; ndjson?: string; rows?: IndexRow[] } & DecoderProgress)
+  | ({ type: 'decoded'; ndjson?: Uint8Array; rows?: IndexRow[] } & DecoderProgress)
   | { type: 'keys'; id: number; added: number; total: number; warnings: string[] }
   | { type: 'keys-failed'; id: number; message: string }
   | ({ type: 'ended'; conversationList: ConversationInfo[]; linkTypes: string[]; warnings: string[] } & DecoderProgress)
@@ -66,10 +69,16 @@ export function rowOf(m: DecodedMessage): IndexRow {
 export function runLiveDecoder(): void {
   const port = parentPort!
   const setup = workerData as DecoderSetup
-  const send = (r: DecoderReport): void => port.postMessage(r)
+  // The NDJSON bytes of a batch are this thread's own copy: moved, not cloned.
+  const send = (r: DecoderReport): void => port.postMessage(r, r.type === 'decoded' && r.ndjson ? [r.ndjson.buffer as ArrayBuffer] : [])
   const keys = new KeyStore()
-  const writer = new JsonExportWriter({ format: 'ndjson', includeSourceBytes: setup.output.includeSourceBytes })
-  let text: string[] = []
+  // The writer's buffer is reused: each batch's bytes are copied out whole (a batch is whole lines).
+  let text: Uint8Array[] = []
+  const writer = new JsonExportWriter(
+    { format: 'ndjson', includeSourceBytes: setup.output.includeSourceBytes, tree: setup.output.tree },
+    (chunk) => text.push(chunk.slice()),
+    { reuse: true }
+  )
   let rows: IndexRow[] = []
   let session: DecodeSession
   let internalErrors = 0
@@ -80,13 +89,15 @@ export function runLiveDecoder(): void {
       keys.addAll(parsed.keys)
       warnings.push(...parsed.warnings)
     }
+    const filter = setup.displayFilter?.trim() ? compileFilter(setup.displayFilter) : undefined
     session = new DecodeSession({
       keys,
-      filter: setup.displayFilter,
+      filter,
       decodeAs: setup.decodeAs,
-      recording: !!setup.output.ndjson,
+      // Trees only for NDJSON that has them, or for a filter that reads tree fields.
+      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || needsTree(filter?.fields ?? []),
       onMessage: (m) => {
-        if (setup.output.ndjson) text.push(writer.message(m))
+        if (setup.output.ndjson) writer.message(m)
         if (setup.output.rows) rows.push(rowOf(m))
       }
     })
@@ -111,9 +122,10 @@ export function runLiveDecoder(): void {
       conversations
     }
   }
-  const takeOutput = (): { ndjson?: string; rows?: IndexRow[] } => {
-    const out: { ndjson?: string; rows?: IndexRow[] } = {}
-    if (text.length) out.ndjson = text.join('')
+  const takeOutput = (): { ndjson?: Uint8Array; rows?: IndexRow[] } => {
+    const out: { ndjson?: Uint8Array; rows?: IndexRow[] } = {}
+    writer.flush()
+    if (text.length) out.ndjson = concatBytes(text)
     if (rows.length) out.rows = rows
     text = []
     rows = []

@@ -4,12 +4,15 @@
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import type { IndexRow } from '../../src-shared/engine/message-index'
 import type { ConversationInfo } from '../../src-shared/model/types'
+import type { TreeMode } from '../../src-shared/export/json'
 import type { RingLimits } from './frame-ring'
 import type { CaptureErrorKind } from './live'
 
 export interface LiveOutputOptions {
-  /** NDJSON text of every message (the `gamewire decode --format ndjson` lines). Builds field trees. */
+  /** NDJSON of every message (the `gamewire decode --format ndjson` lines, UTF-8). Builds field trees unless `tree` is 'none'. */
   ndjson?: boolean
+  /** With ndjson: 'none' writes messages without their field tree (default 'full'). */
+  tree?: TreeMode
   /** Compact rows for a message list. */
   rows?: boolean
   /** The raw frames, for a host that keeps its own frame store and engine. */
@@ -83,7 +86,8 @@ export interface PackedFrames {
 
 export interface LiveBatch {
   seq: number
-  ndjson?: string
+  /** Whole NDJSON lines, UTF-8. */
+  ndjson?: Uint8Array
   rows?: IndexRow[]
   frames?: PackedFrames
   stats: LiveStats
@@ -159,6 +163,8 @@ export function checkStartOptions(o: LiveStartOptions): LiveStartOptions {
     positiveInt(o.ring.bytes, 'ring.bytes')
   }
   if (o.decodeAs !== undefined && (!Array.isArray(o.decodeAs) || o.decodeAs.length > 1000)) fail('decodeAs must be a list')
+  const tree = o.output?.tree
+  if (tree !== undefined && tree !== 'full' && tree !== 'none') fail("output.tree must be 'full' or 'none'")
   return o
 }
 

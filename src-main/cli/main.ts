@@ -6,6 +6,7 @@ import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
+import { TREE_MODES, type TreeMode } from '../../src-shared/export/json'
 import { parseArgs, one, positiveNumber, UsageError, type OptionSpec, type ParsedArgs } from './args'
 import { defaultJobs } from '../host/shard-pool'
 import { decodeInWorker, DecodeFailure } from '../host/worker-host'
@@ -26,11 +27,13 @@ const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) =
 const USAGE = `usage: gamewire <command> [options]
 
 commands:
-  decode CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT]
+  decode CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none]
                  [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--jobs N]
       Decode a .pcap or .pcapng file to the decoded-JSON document (stdout or OUT).
+      --tree none leaves each message's field tree out (faster, smaller).
   capture -i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng]
-          [--keylog FILE] [--filter EXPR] [--format ndjson] [--snaplen N] [--buffer-size MiB] [--no-promisc]
+          [--keylog FILE] [--filter EXPR] [--format ndjson] [--tree full|none]
+          [--snaplen N] [--buffer-size MiB] [--no-promisc]
       Live capture through libpcap, streaming decoded messages as NDJSON until the duration/count is
       reached or SIGINT/SIGTERM, then the summary line. Presets: ${PRESET_LIST}.
   devices [--json]
@@ -73,11 +76,25 @@ function parseDecodeAs(values: string[]): DecodeAsRule[] {
   })
 }
 
+/** A write that returns a promise when the stream's buffer is full: awaiting it is the backpressure. */
+function writeWithBackpressure(out: NodeJS.WritableStream): (chunk: string | Uint8Array) => Promise<void> | void {
+  return (chunk) => {
+    if (!out.write(chunk)) return new Promise((resolve) => out.once('drain', () => resolve()))
+  }
+}
+
+function treeOption(a: ParsedArgs): TreeMode {
+  const tree = one(a, 'tree') ?? 'full'
+  if (!(TREE_MODES as readonly string[]).includes(tree)) fail(`--tree must be ${TREE_MODES.join(' or ')}, got '${tree}'`)
+  return tree as TreeMode
+}
+
 const DECODE_OPTIONS: OptionSpec[] = [
   { name: 'keylog', value: true },
   { name: 'filter', short: 'Y', value: true },
   { name: 'format', short: 'T', value: true },
   { name: 'output', short: 'o', value: true },
+  { name: 'tree', value: true },
   { name: 'decode-as', short: 'd', value: true, repeat: true },
   { name: 'include-keys' },
   { name: 'include-bytes' },
@@ -100,7 +117,7 @@ async function decodeCommand(argv: string[]): Promise<number> {
   readableFile(file, 'capture file')
   const format = one(a, 'format') ?? 'json'
   if (format !== 'json' && format !== 'ndjson') fail(`--format must be json or ndjson, got '${format}'`)
-  const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), jobs: jobsOption(a) }
+  const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
   const keylog = one(a, 'keylog')
   if (keylog) {
     readableFile(keylog, 'key file')
@@ -126,9 +143,7 @@ async function decodeCommand(argv: string[]): Promise<number> {
     })
   }
   const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
-  const write = (chunk: string | Uint8Array): Promise<void> | void => {
-    if (!out.write(chunk)) return new Promise((resolve) => out.once('drain', () => resolve()))
-  }
+  const write = writeWithBackpressure(out)
   try {
     const result = await decodeInWorker(job, {
       write,
@@ -185,6 +200,7 @@ const CAPTURE_OPTIONS: OptionSpec[] = [
   { name: 'keylog', value: true },
   { name: 'filter', short: 'Y', value: true },
   { name: 'format', short: 'T', value: true },
+  { name: 'tree', value: true },
   { name: 'snaplen', short: 's', value: true },
   { name: 'buffer-size', short: 'B', value: true },
   { name: 'no-promisc', short: 'p' },
@@ -204,6 +220,7 @@ async function captureCommand(argv: string[]): Promise<number> {
   if (!device) fail('capture needs an interface: gamewire capture -i IFACE (gamewire devices lists them)')
   const format = one(a, 'format') ?? 'ndjson'
   if (format !== 'ndjson') fail(`capture streams ndjson only, got --format '${format}'`)
+  const tree = treeOption(a)
   let filter: string
   try {
     filter = captureFilter(a.options.get('preset') ?? [], one(a, 'capture-filter'))
@@ -226,7 +243,7 @@ async function captureCommand(argv: string[]): Promise<number> {
     maxFrames: count,
     writeFile: one(a, 'write'),
     ring: null, // the CLI saves with -w, as it goes; nothing is kept for later
-    output: { ndjson: true, includeSourceBytes: a.flags.has('include-bytes') }
+    output: { ndjson: true, includeSourceBytes: a.flags.has('include-bytes'), tree }
   }
   const keylog = one(a, 'keylog')
   if (keylog) {
@@ -242,9 +259,7 @@ async function captureCommand(argv: string[]): Promise<number> {
   const decodeAs = a.options.get('decode-as')
   if (decodeAs) opts.decodeAs = parseDecodeAs(decodeAs)
 
-  const write = (text: string): Promise<void> | void => {
-    if (!process.stdout.write(text)) return new Promise((resolve) => process.stdout.once('drain', () => resolve()))
-  }
+  const write = writeWithBackpressure(process.stdout)
   const host = new LiveCaptureHost({
     onBatch: (b) => (b.ndjson ? write(b.ndjson) : undefined),
     onLog: (line) => process.stderr.write(`gamewire: capture: ${line}\n`)

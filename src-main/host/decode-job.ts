@@ -1,7 +1,7 @@
 // What a decode job is told to do, shared by the CLI (which checks it) and the worker (which runs it).
 
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
-import type { ExportFormat } from '../../src-shared/export/json'
+import type { ExportFormat, TreeMode } from '../../src-shared/export/json'
 
 export interface DecodeJob {
   file: string
@@ -12,6 +12,8 @@ export interface DecodeJob {
   decodeAs?: DecodeAsRule[]
   includeKeys?: boolean
   includeSourceBytes?: boolean
+  /** 'none': messages without their field tree (default 'full'). */
+  tree?: TreeMode
   /** Only these message ids (the UI's "export selected"). */
   ids?: number[]
   /** Decode in this many shard workers (1 or absent: one engine on the job's own thread). */

@@ -1,6 +1,6 @@
-// Worker-thread entry: runs a decode job off the main thread and sends the export text back in chunks.
-// At most WINDOW chunks may be unacknowledged, so a slow consumer (a pipe, a disk) slows reading down
-// instead of filling memory.
+// Worker-thread entry: runs a decode job off the main thread and sends the export bytes back in chunks
+// (the export writer's own 1 MiB buffers, transferred, not copied). At most WINDOW chunks may be
+// unacknowledged, so a slow consumer (a pipe, a disk) slows reading down instead of filling memory.
 
 import { parentPort, workerData } from 'node:worker_threads'
 import { CaptureFormatError } from '../../src-shared/capture/types'
@@ -8,43 +8,6 @@ import type { DecodeJob, HostReply, WorkerReport } from './decode-job'
 import { runDecode } from './run-decode'
 
 const WINDOW = 4
-const CHUNK = 1 << 20
-
-/**
- * Encodes export text straight into 1 MiB buffers (Buffer.write, no intermediate strings or copies) and
- * hands each full buffer to `send`, which transfers it to the host.
- */
-class OutputBuffer {
-  private buf = Buffer.allocUnsafeSlow(CHUNK)
-  private used = 0
-
-  constructor(private readonly send: (bytes: Uint8Array) => void) {}
-
-  write(text: string): void {
-    const need = Buffer.byteLength(text)
-    if (this.used + need > this.buf.length) {
-      this.flushAll()
-      if (need > this.buf.length) {
-        this.send(new Uint8Array(Buffer.from(text, 'utf8')))
-        return
-      }
-    }
-    // Pure-ASCII text (the usual JSON) is copied as latin1, which skips UTF-8 encoding.
-    this.used += this.buf.write(text, this.used, need === text.length ? 'latin1' : 'utf8')
-  }
-
-  flushIfFull(): void {
-    if (this.used > CHUNK / 2) this.flushAll()
-  }
-
-  flushAll(): void {
-    if (this.used === 0) return
-    // A buffer this size has its own ArrayBuffer (not the shared pool), so it can be transferred whole.
-    this.send(new Uint8Array(this.buf.buffer, this.buf.byteOffset, this.used))
-    this.buf = Buffer.allocUnsafeSlow(CHUNK)
-    this.used = 0
-  }
-}
 
 async function main(): Promise<void> {
   const port = parentPort!
@@ -60,16 +23,14 @@ async function main(): Promise<void> {
   })
   const send = (r: WorkerReport): void => port.postMessage(r)
   try {
-    const out = new OutputBuffer((bytes) => port.postMessage({ type: 'out', bytes, seq: ++seq } satisfies WorkerReport, [bytes.buffer as ArrayBuffer]))
     const result = await runDecode(job, {
-      write: (text) => out.write(text),
+      // Each chunk has its own ArrayBuffer (the writer does not reuse it), so it can be transferred whole.
+      write: (bytes) => port.postMessage({ type: 'out', bytes, seq: ++seq } satisfies WorkerReport, [bytes.buffer as ArrayBuffer]),
       async flush() {
-        out.flushIfFull()
         while (seq - acked > WINDOW) await new Promise<void>((r) => (wake = r))
       },
       progress: (p) => send({ type: 'progress', ...p })
     })
-    out.flushAll()
     send({ type: 'done', ...result })
   } catch (e) {
     const err = e as Error

@@ -1,18 +1,22 @@
-// Runs one decode job: streams the capture file through a DecodeSession and writes the export as text
+// Runs one decode job: streams the capture file through a DecodeSession and writes the export as UTF-8
 // chunks. Plain Node, no worker specifics, so tests can run it in-process; decode-worker.ts wraps it.
 
 import { createReadStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { JsonExportWriter } from '../../src-shared/export/json'
+import { compileFilter } from '../../src-shared/filter'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
+import { needsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
-import { compileFilter } from '../../src-shared/filter'
 import { ShardPool } from './shard-pool'
+
+/** Export bytes are handed to DecodeIo.write in chunks of this size (and at every flush() once half full). */
+export const OUTPUT_CHUNK = 1 << 20
 
 export interface DecodeResult {
   frames: number
@@ -23,8 +27,10 @@ export interface DecodeResult {
 }
 
 export interface DecodeIo {
-  /** Receives export text as it is produced (once per message). Must not block. */
-  write(text: string): void
+  /** Receives the export's bytes in chunks, and owns each chunk unless `reuse` is set. Must not block. */
+  write(bytes: Uint8Array): void
+  /** write() is done with the bytes when it returns (a synchronous file write): the buffer is reused. */
+  reuse?: boolean
   /** Called between input chunks and at the end: awaiting it applies backpressure to reading. */
   flush(): Promise<void> | void
   progress?(p: { bytes: number; total: number; frames: number; messages: number }): void
@@ -34,25 +40,33 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   const total = statSync(job.file).size
   const keys = new KeyStore()
   if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
-  const writer = new JsonExportWriter({
-    format: job.format,
-    includeSourceBytes: job.includeSourceBytes,
-    keys: job.includeKeys
-      ? keys.list().map((k) => ({ type: k.type, conversation: k.conversation === '*' ? '*' : `${k.conversation.client}-${k.conversation.server}`, key: toHex(k.key) + (k.iv ? ` ${toHex(k.iv)}` : '') }))
-      : undefined
-  })
-  io.write(writer.begin())
+  const writer = new JsonExportWriter(
+    {
+      format: job.format,
+      includeSourceBytes: job.includeSourceBytes,
+      tree: job.tree,
+      keys: job.includeKeys
+        ? keys.list().map((k) => ({ type: k.type, conversation: k.conversation === '*' ? '*' : `${k.conversation.client}-${k.conversation.server}`, key: toHex(k.key) + (k.iv ? ` ${toHex(k.iv)}` : '') }))
+        : undefined
+    },
+    (bytes) => io.write(bytes),
+    { chunkSize: OUTPUT_CHUNK, reuse: io.reuse }
+  )
+  writer.begin()
   if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, total)
   const only = job.ids ? new Set(job.ids) : undefined
+  const filter = job.filter?.trim() ? compileFilter(job.filter) : undefined
   let written = 0
   const session = new DecodeSession({
     keys,
-    filter: job.filter,
+    filter,
     decodeAs: job.decodeAs,
+    // Without trees in the output, trees are built only when the filter reads tree fields.
+    recording: job.tree !== 'none' || needsTree(filter?.fields ?? []),
     onMessage: (m) => {
       if (only && !only.has(m.id)) return
       written++
-      io.write(writer.message(m))
+      writer.message(m)
     }
   })
   let bytes = 0
@@ -61,6 +75,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     bytes += chunk.length
     session.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    writer.flush(OUTPUT_CHUNK / 2)
     await io.flush()
     const now = Date.now()
     if (io.progress && now - lastProgress > 200) {
@@ -71,11 +86,11 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   session.end()
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
-  io.write(writer.end(
+  writer.end(
     { file: basename(job.file), frames: stats.frames, linkTypes: stats.linkTypes, warnings },
     session.engine.conversationList(),
     { messages: written, errors: stats.errors }
-  ))
+  )
   await io.flush()
   return { frames: stats.frames, messages: stats.messages, matched: written, errors: stats.errors, warnings }
 }
@@ -99,12 +114,12 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
   let written = 0
   const pool = new ShardPool(
     job.jobs!,
-    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes },
+    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree },
     {
-      text: (id, conversation, text) => {
-        if (text === null) return
+      body: (id, conversation, body) => {
+        if (body === null) return
         written++
-        io.write(writer.messageText(`{"id":${id},"conversation":${conversation},${text}`))
+        writer.messageBody(id, conversation, body)
       },
       warning: (w) => warnings.add(w)
     }
@@ -117,6 +132,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
       bytes += chunk.length
       reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
       await pool.drain()
+      writer.flush(OUTPUT_CHUNK / 2)
       await io.flush()
       const now = Date.now()
       if (io.progress && now - lastProgress > 200) {
@@ -126,7 +142,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     }
     if (bytes > 0) reader.end()
     const r = await pool.end()
-    io.write(writer.end({ file: basename(job.file), frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors }))
+    writer.end({ file: basename(job.file), frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors })
     await io.flush()
     return { frames: r.frames, messages: r.messages, matched: written, errors: r.errors, warnings: warnings.list }
   } finally {

@@ -33,7 +33,8 @@ import { Engine, WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
 import { MessageIndex, type IndexInput } from '../../src-shared/engine/message-index'
 import '../../src-shared/engine/meta-fields'
-import { jsonText, messageJson } from '../../src-shared/export/json'
+import { jsonText, jsonTree } from '../../src-shared/export/json'
+import { toHex } from '../../src-shared/bytes/tree'
 import { compileFilter, FilterError, type FilterTarget } from '../../src-shared/filter'
 import { formatKeyFile, formatKeyLine, parseKeyFile, type KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
@@ -126,6 +127,12 @@ class Token {
 }
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r))
+
+/** Writes all of `bytes` (writeSync may write less than asked); returns the count. */
+function writeAll(fd: number, bytes: Uint8Array): number {
+  for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off)
+  return bytes.length
+}
 /** Work between two yields to the event loop, and the interval of progress events. */
 const SLICE_MS = 12
 const PROGRESS_MS = 100
@@ -818,13 +825,20 @@ export class SessionCore {
     const cached = this.detailCache.get(cacheKey)
     if (cached) return cached
     const m = this.rebuild(id)
-    // The export's own form of the message (tree and sources as JSON), without its value: the detail
-    // carries the value as indented text instead.
-    const { value: _value, ...j } = messageJson(m, { includeSourceBytes: true }) as Omit<MessageDetail, 'valueJson'> & { value: unknown; sources: { name: string; hex: string }[] }
+    // The export's own form of the message, with the value as indented text and the sources' bytes.
     const detail: MessageDetail = {
-      ...j,
-      sources: j.sources.map((s) => ({ name: s.name, hex: s.hex })),
-      valueJson: prettyJson(m.value === undefined ? 'null' : jsonText(m.value)),
+      id: m.id,
+      conversation: m.conversation,
+      direction: m.direction,
+      frames: m.frames,
+      time: m.time,
+      protocol: m.protocol,
+      stack: m.stack,
+      name: m.name,
+      summary: m.summary,
+      tree: jsonTree(m.tree),
+      sources: m.sources.map((s) => ({ name: s.name, hex: toHex(s.bytes) })),
+      valueJson: prettyJson(jsonText(m.value)),
       warnings: m.warnings,
       error: m.error
     }
@@ -1029,12 +1043,14 @@ export class SessionCore {
           filter: req.scope === 'filtered' && this.view.spec.filter.trim() ? this.view.spec.filter : undefined,
           decodeAs: this.decodeAs.length ? this.decodeAs : undefined,
           includeKeys: req.includeKeys,
+          tree: req.tree,
           ids: req.scope === 'selected' ? req.ids : undefined
         },
         {
-          write: (text) => {
-            bytes += writeSync(fd, text)
+          write: (chunk) => {
+            bytes += writeAll(fd, chunk)
           },
+          reuse: true,
           flush: async () => {
             await tick()
             token.check()

@@ -8,7 +8,8 @@ import type { CaptureFrame } from '../../src-shared/capture/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { FrameBatcher, ShardDecoder, ShardMerger, ShardRouter, type MergeSink, type ShardReport } from '../../src-shared/engine/shard'
 import { compileFilter } from '../../src-shared/filter'
-import { messageText } from '../../src-shared/export/json'
+import { writeMessageBody, type TreeMode } from '../../src-shared/export/json'
+import { needsTree } from './view-matcher'
 import type { KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { ConversationInfo } from '../../src-shared/model/types'
@@ -23,6 +24,7 @@ export interface ShardSetup {
   decodeAs?: DecodeAsRule[]
   filter?: string
   includeSourceBytes?: boolean
+  tree?: TreeMode
   frameConversations?: boolean
 }
 
@@ -38,13 +40,16 @@ export function defaultJobs(): number {
 export function createShard(setup: ShardSetup): ShardDecoder {
   const keys = new KeyStore()
   keys.addAll(setup.keys)
+  const filter = setup.filter?.trim() ? compileFilter(setup.filter) : undefined
+  const message = { includeSourceBytes: setup.includeSourceBytes, tree: setup.tree }
   return new ShardDecoder({
     registry: createDefaultRegistry(),
     keys,
     decodeAs: setup.decodeAs,
     mode: setup.mode,
-    filter: setup.filter?.trim() ? compileFilter(setup.filter) : undefined,
-    messageText: (m) => messageText(m, { includeSourceBytes: setup.includeSourceBytes }),
+    filter,
+    writeBody: (w, m) => writeMessageBody(w, m, message),
+    recording: setup.tree !== 'none' || needsTree(filter?.fields ?? []),
     frameConversations: setup.frameConversations
   })
 }

@@ -27,6 +27,11 @@ export function isMetaKey(key: string): boolean {
   return META_KEYS.has(key) || META_PREFIXES.some((p) => key.startsWith(p))
 }
 
+/** True when matching or showing these field keys needs the field trees (some key is not a meta key). */
+export function needsTree(keys: readonly string[]): boolean {
+  return keys.some((k) => !isMetaKey(k))
+}
+
 export function formatCell(values: readonly FieldScalar[]): string {
   let out = ''
   for (const v of values) {
@@ -60,7 +65,7 @@ export class ViewMatcher {
   constructor(filterText: string, readonly columns: readonly string[]) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...(this.filter?.fields ?? []), ...columns]
-    this.needsTree = keys.some((k) => !isMetaKey(k))
+    this.needsTree = needsTree(keys)
     const replay = new Set<string>()
     let all = false
     for (const k of keys) {

@@ -20,6 +20,8 @@ import { targetFromMessage } from '../filter/target'
 import type { Conversation, Endpoint } from './conversation'
 import { conversationKey, Engine, type DecodeAsRule } from './engine'
 import { messageMetaFields } from './meta-fields'
+import { JsonBytes } from '../export/json-bytes'
+import { concatBytes } from '../bytes/concat'
 
 // ---- frames to a shard ----
 
@@ -119,8 +121,11 @@ export interface ShardReport {
   conversations: { transport: Transport; a: Endpoint; b: Endpoint }[]
   /** Index mode: one row per Message event, in order, packed (see RowPacker). */
   rows?: PackedRows
-  /** Export mode: one per Message event: the export text after the message's id and conversation, or null when the filter dropped it. */
-  texts?: (string | null)[]
+  /**
+   * Export mode: per Message event, the bytes of the message after its id and conversation (writeMessageBody)
+   * at [starts[k], ends[k]) of `bytes`; starts[k] is -1 when the filter dropped it.
+   */
+  bodies?: { bytes: Uint8Array; starts: Int32Array; ends: Int32Array }
   /** Set on the last report: the shard's conversations (local ids) and counts. */
   end?: { conversations: ConversationInfo[]; messages: number; errors: number }
   /** The highest frame number the shard has taken. */
@@ -134,14 +139,13 @@ export interface ShardOptions {
   mode: 'index' | 'export'
   /** Export mode: drops messages the filter does not match (their ids still count). */
   filter?: CompiledFilter
-  /** Export mode: the text of a message from `{"id":0,"conversation":0,` on. */
-  messageText?(m: DecodedMessage): string
+  /** Export mode: writes a message after its id and conversation (writeMessageBody). */
+  writeBody?(w: JsonBytes, m: DecodedMessage): void
+  /** Build field trees (export mode: unless the export leaves trees out and the filter needs none). */
+  recording?: boolean
   /** Report which conversation each frame went to (the app's detail replay needs it). */
   frameConversations?: boolean
 }
-
-/** Export text of a message with id 0 and conversation 0 starts with this; the merge writes the real ones. */
-export const TEXT_HEAD = '{"id":0,"conversation":0,'
 
 /** One shard: an engine over the frames routed to it, reporting tagged events. */
 export class ShardDecoder {
@@ -151,7 +155,14 @@ export class ShardDecoder {
   private stringIds = new Map<string, number>()
   private convs: ShardReport['conversations'] = []
   private rows = new RowPacker()
-  private texts: (string | null)[] = []
+  private chunks: Uint8Array[] = []
+  private written = 0
+  private starts: number[] = []
+  private ends: number[] = []
+  private readonly out = new JsonBytes((c) => {
+    this.chunks.push(c)
+    this.written += c.length
+  })
   private tag = 0
   private finishing = false
 
@@ -159,7 +170,7 @@ export class ShardDecoder {
     this.engine = new Engine({
       registry: opts.registry,
       keys: opts.keys,
-      recording: opts.mode === 'export',
+      recording: opts.mode === 'export' && (opts.recording ?? true),
       decodeAs: opts.decodeAs,
       onConversation: (c) => {
         this.event(EventKind.Conversation, c.id, this.convs.length)
@@ -208,8 +219,14 @@ export class ShardDecoder {
       )
     } else {
       const f = this.opts.filter
-      const keep = !f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))
-      this.texts.push(keep ? this.opts.messageText!({ ...m, id: 0, conversation: 0 }).slice(TEXT_HEAD.length) : null)
+      if (!f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) {
+        this.starts.push(this.written + this.out.buffered)
+        this.opts.writeBody!(this.out, m)
+        this.ends.push(this.written + this.out.buffered)
+      } else {
+        this.starts.push(-1)
+        this.ends.push(-1)
+      }
     }
     // a = local conversation id, b = whether it has an error (counted at the merge)
     this.event(EventKind.Message, m.conversation, m.error ? 1 : 0)
@@ -236,12 +253,18 @@ export class ShardDecoder {
   private report(): ShardReport {
     const r: ShardReport = { events: Uint32Array.from(this.events), strings: this.strings, conversations: this.convs, watermark: this.tag }
     if (this.opts.mode === 'index') r.rows = this.rows.take()
-    else r.texts = this.texts
+    else {
+      this.out.flush()
+      r.bodies = { bytes: concatBytes(this.chunks), starts: Int32Array.from(this.starts), ends: Int32Array.from(this.ends) }
+      this.chunks = []
+      this.written = 0
+      this.starts = []
+      this.ends = []
+    }
     this.events = []
     this.strings = []
     this.stringIds = new Map()
     this.convs = []
-    this.texts = []
     return r
   }
 }
@@ -396,8 +419,8 @@ export interface MergeSink {
   conversation?(id: number, ends: { transport: Transport; a: Endpoint; b: Endpoint }): void
   /** Index mode. */
   row?(id: number, row: RowMessage): void
-  /** Export mode: `text` is null for a message the filter dropped. */
-  text?(id: number, conversation: number, text: string | null): void
+  /** Export mode: the message's bytes after its id and conversation; null for a message the filter dropped. */
+  body?(id: number, conversation: number, body: Uint8Array | null): void
   frameConversation?(frame: number, conversation: number): void
   warning(text: string): void
 }
@@ -495,7 +518,11 @@ export class ShardMerger {
         if (b) this.errors++
         const conv = map.get(a) ?? 0
         if (p.report.rows) this.sink.row?.(id, unpackRow(p.report, p.rowAt, conv))
-        else this.sink.text?.(id, conv, p.report.texts![p.rowAt])
+        else {
+          const b = p.report.bodies!
+          const start = b.starts[p.rowAt]
+          this.sink.body?.(id, conv, start < 0 ? null : b.bytes.subarray(start, b.ends[p.rowAt]))
+        }
         p.rowAt++
         break
       }

@@ -1,14 +1,21 @@
-// The decoded-JSON export (format "gamewire/1"), written as a stream of text chunks so a capture of any
+// The decoded-JSON export (format "gamewire/1"), written as a stream of UTF-8 chunks so a capture of any
 // size exports in bounded memory. `json` writes one document whose "messages" array streams first and
 // whose "source"/"conversations" follow (they are only known at the end); `ndjson` writes one message per
-// line and a last `{"summary": ...}` line.
+// line and a last `{"summary": ...}` line. Messages go straight to bytes (json-bytes.ts): no strings or
+// objects are built per message.
 
+import type { TreeNode } from '../api'
 import { toHex } from '../bytes/tree'
 import type { ConversationInfo, DecodedMessage, FieldNode, FieldScalar } from '../model/types'
+import { JsonBytes, jsonString, Snippets, utf8, type ByteSink, type JsonBytesOptions } from './json-bytes'
 
 export const FORMAT = 'gamewire/1'
 
 export type ExportFormat = 'json' | 'ndjson'
+
+/** `full` writes each message's field tree; `none` leaves the `tree` key out (and lets the engine skip building trees). */
+export type TreeMode = 'full' | 'none'
+export const TREE_MODES: readonly TreeMode[] = ['full', 'none']
 
 export interface ExportSourceInfo {
   file: string
@@ -17,57 +24,93 @@ export interface ExportSourceInfo {
   warnings: string[]
 }
 
-export interface ExportOptions {
-  format: ExportFormat
+export interface MessageOptions {
   /** Add each data source's bytes as `hex` (off by default: the tree ranges point into them). */
   includeSourceBytes?: boolean
+  /** Default 'full'. */
+  tree?: TreeMode
+}
+
+export interface ExportOptions extends MessageOptions {
+  format: ExportFormat
   /** Keys used for decryption, written only when the user asked for them. */
   keys?: { type: string; conversation: string; key: string }[]
 }
 
-// The same bytes are often both a message's value and a tree leaf: hex them once.
-let lastBytes: Uint8Array | undefined
-let lastHex = ''
-function hexOnce(b: Uint8Array): string {
-  if (b !== lastBytes) {
-    lastBytes = b
-    lastHex = toHex(b)
+// ---- typed values ----
+
+/**
+ * Writes a typed value: bigint and non-finite numbers as strings, bytes as lowercase hex, every Map's
+ * entries in insertion order (the contract: object keys keep wire order, numeric-looking ones included;
+ * decoders hold keyed containers such as SFSObject and Photon parameters as Maps for this reason),
+ * undefined entries left out of objects and written as null in arrays.
+ */
+export function writeValue(w: JsonBytes, v: unknown): void {
+  if (v === null) return w.null()
+  switch (typeof v) {
+    case 'string':
+      return w.string(v)
+    case 'boolean':
+      return w.bool(v)
+    case 'number':
+      return Number.isFinite(v) ? w.number(v) : w.quotedText(v)
+    case 'bigint':
+      return w.quotedText(v)
+    case 'object':
+      break
+    default:
+      return w.null()
   }
-  return lastHex
+  if (v instanceof Uint8Array) return w.hex(v)
+  if (Array.isArray(v)) {
+    w.byte(0x5b)
+    for (let i = 0; i < v.length; i++) {
+      if (i) w.byte(0x2c)
+      writeValue(w, v[i])
+    }
+    return w.byte(0x5d)
+  }
+  w.byte(0x7b)
+  let first = true
+  if (v instanceof Map) for (const [k, x] of v) first = member(w, first, String(k), x)
+  else for (const k in v as Record<string, unknown>) first = member(w, first, k, (v as Record<string, unknown>)[k])
+  w.byte(0x7d)
+}
+
+const MEMBER = new Snippets((k) => `${k}:`)
+
+// One object member unless its value is undefined; returns whether the object is still empty.
+function member(w: JsonBytes, first: boolean, k: string, x: unknown): boolean {
+  if (x === undefined) return first
+  if (!first) w.byte(0x2c)
+  w.raw(MEMBER.get(k))
+  writeValue(w, x)
+  return false
+}
+
+/** The JSON text of a typed value (see writeValue), for in-memory use: the detail view, tests. */
+export function jsonText(v: unknown): string {
+  return jsonString((w) => writeValue(w, v))
 }
 
 /** JSON-safe form of a scalar: bigint as decimal string, bytes as lowercase hex. */
 export function jsonScalar(v: FieldScalar | undefined): string | number | boolean | null | undefined {
-  if (v instanceof Uint8Array) return hexOnce(v)
+  if (v instanceof Uint8Array) return toHex(v)
   if (typeof v === 'bigint') return v.toString()
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v) // NaN/Infinity are not JSON
   return v
 }
 
-function treeJson(nodes: FieldNode[]): unknown[] {
-  return nodes.map((n) => {
-    const o: Record<string, unknown> = { key: n.key, label: n.label, type: n.type }
-    if (n.value !== undefined) o.value = jsonScalar(n.value)
-    if (n.source !== undefined) {
-      o.source = n.source
-      o.start = n.start
-      o.length = n.length
-    }
-    o.children = n.children ? treeJson(n.children) : []
-    return o
-  })
-}
-
 /**
- * A JSON-safe copy of a typed value: bigint as decimal string, bytes as hex, non-finite numbers as
- * strings, Maps as plain objects. For in-memory use: a plain object puts integer-like keys first, so the
- * export text goes through jsonText, which keeps a Map's wire order.
+ * A JSON-safe copy of a typed value, as objects: bigint as decimal string, bytes as hex, non-finite
+ * numbers as strings, Maps as plain objects. A plain object puts integer-like keys first, so export text
+ * never goes through this (writeValue keeps a Map's wire order).
  */
 export function jsonSafe(v: unknown): unknown {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v)
   if (typeof v === 'bigint') return v.toString()
-  if (v instanceof Uint8Array) return hexOnce(v)
+  if (v instanceof Uint8Array) return toHex(v)
   if (Array.isArray(v)) return v.map(jsonSafe)
   if (v instanceof Map) {
     const out: Record<string, unknown> = {}
@@ -91,102 +134,143 @@ function defineKey(o: Record<string, unknown>, k: string, v: unknown): void {
   else o[k] = v
 }
 
-/**
- * The JSON text of a typed value, as JSON.stringify(jsonSafe(v)) but with every Map's entries in
- * insertion order (the contract: object keys keep wire order, numeric-looking ones included). Decoders
- * hold keyed containers (SFSObject, Photon parameters) as Maps for this reason.
- */
-export function jsonText(v: unknown): string {
-  if (v === null) return 'null'
-  switch (typeof v) {
-    case 'string':
-      return JSON.stringify(v)
-    case 'boolean':
-      return v ? 'true' : 'false'
-    case 'number':
-      return Number.isFinite(v) ? String(v) : `"${v}"`
-    case 'bigint':
-      return `"${v}"`
-    case 'object':
-      break
-    default:
-      return 'null'
-  }
-  if (v instanceof Uint8Array) return `"${hexOnce(v)}"`
-  if (Array.isArray(v)) {
-    let out = '['
-    for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + (v[i] === undefined ? 'null' : jsonText(v[i]))
-    return out + ']'
-  }
-  let out = '{'
-  let first = true
-  const entry = (k: string, x: unknown) => {
-    if (x === undefined) return
-    out += `${first ? '' : ','}${q(k)}:${jsonText(x)}`
-    first = false
-  }
-  if (v instanceof Map) for (const [k, x] of v) entry(String(k), x)
-  else for (const k in v as Record<string, unknown>) entry(k, (v as Record<string, unknown>)[k])
-  return out + '}'
+/** The field tree as JSON-safe objects, for the app's detail view (which is sent as data, not text). */
+export function jsonTree(nodes: FieldNode[]): TreeNode[] {
+  return nodes.map((n) => {
+    // Keys in the export's order, children last.
+    const o = { key: n.key, label: n.label, type: n.type } as TreeNode
+    if (n.value !== undefined) o.value = jsonScalar(n.value)
+    if (n.source !== undefined) {
+      o.source = n.source
+      o.start = n.start
+      o.length = n.length
+    }
+    o.children = n.children ? jsonTree(n.children) : []
+    return o
+  })
 }
 
-export function messageJson(m: DecodedMessage, opts: Pick<ExportOptions, 'includeSourceBytes'> = {}): Record<string, unknown> {
-  return {
-    id: m.id,
-    conversation: m.conversation,
-    direction: m.direction,
-    frames: m.frames,
-    time: m.time,
-    protocol: m.protocol,
-    stack: m.stack,
-    name: m.name,
-    summary: m.summary,
-    value: jsonSafe(m.value),
-    tree: treeJson(m.tree),
-    sources: m.sources.map((s) => (opts.includeSourceBytes ? { name: s.name, length: s.bytes.length, hex: toHex(s.bytes) } : { name: s.name, length: s.bytes.length })),
-    warnings: m.warnings,
-    error: m.error
-  }
-}
+// ---- messages ----
 
-// Field keys, types and source names repeat endlessly: quote each once.
-const quoted = new Map<string, string>()
-function q(s: string): string {
-  let t = quoted.get(s)
-  if (t === undefined) {
-    t = JSON.stringify(s)
-    if (quoted.size < 50_000) quoted.set(s, t)
-  }
-  return t
-}
+// A node's key and type repeat endlessly: each comes with the punctuation around it, encoded once.
+const NODE_HEAD = new Snippets((k) => `{"key":${k},"label":`)
+const NODE_TYPE = new Snippets((t) => `,"type":${t}`)
+const NODE_TYPE_VALUE = new Snippets((t) => `,"type":${t},"value":`)
+const T_SOURCE = utf8(',"source":')
+const T_START = utf8(',"start":')
+const T_LENGTH = utf8(',"length":')
+const T_CHILDREN = utf8(',"children":')
+const T_NO_CHILDREN = utf8(',"children":[]}')
 
-function treeText(nodes: FieldNode[]): string {
-  let out = '['
+function writeTree(w: JsonBytes, nodes: FieldNode[]): void {
+  w.byte(0x5b)
   for (let i = 0; i < nodes.length; i++) {
     const n = nodes[i]
-    if (i) out += ','
-    out += `{"key":${q(n.key)},"label":${JSON.stringify(n.label)},"type":${q(n.type)}`
-    if (n.value !== undefined) out += `,"value":${JSON.stringify(jsonScalar(n.value))}`
-    if (n.source !== undefined) out += `,"source":${n.source},"start":${n.start},"length":${n.length}`
-    out += `,"children":${n.children ? treeText(n.children) : '[]'}}`
+    if (i) w.byte(0x2c)
+    w.raw(NODE_HEAD.get(n.key))
+    w.string(n.label)
+    if (n.value !== undefined) {
+      w.raw(NODE_TYPE_VALUE.get(n.type))
+      writeValue(w, n.value)
+    } else w.raw(NODE_TYPE.get(n.type))
+    if (n.source !== undefined) {
+      // As JSON.stringify treats an object's property: undefined leaves the key out.
+      w.field(T_SOURCE, n.source)
+      if (n.start !== undefined) w.field(T_START, n.start)
+      if (n.length !== undefined) w.field(T_LENGTH, n.length)
+    }
+    if (n.children) {
+      w.raw(T_CHILDREN)
+      writeTree(w, n.children)
+      w.byte(0x7d)
+    } else w.raw(T_NO_CHILDREN)
   }
-  return out + ']'
+  w.byte(0x5d)
 }
 
-/** The export text of one message: the same document as JSON.stringify(messageJson(m)), built directly (the hot path of every export). */
-export function messageText(m: DecodedMessage, opts: Pick<ExportOptions, 'includeSourceBytes'> = {}): string {
-  let sources = '['
+const M_ID = utf8('{"id":')
+const M_CONVERSATION = utf8(',"conversation":')
+const M_DIRECTION = utf8(',"direction":')
+const M_FRAMES = utf8(',"frames":[')
+const M_TIME = utf8('],"time":')
+const M_PROTOCOL = utf8(',"protocol":')
+const M_STACK = utf8(',"stack":[')
+const M_NAME = utf8('],"name":')
+const M_SUMMARY = utf8(',"summary":')
+const M_VALUE = utf8(',"value":')
+const M_TREE = utf8(',"tree":')
+const M_SOURCES = utf8(',"sources":[')
+const M_WARNINGS = utf8('],"warnings":[')
+const M_ERROR = utf8('],"error":')
+const S_NAME = utf8('{"name":')
+const S_LENGTH = utf8(',"length":')
+const S_HEX = utf8(',"hex":')
+
+/** Writes one message object of the contract (the hot path of every export). */
+export function writeMessage(w: JsonBytes, m: DecodedMessage, opts: MessageOptions = {}): void {
+  writeMessageHead(w, m.id, m.conversation)
+  writeMessageBody(w, m, opts)
+}
+
+/** The start of a message object, up to its conversation id: what a sharded decode writes at the merge. */
+export function writeMessageHead(w: JsonBytes, id: number, conversation: number): void {
+  w.field(M_ID, id)
+  w.field(M_CONVERSATION, conversation)
+}
+
+/** The rest of a message object after writeMessageHead: everything a shard knows without the global ids. */
+export function writeMessageBody(w: JsonBytes, m: DecodedMessage, opts: MessageOptions = {}): void {
+  w.raw(M_DIRECTION)
+  w.name(m.direction)
+  w.raw(M_FRAMES)
+  for (let i = 0; i < m.frames.length; i++) {
+    if (i) w.byte(0x2c)
+    w.number(m.frames[i])
+  }
+  w.field(M_TIME, m.time)
+  w.raw(M_PROTOCOL)
+  w.name(m.protocol)
+  w.raw(M_STACK)
+  for (let i = 0; i < m.stack.length; i++) {
+    if (i) w.byte(0x2c)
+    w.name(m.stack[i])
+  }
+  w.raw(M_NAME)
+  w.string(m.name)
+  w.raw(M_SUMMARY)
+  w.string(m.summary)
+  w.raw(M_VALUE)
+  writeValue(w, m.value)
+  if (opts.tree !== 'none') {
+    w.raw(M_TREE)
+    writeTree(w, m.tree)
+  }
+  w.raw(M_SOURCES)
   for (let i = 0; i < m.sources.length; i++) {
     const src = m.sources[i]
-    sources += `${i ? ',' : ''}{"name":${q(src.name)},"length":${src.bytes.length}${opts.includeSourceBytes ? `,"hex":"${toHex(src.bytes)}"` : ''}}`
+    if (i) w.byte(0x2c)
+    w.raw(S_NAME)
+    w.name(src.name)
+    w.field(S_LENGTH, src.bytes.length)
+    if (opts.includeSourceBytes) {
+      w.raw(S_HEX)
+      w.hex(src.bytes)
+    }
+    w.byte(0x7d)
   }
-  sources += ']'
-  return (
-    `{"id":${m.id},"conversation":${m.conversation},"direction":"${m.direction}","frames":[${m.frames.join(',')}],"time":${JSON.stringify(m.time)}` +
-    `,"protocol":${q(m.protocol)},"stack":[${m.stack.map(q).join(',')}],"name":${JSON.stringify(m.name)},"summary":${JSON.stringify(m.summary)}` +
-    `,"value":${m.value === undefined ? 'null' : jsonText(m.value)},"tree":${treeText(m.tree)},"sources":${sources}` +
-    `,"warnings":${JSON.stringify(m.warnings)},"error":${JSON.stringify(m.error)}}`
-  )
+  w.raw(M_WARNINGS)
+  for (let i = 0; i < m.warnings.length; i++) {
+    if (i) w.byte(0x2c)
+    writeValue(w, m.warnings[i])
+  }
+  w.raw(M_ERROR)
+  writeValue(w, m.error)
+  w.byte(0x7d)
+}
+
+/** The export text of one message, as a string (tests, in-memory use; exports stream bytes). */
+export function messageText(m: DecodedMessage, opts: MessageOptions = {}): string {
+  return jsonString((w) => writeMessage(w, m, opts))
 }
 
 export function conversationJson(c: ConversationInfo): Record<string, unknown> {
@@ -207,35 +291,66 @@ export function conversationJson(c: ConversationInfo): Record<string, unknown> {
   return o
 }
 
+const MESSAGE_SEPARATOR = utf8(',\n')
+
+/**
+ * Writes an export document to `sink` in chunks. Bytes are handed over when a chunk fills, on flush(),
+ * and at end(); a caller that applies backpressure calls flush() between input chunks.
+ */
 export class JsonExportWriter {
   private count = 0
+  private readonly out: JsonBytes
 
-  constructor(private readonly opts: ExportOptions) {}
-
-  begin(): string {
-    return this.opts.format === 'json' ? `{"format":${JSON.stringify(FORMAT)},"messages":[\n` : ''
+  constructor(private readonly opts: ExportOptions, sink: ByteSink, bytes?: JsonBytesOptions) {
+    this.out = new JsonBytes(sink, bytes)
   }
 
-  message(m: DecodedMessage): string {
-    return this.messageText(messageText(m, this.opts))
+  /** Bytes written and not yet handed to the sink. */
+  get buffered(): number {
+    return this.out.buffered
   }
 
-  /** A message already written as text (messageText), placed in the document. */
-  messageText(text: string): string {
-    const sep = this.opts.format === 'json' && this.count > 0 ? ',\n' : ''
+  begin(): void {
+    if (this.opts.format === 'json') this.out.json(`{"format":${JSON.stringify(FORMAT)},"messages":[\n`)
+  }
+
+  message(m: DecodedMessage): void {
+    this.place(() => writeMessage(this.out, m, this.opts))
+  }
+
+  /** A message whose body a shard wrote (writeMessageBody), with the ids the merge gave it. */
+  messageBody(id: number, conversation: number, body: Uint8Array): void {
+    this.place(() => {
+      writeMessageHead(this.out, id, conversation)
+      this.out.raw(body)
+    })
+  }
+
+  private place(write: () => void): void {
+    const json = this.opts.format === 'json'
+    if (json && this.count > 0) this.out.raw(MESSAGE_SEPARATOR)
     this.count++
-    return this.opts.format === 'json' ? sep + text : text + '\n'
+    write()
+    if (!json) this.out.byte(0x0a)
   }
 
-  end(source: ExportSourceInfo, conversations: ConversationInfo[], stats: { messages: number; errors: number }): string {
+  /** Writes the tail (summary) and hands everything over. */
+  end(source: ExportSourceInfo, conversations: ConversationInfo[], stats: { messages: number; errors: number }): void {
     const convs = conversations.map(conversationJson)
     if (this.opts.format === 'json') {
       let tail = `\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)}`
       if (this.opts.keys) tail += `,"keys":${JSON.stringify(this.opts.keys)}`
-      return tail + '}\n'
+      this.out.json(tail + '}\n')
+    } else {
+      const summary: Record<string, unknown> = { format: FORMAT, source, conversations: convs, stats }
+      if (this.opts.keys) summary.keys = this.opts.keys
+      this.out.json(JSON.stringify({ summary }) + '\n')
     }
-    const summary: Record<string, unknown> = { format: FORMAT, source, conversations: convs, stats }
-    if (this.opts.keys) summary.keys = this.opts.keys
-    return JSON.stringify({ summary }) + '\n'
+    this.out.flush()
+  }
+
+  /** Hands the written bytes to the sink when at least `min` are waiting. */
+  flush(min?: number): void {
+    this.out.flush(min)
   }
 }

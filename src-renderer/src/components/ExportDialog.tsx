@@ -20,11 +20,19 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
   const [format, setFormat] = useState<ExportFormat>(initialFormat)
   const [scope, setScope] = useState<ExportScope>(view && view.filter ? 'filtered' : 'all')
   const [includeKeys, setIncludeKeys] = useState(false)
+  const [includeTrees, setIncludeTrees] = useState(true)
   const [jobId, setJobId] = useState<number | null>(null)
   const ids = [...new Set([...(selectedId !== null ? [selectedId] : []), ...picked])]
   const job = jobs.find((j) => j.id === jobId)
   const start = async () => {
-    const j = await startExport({ format, scope, ...(scope === 'selected' ? { ids } : {}), ...(format !== 'pcapng' && includeKeys ? { includeKeys } : {}) })
+    const decoded = format !== 'pcapng'
+    const j = await startExport({
+      format,
+      scope,
+      ...(scope === 'selected' ? { ids } : {}),
+      ...(decoded && includeKeys ? { includeKeys } : {}),
+      ...(decoded && !includeTrees ? { tree: 'none' as const } : {})
+    })
     if (j) setJobId(j.id)
   }
   const counts: Record<ExportScope, string> = {
@@ -62,10 +70,16 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
           ))}
         </fieldset>
         {format !== 'pcapng' && (
-          <label className="check">
-            <input type="checkbox" checked={includeKeys} onChange={(e) => setIncludeKeys(e.target.checked)} />
-            Include the decryption keys in the export
-          </label>
+          <>
+            <label className="check">
+              <input type="checkbox" checked={includeTrees} onChange={(e) => setIncludeTrees(e.target.checked)} data-testid="export-trees" />
+              Include each message's field tree <span className="muted">(off: typed values only, smaller and faster)</span>
+            </label>
+            <label className="check">
+              <input type="checkbox" checked={includeKeys} onChange={(e) => setIncludeKeys(e.target.checked)} />
+              Include the decryption keys in the export
+            </label>
+          </>
         )}
         {job && (
           <div className="job-state">

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from './photon-traffic'
-import { ensureBuilt, freePort, runCapture, runTraffic, startCapture, tsharkFrames, type Line, type RunningCapture } from './runner'
+import { spawnSync } from 'node:child_process'
+import { BIN, ensureBuilt, freePort, runCapture, runTraffic, startCapture, tsharkFrames, type Line, type RunningCapture } from './runner'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-live-'))
 
@@ -53,6 +54,28 @@ describe('gamewire capture -i lo', () => {
       expect(r.summary.stats).toEqual({ messages: 7, errors: 0 })
       expect(tsharkFrames(file)).toBe(r.summary.capture.written)
       expect(r.stderr).toMatch(/7 frames captured on lo, 7 messages, 7 written to/)
+    } finally {
+      peers.close()
+      await cap.stop()
+    }
+  })
+
+  it('--tree none streams the messages without their field trees, as decode --tree none gives them from the -w file', async () => {
+    const port = await freePort()
+    const file = join(tmp, 'photon-no-tree.pcapng')
+    const cap = await startCapture(['-i', 'lo', '-f', `udp port ${port}`, '-w', file, '--tree', 'none'])
+    const peers = await PhotonPeers.open(port)
+    try {
+      await peers.handshake()
+      await peers.request(253, [[244, pv.byte(22)], [245, pv.str('hello live')]])
+      await peers.event(22, [[245, pv.int(9)], [254, pv.int(3)]])
+      await cap.waitFor((c) => named(c, 'photon', 'Event 22'), 'the Photon event')
+      const r = await cap.stop()
+      expect(r.code).toBe(0)
+      expect(r.messages.map((m) => m.name)).toEqual(['CONNECT', 'VERIFYCONNECT', 'Init', 'InitResponse', 'RaiseEvent', 'Event 22'])
+      for (const m of r.messages) expect(Object.keys(m)).toEqual(['id', 'conversation', 'direction', 'frames', 'time', 'protocol', 'stack', 'name', 'summary', 'value', 'sources', 'warnings', 'error'])
+      const decoded = spawnSync(process.execPath, [BIN, 'decode', file, '--format', 'ndjson', '--tree', 'none'], { encoding: 'utf8' })
+      expect(decoded.stdout.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l))).toEqual(r.messages)
     } finally {
       peers.close()
       await cap.stop()
@@ -167,6 +190,7 @@ describe('gamewire capture errors (one line, exit 2)', () => {
     for (const [args, message] of [
       [[], /capture needs an interface/],
       [['-i', 'lo', '--format', 'json'], /capture streams ndjson only/],
+      [['-i', 'lo', '--tree', 'half'], /^gamewire: --tree must be full or none, got 'half'$/m],
       [['-i', 'lo', '--count', '1.5'], /--count must be a whole number/],
       [['-i', 'lo', '--snaplen', '999999'], /--snaplen must be a whole number up to 262144/],
       [['-i', 'lo', '--preset', 'enet'], /preset enet needs the ports to watch: enet:PORT/],

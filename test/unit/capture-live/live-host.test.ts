@@ -24,7 +24,7 @@ function collectingHost() {
   const host = new LiveCaptureHost({
     onBatch: (b) => {
       batches.push({ at: Date.now(), batch: b })
-      if (b.ndjson) for (const l of b.ndjson.split('\n')) if (l) messages.push(JSON.parse(l))
+      if (b.ndjson) for (const l of Buffer.from(b.ndjson).toString('utf8').split('\n')) if (l) messages.push(JSON.parse(l))
       for (const w of [...waiters]) w()
     }
   })

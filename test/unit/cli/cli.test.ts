@@ -112,6 +112,10 @@ describe('gamewire decode', () => {
       [['decode', tmp], /^gamewire: capture file is a directory/],
       [['decode', notCapture], /^gamewire: not a pcap or pcapng file/],
       [['decode', LOOPBACK, '--format', 'xml'], /^gamewire: --format must be json or ndjson/],
+      [['decode', LOOPBACK, '--tree', 'some'], /^gamewire: --tree must be full or none, got 'some'$/m],
+      [['decode', LOOPBACK, '--tree=NONE'], /^gamewire: --tree must be full or none, got 'NONE'$/m],
+      [['decode', LOOPBACK, '--tree'], /^gamewire: option --tree needs a value$/m],
+      [['decode', LOOPBACK, '--tree', 'none', '--tree', 'full'], /^gamewire: option --tree given twice$/m],
       [['decode', LOOPBACK, '--filter', 'udp.port =='], /^gamewire: filter: /],
       [['decode', LOOPBACK, '--keylog', badKeys], /^gamewire: line 2: /],
       [['decode', LOOPBACK, '--bogus'], /^gamewire: unknown option --bogus/],
@@ -127,6 +131,20 @@ describe('gamewire decode', () => {
       expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1)
       expect(r.stderr).not.toMatch(/\bat .*:\d+:\d+/)
     }
+  })
+
+  it('leaves the field trees out with --tree none; --tree full is the default', () => {
+    const full = gw('decode', LOOPBACK, '--format', 'ndjson', '--include-bytes')
+    const none = gw('decode', LOOPBACK, '--format', 'ndjson', '--include-bytes', '--tree', 'none')
+    expect(gw('decode', LOOPBACK, '--format', 'ndjson', '--include-bytes', '--tree=full').stdout).toBe(full.stdout)
+    expect(none.code).toBe(0)
+    const fullLines = full.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const noneLines = none.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    expect(Object.keys(noneLines[0])).toEqual(['id', 'conversation', 'direction', 'frames', 'time', 'protocol', 'stack', 'name', 'summary', 'value', 'sources', 'warnings', 'error'])
+    expect(noneLines[0].sources[0]).toEqual({ name: 'UDP payload', length: 5, hex: '68656c6c6f' })
+    for (const l of fullLines) delete l.tree
+    expect(noneLines).toEqual(fullLines)
+    expect(none.stdout.length).toBeLessThan(full.stdout.length / 2)
   })
 
   it('keeps keys out of the export unless --include-keys is given', () => {

@@ -25,14 +25,14 @@ beforeAll(() => {
 const captures = ['resources/demo.pcapng', 'test/fixtures/net/loopback.pcapng', 'test/fixtures/sfs2x/sdk-ws-deflate.pcapng', 'test/fixtures/capture/pcap-truncated.pcap']
 
 describe('gamewire --jobs', () => {
-  it.each(captures)('%s: decode gives byte-identical JSON and NDJSON with 1 and 4 jobs', (file) => {
-    for (const format of ['json', 'ndjson']) {
-      const one = gw('decode', file, '--keylog', KEYS, '--format', format, '--jobs', '1')
-      const four = gw('decode', file, '--keylog', KEYS, '--format', format, '--jobs', '4')
+  it.each(captures)('%s: decode gives byte-identical JSON and NDJSON, with and without trees, with 1 and 4 jobs', (file) => {
+    for (const [format, tree] of [['json', 'full'], ['ndjson', 'full'], ['ndjson', 'none']]) {
+      const one = gw('decode', file, '--keylog', KEYS, '--format', format, '--tree', tree, '--jobs', '1')
+      const four = gw('decode', file, '--keylog', KEYS, '--format', format, '--tree', tree, '--jobs', '4')
       expect(one.code).toBe(0)
       expect(four.code).toBe(0)
       expect(four.stdout.length).toBeGreaterThan(100)
-      expect(four.stdout === one.stdout, `${file} ${format}`).toBe(true)
+      expect(four.stdout === one.stdout, `${file} ${format} ${tree}`).toBe(true)
     }
   })
 

@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
 import { DecodeSession } from '../../../src-shared/engine/session'
-import { TEXT_HEAD, type RowMessage } from '../../../src-shared/engine/shard'
+import type { RowMessage } from '../../../src-shared/engine/shard'
 import { messageText } from '../../../src-shared/export/json'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -64,7 +64,9 @@ async function sharded(list: CaptureFrame[], jobs: number, mode: 'index' | 'expo
   const convIds: number[] = []
   const pool = new ShardPool(jobs, { mode, keys: [...KEYS] }, {
     conversation: (id) => convIds.push(id),
-    text: (id, conv, text) => texts.push(`{"id":${id},"conversation":${conv},${text}`),
+    body: (id, conv, body) => {
+      if (body) texts.push(`{"id":${id},"conversation":${conv}${new TextDecoder().decode(body)}`)
+    },
     row: (id, r) => {
       expect(id).toBe(rows.length + 1)
       const { wireDir: _w, indexed: _i, ...rest } = r
@@ -84,10 +86,6 @@ async function sharded(list: CaptureFrame[], jobs: number, mode: 'index' | 'expo
 }
 
 describe('sharded decode equals one engine', () => {
-  it('keeps the export text head that the merge replaces', () => {
-    expect(messageText({ id: 0, conversation: 0, direction: 'c2s', frames: [1], time: 1, protocol: 'x', stack: [], name: '', summary: '', value: null, tree: [], sources: [], warnings: [], error: null }).startsWith(TEXT_HEAD)).toBe(true)
-  })
-
   it.each(files.map((f) => [f.slice(ROOT.length + 1), f]))('%s', async (_name, file) => {
     const { frames: list } = frames(file)
     const want = oneEngine(list)

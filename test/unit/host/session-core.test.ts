@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore, type ExportTarget } from '../../../src-main/host/session-core'
-import { runDecode } from '../../../src-main/host/run-decode'
+import { decodeToText } from '../helpers/run-decode'
 import type { InspectorEvent, JobInfo } from '../../../src-shared/api'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
-import { messageJson } from '../../../src-shared/export/json'
+import { messageJson } from '../export/reference'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -45,10 +45,8 @@ function readFrames(bytes: Uint8Array): CaptureFrame[] {
 }
 
 /** `gamewire decode` without the process around it: the same runDecode the CLI's worker runs. */
-async function cliDecode(file: string, job: { keylog?: string; filter?: string; format?: 'json' | 'ndjson' } = {}): Promise<string> {
-  let text = ''
-  await runDecode({ file, format: job.format ?? 'json', keylog: job.keylog, filter: job.filter }, { write: (t) => void (text += t), flush: () => undefined })
-  return text
+async function cliDecode(file: string, job: { keylog?: string; filter?: string; format?: 'json' | 'ndjson'; tree?: 'full' | 'none' } = {}): Promise<string> {
+  return (await decodeToText({ file, format: job.format ?? 'json', keylog: job.keylog, filter: job.filter, tree: job.tree })).text
 }
 
 let events: InspectorEvent[] = []
@@ -335,6 +333,10 @@ describe('exports', () => {
     await c.setView({ filter: 'photon.op.code == 226', sort: null, columns: [] })
     await jobDone(c.startExport({ format: 'ndjson', scope: 'filtered' }, target('f.ndjson')).id)
     expect(readFileSync(join(tmp, 'f.ndjson'), 'utf8')).toBe(await cliDecode(PHOTON, { filter: 'photon.op.code == 226', format: 'ndjson' }))
+    await jobDone(c.startExport({ format: 'ndjson', scope: 'filtered', tree: 'none' }, target('f-none.ndjson')).id)
+    const noTrees = readFileSync(join(tmp, 'f-none.ndjson'), 'utf8')
+    expect(noTrees).toBe(await cliDecode(PHOTON, { filter: 'photon.op.code == 226', format: 'ndjson', tree: 'none' }))
+    expect(noTrees).not.toContain('"tree":')
     const sel = await jobDone(c.startExport({ format: 'json', scope: 'selected', ids: [16, 5, 400] }, target('s.json')).id)
     expect(sel.result!.messages).toBe(3)
     const doc = JSON.parse(readFileSync(join(tmp, 's.json'), 'utf8'))

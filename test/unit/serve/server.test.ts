@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import WebSocket from 'ws'
 import { startServer, defaultKeysDir, allowedHosts, type RunningServer } from '../../../src-main/serve/server'
 import { acceptKey } from '../../../src-main/serve/websocket'
-import { runDecode } from '../../../src-main/host/run-decode'
+import { decodeToText } from '../helpers/run-decode'
 import { RENDERER_CSP } from '../../../src-main/host/renderer-files'
 import { KEY_FILE_NAME } from '../../../src-main/host/inspector-session'
 import { PHOTON_KEY_LINE } from '../../fixtures/ui/build-captures'
@@ -236,9 +236,7 @@ describe('gamewire serve: the WebSocket API', () => {
     const r = await http(server.port, link)
     expect(r.status).toBe(200)
     expect(r.headers['content-disposition']).toBe('attachment; filename="photon-session.json"')
-    let cli = ''
-    await runDecode({ file: PHOTON, format: 'json' }, { write: (t) => void (cli += t), flush: () => undefined })
-    expect(String(r.body)).toBe(cli)
+    expect(String(r.body)).toBe((await decodeToText({ file: PHOTON, format: 'json' })).text)
     expect((await http(server.port, `/download/${'0'.repeat(32)}/photon-session.json`)).status).toBe(404)
     expect((await http(server.port, link, { Host: `evil.example:${server.port}` })).status).toBe(403)
   })

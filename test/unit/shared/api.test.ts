@@ -46,6 +46,8 @@ describe('validateRequest', () => {
     expect(validateRequest('setDecodeAs', [[{ match: 3, protocol: 'photon' }, { match: '10.0.0.1:5055', protocol: 'unknown' }]])).toHaveLength(1)
     expect(validateRequest('startExport', [{ format: 'pcapng', scope: 'selected', ids: [1, 5] }])).toEqual([{ format: 'pcapng', scope: 'selected', ids: [1, 5] }])
     expect(validateRequest('startExport', [{ format: 'json', scope: 'all', includeKeys: true }])).toEqual([{ format: 'json', scope: 'all', includeKeys: true }])
+    expect(validateRequest('startExport', [{ format: 'ndjson', scope: 'all', tree: 'none' }])).toEqual([{ format: 'ndjson', scope: 'all', tree: 'none' }])
+    expect(validateRequest('startExport', [{ format: 'json', scope: 'all', tree: 'full' }])).toEqual([{ format: 'json', scope: 'all', tree: 'full' }])
     expect(validateRequest('startCapture', [{ interface: 'eth0', filter: 'udp port 5055' }])).toEqual([{ interface: 'eth0', filter: 'udp port 5055' }])
     expect(validateRequest('addKeys', ['PHOTON_SECRET * 00'])).toEqual(['PHOTON_SECRET * 00'])
     expect(validateRequest('checkFilter', [''])).toEqual([''])
@@ -82,6 +84,8 @@ describe('validateRequest', () => {
     ['startExport', [{ format: 'json', scope: 'selected' }], /needs ids/],
     ['startExport', [{ format: 'json', scope: 'selected', ids: [1, 'x'] }], /ids\[1\]/],
     ['startExport', [{ format: 'json', scope: 'all', path: '/etc/passwd' }], /unknown property 'path'/],
+    ['startExport', [{ format: 'json', scope: 'all', tree: 'leaves' }], /tree must be 'full' or 'none'/],
+    ['startExport', [{ format: 'json', scope: 'all', tree: false }], /tree must be 'full' or 'none'/],
     ['startCapture', [{ interface: 'eth0 -w /tmp/x' }], /whitespace/],
     ['cancelJob', [-1], /between 0/]
   ] as [keyof InspectorRequests, unknown[], RegExp][])('refuses %s%j', (name, args, message) => {

@@ -237,6 +237,22 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     await page.locator('.modal-backdrop').click({ position: { x: 5, y: 5 } })
   })
 
+  it('exports NDJSON without field trees when they are unticked, identical to `gamewire decode --tree none`', async () => {
+    await page.click('[data-testid=export-button]')
+    await page.click('[data-testid=export-format-ndjson]')
+    await page.click('[data-testid=export-scope-all]')
+    expect(await page.isChecked('[data-testid=export-trees]')).toBe(true)
+    await page.click('[data-testid=export-trees]')
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
+    const saved = join(tmp, 'export-no-trees.ndjson')
+    await download.saveAs(saved)
+    const keyFile = join(tmp, 'photon.keys')
+    writeFileSync(keyFile, PHOTON_KEY_LINE + '\n')
+    expect(readFileSync(saved, 'utf8')).toBe(cli(['decode', PHOTON, '--keylog', keyFile, '--format', 'ndjson', '--tree', 'none']))
+    await page.waitForSelector('[data-testid=export-done]')
+    await page.locator('.modal-backdrop').click({ position: { x: 5, y: 5 } })
+  })
+
   it('exports the filtered frames as pcapng: exactly the frames of the matching messages', async () => {
     await typeFilter('photon.op.code == 226')
     await waitForView(2)

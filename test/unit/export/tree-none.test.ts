@@ -1,0 +1,87 @@
+// `--tree none` against `--tree full` on every committed capture: the same messages, byte for byte,
+// without their `tree` key; and the engine runs without building trees (so the typed values shown are
+// the ones a tree-less decode gives).
+import { describe, it, expect, vi, afterEach } from 'vitest'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { decodeToText } from '../helpers/run-decode'
+import type { DecodeJob } from '../../../src-main/host/decode-job'
+
+// Every DecodeSession's `recording` option, to see what run-decode asked the engine for.
+const recording = vi.hoisted(() => [] as boolean[])
+vi.mock('../../../src-shared/engine/session', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../../src-shared/engine/session')>()
+  class Watched extends real.DecodeSession {
+    constructor(opts: ConstructorParameters<typeof real.DecodeSession>[0]) {
+      super(opts)
+      recording.push(opts.recording ?? true)
+    }
+  }
+  return { ...real, DecodeSession: Watched }
+})
+
+const ROOT = join(__dirname, '../../..')
+const KEYS = readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')
+
+function captures(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return captures(path)
+    return /\.pcap(ng)?$/.test(name) ? [path] : []
+  })
+}
+const FILES = [...captures(join(ROOT, 'test/fixtures')), join(ROOT, 'resources/demo.pcapng')].sort()
+
+/** A message line of the full export without its tree: the tree sits between `,"tree":` and the message's `,"sources":[` (a JSON string cannot hold that unescaped). */
+function withoutTree(line: string): string {
+  const start = line.indexOf(',"tree":[')
+  const end = line.indexOf('],"sources":[', start)
+  expect(start > 0 && end > start, line.slice(0, 200)).toBe(true)
+  return line.slice(0, start) + line.slice(end + 1)
+}
+
+const lines = async (job: DecodeJob) => (await decodeToText(job)).text.split('\n')
+
+describe('--tree none', () => {
+  afterEach(() => void (recording.length = 0))
+
+  it('fixtures cover the protocols', () => {
+    for (const dir of ['sfs2x', 'enet', 'ui', 'net']) expect(FILES.some((f) => f.includes(`/fixtures/${dir}/`)), dir).toBe(true)
+  })
+
+  it.each(FILES.map((f) => [f.slice(ROOT.length + 1), f]))('%s: the full export without trees, values from a tree-less decode', async (_, file) => {
+    for (const includeSourceBytes of [false, true]) {
+      const full = await lines({ file, format: 'ndjson', keylog: KEYS, includeSourceBytes })
+      const none = await lines({ file, format: 'ndjson', keylog: KEYS, includeSourceBytes, tree: 'none' })
+      expect(recording).toEqual([true, false])
+      recording.length = 0
+      expect(none.length).toBe(full.length)
+      // the summary line (last but the empty one after the final newline) is the same
+      expect(none.slice(-2)).toEqual(full.slice(-2))
+      for (let i = 0; i < full.length - 2; i++) {
+        expect(none[i]).not.toContain('"tree":')
+        expect(none[i]).toBe(withoutTree(full[i]))
+      }
+    }
+  })
+
+  it('builds trees anyway when the filter reads tree fields, and writes none', async () => {
+    const file = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
+    const filter = 'photon.ev.code == 1'
+    const full = await lines({ file, format: 'ndjson', filter })
+    const none = await lines({ file, format: 'ndjson', filter, tree: 'none' })
+    const meta = await lines({ file, format: 'ndjson', filter: 'udp.port == 5056', tree: 'none' })
+    expect(recording).toEqual([true, true, false])
+    expect(full.length).toBeGreaterThan(100)
+    expect(none).toEqual(full.map((l, i) => (i < full.length - 2 ? withoutTree(l) : l)))
+    expect(meta.length).toBeGreaterThan(full.length)
+  })
+
+  it('the json document too', async () => {
+    const file = join(ROOT, 'test/fixtures/sfs2x/sdk-ws.pcapng')
+    const full = JSON.parse((await decodeToText({ file, format: 'json' })).text)
+    const none = JSON.parse((await decodeToText({ file, format: 'json', tree: 'none' })).text)
+    for (const m of full.messages) delete m.tree
+    expect(none).toEqual(full)
+  })
+})
