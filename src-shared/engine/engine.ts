@@ -9,7 +9,9 @@ import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
 import { parseTcp, parseUdp, TcpFlag } from '../net/tcp'
 import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { KeyStore } from '../keys/store'
-import { Conversation, endpointString, type Endpoint } from './conversation'
+import { UnknownDecoder } from '../protocols/unknown'
+import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
+import { ConversationTable, conversationKey, type EndReason } from './conversation-table'
 
 export interface DecodeAsRule {
   /** Conversation id, or an endpoint `ip:port` that either side of the conversation has. */
@@ -17,12 +19,32 @@ export interface DecodeAsRule {
   protocol: string
 }
 
+/**
+ * When the engine ends a conversation before the end of the capture, to bound its memory: a UDP
+ * conversation idle for `idleSeconds` of capture time; a TCP connection that closed (FIN both ways with
+ * all data delivered, or RST) once it is idle as long (its last ACKs belong to it); and, past `maxLive`
+ * open conversations, the least recently active one. An open TCP connection is never ended for being
+ * quiet: connections idle for minutes are common, and one cut in two cannot be decoded after the cut.
+ * An ended conversation is finished as at the end of the capture and kept only as its summary; a later
+ * packet on its addresses starts a new conversation.
+ */
+export interface EvictionOptions {
+  /** Most conversations kept open at once (default 100,000). */
+  maxLive?: number
+  /** Capture-time seconds without a packet after which a conversation ends (default 60). */
+  idleSeconds?: number
+}
+
+export const DEFAULT_EVICTION: Required<EvictionOptions> = { maxLive: 100_000, idleSeconds: 60 }
+
 export interface EngineOptions {
   registry: ProtocolRegistry
   keys?: KeyStore
   /** Build field trees (the CLI export and detail views); off for the fast row pass. */
   recording?: boolean
   decodeAs?: DecodeAsRule[]
+  /** Ending conversations early (default DEFAULT_EVICTION); false keeps every one open to the end. */
+  eviction?: EvictionOptions | false
   onMessage(m: DecodedMessage, conversation: Conversation, dir: WireDir): void
   /** Called for every frame handed to a conversation (the UI replays one conversation's frames for detail). */
   onFrameConversation?(frameNumber: number, conversationId: number): void
@@ -38,9 +60,48 @@ export interface EngineStats {
   warnings: string[]
 }
 
+/** Conversations in order of their last packet, the least recently active first. */
+class LiveList {
+  oldest: Conversation | undefined
+  private newest: Conversation | undefined
+
+  /** Moves (or adds) `conv` to the recent end. */
+  touch(conv: Conversation): void {
+    if (this.newest === conv) return
+    conv.list?.remove(conv)
+    conv.older = this.newest
+    if (this.newest) this.newest.newer = conv
+    this.newest = conv
+    this.oldest ??= conv
+    conv.list = this
+  }
+
+  remove(conv: Conversation): void {
+    if (conv.list !== this) return
+    if (conv.newer) conv.newer.older = conv.older
+    else this.newest = conv.older
+    if (conv.older) conv.older.newer = conv.newer
+    else this.oldest = conv.newer
+    conv.newer = conv.older = conv.list = undefined
+  }
+}
+
 export class Engine {
-  private conversations = new Map<string, Conversation>()
-  private ordered: Conversation[] = []
+  /** Open conversations by address pair (conversationKey). */
+  private live = new Map<string, Conversation>()
+  /** UDP conversations and closed TCP connections, which end when idle. */
+  private idleList = new LiveList()
+  /** Open TCP connections, which only the live limit ends. */
+  private tcpList = new LiveList()
+  /** Summaries of the conversations already ended. */
+  private readonly ended = new ConversationTable()
+  private nextId = 1
+  /** Capture time: the latest frame time seen (frames may go back in time; this never does). */
+  private clock = -Infinity
+  private readonly maxLive: number
+  private readonly idleSeconds: number
+  private readonly evicting: boolean
+  private readonly deps: ConversationDeps
   private defrag = new IpDefragmenter()
   private nextMessageId = 1
   private lastFrame = 0
@@ -48,10 +109,27 @@ export class Engine {
   readonly stats: EngineStats = { frames: 0, messages: 0, errors: 0, otherFrames: 0, linkTypes: [], warnings: [] }
   private finished = false
 
-  constructor(private readonly opts: EngineOptions) {}
+  constructor(private readonly opts: EngineOptions) {
+    const recording = opts.recording ?? true
+    this.deps = { registry: opts.registry, keys: opts.keys, recording, emit: (c, m) => this.emit(c, m), unknown: new UnknownDecoder(recording) }
+    const ev = opts.eviction === false ? undefined : { ...DEFAULT_EVICTION, ...opts.eviction }
+    this.evicting = ev !== undefined
+    this.maxLive = ev && ev.maxLive >= 1 ? ev.maxLive : Infinity
+    this.idleSeconds = ev && ev.idleSeconds >= 0 ? ev.idleSeconds : Infinity
+  }
 
   warn(text: string): void {
     if (this.stats.warnings.length < 1000 && !this.stats.warnings.includes(text)) this.stats.warnings.push(text)
+  }
+
+  /** Conversations open now (the rest are kept as summaries). */
+  get liveConversations(): number {
+    return this.live.size
+  }
+
+  /** Conversations seen so far, open or ended (ids run 1..count). */
+  get conversationCount(): number {
+    return this.nextId - 1
   }
 
   addFrame(frame: CaptureFrame): void {
@@ -59,6 +137,9 @@ export class Engine {
     this.lastFrame = frame.number
     this.linkTypes.add(LinkTypeName[frame.linkType] ?? `LINKTYPE_${frame.linkType}`)
     const time = frameTime(frame)
+    if (time > this.clock) this.clock = time
+    // Before the frame is placed: a conversation idle too long ends, and this frame may start a new one.
+    this.endIdle()
     const link = decodeLink(frame.linkType, frame.data)
     if (link.network === 'other') {
       this.stats.otherFrames++
@@ -90,26 +171,62 @@ export class Engine {
     else this.stats.otherFrames++
   }
 
-  private conversation(transport: 'udp' | 'tcp', src: Endpoint, dst: Endpoint, create = true): { conv: Conversation; dir: WireDir } | undefined {
-    const s = endpointString(src)
-    const d = endpointString(dst)
-    const key = s < d ? `${transport}|${s}|${d}` : `${transport}|${d}|${s}`
-    let conv = this.conversations.get(key)
-    if (!conv) {
-      if (!create) return undefined
-      const id = this.ordered.length + 1
-      conv = new Conversation(id, transport, src, dst, {
-        registry: this.opts.registry,
-        keys: this.opts.keys,
-        recording: this.opts.recording ?? true,
-        forced: this.forcedProtocol(id, s, d),
-        emit: (c, m) => this.emit(c, m)
-      })
-      this.conversations.set(key, conv)
-      this.ordered.push(conv)
+  /** The open conversation on this address pair and the direction `src`→`dst` has in it. */
+  private find(key: string, src: Endpoint): { conv: Conversation; dir: WireDir } | undefined {
+    const conv = this.live.get(key)
+    if (!conv) return undefined
+    return { conv, dir: conv.a.port === src.port && conv.a.ip === src.ip ? 'a2b' : 'b2a' }
+  }
+
+  /** Opens a conversation with `a` as its side a, first making room under the live limit. */
+  private open(key: string, transport: 'udp' | 'tcp', a: Endpoint, b: Endpoint): Conversation {
+    if (this.live.size >= this.maxLive) {
+      const x = this.idleList.oldest
+      const y = this.tcpList.oldest
+      const lru = x && y ? (x.touchedFrame <= y.touchedFrame ? x : y) : (x ?? y)
+      if (lru) this.end(lru, 'limit')
     }
-    const dir: WireDir = endpointString(conv.a) === s ? 'a2b' : 'b2a'
-    return { conv, dir }
+    const id = this.nextId++
+    const sa = endpointString(a)
+    const sb = endpointString(b)
+    const conv = new Conversation(id, transport, a, b, this.deps, this.forcedProtocol(id, sa, sb))
+    const before = this.evicting ? this.ended.find(key) : undefined
+    if (before !== undefined) this.noteSuccessor(before, conv)
+    this.live.set(key, conv)
+    return conv
+  }
+
+  /** A conversation starts on the addresses of one the engine ended: both say so, unless a TCP connection simply closed. */
+  private noteSuccessor(before: number, conv: Conversation): void {
+    const reason = this.ended.reason(before)
+    if (reason === 'closed') {
+      conv.note(`TCP ports reused: conversation ${before} on the same addresses had closed`)
+      return
+    }
+    const why = reason === 'idle' ? `after ${this.idleSeconds} s of capture time without packets` : `when ${this.maxLive} conversations were open`
+    conv.note(`continues conversation ${before}, which was ended ${why}`)
+    this.ended.addNote(before, `ended ${why}: later packets on these addresses are conversation ${conv.id}`)
+  }
+
+  /** Makes `conv` the most recently active conversation of its list. */
+  private touchLive(conv: Conversation): void {
+    conv.touched = this.clock
+    conv.touchedFrame = this.lastFrame
+    ;(conv.transport === 'udp' || conv.closed ? this.idleList : this.tcpList).touch(conv)
+  }
+
+  private endIdle(): void {
+    for (let c = this.idleList.oldest; c && this.clock - c.touched > this.idleSeconds; c = this.idleList.oldest) this.end(c, 'idle')
+  }
+
+  /** Finishes a conversation as the end of the capture would and keeps only its summary. */
+  private end(conv: Conversation, reason: EndReason): void {
+    conv.finish(this.lastFrame)
+    const key = conversationKey(conv.transport, endpointString(conv.a), endpointString(conv.b))
+    this.ended.put(conv.info(), conv.closed ? 'closed' : reason, key)
+    conv.list?.remove(conv)
+    this.live.delete(key)
+    conv.release()
   }
 
   private forcedProtocol(id: number, a: string, b: string): string | undefined {
@@ -125,7 +242,11 @@ export class Engine {
       this.warn(`frame ${frames[frames.length - 1]}: ${udp.error}`)
       return
     }
-    const { conv, dir } = this.conversation('udp', { ip: packet.src, port: udp.srcPort }, { ip: packet.dst, port: udp.dstPort })!
+    const src = { ip: packet.src, port: udp.srcPort }
+    const dst = { ip: packet.dst, port: udp.dstPort }
+    const key = conversationKey('udp', endpointString(src), endpointString(dst))
+    const { conv, dir } = this.find(key, src) ?? { conv: this.open(key, 'udp', src, dst), dir: 'a2b' as WireDir }
+    this.touchLive(conv)
     conv.touch(frameBytes, time, frames.length)
     if (this.opts.onFrameConversation) for (const f of frames) this.opts.onFrameConversation(f, conv.id)
     conv.udpDatagram(dir, udp.payload, frames, time)
@@ -141,16 +262,28 @@ export class Engine {
     const dst = { ip: packet.dst, port: seg.dstPort }
     const isSyn = (seg.flags & TcpFlag.SYN) !== 0
     const isAck = (seg.flags & TcpFlag.ACK) !== 0
+    const key = conversationKey('tcp', endpointString(src), endpointString(dst))
+    let found = this.find(key, src)
+    // A SYN after the connection on these ports closed opens a new one (as Wireshark numbers streams).
+    if (found?.conv.closed && isSyn) {
+      this.end(found.conv, 'closed')
+      found = undefined
+    }
     // A SYN/ACK seen first means its sender is the server: make the other side "a".
-    const found = isSyn && isAck && !this.conversation('tcp', src, dst, false) ? this.conversation('tcp', dst, src) : undefined
-    const { conv, dir } = found ? { conv: found.conv, dir: 'b2a' as WireDir } : this.conversation('tcp', src, dst)!
+    const { conv, dir } = found ?? (isSyn && isAck ? { conv: this.open(key, 'tcp', dst, src), dir: 'b2a' as WireDir } : { conv: this.open(key, 'tcp', src, dst), dir: 'a2b' as WireDir })
     if (isSyn) {
       conv.clientSide = (dir === 'a2b') === !isAck ? 'a' : 'b'
       conv.roleFromHandshake = true
     }
+    this.touchLive(conv)
     conv.touch(frameBytes, time)
     this.opts.onFrameConversation?.(frameNumber, conv.id)
-    if (conv.tcp![dir].segment(seg, frameNumber, time)) conv.tcpData(dir)
+    conv.tcpSegment(dir, seg, frameNumber, time)
+    // Its decoder is finished now, so its messages come out as they would at the end of the capture.
+    if (this.evicting && !conv.closed && conv.tcpEnded) {
+      conv.close(frameNumber)
+      this.touchLive(conv) // now among the conversations that end when idle
+    }
   }
 
   private emit(conv: Conversation, m: MessageOut): void {
@@ -176,21 +309,35 @@ export class Engine {
     this.opts.onMessage(msg, conv, m.dir)
   }
 
-  /** End of input: flush reassembly buffers so partial data is still shown. Idempotent. */
+  /** End of input: flush reassembly buffers so partial data is still shown, in conversation order. Idempotent. */
   finish(): void {
     if (this.finished) return
     this.finished = true
-    for (const conv of this.ordered) conv.finish(this.lastFrame)
+    const open = [...this.live.values()].sort((x, y) => x.id - y.id)
+    for (const conv of open) this.end(conv, 'capture end')
     const left = this.defrag.incomplete()
     if (left.length) this.warn(`${left.length} fragmented IP datagram(s) never completed (frames ${left.flatMap((l) => l.frames).slice(0, 10).join(', ')})`)
+    this.defrag = new IpDefragmenter() // its fragments point into capture buffers: let them go
     this.stats.linkTypes = [...this.linkTypes]
   }
 
-  conversationList(): ConversationInfo[] {
-    return this.ordered.map((c) => c.info())
+  /** Every conversation's summary, in id order, made one at a time (for writing out a long list). */
+  *conversations(): Generator<ConversationInfo> {
+    const open = new Map<number, Conversation>()
+    for (const c of this.live.values()) open.set(c.id, c)
+    for (let id = 1; id < this.nextId; id++) {
+      const info = this.ended.get(id) ?? open.get(id)?.info()
+      if (info) yield info
+    }
   }
 
+  conversationList(): ConversationInfo[] {
+    return [...this.conversations()]
+  }
+
+  /** An open conversation by id (ended ones are only summaries: see conversations()). */
   conversationById(id: number): Conversation | undefined {
-    return this.ordered[id - 1]
+    for (const c of this.live.values()) if (c.id === id) return c
+    return undefined
   }
 }

@@ -8,7 +8,7 @@ import type { KeyStore } from '../keys/store'
 import type { DecodedMessage } from '../model/types'
 import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry } from '../protocols/registry'
-import { Engine, type DecodeAsRule } from './engine'
+import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
 import { messageMetaFields } from './meta-fields'
 
 export interface SessionOptions {
@@ -17,6 +17,8 @@ export interface SessionOptions {
   filter?: string | CompiledFilter
   recording?: boolean
   decodeAs?: DecodeAsRule[]
+  /** Ending conversations early to bound memory (Engine's default when not given). */
+  eviction?: EvictionOptions | false
   registry?: ProtocolRegistry
   onMessage(m: DecodedMessage): void
   onFrame?(f: CaptureFrame): void
@@ -37,6 +39,7 @@ export class DecodeSession {
       keys: opts.keys,
       recording: opts.recording ?? true,
       decodeAs: opts.decodeAs,
+      eviction: opts.eviction,
       onMessage: (m, conv, dir) => {
         if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) return
         this.matched++
