@@ -66,11 +66,14 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   session.end()
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
-  io.write(writer.end(
+  const tail = writer.endChunks(
     { file: basename(job.file), frames: stats.frames, linkTypes: stats.linkTypes, warnings },
-    session.engine.conversationList(),
+    session.engine.conversations(),
     { messages: written, errors: stats.errors }
-  ))
-  await io.flush()
+  )
+  for (const text of tail) {
+    io.write(text)
+    await io.flush()
+  }
   return { frames: stats.frames, messages: stats.messages, matched: written, errors: stats.errors, warnings }
 }

@@ -29,7 +29,7 @@ import { allFields } from '../../src-shared/bytes/fields'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../src-shared/capture/types'
 import { PcapngWriter } from '../../src-shared/capture/pcapng-writer'
-import { Engine } from '../../src-shared/engine/engine'
+import { Engine, type EvictionOptions } from '../../src-shared/engine/engine'
 import { MessageIndex } from '../../src-shared/engine/message-index'
 import '../../src-shared/engine/meta-fields'
 import { jsonText, messageJson } from '../../src-shared/export/json'
@@ -102,6 +102,10 @@ class Token {
     if (this.cancelled) throw new Cancelled()
   }
 }
+
+/** Where the session's conversation list comes from: the engine that decoded the capture. */
+type ConversationSource = Pick<Engine, 'conversationCount' | 'conversations'>
+const NO_CONVERSATIONS: ConversationSource = { conversationCount: 0, conversations: function* () {} }
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r))
 /** Work between two yields to the event loop, and the interval of progress events. */
@@ -200,7 +204,8 @@ export class SessionCore {
   private warnings: string[] = []
   private readerWarnings: string[] = []
   private linkTypes: string[] = []
-  private conversations: ConversationInfo[] = []
+  /** The engine that decoded the open capture, for its conversations (kept there compactly, not copied). */
+  private conversations: ConversationSource = NO_CONVERSATIONS
   private captureState: CaptureStatus = { state: 'off' }
   private readonly keys = new KeyStore()
   private decodeAs: DecodeAsRule[] = []
@@ -243,7 +248,7 @@ export class SessionCore {
       warned: this.rows.warned,
       warnings: this.warnings.slice(0, 200),
       linkTypes: this.linkTypes,
-      conversations: this.conversations.length,
+      conversations: this.conversations.conversationCount,
       captureState: this.source?.kind === 'interface' ? { ...this.captureState, ringDropped: this.ringDropped } : this.captureState,
       keys: this.keys.size,
       decodeAs: this.decodeAs,
@@ -352,7 +357,7 @@ export class SessionCore {
     this.frames = engine.stats.frames
     this.warnings = engine.stats.warnings
     this.linkTypes = engine.stats.linkTypes
-    this.conversations = engine.conversationList()
+    this.conversations = engine
   }
 
   private newEngine(o: {
@@ -360,12 +365,14 @@ export class SessionCore {
     onMessage(m: DecodedMessage, conv: Conversation, dir: WireDir): void
     onFrameConversation?(frame: number, conv: number): void
     decodeAs?: DecodeAsRule[]
+    eviction?: EvictionOptions
   }): Engine {
     return new Engine({
       registry: createDefaultRegistry(),
       keys: this.keys,
       recording: o.recording,
       decodeAs: o.decodeAs ?? this.decodeAs,
+      eviction: o.eviction,
       onMessage: o.onMessage,
       onFrameConversation: o.onFrameConversation
     })
@@ -655,6 +662,9 @@ export class SessionCore {
       fresh.engine = this.newEngine({
         recording: true,
         decodeAs,
+        // The conversation was not idle or crowded out while it lasted (else it would be two): only a
+        // TCP close may end it early here too, so its messages come out as in the full decode.
+        eviction: { maxLive: Infinity, idleSeconds: Infinity },
         onMessage: (m) => {
           fresh.recent.set(fresh.emitted++, m)
           if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
@@ -695,7 +705,7 @@ export class SessionCore {
   // ---- conversations, fields, filters ----
 
   getConversations(): ConversationInfo[] {
-    return this.conversations
+    return [...this.conversations.conversations()]
   }
 
   getFields(): FieldInfo[] {
@@ -735,14 +745,13 @@ export class SessionCore {
   /** Conversations of the open capture a key applies to. */
   private covers(k: KeyEntry): number[] {
     const protocol = k.type.split('_')[0].toLowerCase()
-    return this.conversations
-      .filter((c) => {
-        if (k.conversation === '*') return c.protocol === protocol
-        const a = k.conversation.client
-        const b = k.conversation.server
-        return (a === c.client && b === c.server) || (a === c.server && b === c.client)
-      })
-      .map((c) => c.id)
+    const kc = k.conversation
+    const out: number[] = []
+    for (const c of this.conversations.conversations()) {
+      const hit = kc === '*' ? c.protocol === protocol : (kc.client === c.client && kc.server === c.server) || (kc.client === c.server && kc.server === c.client)
+      if (hit) out.push(c.id)
+    }
+    return out
   }
 
   listKeys(): KeyInfo[] {
@@ -809,7 +818,7 @@ export class SessionCore {
       timeline,
       byName: [...byName.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 100),
       byProtocol: [...byProtocol].map(([protocol, count]) => ({ protocol, count })).sort((a, b) => b.count - a.count),
-      byConversation: this.conversations.map((c) => ({
+      byConversation: Array.from(this.conversations.conversations(), (c) => ({
         id: c.id,
         client: c.client,
         server: c.server,
@@ -978,7 +987,7 @@ export class SessionCore {
     this.warnings = []
     this.readerWarnings = []
     this.linkTypes = []
-    this.conversations = []
+    this.conversations = NO_CONVERSATIONS
     this.generation++
     this.detailCache.clear()
     this.cursor = null

@@ -223,15 +223,30 @@ export class JsonExportWriter {
     return this.opts.format === 'json' ? sep + text : text + '\n'
   }
 
-  end(source: ExportSourceInfo, conversations: ConversationInfo[], stats: { messages: number; errors: number }): string {
-    const convs = conversations.map(conversationJson)
-    if (this.opts.format === 'json') {
-      let tail = `\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)}`
-      if (this.opts.keys) tail += `,"keys":${JSON.stringify(this.opts.keys)}`
-      return tail + '}\n'
+  /** The rest of the document after the last message, as one text. */
+  end(source: ExportSourceInfo, conversations: Iterable<ConversationInfo>, stats: { messages: number; errors: number }): string {
+    return [...this.endChunks(source, conversations, stats)].join('')
+  }
+
+  /**
+   * The same text in pieces of about 64 KiB, so a list of a million conversations is written out (and
+   * can be taken from compact storage) as it goes instead of being built as one string.
+   */
+  *endChunks(source: ExportSourceInfo, conversations: Iterable<ConversationInfo>, stats: { messages: number; errors: number }): Generator<string> {
+    const json = this.opts.format === 'json'
+    // Key order as JSON.stringify of {format, source, conversations, stats, keys} (ndjson's summary line).
+    let text = json ? `\n],"source":${JSON.stringify(source)},"conversations":[` : `{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`
+    let first = true
+    for (const c of conversations) {
+      text += (first ? '' : ',') + JSON.stringify(conversationJson(c))
+      first = false
+      if (text.length >= 1 << 16) {
+        yield text
+        text = ''
+      }
     }
-    const summary: Record<string, unknown> = { format: FORMAT, source, conversations: convs, stats }
-    if (this.opts.keys) summary.keys = this.opts.keys
-    return JSON.stringify({ summary }) + '\n'
+    text += `],"stats":${JSON.stringify(stats)}`
+    if (this.opts.keys) text += `,"keys":${JSON.stringify(this.opts.keys)}`
+    yield text + (json ? '}\n' : '}}\n')
   }
 }
