@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
-import { messageJson, messageText, JsonExportWriter, jsonSafe, jsonText } from '../../../src-shared/export/json'
-import type { DecodedMessage } from '../../../src-shared/model/types'
+import { conversationJson, messageJson, messageText, JsonExportWriter, jsonSafe, jsonText } from '../../../src-shared/export/json'
+import type { ConversationInfo, DecodedMessage } from '../../../src-shared/model/types'
 
 const msg = (over: Partial<DecodedMessage> = {}): DecodedMessage => ({
   id: 7,
@@ -53,6 +53,23 @@ describe('decoded-JSON export', () => {
     expect(jsonText(msg().value)).toBe(JSON.stringify(jsonSafe(msg().value)))
     // the in-memory copy keeps every key, even __proto__, as own data
     expect(Object.keys(jsonSafe(value) as object).sort()).toEqual(['253', '7', '__proto__', 'b'])
+  })
+
+  it('writes a long conversation list in pieces that join to the one-string form', () => {
+    const conversations: ConversationInfo[] = Array.from({ length: 5000 }, (_, i) => ({
+      id: i + 1, transport: i % 2 ? 'tcp' : 'udp', client: `10.0.${i >> 8}.${i & 255}:40000`, server: '[::1]:5055', roleFromHandshake: i % 3 === 0,
+      protocol: 'unknown', stack: ['udp'], frames: 2, bytes: 140, firstTime: 1.5, lastTime: 2.25, notes: i % 7 ? [] : ['a "note"']
+    }))
+    const source = { file: 'f', frames: 10_000, linkTypes: ['ETHERNET'], warnings: ['w'] }
+    const stats = { messages: 3, errors: 0 }
+    const keys = [{ type: 'SFS2X_AES', conversation: '*', key: 'ab' }]
+    const convs = conversations.map(conversationJson)
+    const w = new JsonExportWriter({ format: 'json', keys })
+    const pieces = [...w.endChunks(source, conversations, stats)]
+    expect(pieces.length).toBeGreaterThan(5)
+    expect(pieces.join('')).toBe(`\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)},"keys":${JSON.stringify(keys)}}\n`)
+    const nd = new JsonExportWriter({ format: 'ndjson', keys })
+    expect(nd.end(source, conversations, stats)).toBe(JSON.stringify({ summary: { format: 'gamewire/1', source, conversations: convs, stats, keys } }) + '\n')
   })
 
   it('streams a json document and ndjson lines that parse', () => {
