@@ -1,7 +1,8 @@
 // Summaries of the conversations an engine has ended (what conversationList() reports for them), kept in
 // typed-array columns by conversation id: a capture of a million conversations must not keep a million
 // objects. Also finds the latest ended conversation on an address pair, so a conversation that starts
-// where an ended one was can say so.
+// where an ended one was can say so; that link is kept as two ids and worded only when read (notes naming
+// ids would be a distinct string per conversation).
 
 import { resized } from '../bytes/columns'
 import type { ConversationInfo, Transport } from '../model/types'
@@ -79,6 +80,12 @@ class Interned<T> {
   }
 }
 
+/** The limits the engine ended conversations by, for wording why. */
+export interface EndLimits {
+  idleSeconds: number
+  maxLive: number
+}
+
 export class ConversationTable {
   private cap = 0
   /** Highest conversation id stored. */
@@ -95,6 +102,9 @@ export class ConversationTable {
   private shape = new Uint32Array(0)
   private noteRef = new Uint32Array(0)
   private hash = new Uint32Array(0)
+  /** The conversation on the same addresses this one continues, and the one continuing it (0 = none). */
+  private previous = new Uint32Array(0)
+  private next = new Uint32Array(0)
   private readonly otherEndpoints = new Map<number, [string, string]>()
   private readonly shapes = new Interned<{ protocol: string; stack: string[] }>()
   // Entry 0 is "no notes".
@@ -103,7 +113,7 @@ export class ConversationTable {
   private slots = new Uint32Array(1024)
   private used = 0
 
-  constructor() {
+  constructor(private readonly limits: EndLimits) {
     this.notes.id('', () => [])
   }
 
@@ -111,8 +121,11 @@ export class ConversationTable {
     return id >= 1 && id <= this.top && (this.flags[id - 1] & STORED) !== 0
   }
 
-  /** Stores an ended conversation's summary under its id; `key` is its address pair (conversationKey). */
-  put(info: ConversationInfo, reason: EndReason, key: string): void {
+  /**
+   * Stores an ended conversation's summary under its id; `key` is its address pair (conversationKey),
+   * `previous` the ended conversation it continues (see follow()).
+   */
+  put(info: ConversationInfo, reason: EndReason, key: string, previous = 0): void {
     const i = info.id - 1
     if (!Number.isInteger(i) || i < 0) return
     this.reserve(info.id)
@@ -137,6 +150,7 @@ export class ConversationTable {
     this.last[i] = info.lastTime
     this.shape[i] = this.shapes.id(`${info.protocol}\u0000${info.stack.join('\u0000')}`, () => ({ protocol: info.protocol, stack: [...info.stack] }))
     this.noteRef[i] = this.noteList(info.notes)
+    this.previous[i] = previous
     this.top = Math.max(this.top, info.id)
     this.index(info.id, key)
   }
@@ -159,19 +173,35 @@ export class ConversationTable {
       bytes: this.bytes[i],
       firstTime: this.first[i],
       lastTime: this.last[i],
-      notes: [...this.notes.values[this.noteRef[i]]]
+      notes: this.linkNotes(id, [...this.notes.values[this.noteRef[i]]], this.previous[i])
     }
+  }
+
+  /** Records that conversation `id` started on the addresses of the stored conversation `previous`. */
+  follow(previous: number, id: number): void {
+    if (this.has(previous)) this.next[previous - 1] = id
+  }
+
+  /**
+   * A conversation's notes with what links it to the conversations before and after it on its addresses:
+   * `previous` it continues (0: none), and, for a stored one, the one that continues it.
+   */
+  linkNotes(id: number, notes: string[], previous: number): string[] {
+    const before = this.reason(previous)
+    if (before === 'closed') notes.unshift(`TCP ports reused: conversation ${previous} on the same addresses had closed`)
+    else if (before) notes.unshift(`continues conversation ${previous}, which was ended ${this.why(before)}`)
+    const reason = this.reason(id)
+    const after = this.has(id) ? this.next[id - 1] : 0
+    if (after && (reason === 'idle' || reason === 'limit')) notes.push(`ended ${this.why(reason)}: later packets on these addresses are conversation ${after}`)
+    return notes
+  }
+
+  private why(reason: EndReason): string {
+    return reason === 'idle' ? `after ${this.limits.idleSeconds} s of capture time without packets` : `when ${this.limits.maxLive} conversations were open`
   }
 
   reason(id: number): EndReason | undefined {
     return this.has(id) ? REASONS[(this.flags[id - 1] >> REASON_SHIFT) & 3] : undefined
-  }
-
-  /** Adds a note to a stored conversation (each text once). */
-  addNote(id: number, text: string): void {
-    if (!this.has(id)) return
-    const notes = this.notes.values[this.noteRef[id - 1]]
-    if (!notes.includes(text)) this.noteRef[id - 1] = this.noteList([...notes, text])
   }
 
   /** The latest stored conversation on this address pair (conversationKey), if any. */
@@ -246,6 +276,8 @@ export class ConversationTable {
     this.shape = resized(this.shape, cap)
     this.noteRef = resized(this.noteRef, cap)
     this.hash = resized(this.hash, cap)
+    this.previous = resized(this.previous, cap)
+    this.next = resized(this.next, cap)
     this.cap = cap
   }
 }

@@ -121,6 +121,8 @@ export class Conversation implements TcpGapListener {
   older: Conversation | undefined = undefined
   touched = 0
   touchedFrame = 0
+  /** The ended conversation on the same addresses this one continues (0: none). */
+  previous = 0
 
   constructor(
     readonly id: number,

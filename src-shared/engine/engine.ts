@@ -29,9 +29,9 @@ export interface DecodeAsRule {
  * packet on its addresses starts a new conversation.
  */
 export interface EvictionOptions {
-  /** Most conversations kept open at once (default 100,000). */
+  /** Most conversations kept open at once (default 100,000; below 1 or not a number: no limit). */
   maxLive?: number
-  /** Capture-time seconds without a packet after which a conversation ends (default 60). */
+  /** Capture-time seconds without a packet after which a conversation ends (default 60; negative or not a number: never). */
   idleSeconds?: number
 }
 
@@ -94,7 +94,7 @@ export class Engine {
   /** Open TCP connections, which only the live limit ends. */
   private tcpList = new LiveList()
   /** Summaries of the conversations already ended. */
-  private readonly ended = new ConversationTable()
+  private readonly ended: ConversationTable
   private nextId = 1
   /** Capture time: the latest frame time seen (frames may go back in time; this never does). */
   private clock = -Infinity
@@ -116,6 +116,7 @@ export class Engine {
     this.evicting = ev !== undefined
     this.maxLive = ev && ev.maxLive >= 1 ? ev.maxLive : Infinity
     this.idleSeconds = ev && ev.idleSeconds >= 0 ? ev.idleSeconds : Infinity
+    this.ended = new ConversationTable({ idleSeconds: this.idleSeconds, maxLive: this.maxLive })
   }
 
   warn(text: string): void {
@@ -190,22 +191,14 @@ export class Engine {
     const sa = endpointString(a)
     const sb = endpointString(b)
     const conv = new Conversation(id, transport, a, b, this.deps, this.forcedProtocol(id, sa, sb))
+    // A conversation the engine ended on these addresses: each names the other in its notes.
     const before = this.evicting ? this.ended.find(key) : undefined
-    if (before !== undefined) this.noteSuccessor(before, conv)
+    if (before !== undefined) {
+      conv.previous = before
+      this.ended.follow(before, id)
+    }
     this.live.set(key, conv)
     return conv
-  }
-
-  /** A conversation starts on the addresses of one the engine ended: both say so, unless a TCP connection simply closed. */
-  private noteSuccessor(before: number, conv: Conversation): void {
-    const reason = this.ended.reason(before)
-    if (reason === 'closed') {
-      conv.note(`TCP ports reused: conversation ${before} on the same addresses had closed`)
-      return
-    }
-    const why = reason === 'idle' ? `after ${this.idleSeconds} s of capture time without packets` : `when ${this.maxLive} conversations were open`
-    conv.note(`continues conversation ${before}, which was ended ${why}`)
-    this.ended.addNote(before, `ended ${why}: later packets on these addresses are conversation ${conv.id}`)
   }
 
   /** Makes `conv` the most recently active conversation of its list. */
@@ -223,7 +216,7 @@ export class Engine {
   private end(conv: Conversation, reason: EndReason): void {
     conv.finish(this.lastFrame)
     const key = conversationKey(conv.transport, endpointString(conv.a), endpointString(conv.b))
-    this.ended.put(conv.info(), conv.closed ? 'closed' : reason, key)
+    this.ended.put(conv.info(), conv.closed ? 'closed' : reason, key, conv.previous)
     conv.list?.remove(conv)
     this.live.delete(key)
     conv.release()
@@ -326,18 +319,19 @@ export class Engine {
     const open = new Map<number, Conversation>()
     for (const c of this.live.values()) open.set(c.id, c)
     for (let id = 1; id < this.nextId; id++) {
-      const info = this.ended.get(id) ?? open.get(id)?.info()
+      const conv = open.get(id)
+      if (conv) {
+        const info = conv.info()
+        this.ended.linkNotes(id, info.notes, conv.previous)
+        yield info
+        continue
+      }
+      const info = this.ended.get(id)
       if (info) yield info
     }
   }
 
   conversationList(): ConversationInfo[] {
     return [...this.conversations()]
-  }
-
-  /** An open conversation by id (ended ones are only summaries: see conversations()). */
-  conversationById(id: number): Conversation | undefined {
-    for (const c of this.live.values()) if (c.id === id) return c
-    return undefined
   }
 }

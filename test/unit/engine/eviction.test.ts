@@ -130,6 +130,16 @@ describe('an idle conversation', () => {
     expect(messages.map((m) => m.conversation)).toEqual([1, 1, 2])
   })
 
+  it('names the conversation it continues while still open', () => {
+    const engine = new Engine({ registry: createDefaultRegistry(), onMessage: () => undefined })
+    for (const f of datagrams(61)) engine.addFrame(f)
+    expect(engine.liveConversations).toBe(1)
+    expect(engine.conversationList().map((c) => c.notes)).toEqual([
+      ['ended after 60 s of capture time without packets: later packets on these addresses are conversation 2'],
+      ['continues conversation 1, which was ended after 60 s of capture time without packets']
+    ])
+  })
+
   it('does not end when packets come within the idle time, nor without eviction', () => {
     expect(run(datagrams(59)).conversations).toHaveLength(1)
     expect(run(datagrams(61), false).conversations).toHaveLength(1)
