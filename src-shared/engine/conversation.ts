@@ -80,7 +80,7 @@ class ConversationContext implements DecoderContext {
 }
 
 interface WebSocketState {
-  conn: WebSocketConnection | undefined
+  conn: WebSocketConnection
   path?: string
   protocol?: string
 }

@@ -112,10 +112,12 @@ export class Engine {
   constructor(private readonly opts: EngineOptions) {
     const recording = opts.recording ?? true
     this.deps = { registry: opts.registry, keys: opts.keys, recording, emit: (c, m) => this.emit(c, m), unknown: new UnknownDecoder(recording) }
-    const ev = opts.eviction === false ? undefined : { ...DEFAULT_EVICTION, ...opts.eviction }
-    this.evicting = ev !== undefined
-    this.maxLive = ev && ev.maxLive >= 1 ? ev.maxLive : Infinity
-    this.idleSeconds = ev && ev.idleSeconds >= 0 ? ev.idleSeconds : Infinity
+    const ev = opts.eviction
+    this.evicting = ev !== false
+    const maxLive = ev === false ? Infinity : (ev?.maxLive ?? DEFAULT_EVICTION.maxLive)
+    const idle = ev === false ? Infinity : (ev?.idleSeconds ?? DEFAULT_EVICTION.idleSeconds)
+    this.maxLive = maxLive >= 1 ? maxLive : Infinity
+    this.idleSeconds = idle >= 0 ? idle : Infinity
     this.ended = new ConversationTable({ idleSeconds: this.idleSeconds, maxLive: this.maxLive })
   }
 
