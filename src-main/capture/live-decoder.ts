@@ -105,23 +105,13 @@ export function runLiveDecoder(): void {
     send({ type: 'setup-failed', name: (e as Error).name, message: (e as Error).message })
     return
   }
-  // conversationList() builds every conversation's info: count them at most once a second.
-  let conversations = 0
-  let countedAt = 0
-  const progress = (force = false): DecoderProgress => {
-    const now = performance.now()
-    if (force || now - countedAt > 1000) {
-      conversations = session.engine.conversationList().length
-      countedAt = now
-    }
-    return {
-      frames: session.engine.stats.frames,
-      messages: session.engine.stats.messages,
-      matched: session.matched,
-      errors: session.engine.stats.errors,
-      conversations
-    }
-  }
+  const progress = (_force = false): DecoderProgress => ({
+    frames: session.engine.stats.frames,
+    messages: session.engine.stats.messages,
+    matched: session.matched,
+    errors: session.engine.stats.errors,
+    conversations: session.engine.conversationCount
+  })
   const takeOutput = (): { ndjson?: Uint8Array; rows?: IndexRow[] } => {
     const out: { ndjson?: Uint8Array; rows?: IndexRow[] } = {}
     writer.flush()
@@ -162,8 +152,8 @@ export function runLiveDecoder(): void {
         } catch (e) {
           warnings.push(`internal decode error at the end: ${(e as Error).message}`)
         }
-        send({ type: 'decoded', ...takeOutput(), ...progress(true) })
-        send({ type: 'ended', conversationList: session.engine.conversationList(), linkTypes: session.engine.stats.linkTypes, warnings: [...warnings, ...session.engine.stats.warnings], ...progress(true) })
+        send({ type: 'decoded', ...takeOutput(), ...progress() })
+        send({ type: 'ended', conversationList: session.engine.conversationList(), linkTypes: session.engine.stats.linkTypes, warnings: [...warnings, ...session.engine.stats.warnings], ...progress() })
         port.close()
         return
     }

@@ -1,10 +1,12 @@
 // Every frame of the open capture, kept in a temporary file so the session can replay them (filters,
 // exports, message detail, re-decoding with new keys) without holding the capture in memory. Per frame the
-// heap holds its offset in the spill file and its number in its conversation's frame list.
+// heap holds its offset in the spill file and a link to the next frame of its conversation; per
+// conversation, where that chain starts and ends (a few bytes, for a million tiny conversations too).
 
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { resized } from '../../src-shared/bytes/columns'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 
 // Record header: interfaceId u32, linkType u32, tsSec f64, tsNsec u32, originalLength u32, capturedLength u32.
@@ -20,8 +22,15 @@ export class FrameStore {
   private buf = Buffer.allocUnsafe(WRITE_BUFFER)
   private used = 0
   private offsets = new Float64Array(1024)
-  /** Frame numbers per conversation (index = conversation id - 1). */
-  private convFrames: { list: Uint32Array; count: number; sorted: boolean }[] = []
+  /** Per frame (index = number - 1): the next frame of its conversation, 0 after the last. */
+  private nextFrame = new Uint32Array(1024)
+  /** Per frame, one bit: it belongs to a conversation (a frame belongs to one at most). */
+  private inConversation = new Uint8Array(1024 / 8)
+  /** Per conversation (index = id - 1): first and last frame of its chain, frames in it, added out of order. */
+  private convHead = new Uint32Array(0)
+  private convTail = new Uint32Array(0)
+  private convCount = new Uint32Array(0)
+  private convUnsorted = new Uint8Array(0)
   count = 0
   readonly interfaces: CaptureInterface[] = []
   private closed = false
@@ -53,39 +62,50 @@ export class FrameStore {
     this.used += size
   }
 
-  /** Records that a frame went to a conversation (1-based id). */
+  /** Records that a frame went to a conversation (1-based id); a frame already recorded is ignored. */
   addToConversation(frameNumber: number, conversation: number): void {
-    if (conversation < 1 || frameNumber < 1 || frameNumber > this.count) return
-    while (this.convFrames.length < conversation) this.convFrames.push({ list: new Uint32Array(16), count: 0, sorted: true })
-    const c = this.convFrames[conversation - 1]
-    if (c.count === c.list.length) {
-      const bigger = new Uint32Array(c.list.length * 2)
-      bigger.set(c.list)
-      c.list = bigger
+    if (!Number.isInteger(conversation) || !Number.isInteger(frameNumber) || conversation < 1 || frameNumber < 1 || frameNumber > this.count) return
+    const f = frameNumber - 1
+    if (this.inConversation[f >> 3] & (1 << (f & 7))) return
+    this.inConversation[f >> 3] |= 1 << (f & 7)
+    if (conversation > this.convHead.length) this.growConversations(conversation)
+    const c = conversation - 1
+    if (this.convCount[c] === 0) {
+      this.convHead[c] = frameNumber
+    } else {
+      this.nextFrame[this.convTail[c] - 1] = frameNumber
+      // IP fragments of a datagram are reported when it completes, after later frames.
+      if (this.convTail[c] > frameNumber) this.convUnsorted[c] = 1
     }
-    // IP fragments of a datagram are reported when it completes, after later frames.
-    if (c.count > 0 && c.list[c.count - 1] >= frameNumber) c.sorted = false
-    c.list[c.count++] = frameNumber
+    this.convTail[c] = frameNumber
+    this.convCount[c]++
   }
 
   /** Forgets which frames went to which conversation (the frames are decoded again). */
   clearConversations(): void {
-    this.convFrames = []
+    this.nextFrame.fill(0)
+    this.inConversation.fill(0)
+    this.convHead = new Uint32Array(0)
+    this.convTail = new Uint32Array(0)
+    this.convCount = new Uint32Array(0)
+    this.convUnsorted = new Uint8Array(0)
   }
 
   /** The frame numbers of a conversation, ascending. */
   framesOf(conversation: number): Uint32Array {
-    const c = this.convFrames[conversation - 1]
-    if (!c) return new Uint32Array(0)
-    if (!c.sorted) {
-      const view = c.list.subarray(0, c.count).sort()
-      // drop duplicates
-      let w = 0
-      for (let r = 0; r < view.length; r++) if (w === 0 || view[r] !== view[w - 1]) view[w++] = view[r]
-      c.count = w
-      c.sorted = true
-    }
-    return c.list.subarray(0, c.count)
+    const c = conversation - 1
+    if (!(c >= 0 && c < this.convHead.length)) return new Uint32Array(0)
+    const out = new Uint32Array(this.convCount[c])
+    for (let i = 0, f = this.convHead[c]; i < out.length; i++, f = this.nextFrame[f - 1]) out[i] = f
+    return this.convUnsorted[c] ? out.sort() : out
+  }
+
+  private growConversations(need: number): void {
+    const size = Math.max(1024, need, this.convHead.length * 2)
+    this.convHead = resized(this.convHead, size)
+    this.convTail = resized(this.convTail, size)
+    this.convCount = resized(this.convCount, size)
+    this.convUnsorted = resized(this.convUnsorted, size)
   }
 
   /** One frame by number (1-based). */
@@ -130,9 +150,10 @@ export class FrameStore {
   }
 
   private grow(): void {
-    const o = new Float64Array(this.offsets.length * 2)
-    o.set(this.offsets)
-    this.offsets = o
+    const size = this.offsets.length * 2
+    this.offsets = resized(this.offsets, size)
+    this.nextFrame = resized(this.nextFrame, size)
+    this.inConversation = resized(this.inConversation, size / 8)
   }
 
   private header(b: Buffer, at: number, f: CaptureFrame): void {

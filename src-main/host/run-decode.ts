@@ -86,11 +86,12 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
   session.end()
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
-  writer.end(
+  const tail = writer.endPieces(
     { file: basename(job.file), frames: stats.frames, linkTypes: stats.linkTypes, warnings },
-    session.engine.conversationList(),
+    session.engine.conversations(),
     { messages: written, errors: stats.errors }
   )
+  for (const _ of tail) await io.flush()
   await io.flush()
   return { frames: stats.frames, messages: stats.messages, matched: written, errors: stats.errors, warnings }
 }
@@ -142,7 +143,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     }
     if (bytes > 0) reader.end()
     const r = await pool.end()
-    writer.end({ file: basename(job.file), frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors })
+    for (const _ of writer.endPieces({ file: basename(job.file), frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors })) await io.flush()
     await io.flush()
     return { frames: r.frames, messages: r.messages, matched: written, errors: r.errors, warnings: warnings.list }
   } finally {

@@ -29,7 +29,7 @@ import { allFields } from '../../src-shared/bytes/fields'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../src-shared/capture/types'
 import { PcapngWriter } from '../../src-shared/capture/pcapng-writer'
-import { Engine, WarningList } from '../../src-shared/engine/engine'
+import { Engine, WarningList, type EvictionOptions } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
 import { MessageIndex, type IndexInput } from '../../src-shared/engine/message-index'
 import '../../src-shared/engine/meta-fields'
@@ -96,7 +96,17 @@ interface IndexResults {
   frames: number
   warnings: string[]
   linkTypes: string[]
-  conversations: ConversationInfo[]
+  conversations: ConversationSource
+}
+
+/** A conversation list already in memory (a sharded open's), as a ConversationSource. */
+function listSource(list: ConversationInfo[]): ConversationSource {
+  return {
+    conversationCount: list.length,
+    *conversations() {
+      yield* list
+    }
+  }
 }
 
 /** The index pass over a capture being opened, one engine or shards (SessionCore.indexer). */
@@ -125,6 +135,10 @@ class Token {
     if (this.cancelled) throw new Cancelled()
   }
 }
+
+/** Where the session's conversation list comes from: the engine that decoded the capture. */
+type ConversationSource = Pick<Engine, 'conversationCount' | 'conversations'>
+const NO_CONVERSATIONS: ConversationSource = { conversationCount: 0, conversations: function* () {} }
 
 const tick = (): Promise<void> => new Promise((r) => setImmediate(r))
 
@@ -232,7 +246,8 @@ export class SessionCore {
   private warnings: string[] = []
   private readerWarnings: string[] = []
   private linkTypes: string[] = []
-  private conversations: ConversationInfo[] = []
+  /** The engine that decoded the open capture, for its conversations (kept there compactly, not copied). */
+  private conversations: ConversationSource = NO_CONVERSATIONS
   private captureState: CaptureStatus = { state: 'off' }
   private readonly keys = new KeyStore()
   private decodeAs: DecodeAsRule[] = []
@@ -275,7 +290,7 @@ export class SessionCore {
       warned: this.rows.warned,
       warnings: this.warnings.slice(0, 200),
       linkTypes: this.linkTypes,
-      conversations: this.conversations.length,
+      conversations: this.conversations.conversationCount,
       captureState: this.source?.kind === 'interface' ? { ...this.captureState, ringDropped: this.ringDropped } : this.captureState,
       keys: this.keys.size,
       decodeAs: this.decodeAs,
@@ -380,7 +395,7 @@ export class SessionCore {
   }
 
   private takeEngineResults(engine: Engine): void {
-    this.takeResults({ frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine.conversationList() })
+    this.takeResults({ frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine })
   }
 
   private takeResults(r: IndexResults): void {
@@ -417,7 +432,7 @@ export class SessionCore {
         frames: () => pool.frames,
         end: async () => {
           const r = await pool.end()
-          return { frames: r.frames, warnings: warnings.list, linkTypes: r.linkTypes, conversations: r.conversations }
+          return { frames: r.frames, warnings: warnings.list, linkTypes: r.linkTypes, conversations: listSource(r.conversations) }
         },
         close: () => pool.close()
       }
@@ -434,7 +449,7 @@ export class SessionCore {
       frames: () => engine.stats.frames,
       end: async () => {
         engine.finish()
-        return { frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine.conversationList() }
+        return { frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine }
       },
       close: () => undefined
     }
@@ -445,12 +460,14 @@ export class SessionCore {
     onMessage(m: DecodedMessage, conv: Conversation, dir: WireDir): void
     onFrameConversation?(frame: number, conv: number): void
     decodeAs?: DecodeAsRule[]
+    eviction?: EvictionOptions
   }): Engine {
     return new Engine({
       registry: createDefaultRegistry(),
       keys: this.keys,
       recording: o.recording,
       decodeAs: o.decodeAs ?? this.decodeAs,
+      eviction: o.eviction,
       onMessage: o.onMessage,
       onFrameConversation: o.onFrameConversation
     })
@@ -670,7 +687,7 @@ export class SessionCore {
       matched[row] = matcher.matches(t) ? 1 : 0
     }
     const recording = matcher.needsTree
-    if (replay.size * 2 > this.conversations.length) {
+    if (replay.size * 2 > this.conversations.conversationCount) {
       await this.replayAll({
         token,
         recording,
@@ -705,7 +722,14 @@ export class SessionCore {
   /** An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the session's keys and rules. */
   private conversationEngine(conversation: number, recording: boolean, onMessage: (m: DecodedMessage, conv: Conversation, dir: WireDir) => void): Engine {
     const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === conversation ? [{ ...r, match: 1 }] : []))
-    return this.newEngine({ recording, decodeAs, onMessage: (m, conv, dir) => onMessage({ ...m, conversation }, conv, dir) })
+    return this.newEngine({
+      recording,
+      decodeAs,
+      // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
+      // close may end it early here too, so its messages come out as in the full decode.
+      eviction: { maxLive: Infinity, idleSeconds: Infinity },
+      onMessage: (m, conv, dir) => onMessage({ ...m, conversation }, conv, dir)
+    })
   }
 
   private sortRows(rows: Uint32Array, column: string, desc: boolean, view: ViewState): Uint32Array<ArrayBuffer> {
@@ -850,7 +874,7 @@ export class SessionCore {
   // ---- conversations, fields, filters ----
 
   getConversations(): ConversationInfo[] {
-    return this.conversations
+    return [...this.conversations.conversations()]
   }
 
   getFields(): FieldInfo[] {
@@ -890,14 +914,13 @@ export class SessionCore {
   /** Conversations of the open capture a key applies to. */
   private covers(k: KeyEntry): number[] {
     const protocol = k.type.split('_')[0].toLowerCase()
-    return this.conversations
-      .filter((c) => {
-        if (k.conversation === '*') return c.protocol === protocol
-        const a = k.conversation.client
-        const b = k.conversation.server
-        return (a === c.client && b === c.server) || (a === c.server && b === c.client)
-      })
-      .map((c) => c.id)
+    const kc = k.conversation
+    const out: number[] = []
+    for (const c of this.conversations.conversations()) {
+      const hit = kc === '*' ? c.protocol === protocol : (kc.client === c.client && kc.server === c.server) || (kc.client === c.server && kc.server === c.client)
+      if (hit) out.push(c.id)
+    }
+    return out
   }
 
   listKeys(): KeyInfo[] {
@@ -966,7 +989,7 @@ export class SessionCore {
       timeline,
       byName: [...byName.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name)).slice(0, 100),
       byProtocol: [...byProtocol].map(([protocol, count]) => ({ protocol, count })).sort((a, b) => b.count - a.count),
-      byConversation: this.conversations.map((c) => ({
+      byConversation: Array.from(this.conversations.conversations(), (c) => ({
         id: c.id,
         client: c.client,
         server: c.server,
@@ -1137,7 +1160,7 @@ export class SessionCore {
     this.warnings = []
     this.readerWarnings = []
     this.linkTypes = []
-    this.conversations = []
+    this.conversations = NO_CONVERSATIONS
     this.generation++
     this.detailCache.clear()
     this.cursor = null

@@ -172,11 +172,14 @@ export class ShardPool {
     if (this.failure) throw this.failure
     if (f.number > this.lastFrame) this.lastFrame = f.number
     const r = this.router.route(f)
-    if (!r) return
-    const s = this.slots[r.shard]
-    for (const x of r.frames) s.batcher.add(x)
-    s.sent = f.number
-    if (s.batcher.count >= BATCH_FRAMES || s.batcher.size >= BATCH_BYTES) this.flushSlot(s)
+    // Every other shard hears of the frame's time: its conversations end when idle as in one engine.
+    for (let i = 0; i < this.slots.length; i++) {
+      const s = this.slots[i]
+      if (r && i === r.shard) for (const x of r.frames) s.batcher.add(x)
+      else s.batcher.tick(f)
+      s.sent = f.number
+      if (s.batcher.count >= BATCH_FRAMES || s.batcher.size >= BATCH_BYTES) this.flushSlot(s)
+    }
   }
 
   /** Waits until no worker has more than WINDOW batches to decode (call between input chunks). */

@@ -3,11 +3,11 @@
 
 import { MessageDraft } from '../bytes/tree'
 import type { ConversationInfo, Transport } from '../model/types'
-import { TcpDirection, type TcpGap } from '../net/tcp'
+import { TcpDirection, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
 import { detectHttpUpgrade, WebSocketConnection, type WsEvent } from '../net/websocket'
 import type { ByteStream } from '../net/byte-stream'
 import type { Carrier, DecoderContext, Emit, MessageOut, ProtocolDecoder, ProtocolModule, ProtocolRegistry, WireDir } from '../protocols/registry'
-import { UnknownDecoder } from '../protocols/unknown'
+import type { UnknownDecoder } from '../protocols/unknown'
 import type { KeyStore } from '../keys/store'
 import { websocketControlMessage, websocketFailedMessage, websocketHandshakeMessage } from './websocket-messages'
 
@@ -23,91 +23,157 @@ export function endpointString(e: Endpoint): string {
 /** How many payloads may go unclaimed before a conversation stops asking the probes. */
 const MAX_PROBES = 16
 
+// Stacks are shared between conversations, so nothing may mutate them (info() hands out copies).
+const UDP_STACK = ['udp']
+const TCP_STACK = ['tcp']
+const WS_STACK = ['tcp', 'websocket']
+const PREAMBLE_STACK = ['tcp', 'http-preamble']
+const HTTP_STACK = ['tcp', 'http']
+const NO_LAYERS: readonly string[] = []
+
+// What a TCP conversation's bytes turned out to be.
+const DETECT = 0
+const WEBSOCKET = 1
+const RAW = 2
+
+/** What every conversation of an engine shares: one object per engine, not one per conversation. */
 export interface ConversationDeps {
   registry: ProtocolRegistry
   keys: KeyStore | undefined
   /** Read for every message, so an engine can turn trees on part way through a replay. */
   readonly recording: boolean
-  /** Forced protocol id ("decode as"), or 'unknown' to switch detection off. */
-  forced?: string
   emit: (conv: Conversation, m: MessageOut) => void
+  /** The fallback decoder: it keeps no state, so one serves every conversation. */
+  unknown: UnknownDecoder
 }
 
-export class Conversation {
+/** The decoder's view of its conversation, made only when a protocol decoder is created. */
+class ConversationContext implements DecoderContext {
+  constructor(
+    private readonly conv: Conversation,
+    readonly a: string,
+    readonly b: string
+  ) {}
+
+  get conversationId(): number {
+    return this.conv.id
+  }
+
+  get keys(): KeyStore | undefined {
+    return this.conv.deps.keys
+  }
+
+  get recording(): boolean {
+    return this.conv.deps.recording
+  }
+
+  setClient(dir: WireDir): void {
+    this.conv.setClient(dir)
+  }
+
+  note(text: string): void {
+    this.conv.note(text)
+  }
+
+  get websocket(): { path?: string; protocol?: string } | undefined {
+    return this.conv.websocketInfo()
+  }
+}
+
+interface WebSocketState {
+  conn: WebSocketConnection
+  path?: string
+  protocol?: string
+}
+
+/**
+ * Kept small, since a capture may hold a million conversations: TCP reassembly, WebSocket state, the
+ * decoder and its context, the notes and the emit callback are created only when first needed, and
+ * `release()` drops them when the engine ends the conversation early.
+ */
+export class Conversation implements TcpGapListener {
   frames = 0
   bytes = 0
   firstTime = Infinity
   lastTime = 0
   /** Which internal side is the client, once known. */
-  clientSide: 'a' | 'b' | undefined
+  clientSide: 'a' | 'b' | undefined = undefined
   roleFromHandshake = false
-  notes: string[] = []
+  private noteList: string[] | undefined = undefined
   /** Layers under the protocol, bottom up. */
   stack: string[]
   /** The longest stack a message of this conversation's protocol reported (before the protocol is appended). */
-  private decodedStack: string[] = []
+  private decodedStack: readonly string[] = NO_LAYERS
   protocol = 'unknown'
-  private module: ProtocolModule | undefined
-  private decoder: ProtocolDecoder | undefined
-  private unknown: UnknownDecoder
+  private decoder: ProtocolDecoder | undefined = undefined
   private probes = 0
   // TCP only
-  readonly tcp?: { a2b: TcpDirection; b2a: TcpDirection }
-  private tcpMode: 'detect' | 'websocket' | 'raw' = 'detect'
-  private ws?: WebSocketConnection
-  private wsPath?: string
-  private wsProtocol?: string
-  readonly ctx: DecoderContext
-  private readonly emitOut: Emit
+  private tcp: { a2b: TcpDirection; b2a: TcpDirection } | undefined = undefined
+  private tcpMode = DETECT
+  private ws: WebSocketState | undefined = undefined
+  private context: ConversationContext | undefined = undefined
+  private emitter: Emit | undefined = undefined
+  /** A TCP connection that closed (FIN both ways, or RST): finished, kept only to count what still arrives. */
+  closed = false
+  // The engine's list of open conversations this one is in, its neighbours there, and the capture clock
+  // and frame number of its last packet.
+  list: { remove(c: Conversation): void } | undefined = undefined
+  newer: Conversation | undefined = undefined
+  older: Conversation | undefined = undefined
+  touched = 0
+  touchedFrame = 0
+  /** The ended conversation on the same addresses this one continues (0: none). */
+  previous = 0
 
   constructor(
     readonly id: number,
     readonly transport: Transport,
     readonly a: Endpoint,
     readonly b: Endpoint,
-    private readonly deps: ConversationDeps
+    readonly deps: ConversationDeps,
+    /** Forced protocol id ("decode as"), or 'unknown' to switch detection off. */
+    forced?: string
   ) {
-    this.stack = [transport]
-    this.unknown = new UnknownDecoder(() => deps.recording)
-    this.emitOut = (m) => {
-      // Layers a decoder adds itself (ENet, LiteNetLib under FigNet) show in the conversation's stack.
-      if (m.protocol === this.protocol && m.stack.length > this.decodedStack.length) this.decodedStack = m.stack
-      deps.emit(this, m)
-    }
-    const self = this
-    this.ctx = {
-      conversationId: id,
-      keys: deps.keys,
-      a: endpointString(a),
-      b: endpointString(b),
-      get recording() {
-        return deps.recording
-      },
-      setClient(dir: WireDir) {
-        self.clientSide = dir === 'a2b' ? 'a' : 'b'
-        self.roleFromHandshake = true
-      },
-      note(text: string) {
-        if (!self.notes.includes(text)) self.notes.push(text)
-      },
-      get websocket() {
-        return self.wsPath === undefined && self.wsProtocol === undefined ? undefined : { path: self.wsPath, protocol: self.wsProtocol }
-      }
-    }
-    if (transport === 'tcp') {
-      this.tcp = { a2b: new TcpDirection(), b2a: new TcpDirection() }
-      for (const dir of ['a2b', 'b2a'] as const) this.tcp[dir].onGap = (gap) => this.onTcpGap(dir, gap)
-    }
-    if (deps.forced && deps.forced !== 'unknown') {
-      const m = deps.registry.get(deps.forced)
+    this.stack = transport === 'tcp' ? TCP_STACK : UDP_STACK
+    if (forced && forced !== 'unknown') {
+      const m = deps.registry.get(forced)
       if (m) this.useModule(m, 'decode as')
     }
-    if (deps.forced === 'unknown') {
+    if (forced === 'unknown') {
       this.probes = MAX_PROBES
-      this.ctx.note('protocol detection off (decode as unknown)')
-    } else if (deps.forced && !this.module) {
-      this.ctx.note(`decode as ${deps.forced}: no such protocol, detecting instead`)
+      this.note('protocol detection off (decode as unknown)')
+    } else if (forced && !this.decoder) {
+      this.note(`decode as ${forced}: no such protocol, detecting instead`)
     }
+  }
+
+  /** A note about the whole conversation (shown on it and in the export); each text once. */
+  note(text: string): void {
+    if (!this.noteList) this.noteList = [text]
+    else if (!this.noteList.includes(text)) this.noteList.push(text)
+  }
+
+  get notes(): readonly string[] {
+    return this.noteList ?? NO_LAYERS
+  }
+
+  /** A protocol that knows who the client is (from its handshake) says so. */
+  setClient(dir: WireDir): void {
+    this.clientSide = dir === 'a2b' ? 'a' : 'b'
+    this.roleFromHandshake = true
+  }
+
+  websocketInfo(): { path?: string; protocol?: string } | undefined {
+    const ws = this.ws
+    return ws && (ws.path !== undefined || ws.protocol !== undefined) ? { path: ws.path, protocol: ws.protocol } : undefined
+  }
+
+  private get emit(): Emit {
+    return (this.emitter ??= (m) => {
+      // Layers a decoder adds itself (ENet, LiteNetLib under FigNet) show in the conversation's stack.
+      if (m.protocol === this.protocol && m.stack.length > this.decodedStack.length) this.decodedStack = m.stack
+      this.deps.emit(this, m)
+    })
   }
 
   touch(frameLen: number, time: number, frames = 1): void {
@@ -118,10 +184,10 @@ export class Conversation {
   }
 
   private useModule(m: ProtocolModule, why: string): void {
-    this.module = m
     this.protocol = m.id
-    this.decoder = m.create(this.ctx)
-    if (why === 'decode as') this.ctx.note(`decoded as ${m.name} (forced)`)
+    this.context ??= new ConversationContext(this, endpointString(this.a), endpointString(this.b))
+    this.decoder = m.create(this.context)
+    if (why === 'decode as') this.note(`decoded as ${m.name} (forced)`)
   }
 
   /**
@@ -132,7 +198,8 @@ export class Conversation {
     if (this.decoder) return this.decoder
     if (this.probes < MAX_PROBES) {
       this.probes++
-      const hit = this.deps.registry.detect({ carrier, bytes, dir, aPort: this.a.port, bPort: this.b.port, wsPath: this.wsPath, wsProtocol: this.wsProtocol, attempt: this.probes })
+      const ws = this.ws
+      const hit = this.deps.registry.detect({ carrier, bytes, dir, aPort: this.a.port, bPort: this.b.port, wsPath: ws?.path, wsProtocol: ws?.protocol, attempt: this.probes })
       if (hit && 'module' in hit) {
         this.useModule(hit.module, 'probe')
         return this.decoder!
@@ -142,7 +209,7 @@ export class Conversation {
         return null
       }
     }
-    return this.unknown
+    return this.deps.unknown
   }
 
   // ---- UDP ----
@@ -150,57 +217,80 @@ export class Conversation {
   udpDatagram(dir: WireDir, payload: Uint8Array, frames: number[], time: number): void {
     const draft = new MessageDraft(this.deps.recording)
     const source = draft.addSource('UDP payload', payload)
-    const decoder = this.decoderFor('udp', payload, dir) ?? this.unknown
+    const decoder = this.decoderFor('udp', payload, dir) ?? this.deps.unknown
     this.runDatagram(decoder, { dir, frames, time, draft, source, offset: 0, bytes: payload, stack: ['udp'] })
   }
 
   private runDatagram(decoder: ProtocolDecoder, pdu: Parameters<NonNullable<ProtocolDecoder['datagram']>>[0]): void {
-    if (!decoder.datagram) return this.unknown.datagram(pdu, this.emitOut)
+    if (!decoder.datagram) return this.deps.unknown.datagram(pdu, this.emit)
     try {
-      decoder.datagram(pdu, this.emitOut)
+      decoder.datagram(pdu, this.emit)
     } catch (e) {
       // A decoder bug must not stop the capture: keep the bytes with the error.
       pdu.draft.error = `decoder failed: ${(e as Error).message}`
-      this.unknown.datagram(pdu, this.emitOut)
+      this.deps.unknown.datagram(pdu, this.emit)
     }
   }
 
   // ---- TCP ----
 
+  /** A TCP segment in `dir`: reassembled, and new in-order bytes decoded. */
+  tcpSegment(dir: WireDir, seg: TcpSegment, frame: number, time: number): void {
+    const t = (this.tcp ??= this.newTcp())
+    if (!t[dir].segment(seg, frame, time)) return
+    if (this.closed) this.afterClose(dir)
+    else this.tcpData(dir)
+  }
+
+  private newTcp(): { a2b: TcpDirection; b2a: TcpDirection } {
+    const t = { a2b: new TcpDirection(), b2a: new TcpDirection() }
+    t.a2b.listener = this
+    t.b2a.listener = this
+    return t
+  }
+
+  /** FIN both ways with every byte before them delivered, or a reset: the connection carries nothing more. */
+  get tcpEnded(): boolean {
+    const t = this.tcp
+    return !!t && ((t.a2b.ended && t.b2a.ended) || t.a2b.rstSeen || t.b2a.rstSeen)
+  }
+
   /** New in-order bytes arrived in `dir` (or the capture ended, with `final`). */
   tcpData(dir: WireDir, final = false): void {
-    const t = this.tcp!
-    if (this.tcpMode === 'detect') {
+    const t = this.tcp
+    if (!t) return
+    if (this.tcpMode === DETECT) {
       const client = t.a2b.stream
       const first = client.available ? client.peek(Math.min(client.available, 8192)) : undefined
       const verdict = first ? detectHttpUpgrade(first) : 'no'
       if (verdict === 'need-more' && !final) return
       if (verdict === 'http-upgrade') {
-        this.tcpMode = 'websocket'
-        this.ws = new WebSocketConnection(t.a2b.stream, t.b2a.stream, { recordTree: () => this.deps.recording })
-        this.stack = ['tcp', 'websocket']
+        this.tcpMode = WEBSOCKET
+        this.ws = { conn: new WebSocketConnection(t.a2b.stream, t.b2a.stream, { recordTree: () => this.deps.recording }) }
+        this.stack = WS_STACK
       } else {
         if (!client.available && !t.b2a.stream.available) return
-        this.tcpMode = 'raw'
+        this.tcpMode = RAW
       }
     }
-    if (this.tcpMode === 'websocket') {
+    const ws = this.ws?.conn
+    if (this.tcpMode === WEBSOCKET && ws) {
       for (const d of dir === 'a2b' ? (['a2b', 'b2a'] as const) : (['b2a', 'a2b'] as const)) {
-        for (const ev of this.ws!.process(d === 'a2b' ? 'c2s' : 's2c', final)) this.onWsEvent(ev)
-        if (this.ws!.mode === 'raw') {
-          this.tcpMode = 'raw'
-          this.stack = ['tcp', 'http-preamble']
-          this.ctx.note('HTTP upgrade preamble followed by raw (unframed) bytes')
+        for (const ev of ws.process(d === 'a2b' ? 'c2s' : 's2c', final)) this.onWsEvent(ev)
+        if (ws.mode === 'raw') {
+          this.tcpMode = RAW
+          this.stack = PREAMBLE_STACK
+          this.note('HTTP upgrade preamble followed by raw (unframed) bytes')
           break
         }
-        if (this.ws!.mode === 'http-failed') {
+        if (ws.mode === 'http-failed') {
           // The server refused the upgrade: what follows is plain HTTP, shown as raw bytes.
-          this.tcpMode = 'raw'
-          this.stack = ['tcp', 'http']
+          this.tcpMode = RAW
+          this.stack = HTTP_STACK
           break
         }
       }
-      if (this.tcpMode !== 'raw') return
+      if (this.tcpMode !== RAW) return
     }
     this.rawStream(dir, final)
     if (final) this.rawStream(dir === 'a2b' ? 'b2a' : 'a2b', final)
@@ -210,7 +300,7 @@ export class Conversation {
     const stream = this.tcp![dir].stream
     if (stream.available === 0) return
     if (!this.decoder && stream.consumed === 0 && looksLikeTls(stream)) {
-      this.ctx.note('TLS-encrypted: the payload cannot be decoded without the session keys')
+      this.note('TLS-encrypted: the payload cannot be decoded without the session keys')
     }
     const decoder = this.decoderFor('tcp', stream.peek(Math.min(stream.available, 256)), dir, final)
     // A first segment can stop inside a frame header (a partial write): a probe asked for more bytes.
@@ -219,72 +309,105 @@ export class Conversation {
   }
 
   private runStream(decoder: ProtocolDecoder, dir: WireDir, stream: ByteStream, final: boolean): void {
+    const unknown = this.deps.unknown
     try {
-      if (decoder.stream) decoder.stream(dir, stream, this.stack, this.emitOut, final)
-      else this.unknown.stream(dir, stream, this.stack, this.emitOut, final)
+      if (decoder.stream) decoder.stream(dir, stream, this.stack, this.emit, final)
+      else unknown.stream(dir, stream, this.stack, this.emit, final)
     } catch (e) {
-      this.ctx.note(`decoder failed: ${(e as Error).message}; rest of the stream kept undecoded`)
-      this.decoder = this.unknown
-      this.unknown.stream(dir, stream, this.stack, this.emitOut, final)
+      this.note(`decoder failed: ${(e as Error).message}; rest of the stream kept undecoded`)
+      this.decoder = unknown
+      unknown.stream(dir, stream, this.stack, this.emit, final)
     }
     // At the end of the capture nothing may stay hidden in a buffer: bytes no message took are shown.
     if (final && stream.available > 0) {
-      this.unknown.stream(dir, stream, this.stack, this.emitOut, final, `${stream.available} bytes at the end of the stream did not complete a message`)
+      unknown.stream(dir, stream, this.stack, this.emit, final, `${stream.available} bytes at the end of the stream did not complete a message`)
     }
   }
 
-  private onTcpGap(dir: WireDir, gap: TcpGap): void {
-    this.ctx.note(`TCP ${dir === 'a2b' ? 'a→b' : 'b→a'}: ${gap.length} bytes missing at stream offset ${gap.offset}`)
-    if (this.tcpMode !== 'raw') return
+  /** Bytes that arrive after the connection closed: its decoder is finished, so they are shown undecoded. */
+  private afterClose(dir: WireDir): void {
     const stream = this.tcp![dir].stream
-    const decoder = this.decoder ?? this.unknown
-    if (decoder.gap) decoder.gap(dir, stream, gap.length, this.stack, this.emitOut)
-    else if (stream.available) this.unknown.stream(dir, stream, this.stack, this.emitOut, true)
+    this.note('data after the connection closed, shown undecoded')
+    this.deps.unknown.stream(dir, stream, this.stack, this.emit, true, `${stream.available} bytes after the connection closed`)
+  }
+
+  tcpGap(direction: TcpDirection, gap: TcpGap): void {
+    this.onTcpGap(direction === this.tcp?.a2b ? 'a2b' : 'b2a', gap)
+  }
+
+  private onTcpGap(dir: WireDir, gap: TcpGap): void {
+    this.note(`TCP ${dir === 'a2b' ? 'a→b' : 'b→a'}: ${gap.length} bytes missing at stream offset ${gap.offset}`)
+    if (this.tcpMode !== RAW || this.closed) return
+    const stream = this.tcp![dir].stream
+    const decoder = this.decoder ?? this.deps.unknown
+    if (decoder.gap) decoder.gap(dir, stream, gap.length, this.stack, this.emit)
+    else if (stream.available) this.deps.unknown.stream(dir, stream, this.stack, this.emit, true)
   }
 
   private onWsEvent(ev: WsEvent): void {
     const dir: WireDir = ev.dir === 'c2s' ? 'a2b' : 'b2a'
+    const ws = this.ws!
     switch (ev.kind) {
       case 'handshake':
         if (ev.request) {
-          this.wsPath = ev.request.path
+          ws.path = ev.request.path
           this.roleFromHandshake = true
           this.clientSide = 'a'
         }
-        if (ev.response) this.wsProtocol = ev.response.protocol
-        this.emitOut(websocketHandshakeMessage(ev, dir))
+        if (ev.response) ws.protocol = ev.response.protocol
+        this.emit(websocketHandshakeMessage(ev, dir))
         return
       case 'message': {
-        const decoder = this.decoderFor('websocket', ev.payload, dir) ?? this.unknown
+        const decoder = this.decoderFor('websocket', ev.payload, dir) ?? this.deps.unknown
         const pdu = { dir, frames: ev.frames, time: ev.time, draft: ev.draft, source: ev.payloadSource, offset: ev.payloadOffset, bytes: ev.payload, stack: ['tcp', 'websocket'] }
         this.runDatagram(decoder, pdu)
         return
       }
       case 'control':
-        this.emitOut(websocketControlMessage(ev, dir))
+        this.emit(websocketControlMessage(ev, dir))
         return
       case 'error':
-        this.ctx.note(`WebSocket ${ev.dir}: ${ev.message}`)
+        this.note(`WebSocket ${ev.dir}: ${ev.message}`)
         // A message that was framed but could not be unpacked (e.g. inflate failed) is still shown.
-        if (ev.draft) this.emitOut(websocketFailedMessage(ev, dir))
+        if (ev.draft) this.emit(websocketFailedMessage(ev, dir))
         return
       case 'mode':
-        if (ev.mode === 'http-failed') this.ctx.note(`HTTP upgrade refused: ${ev.reason}`)
+        if (ev.mode === 'http-failed') this.note(`HTTP upgrade refused: ${ev.reason}`)
         return
     }
   }
 
-  /** End of capture: give up on TCP holes and flush what every layer still holds. */
+  /** End of capture (or of the conversation): give up on TCP holes and flush what every layer still holds. */
   finish(lastFrame: number): void {
+    if (this.closed) return
     if (this.tcp) {
       for (const dir of ['a2b', 'b2a'] as const) this.tcp[dir].flush(lastFrame)
       this.tcpData('a2b', true)
     }
     try {
-      this.decoder?.finish?.(this.emitOut)
+      this.decoder?.finish?.(this.emit)
     } catch (e) {
-      this.ctx.note(`decoder failed at the end of the capture: ${(e as Error).message}`)
+      this.note(`decoder failed at the end of the capture: ${(e as Error).message}`)
     }
+  }
+
+  /**
+   * Finishes a TCP connection that closed and keeps only what counts the packets still to come (its last
+   * ACKs, retransmissions): the decoder and WebSocket state go.
+   */
+  close(lastFrame: number): void {
+    this.finish(lastFrame)
+    this.closed = true
+    this.release()
+  }
+
+  /** Drops the decoding state of a finished conversation. */
+  release(): void {
+    this.decoder = undefined
+    this.context = undefined
+    this.ws = undefined
+    this.emitter = undefined
+    this.probes = MAX_PROBES // a released conversation never probes again
   }
 
   /** The layers under the protocol as its messages report them (at least the carrier's), then the protocol. */
@@ -314,15 +437,16 @@ export class Conversation {
   }
 
   private tcpNotes(): string[] {
-    if (!this.tcp) return []
+    if (this.transport !== 'tcp') return []
     const out: string[] = []
-    const { a2b, b2a } = this.tcp
-    const retrans = a2b.stats.retransmissions + b2a.stats.retransmissions
-    const ooo = a2b.stats.outOfOrder + b2a.stats.outOfOrder
+    const a2b = this.tcp?.a2b
+    const b2a = this.tcp?.b2a
+    const retrans = (a2b?.retransmissions ?? 0) + (b2a?.retransmissions ?? 0)
+    const ooo = (a2b?.outOfOrder ?? 0) + (b2a?.outOfOrder ?? 0)
     if (retrans) out.push(`${retrans} retransmitted TCP segments ignored`)
     if (ooo) out.push(`${ooo} out-of-order TCP segments reordered`)
-    if (!a2b.synSeen && !b2a.synSeen) out.push('TCP handshake not captured: joined mid-stream')
-    if (a2b.rstSeen || b2a.rstSeen) out.push('connection reset (RST)')
+    if (!a2b?.synSeen && !b2a?.synSeen) out.push('TCP handshake not captured: joined mid-stream')
+    if (a2b?.rstSeen || b2a?.rstSeen) out.push('connection reset (RST)')
     return out
   }
 

@@ -9,7 +9,9 @@ import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
 import { parseTcp, parseUdp, TcpFlag, type TcpSegment } from '../net/tcp'
 import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { KeyStore } from '../keys/store'
-import { Conversation, endpointString, type Endpoint } from './conversation'
+import { UnknownDecoder } from '../protocols/unknown'
+import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
+import { ConversationTable, conversationKey, type EndReason } from './conversation-table'
 
 export interface DecodeAsRule {
   /** Conversation id, or an endpoint `ip:port` that either side of the conversation has. */
@@ -17,12 +19,32 @@ export interface DecodeAsRule {
   protocol: string
 }
 
+/**
+ * When the engine ends a conversation before the end of the capture, to bound its memory: a UDP
+ * conversation idle for `idleSeconds` of capture time; a TCP connection that closed (FIN both ways with
+ * all data delivered, or RST) once it is idle as long (its last ACKs belong to it); and, past `maxLive`
+ * open conversations, the least recently active one. An open TCP connection is never ended for being
+ * quiet: connections idle for minutes are common, and one cut in two cannot be decoded after the cut.
+ * An ended conversation is finished as at the end of the capture and kept only as its summary; a later
+ * packet on its addresses starts a new conversation.
+ */
+export interface EvictionOptions {
+  /** Most conversations kept open at once (default 100,000; below 1 or not a number: no limit). */
+  maxLive?: number
+  /** Capture-time seconds without a packet after which a conversation ends (default 60; negative or not a number: never). */
+  idleSeconds?: number
+}
+
+export const DEFAULT_EVICTION: Required<EvictionOptions> = { maxLive: 100_000, idleSeconds: 60 }
+
 export interface EngineOptions {
   registry: ProtocolRegistry
   keys?: KeyStore
   /** Build field trees (the CLI export and detail views); off for the fast row pass. */
   recording?: boolean
   decodeAs?: DecodeAsRule[]
+  /** Ending conversations early (default DEFAULT_EVICTION); false keeps every one open to the end. */
+  eviction?: EvictionOptions | false
   onMessage(m: DecodedMessage, conversation: Conversation, dir: WireDir): void
   /** Called for every frame handed to a conversation (the UI replays one conversation's frames for detail). */
   onFrameConversation?(frameNumber: number, conversationId: number): void
@@ -30,8 +52,8 @@ export interface EngineOptions {
   onConversation?(conversation: Conversation, frame: number): void
   /** A warning was raised while `frame` (0 at the end) was added; called before the engine's own cap of 1000. */
   onWarning?(text: string, frame: number): void
-  /** finish() is about to flush this conversation. */
-  onFinishConversation?(conversation: Conversation): void
+  /** The engine starts ending `conversation` early or at the end (null: it is done ending it). */
+  onEnding?(conversation: Conversation | null, reason: EndReason): void
 }
 
 /** What the network layers make of a frame: a UDP datagram or a TCP segment for a conversation. */
@@ -46,23 +68,6 @@ export interface TransportUnit {
   time: number
   udpPayload?: Uint8Array
   segment?: TcpSegment
-}
-
-/** The key under which a transport unit finds its conversation: the same for both directions. */
-export function conversationKey(transport: 'udp' | 'tcp', src: Endpoint, dst: Endpoint): string {
-  const s = endpointString(src)
-  const d = endpointString(dst)
-  return s < d ? `${transport}|${s}|${d}` : `${transport}|${d}|${s}`
-}
-
-export interface EngineStats {
-  frames: number
-  messages: number
-  errors: number
-  /** Frames whose link or network layer the engine does not follow (ARP, ICMP, ...). */
-  otherFrames: number
-  linkTypes: string[]
-  warnings: string[]
 }
 
 const MAX_WARNINGS = 1000
@@ -80,9 +85,58 @@ export class WarningList {
   }
 }
 
+export interface EngineStats {
+  frames: number
+  messages: number
+  errors: number
+  /** Frames whose link or network layer the engine does not follow (ARP, ICMP, ...). */
+  otherFrames: number
+  linkTypes: string[]
+  warnings: string[]
+}
+
+/** Conversations in order of their last packet, the least recently active first. */
+class LiveList {
+  oldest: Conversation | undefined
+  private newest: Conversation | undefined
+
+  /** Moves (or adds) `conv` to the recent end. */
+  touch(conv: Conversation): void {
+    if (this.newest === conv) return
+    conv.list?.remove(conv)
+    conv.older = this.newest
+    if (this.newest) this.newest.newer = conv
+    this.newest = conv
+    this.oldest ??= conv
+    conv.list = this
+  }
+
+  remove(conv: Conversation): void {
+    if (conv.list !== this) return
+    if (conv.newer) conv.newer.older = conv.older
+    else this.newest = conv.older
+    if (conv.older) conv.older.newer = conv.newer
+    else this.oldest = conv.newer
+    conv.newer = conv.older = conv.list = undefined
+  }
+}
+
 export class Engine {
-  private conversations = new Map<string, Conversation>()
-  private ordered: Conversation[] = []
+  /** Open conversations by address pair (conversationKey). */
+  private live = new Map<string, Conversation>()
+  /** UDP conversations and closed TCP connections, which end when idle. */
+  private idleList = new LiveList()
+  /** Open TCP connections, which only the live limit ends. */
+  private tcpList = new LiveList()
+  /** Summaries of the conversations already ended. */
+  private readonly ended: ConversationTable
+  private nextId = 1
+  /** Capture time: the latest frame time seen (frames may go back in time; this never does). */
+  private clock = -Infinity
+  private readonly maxLive: number
+  private readonly idleSeconds: number
+  private readonly evicting: boolean
+  private readonly deps: ConversationDeps
   private defrag = new IpDefragmenter()
   private nextMessageId = 1
   private lastFrame = 0
@@ -99,6 +153,23 @@ export class Engine {
 
   constructor(private readonly opts: EngineOptions) {
     this.recording = opts.recording ?? true
+    const engine = this
+    this.deps = {
+      registry: opts.registry,
+      keys: opts.keys,
+      get recording() {
+        return engine.recording
+      },
+      emit: (c, m) => this.emit(c, m),
+      unknown: new UnknownDecoder(() => engine.recording)
+    }
+    const ev = opts.eviction
+    this.evicting = ev !== false
+    const maxLive = ev === false ? Infinity : (ev?.maxLive ?? DEFAULT_EVICTION.maxLive)
+    const idle = ev === false ? Infinity : (ev?.idleSeconds ?? DEFAULT_EVICTION.idleSeconds)
+    this.maxLive = maxLive >= 1 ? maxLive : Infinity
+    this.idleSeconds = idle >= 0 ? idle : Infinity
+    this.ended = new ConversationTable({ idleSeconds: this.idleSeconds, maxLive: this.maxLive })
   }
 
   warn(text: string): void {
@@ -106,22 +177,48 @@ export class Engine {
     addWarning(this.stats.warnings, text)
   }
 
+  /** Conversations open now (the rest are kept as summaries). */
+  get liveConversations(): number {
+    return this.live.size
+  }
+
+  /** Conversations seen so far, open or ended (ids run 1..count). */
+  get conversationCount(): number {
+    return this.nextId - 1
+  }
+
   addFrame(frame: CaptureFrame): void {
     const unit = this.network(frame)
     if (unit) this.deliver(unit)
   }
 
+  /** Moves capture time to a frame's: conversations idle too long end before the frame is placed. */
+  private advance(number: number, time: number): void {
+    if (number > this.lastFrame) this.lastFrame = number
+    if (time > this.clock) this.clock = time
+    this.endIdle()
+  }
+
+  /**
+   * A frame that went to another shard of a sharded decode: this engine's capture time moves on with it,
+   * so its conversations end when idle exactly as one engine over the whole capture would end them.
+   */
+  tick(frame: Pick<CaptureFrame, 'number' | 'tsSec' | 'tsNsec'>): void {
+    this.advance(frame.number, frameTime(frame))
+  }
+
   /**
    * The link, IP (with defragmentation) and UDP/TCP layers of a frame: the unit a conversation receives, or
    * null when the frame carries none (yet). Counts the frame and raises the warnings of those layers. A
-   * sharded decode runs this alone to route frames by conversationKey, with exactly the engine's rules.
+   * sharded decode runs this alone to route frames by their conversation key, with exactly the engine's rules.
    */
   network(frame: CaptureFrame): TransportUnit | null {
     this.heldLastFrame = false
     this.stats.frames++
-    if (frame.number > this.lastFrame) this.lastFrame = frame.number
     this.linkTypes.add(LinkTypeName[frame.linkType] ?? `LINKTYPE_${frame.linkType}`)
     const time = frameTime(frame)
+    // Before the frame is placed: a conversation idle too long ends, and this frame may start a new one.
+    this.advance(frame.number, time)
     const link = decodeLink(frame.linkType, frame.data)
     if (link.network === 'other') {
       this.stats.otherFrames++
@@ -177,30 +274,57 @@ export class Engine {
     else this.tcp(u)
   }
 
-  private conversation(transport: 'udp' | 'tcp', src: Endpoint, dst: Endpoint, create = true): { conv: Conversation; dir: WireDir } | undefined {
-    const s = endpointString(src)
-    const d = endpointString(dst)
-    const key = conversationKey(transport, src, dst)
-    let conv = this.conversations.get(key)
-    if (!conv) {
-      if (!create) return undefined
-      const id = this.ordered.length + 1
-      const engine = this
-      conv = new Conversation(id, transport, src, dst, {
-        registry: this.opts.registry,
-        keys: this.opts.keys,
-        get recording() {
-          return engine.recording
-        },
-        forced: this.forcedProtocol(id, s, d),
-        emit: (c, m) => this.emit(c, m)
-      })
-      this.conversations.set(key, conv)
-      this.ordered.push(conv)
-      this.opts.onConversation?.(conv, this.lastFrame)
+  /** The open conversation on this address pair and the direction `src`→`dst` has in it. */
+  private find(key: string, src: Endpoint): { conv: Conversation; dir: WireDir } | undefined {
+    const conv = this.live.get(key)
+    if (!conv) return undefined
+    return { conv, dir: conv.a.port === src.port && conv.a.ip === src.ip ? 'a2b' : 'b2a' }
+  }
+
+  /** Opens a conversation with `a` as its side a, first making room under the live limit. */
+  private open(key: string, transport: 'udp' | 'tcp', a: Endpoint, b: Endpoint): Conversation {
+    if (this.live.size >= this.maxLive) {
+      const x = this.idleList.oldest
+      const y = this.tcpList.oldest
+      const lru = x && y ? (x.touchedFrame <= y.touchedFrame ? x : y) : (x ?? y)
+      if (lru) this.end(lru, 'limit')
     }
-    const dir: WireDir = endpointString(conv.a) === s ? 'a2b' : 'b2a'
-    return { conv, dir }
+    const id = this.nextId++
+    const sa = endpointString(a)
+    const sb = endpointString(b)
+    const conv = new Conversation(id, transport, a, b, this.deps, this.forcedProtocol(id, sa, sb))
+    // A conversation the engine ended on these addresses: each names the other in its notes.
+    const before = this.evicting ? this.ended.find(key) : undefined
+    if (before !== undefined) {
+      conv.previous = before
+      this.ended.follow(before, id)
+    }
+    this.live.set(key, conv)
+    this.opts.onConversation?.(conv, this.lastFrame)
+    return conv
+  }
+
+  /** Makes `conv` the most recently active conversation of its list. */
+  private touchLive(conv: Conversation): void {
+    conv.touched = this.clock
+    conv.touchedFrame = this.lastFrame
+    ;(conv.transport === 'udp' || conv.closed ? this.idleList : this.tcpList).touch(conv)
+  }
+
+  private endIdle(): void {
+    for (let c = this.idleList.oldest; c && this.clock - c.touched > this.idleSeconds; c = this.idleList.oldest) this.end(c, 'idle')
+  }
+
+  /** Finishes a conversation as the end of the capture would and keeps only its summary. */
+  private end(conv: Conversation, reason: EndReason): void {
+    this.opts.onEnding?.(conv, reason)
+    conv.finish(this.lastFrame)
+    const key = conversationKey(conv.transport, endpointString(conv.a), endpointString(conv.b))
+    this.ended.put(conv.info(), conv.closed ? 'closed' : reason, key, conv.previous)
+    conv.list?.remove(conv)
+    this.live.delete(key)
+    conv.release()
+    this.opts.onEnding?.(null, reason)
   }
 
   private forcedProtocol(id: number, a: string, b: string): string | undefined {
@@ -211,27 +335,43 @@ export class Engine {
   }
 
   private udp(u: TransportUnit): void {
-    const { conv, dir } = this.conversation('udp', u.src, u.dst)!
-    conv.touch(u.frameBytes, u.time, u.frames.length)
-    if (this.opts.onFrameConversation) for (const f of u.frames) this.opts.onFrameConversation(f, conv.id)
-    conv.udpDatagram(dir, u.udpPayload!, u.frames, u.time)
+    const { src, dst, frames, frameBytes, time } = u
+    const key = conversationKey('udp', endpointString(src), endpointString(dst))
+    const { conv, dir } = this.find(key, src) ?? { conv: this.open(key, 'udp', src, dst), dir: 'a2b' as WireDir }
+    this.touchLive(conv)
+    conv.touch(frameBytes, time, frames.length)
+    if (this.opts.onFrameConversation) for (const f of frames) this.opts.onFrameConversation(f, conv.id)
+    conv.udpDatagram(dir, u.udpPayload!, frames, time)
   }
 
   private tcp(u: TransportUnit): void {
     const seg = u.segment!
-    const { src, dst } = u
+    const { src, dst, frameBytes, time } = u
+    const frameNumber = u.frame
     const isSyn = (seg.flags & TcpFlag.SYN) !== 0
     const isAck = (seg.flags & TcpFlag.ACK) !== 0
+    const key = conversationKey('tcp', endpointString(src), endpointString(dst))
+    let found = this.find(key, src)
+    // A SYN after the connection on these ports closed opens a new one (as Wireshark numbers streams).
+    if (found?.conv.closed && isSyn) {
+      this.end(found.conv, 'closed')
+      found = undefined
+    }
     // A SYN/ACK seen first means its sender is the server: make the other side "a".
-    const found = isSyn && isAck && !this.conversation('tcp', src, dst, false) ? this.conversation('tcp', dst, src) : undefined
-    const { conv, dir } = found ? { conv: found.conv, dir: 'b2a' as WireDir } : this.conversation('tcp', src, dst)!
+    const { conv, dir } = found ?? (isSyn && isAck ? { conv: this.open(key, 'tcp', dst, src), dir: 'b2a' as WireDir } : { conv: this.open(key, 'tcp', src, dst), dir: 'a2b' as WireDir })
     if (isSyn) {
       conv.clientSide = (dir === 'a2b') === !isAck ? 'a' : 'b'
       conv.roleFromHandshake = true
     }
-    conv.touch(u.frameBytes, u.time)
-    this.opts.onFrameConversation?.(u.frame, conv.id)
-    if (conv.tcp![dir].segment(seg, u.frame, u.time)) conv.tcpData(dir)
+    this.touchLive(conv)
+    conv.touch(frameBytes, time)
+    this.opts.onFrameConversation?.(frameNumber, conv.id)
+    conv.tcpSegment(dir, seg, frameNumber, time)
+    // Its decoder is finished now, so its messages come out as they would at the end of the capture.
+    if (this.evicting && !conv.closed && conv.tcpEnded) {
+      conv.close(frameNumber)
+      this.touchLive(conv) // now among the conversations that end when idle
+    }
   }
 
   private emit(conv: Conversation, m: MessageOut): void {
@@ -258,24 +398,38 @@ export class Engine {
     this.opts.onMessage(msg, conv, m.dir)
   }
 
-  /** End of input: flush reassembly buffers so partial data is still shown. Idempotent. */
+  /** End of input: flush reassembly buffers so partial data is still shown, in conversation order. Idempotent. */
   finish(lastFrame = this.lastFrame): void {
     if (this.finished) return
     this.finished = true
-    for (const conv of this.ordered) {
-      this.opts.onFinishConversation?.(conv)
-      conv.finish(lastFrame)
-    }
+    // A shard ends its conversations at the capture's last frame, not its own.
+    if (lastFrame > this.lastFrame) this.lastFrame = lastFrame
+    const open = [...this.live.values()].sort((x, y) => x.id - y.id)
+    for (const conv of open) this.end(conv, 'capture end')
     const left = this.defrag.incomplete()
     if (left.length) this.warn(`${left.length} fragmented IP datagram(s) never completed (frames ${left.flatMap((l) => l.frames).slice(0, 10).join(', ')})`)
+    this.defrag = new IpDefragmenter() // its fragments point into capture buffers: let them go
     this.stats.linkTypes = [...this.linkTypes]
   }
 
-  conversationList(): ConversationInfo[] {
-    return this.ordered.map((c) => c.info())
+  /** Every conversation's summary, in id order, made one at a time (for writing out a long list). */
+  *conversations(): Generator<ConversationInfo> {
+    const open = new Map<number, Conversation>()
+    for (const c of this.live.values()) open.set(c.id, c)
+    for (let id = 1; id < this.nextId; id++) {
+      const conv = open.get(id)
+      if (conv) {
+        const info = conv.info()
+        this.ended.linkNotes(id, info.notes, conv.previous)
+        yield info
+        continue
+      }
+      const info = this.ended.get(id)
+      if (info) yield info
+    }
   }
 
-  conversationById(id: number): Conversation | undefined {
-    return this.ordered[id - 1]
+  conversationList(): ConversationInfo[] {
+    return [...this.conversations()]
   }
 }

@@ -9,7 +9,7 @@ import type { DecodedMessage } from '../model/types'
 import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { Conversation } from './conversation'
-import { Engine, type DecodeAsRule } from './engine'
+import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
 import { messageMetaFields } from './meta-fields'
 
 export interface SessionOptions {
@@ -18,6 +18,8 @@ export interface SessionOptions {
   filter?: string | CompiledFilter
   recording?: boolean
   decodeAs?: DecodeAsRule[]
+  /** Ending conversations early to bound memory (Engine's default when not given). */
+  eviction?: EvictionOptions | false
   registry?: ProtocolRegistry
   onMessage(m: DecodedMessage, conv?: Conversation, dir?: WireDir): void
   onFrame?(f: CaptureFrame): void
@@ -38,6 +40,7 @@ export class DecodeSession {
       keys: opts.keys,
       recording: opts.recording ?? true,
       decodeAs: opts.decodeAs,
+      eviction: opts.eviction,
       onMessage: (m, conv, dir) => {
         if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) return
         this.matched++

@@ -18,20 +18,27 @@ import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { CompiledFilter } from '../filter/compile'
 import { targetFromMessage } from '../filter/target'
 import type { Conversation, Endpoint } from './conversation'
-import { conversationKey, Engine, type DecodeAsRule } from './engine'
+import { Engine, type DecodeAsRule } from './engine'
+import { conversationKey } from './conversation-table'
+import { endpointString } from './conversation'
 import { messageMetaFields } from './meta-fields'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
 
 // ---- frames to a shard ----
 
-/** Frames packed for a transfer to a shard: per frame 6 numbers, then all the bytes. */
+/**
+ * Frames packed for a transfer to a shard: per frame 7 numbers (number, interfaceId, linkType, tsSec,
+ * tsNsec, originalLength, data length), then all the bytes. A data length of -1 is a tick: a frame that went
+ * to another shard, whose time moves this shard's capture clock on (conversations end when idle by it).
+ */
 export interface FrameBatch {
-  meta: Float64Array // number, interfaceId, linkType, tsSec, tsNsec, originalLength (+ data length)
+  meta: Float64Array
   data: Uint8Array
 }
 
 const FRAME_FIELDS = 7
+const EMPTY = new Uint8Array(0)
 
 export class FrameBatcher {
   private meta: number[] = []
@@ -43,6 +50,12 @@ export class FrameBatcher {
     this.meta.push(f.number, f.interfaceId, f.linkType, f.noTimestamp ? -1 : f.tsSec, f.tsNsec, f.originalLength, f.data.length)
     this.chunks.push(f.data)
     this.bytes += f.data.length
+    this.count++
+  }
+
+  /** A frame another shard decodes: only its number and time. */
+  tick(f: CaptureFrame): void {
+    this.meta.push(f.number, 0, 0, f.tsSec, f.tsNsec, 0, -1)
     this.count++
   }
 
@@ -66,11 +79,16 @@ export class FrameBatcher {
   }
 }
 
-export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame> {
+/** The frames of a batch; a tick comes as a frame with `tick` set and no bytes. */
+export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame & { tick?: true }> {
   let at = 0
   for (let i = 0; i + FRAME_FIELDS <= b.meta.length; i += FRAME_FIELDS) {
     const len = b.meta[i + 6]
     const tsSec = b.meta[i + 3]
+    if (len < 0) {
+      yield { number: b.meta[i], interfaceId: 0, linkType: 0, tsSec, tsNsec: b.meta[i + 4], originalLength: 0, data: EMPTY, tick: true }
+      continue
+    }
     const f: CaptureFrame = {
       number: b.meta[i],
       interfaceId: b.meta[i + 1],
@@ -87,6 +105,10 @@ export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame> {
 }
 
 // ---- what a shard reports ----
+
+const END_TAG = 0xffffffff
+const AFTER_ENDINGS = 0xffffffff
+const EVENT = 5
 
 export const enum EventKind {
   Conversation = 0,
@@ -113,9 +135,14 @@ export interface RowMessage {
   indexed?: { keys: string[]; values: FieldScalar[] } | null
 }
 
-/** A shard's report for one batch of frames (or for the end). Events are quadruples: kind, tag, a, b. */
+/**
+ * A shard's report for one batch of frames (or for the end). Events are 5 numbers: kind, tag, sub, a, b.
+ * `tag` is the frame being added when it happened; `sub` orders events of one tag: conversations ended for
+ * being idle come first, by when they were last active (one engine ends them oldest first, over all
+ * shards' conversations), then the frame's own events (sub = AFTER_ENDINGS).
+ */
 export interface ShardReport {
-  events: Uint32Array
+  events: Float64Array
   strings: string[]
   /** Conversations created in this report: transport and endpoints, by the event's `a` (local id). */
   conversations: { transport: Transport; a: Endpoint; b: Endpoint }[]
@@ -164,6 +191,7 @@ export class ShardDecoder {
     this.written += c.length
   })
   private tag = 0
+  private sub = AFTER_ENDINGS
   private finishing = false
 
   constructor(private readonly opts: ShardOptions) {
@@ -177,7 +205,11 @@ export class ShardDecoder {
         this.convs.push({ transport: c.transport, a: c.a, b: c.b })
       },
       onWarning: (text) => this.event(EventKind.Warning, this.str(text), 0),
-      onFinishConversation: (c) => this.event(EventKind.Finish, c.id, 0),
+      onEnding: (c, reason) => {
+        if (reason === 'capture end') {
+          if (c) this.event(EventKind.Finish, c.id, 0)
+        } else if (reason === 'idle') this.sub = c ? c.touchedFrame : AFTER_ENDINGS
+      },
       onFrameConversation: opts.frameConversations ? (f, c) => this.event(EventKind.FrameConversation, f, c) : undefined,
       onMessage: (m, conv, dir) => this.message(m, conv, dir)
     })
@@ -194,7 +226,7 @@ export class ShardDecoder {
   }
 
   private event(kind: EventKind, a: number, b: number): void {
-    this.events.push(kind, this.finishing ? 0xffffffff : this.tag, a, b)
+    this.events.push(kind, this.finishing ? END_TAG : this.tag, this.finishing ? AFTER_ENDINGS : this.sub, a, b)
   }
 
   private message(m: DecodedMessage, conv: Conversation, dir: WireDir): void {
@@ -236,7 +268,8 @@ export class ShardDecoder {
   frames(batch: FrameBatch): ShardReport {
     for (const f of unpackFrames(batch)) {
       if (f.number > this.tag) this.tag = f.number
-      this.engine.addFrame(f)
+      if (f.tick) this.engine.tick(f)
+      else this.engine.addFrame(f)
     }
     return this.report()
   }
@@ -251,7 +284,7 @@ export class ShardDecoder {
   }
 
   private report(): ShardReport {
-    const r: ShardReport = { events: Uint32Array.from(this.events), strings: this.strings, conversations: this.convs, watermark: this.tag }
+    const r: ShardReport = { events: Float64Array.from(this.events), strings: this.strings, conversations: this.convs, watermark: this.tag }
     if (this.opts.mode === 'index') r.rows = this.rows.take()
     else {
       this.out.flush()
@@ -390,7 +423,7 @@ export class ShardRouter {
       }
       return null
     }
-    const shard = hash(conversationKey(u.transport, u.src, u.dst)) % this.shards
+    const shard = hash(conversationKey(u.transport, endpointString(u.src), endpointString(u.dst))) % this.shards
     if (u.frames.length === 1) return { shard, frames: [f] }
     const frames: CaptureFrame[] = []
     for (const n of u.frames) {
@@ -432,7 +465,6 @@ interface Pending {
   rowAt: number
 }
 
-const END_TAG = 0xffffffff
 
 /** Merges shard reports into one engine's order. */
 export class ShardMerger {
@@ -470,13 +502,18 @@ export class ShardMerger {
   /** Hands on every event tagged at or before `safe`: frames that every shard has decoded or was never sent. */
   drain(safe: number): void {
     for (;;) {
-      // The source whose next event has the lowest tag; no two sources report events of one frame.
+      // The source whose next event comes first: lowest tag, then lowest sub (idle endings by age).
       let best = -1
       let bestTag = Infinity
+      let bestSub = Infinity
       for (let s = 0; s < this.shards; s++) {
         const tag = this.headTag(s)
-        if (tag < bestTag) {
+        if (tag === Infinity) continue
+        const q = this.queues[s][0]
+        const sub = q.report.events[q.at + 2]
+        if (tag < bestTag || (tag === bestTag && sub < bestSub)) {
           bestTag = tag
+          bestSub = sub
           best = s
         }
       }
@@ -501,9 +538,9 @@ export class ShardMerger {
   private apply(s: number, p: Pending): void {
     const ev = p.report.events
     const kind = ev[p.at]
-    const a = ev[p.at + 2]
-    const b = ev[p.at + 3]
-    p.at += 4
+    const a = ev[p.at + 3]
+    const b = ev[p.at + 4]
+    p.at += EVENT
     const map = this.localToGlobal[s]
     switch (kind) {
       case EventKind.Conversation: {
@@ -551,9 +588,9 @@ export class ShardMerger {
         const ev = p.report.events
         let rowAt = p.rowAt
         let current: (typeof segments)[number] | undefined
-        for (let i = p.at; i < ev.length; i += 4) {
+        for (let i = p.at; i < ev.length; i += EVENT) {
           if (ev[i] === EventKind.Finish) {
-            current = { id: this.localToGlobal[s].get(ev[i + 2]) ?? 0, s, p, at: i, rowAt, events: 0 }
+            current = { id: this.localToGlobal[s].get(ev[i + 3]) ?? 0, s, p, at: i, rowAt, events: 0 }
             segments.push(current)
           }
           if (current) current.events++

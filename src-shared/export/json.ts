@@ -335,17 +335,32 @@ export class JsonExportWriter {
   }
 
   /** Writes the tail (summary) and hands everything over. */
-  end(source: ExportSourceInfo, conversations: ConversationInfo[], stats: { messages: number; errors: number }): void {
-    const convs = conversations.map(conversationJson)
-    if (this.opts.format === 'json') {
-      let tail = `\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)}`
-      if (this.opts.keys) tail += `,"keys":${JSON.stringify(this.opts.keys)}`
-      this.out.json(tail + '}\n')
-    } else {
-      const summary: Record<string, unknown> = { format: FORMAT, source, conversations: convs, stats }
-      if (this.opts.keys) summary.keys = this.opts.keys
-      this.out.json(JSON.stringify({ summary }) + '\n')
+  end(source: ExportSourceInfo, conversations: Iterable<ConversationInfo>, stats: { messages: number; errors: number }): void {
+    for (const _ of this.endPieces(source, conversations, stats)) {
+      // written as it goes
     }
+  }
+
+  /**
+   * The same tail, handed to the sink in pieces (a step per 256 conversations), so a list of a million
+   * conversations is written out as it is read from compact storage, with the caller free to wait between.
+   */
+  *endPieces(source: ExportSourceInfo, conversations: Iterable<ConversationInfo>, stats: { messages: number; errors: number }): Generator<void> {
+    const json = this.opts.format === 'json'
+    // Key order as JSON.stringify of {format, source, conversations, stats, keys} (ndjson's summary line).
+    this.out.json(json ? `\n],"source":${JSON.stringify(source)},"conversations":[` : `{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`)
+    let n = 0
+    for (const c of conversations) {
+      this.out.json((n ? ',' : '') + JSON.stringify(conversationJson(c)))
+      // About 64 KiB at a time: the caller may wait for its output to drain between pieces.
+      if (++n % 256 === 0) {
+        this.out.flush()
+        yield
+      }
+    }
+    let tail = `],"stats":${JSON.stringify(stats)}`
+    if (this.opts.keys) tail += `,"keys":${JSON.stringify(this.opts.keys)}`
+    this.out.json(tail + (json ? '}\n' : '}}\n'))
     this.out.flush()
   }
 

@@ -80,7 +80,7 @@ export type FragmentResult = (
 
 export const MISSING_LIST_CAP = 64
 
-const DEFAULTS = {
+const DEFAULTS: Readonly<Required<FragmentLimits>> = {
   maxTotalLength: 16 * 1024 * 1024,
   maxPendingBytes: 64 * 1024 * 1024,
   maxFragmentCount: 65536,
@@ -130,22 +130,37 @@ const isInt = (v: number) => Number.isSafeInteger(v)
 const NUMBERED = -1
 
 export class FragmentAssembler {
-  private readonly limits: typeof DEFAULTS
-  /** Unfinished reassemblies in creation order (oldest first: the eviction order). */
-  private readonly pending = new Map<number, Pending>()
-  /** Finished (or failed) reassemblies, oldest first. */
-  private readonly done = new Map<number, Done>()
-  private readonly evictedKept: IncompleteReassembly[] = []
+  /** The defaults themselves unless some limit is set (one per conversation and direction adds up). */
+  private readonly limits: Readonly<Required<FragmentLimits>>
+  // Made on first use: most conversations never fragment.
+  private pendingMap: Map<number, Pending> | undefined
+  private doneMap: Map<number, Done> | undefined
+  private evictedList: IncompleteReassembly[] | undefined
   private held = 0
   /** Evicted reassemblies no longer listed by incomplete() (beyond maxEvictedKept). */
   evictedDropped = 0
 
   constructor(limits: FragmentLimits = {}) {
-    this.limits = { ...DEFAULTS }
-    for (const k of Object.keys(DEFAULTS) as (keyof typeof DEFAULTS)[]) {
+    let own: Required<FragmentLimits> | undefined
+    for (const k of Object.keys(DEFAULTS) as (keyof FragmentLimits)[]) {
       const v = limits[k]
-      if (v !== undefined && Number.isFinite(v) && v >= 0) this.limits[k] = v
+      if (v !== undefined && Number.isFinite(v) && v >= 0) (own ??= { ...DEFAULTS })[k] = v
     }
+    this.limits = own ?? DEFAULTS
+  }
+
+  /** Unfinished reassemblies in creation order (oldest first: the eviction order). */
+  private get pending(): Map<number, Pending> {
+    return (this.pendingMap ??= new Map())
+  }
+
+  /** Finished (or failed) reassemblies, oldest first. */
+  private get done(): Map<number, Done> {
+    return (this.doneMap ??= new Map())
+  }
+
+  private get evictedKept(): IncompleteReassembly[] {
+    return (this.evictedList ??= [])
   }
 
   /** Bytes currently held by unfinished reassemblies (data plus bookkeeping). */

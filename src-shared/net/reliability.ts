@@ -50,8 +50,8 @@ export class ReliabilityTracker {
   private readonly maxPerChannel: number
   private readonly retransmitWindow: number
   private readonly msPerUnit: number
-  /** Key: direction (0 a2b, 1 b2a) * 65536 + channel. */
-  private readonly tables = new Map<number, Map<number, Sent>>()
+  /** Key: direction (0 a2b, 1 b2a) * 65536 + channel. Made on first use. */
+  private tableMap: Map<number, Map<number, Sent>> | undefined
 
   constructor(limits: ReliabilityLimits = {}) {
     this.maxPerChannel = positive(limits.maxPerChannel, 65536)
@@ -98,9 +98,13 @@ export class ReliabilityTracker {
     return out
   }
 
+  private get tables(): Map<number, Map<number, Sent>> {
+    return (this.tableMap ??= new Map())
+  }
+
   /** Forgets everything (e.g. on a new connection). */
   clear(): void {
-    this.tables.clear()
+    this.tableMap = undefined
   }
 
   /** Sequence numbers currently remembered (all directions and channels). */

@@ -58,66 +58,113 @@ export interface ReassemblyStats {
   gaps: TcpGap[]
 }
 
+interface PendingSegment {
+  seq: number
+  data: Uint8Array
+  frame: number
+  time: number
+}
+
+const SYN_SEEN = 1
+const FIN_SEEN = 2
+const RST_SEEN = 4
+
+/** Who hears about a TCP gap, told which direction it is in (one listener serves both directions). */
+export interface TcpGapListener {
+  tcpGap(direction: TcpDirection, gap: TcpGap): void
+}
+
 /**
  * One direction of a TCP connection. In-order bytes go to `stream`; out-of-order segments wait until the
  * hole before them fills. Retransmitted bytes (already delivered) are dropped and counted; for
  * overlapping data the first copy received wins. If more than `maxBuffered` bytes wait behind a hole the
  * hole is declared a gap, reported, and skipped, so one lost segment cannot stall the stream forever.
+ * Kept small (a capture may hold a million connections): counters are plain fields, and the list of
+ * waiting segments and of gaps exist only once there is one.
  */
 export class TcpDirection {
   readonly stream = new ByteStream()
-  readonly stats: ReassemblyStats = { retransmissions: 0, outOfOrder: 0, overlaps: 0, gaps: [] }
-  /** Absolute sequence number of the next byte expected, or undefined before the first segment. */
-  private nextSeq: number | undefined
+  /** Absolute sequence number of the next byte expected, or -1 before the first segment. */
+  private nextSeq = -1
   /** Bytes delivered to `stream` so far (stream offset of nextSeq). */
   private delivered = 0
-  /** Out-of-order segments keyed by their offset relative to nextSeq at arrival time (kept as absolute seq). */
-  private pending: { seq: number; data: Uint8Array; frame: number; time: number }[] = []
+  /** Out-of-order segments (absolute seq), in arrival order. */
+  private pending: PendingSegment[] | undefined
   private pendingBytes = 0
+  /** Sequence number just after the FIN, once one is seen. */
+  private finSeq = -1
+  private flags = 0
+  retransmissions = 0
+  outOfOrder = 0
+  overlaps = 0
+  private gapList: TcpGap[] | undefined
   /** Called when a hole is given up on, while `stream` still holds only the bytes before it. */
   onGap?: (gap: TcpGap) => void
-  synSeen = false
-  finSeen = false
-  rstSeen = false
+  /** The same, for an owner of several directions (no closure per direction). */
+  listener?: TcpGapListener
 
   constructor(private readonly maxBuffered = 4 * 1024 * 1024) {}
 
+  get synSeen(): boolean {
+    return (this.flags & SYN_SEEN) !== 0
+  }
+
+  get finSeen(): boolean {
+    return (this.flags & FIN_SEEN) !== 0
+  }
+
+  get rstSeen(): boolean {
+    return (this.flags & RST_SEEN) !== 0
+  }
+
+  get stats(): ReassemblyStats {
+    return { retransmissions: this.retransmissions, outOfOrder: this.outOfOrder, overlaps: this.overlaps, gaps: this.gapList ?? [] }
+  }
+
+  /** A FIN was seen and every byte before it has been delivered: this direction will carry nothing more. */
+  get ended(): boolean {
+    if (!this.finSeen || this.pending?.length) return false
+    return this.nextSeq < 0 || this.rel(this.finSeq) <= 0
+  }
+
   /** Relative position of `seq` to nextSeq in modular 32-bit space (negative = before). */
   private rel(seq: number): number {
-    const d = (seq - this.nextSeq!) | 0
-    return d
+    return (seq - this.nextSeq) | 0
   }
 
   /** Adds a segment; returns true when new in-order bytes were delivered to `stream`. */
   segment(seg: TcpSegment, frame: number, time: number): boolean {
-    if (seg.flags & TcpFlag.RST) this.rstSeen = true
+    if (seg.flags & TcpFlag.RST) this.flags |= RST_SEEN
     let seq = seg.seq
     if (seg.flags & TcpFlag.SYN) {
-      this.synSeen = true
+      this.flags |= SYN_SEEN
       seq = (seq + 1) >>> 0 // the SYN occupies one sequence number
-      if (this.nextSeq === undefined || this.delivered === 0) this.nextSeq = seq
+      if (this.nextSeq < 0 || this.delivered === 0) this.nextSeq = seq
     }
-    if (seg.flags & TcpFlag.FIN) this.finSeen = true
     const data = seg.payload
+    if (seg.flags & TcpFlag.FIN && !this.finSeen) {
+      this.flags |= FIN_SEEN
+      this.finSeq = (seq + data.length) >>> 0
+    }
     if (data.length === 0) return false
-    if (this.nextSeq === undefined) this.nextSeq = seq // joined mid-stream: start where we are
+    if (this.nextSeq < 0) this.nextSeq = seq // joined mid-stream: start where we are
     return this.place(seq, data, frame, time)
   }
 
   private place(seq: number, data: Uint8Array, frame: number, time: number): boolean {
     const r = this.rel(seq)
     if (r + data.length <= 0) {
-      this.stats.retransmissions++
+      this.retransmissions++
       return false
     }
     if (r < 0) {
       // Starts before what we have: keep only the new tail.
-      this.stats.overlaps++
+      this.overlaps++
       data = data.subarray(-r)
-      seq = this.nextSeq!
+      seq = this.nextSeq
     } else if (r > 0) {
-      this.stats.outOfOrder++
-      this.pending.push({ seq, data, frame, time })
+      this.outOfOrder++
+      ;(this.pending ??= []).push({ seq, data, frame, time })
       this.pendingBytes += data.length
       if (this.pendingBytes > this.maxBuffered) return this.skipGap(frame)
       return false
@@ -130,41 +177,46 @@ export class TcpDirection {
   private deliver(data: Uint8Array, frame: number, time: number): void {
     this.stream.push(data, frame, time)
     this.delivered += data.length
-    this.nextSeq = (this.nextSeq! + data.length) >>> 0
+    this.nextSeq = (this.nextSeq + data.length) >>> 0
   }
 
   /** Moves waiting segments that have become in-order into the stream. */
   private drain(): void {
+    const pending = this.pending
+    if (!pending) return
     let progressed = true
-    while (progressed && this.pending.length) {
+    while (progressed && pending.length) {
       progressed = false
-      for (let i = 0; i < this.pending.length; i++) {
-        const p = this.pending[i]
+      for (let i = 0; i < pending.length; i++) {
+        const p = pending[i]
         const r = this.rel(p.seq)
         if (r > 0) continue
-        this.pending.splice(i, 1)
+        pending.splice(i, 1)
         this.pendingBytes -= p.data.length
         if (r + p.data.length <= 0) {
-          this.stats.retransmissions++
+          this.retransmissions++
         } else {
-          if (r < 0) this.stats.overlaps++
+          if (r < 0) this.overlaps++
           this.deliver(p.data.subarray(-r), p.frame, p.time)
         }
         progressed = true
         break
       }
     }
+    if (!pending.length) this.pending = undefined
   }
 
   /** Gives up on the hole before the earliest waiting segment: reports it and continues from there. */
   private skipGap(frame: number): boolean {
-    if (!this.pending.length) return false
-    let earliest = this.pending[0]
-    for (const p of this.pending) if (this.rel(p.seq) < this.rel(earliest.seq)) earliest = p
+    const pending = this.pending
+    if (!pending?.length) return false
+    let earliest = pending[0]
+    for (const p of pending) if (this.rel(p.seq) < this.rel(earliest.seq)) earliest = p
     const missing = this.rel(earliest.seq)
     const gap = { offset: this.delivered, length: missing, frame }
-    this.stats.gaps.push(gap)
+    ;(this.gapList ??= []).push(gap)
     this.onGap?.(gap)
+    this.listener?.tcpGap(this, gap)
     this.delivered += missing
     this.nextSeq = earliest.seq
     this.drain()
@@ -174,7 +226,7 @@ export class TcpDirection {
   /** At the end of the capture: skip remaining holes so buffered bytes are still decoded. Returns true if bytes were delivered. */
   flush(frame: number): boolean {
     let any = false
-    while (this.pending.length) any = this.skipGap(frame) || any
+    while (this.pending?.length) any = this.skipGap(frame) || any
     return any
   }
 

@@ -101,7 +101,8 @@ const defaultDescribe = (startSeq: number) => `startSeq ${startSeq}`
 
 /** Fragment reassembly for one conversation: per lane (reliable/unreliable kinds) and direction. */
 export class FragmentLinks {
-  private readonly assemblers = new Map<string, FragmentAssembler>()
+  /** By `${dir}:${lane}`, made on first use. */
+  private assemblerMap: Map<string, FragmentAssembler> | undefined
 
   /**
    * `reassembled`: the tree field for the reassembled bytes; `sourceName`: the name of the reassembled data
@@ -115,10 +116,11 @@ export class FragmentLinks {
 
   private assembler(dir: WireDir, lane: string): FragmentAssembler {
     const k = `${dir}:${lane}`
-    let a = this.assemblers.get(k)
+    const assemblers = (this.assemblerMap ??= new Map())
+    let a = assemblers.get(k)
     if (!a) {
       a = new FragmentAssembler(this.lanes[lane]?.limits)
-      this.assemblers.set(k, a)
+      assemblers.set(k, a)
     }
     return a
   }
@@ -171,7 +173,7 @@ export class FragmentLinks {
     const out: IncompleteInLane[] = []
     for (const dir of ['a2b', 'b2a'] as const) {
       for (const lane of Object.keys(this.lanes)) {
-        const a = this.assemblers.get(`${dir}:${lane}`)
+        const a = this.assemblerMap?.get(`${dir}:${lane}`)
         if (!a) continue
         for (const inc of a.incomplete()) out.push({ dir, lane, inc, error: incompleteError(inc, this.describe(lane, inc.startSeq)) })
       }
@@ -180,7 +182,7 @@ export class FragmentLinks {
   }
 
   clear(): void {
-    for (const a of this.assemblers.values()) a.clear()
+    for (const a of this.assemblerMap?.values() ?? []) a.clear()
   }
 }
 

@@ -33,8 +33,8 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   private firstTime: number | null = null
   private registeredAt: number | null = null
   private lateNoted = false
-  /** Requests with a callback id, by direction and id: the frame and time they were sent. */
-  private readonly pending = new Map<string, { frame: number; time: number; msgId: number }>()
+  /** Requests with a callback id, by direction and id: the frame and time they were sent (made on first use). */
+  private pendingMap: Map<string, { frame: number; time: number; msgId: number }> | undefined
 
   constructor(private readonly ctx: DecoderContext) {}
 
@@ -149,16 +149,17 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     }
     if (callbackId === 0) return
     const other = p.dir === 'a2b' ? 'b2a' : 'a2b'
-    const req = this.pending.get(`${other}:${msgId}:${callbackId}`)
+    const pending = (this.pendingMap ??= new Map())
+    const req = pending.get(`${other}:${msgId}:${callbackId}`)
     if (req) {
-      this.pending.delete(`${other}:${msgId}:${callbackId}`)
+      pending.delete(`${other}:${msgId}:${callbackId}`)
       const ms = Math.round((p.time - req.time) * 1e6) / 1e3
       value.responseTo = req.frame
       value.responseTimeMs = ms
       if (draft.tree.recording) draft.tree.add({ key: F_ENV.response_to.key, label: `Reply to the request in frame ${req.frame} (${ms} ms later)`, type: 'u32', value: req.frame })
       return
     }
-    if (this.pending.size < 4096) this.pending.set(`${p.dir}:${msgId}:${callbackId}`, { frame: p.frame, time: p.time, msgId })
+    if (pending.size < 4096) pending.set(`${p.dir}:${msgId}:${callbackId}`, { frame: p.frame, time: p.time, msgId })
   }
 
   /** RegisterIdentity carries the app secret; over a transport without encryption that is a finding. */

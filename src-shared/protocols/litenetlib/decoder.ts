@@ -87,10 +87,11 @@ interface MessageCtx {
 
 export class LiteNetLibTransport implements ProtocolDecoder {
   private readonly versions = new VersionChooser()
-  private readonly fragments: Record<WireDir, FragmentAssembler>
+  // Per-conversation tables are made on first use: a capture may hold many short conversations.
+  private readonly fragments: Partial<Record<WireDir, FragmentAssembler>> = {}
   private readonly reliability = new ReliabilityTracker()
-  private readonly pings: Record<WireDir, Map<number, Sent>> = { a2b: new Map(), b2a: new Map() }
-  private readonly requests = new Map<bigint, Sent>()
+  private readonly pings: Partial<Record<WireDir, Map<number, Sent>>> = {}
+  private requestMap: Map<bigint, Sent> | undefined
   private clientDir: WireDir | null = null
   private stack: string[] = ['udp']
 
@@ -98,13 +99,19 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     private readonly ctx: DecoderContext,
     private readonly carried: CarriedDecoder,
     private readonly opts: LiteNetLibOptions
-  ) {
-    this.fragments = { a2b: new FragmentAssembler(opts.fragmentLimits), b2a: new FragmentAssembler(opts.fragmentLimits) }
+  ) {}
+
+  private assembler(dir: WireDir): FragmentAssembler {
+    return (this.fragments[dir] ??= new FragmentAssembler(this.opts.fragmentLimits))
+  }
+
+  private get requests(): Map<bigint, Sent> {
+    return (this.requestMap ??= new Map())
   }
 
   /** Bytes held by unfinished fragment reassemblies (both directions). */
   get pendingFragmentBytes(): number {
-    return this.fragments.a2b.pendingBytes + this.fragments.b2a.pendingBytes
+    return (this.fragments.a2b?.pendingBytes ?? 0) + (this.fragments.b2a?.pendingBytes ?? 0)
   }
 
   /** The version in use now and why. */
@@ -135,7 +142,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
 
   finish(emit: Emit): void {
     for (const dir of ['a2b', 'b2a'] as const) {
-      for (const inc of this.fragments[dir].incomplete()) this.incomplete(dir, inc, emit)
+      for (const inc of this.fragments[dir]?.incomplete() ?? []) this.incomplete(dir, inc, emit)
     }
   }
 
@@ -224,7 +231,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       case 'Ack':
         return this.ack(m, p)
       case 'Ping': {
-        const pings = this.pings[dir]
+        const pings = (this.pings[dir] ??= new Map())
         pings.delete(p.pingSequence!)
         pings.set(p.pingSequence!, { frame: m.frame, time: m.pdu.time })
         if (pings.size > MAX_PINGS) pings.delete(pings.keys().next().value!)
@@ -232,10 +239,10 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       }
       case 'Pong': {
         const seq = p.pong!.sequence
-        const ping = this.pings[other(dir)].get(seq)
+        const ping = this.pings[other(dir)]?.get(seq)
         let link = ''
         if (ping) {
-          this.pings[other(dir)].delete(seq)
+          this.pings[other(dir)]!.delete(seq)
           const ms = round((m.pdu.time - ping.time) * 1000)
           Object.assign(m.info, { pongTo: ping.frame, rttMs: ms })
           link = ` → Ping in frame ${ping.frame} (${ms} ms)`
@@ -328,7 +335,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     const { dir } = m.pdu
     const data = m.base.bytes.subarray(f.data.start, f.data.end)
     // Keyed by channel id and fragment id: LiteNetLib keys by fragment id and rejects a part whose channel differs.
-    const res = this.fragments[dir].addNumbered(p.channelId!, { id: f.id, count: f.total, number: f.part }, data, m.frame, m.pdu.time)
+    const res = this.assembler(dir).addNumbered(p.channelId!, { id: f.id, count: f.total, number: f.part }, data, m.frame, m.pdu.time)
     for (const ev of res.evicted ?? []) {
       m.draft.warn(`gave up on fragment id ${ev.startSeq} (channel id ${ev.channel}): ${ev.received} of ${ev.count} parts held too much memory`)
     }

@@ -88,8 +88,8 @@ export class PhotonDecoder implements ProtocolDecoder {
   private readonly session: PhotonSession
   private readonly fragments = new FragmentLinks(F_LINK.reassembled, 'Reassembled message', { message: {} })
   private readonly reliable = new ReliableLinks(F_LINK.ack_frame)
-  /** Requests waiting for their response, by direction and "(internal:)opcode", oldest first. */
-  private readonly pending = new Map<string, PendingRequest[]>()
+  /** Requests waiting for their response, by direction and "(internal:)opcode", oldest first; made on first use. */
+  private pendingMap: Map<string, PendingRequest[]> | undefined
   private clientDir: WireDir | null = null
   private readonly tcpLost: Record<WireDir, string | null> = { a2b: null, b2a: null }
 
@@ -119,11 +119,12 @@ export class PhotonDecoder implements ProtocolDecoder {
     const internal = t === MSG.INTERNAL_REQUEST || t === MSG.INTERNAL_RESPONSE
     if (t === MSG.OP_REQUEST || t === MSG.INTERNAL_REQUEST) {
       const k = `${dir}:${internal ? 'i' : ''}${res.opCode}`
-      const q = this.pending.get(k) ?? []
+      const pending = (this.pendingMap ??= new Map())
+      const q = pending.get(k) ?? []
       if (q.length < 1024) q.push({ frame, time })
-      this.pending.set(k, q)
+      pending.set(k, q)
     } else if (t === MSG.OP_RESPONSE || t === MSG.INTERNAL_RESPONSE) {
-      const req = this.pending.get(`${other(dir)}:${internal ? 'i' : ''}${res.opCode}`)?.shift()
+      const req = this.pendingMap?.get(`${other(dir)}:${internal ? 'i' : ''}${res.opCode}`)?.shift()
       if (!req) return
       const ms = Math.round((time - req.time) * 1e6) / 1e3
       res.value.responseTo = req.frame

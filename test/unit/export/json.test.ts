@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { messageText, JsonExportWriter, jsonSafe, jsonText, writeMessage, writeValue, type ExportOptions } from '../../../src-shared/export/json'
+import { conversationJson, messageText, JsonExportWriter, jsonSafe, jsonText, writeMessage, writeValue, type ExportOptions } from '../../../src-shared/export/json'
 import { JsonBytes } from '../../../src-shared/export/json-bytes'
 import type { ConversationInfo, DecodedMessage, FieldNode } from '../../../src-shared/model/types'
 import { referenceText, referenceValue } from './reference'
@@ -175,6 +175,26 @@ describe('decoded-JSON export', () => {
     expect(jsonText(odd)).toBe('{"f":null,"s":null,"arr":[null,null,null],"d":{},"o":{}}')
     expect(jsonText(undefined)).toBe('null')
     expect(referenceValue([undefined])).toBe(jsonText([undefined]))
+  })
+
+  it('writes a long conversation list in pieces that join to the one-document form', () => {
+    const conversations: ConversationInfo[] = Array.from({ length: 5000 }, (_, i) => ({
+      id: i + 1, transport: i % 2 ? 'tcp' : 'udp', client: `10.0.${i >> 8}.${i & 255}:40000`, server: '[::1]:5055', roleFromHandshake: i % 3 === 0,
+      protocol: 'unknown', stack: ['udp'], frames: 2, bytes: 140, firstTime: 1.5, lastTime: 2.25, notes: i % 7 ? [] : ['a "note"']
+    }))
+    const source = { file: 'f', frames: 10_000, linkTypes: ['ETHERNET'], warnings: ['w'] }
+    const stats = { messages: 3, errors: 0 }
+    const keys = [{ type: 'SFS2X_AES', conversation: '*', key: 'ab' }]
+    const convs = conversations.map(conversationJson)
+    const chunks: Uint8Array[] = []
+    const w = new JsonExportWriter({ format: 'json', keys }, (c) => chunks.push(Uint8Array.from(c)))
+    let steps = 0
+    for (const _ of w.endPieces(source, conversations, stats)) steps++
+    expect(steps).toBeGreaterThan(5)
+    expect(Buffer.concat(chunks).toString()).toBe(`\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)},"keys":${JSON.stringify(keys)}}\n`)
+    const nd: Uint8Array[] = []
+    new JsonExportWriter({ format: 'ndjson', keys }, (c) => nd.push(Uint8Array.from(c))).end(source, conversations, stats)
+    expect(Buffer.concat(nd).toString()).toBe(JSON.stringify({ summary: { format: 'gamewire/1', source, conversations: convs, stats, keys } }) + '\n')
   })
 
   it('streams a json document and ndjson lines that parse, in chunks whatever their size', () => {

@@ -63,6 +63,26 @@ describe('FrameStore', () => {
     store.close()
   })
 
+  it('keeps the frames of many tiny interleaved conversations, and forgets them on clear', () => {
+    const store = new FrameStore(tmp)
+    const n = 30_000
+    const tiny = { number: 0, interfaceId: 0, linkType: 1, tsSec: 0, tsNsec: 0, originalLength: 1, data: new Uint8Array(1) }
+    for (let i = 1; i <= n; i++) store.append({ ...tiny, number: i })
+    // Conversation c has frames c, c + 10000 and c + 20000, the last reported first (a reassembled datagram).
+    const conversations = n / 3
+    for (let c = 1; c <= conversations; c++) store.addToConversation(c + 2 * conversations, c)
+    for (let c = 1; c <= conversations; c++) store.addToConversation(c, c)
+    for (let c = 1; c <= conversations; c++) store.addToConversation(c + conversations, c)
+    for (const c of [1, 2, 4999, conversations]) expect([...store.framesOf(c)]).toEqual([c, c + conversations, c + 2 * conversations])
+    store.addToConversation(1, 2) // a frame already in a conversation stays there
+    expect([...store.framesOf(2)]).toEqual([2, 2 + conversations, 2 + 2 * conversations])
+    store.clearConversations()
+    expect([...store.framesOf(1)]).toEqual([])
+    store.addToConversation(5, 1)
+    expect([...store.framesOf(1)]).toEqual([5])
+    store.close()
+  })
+
   it('deletes its spill folder on close', () => {
     const dir = mkdtempSync(join(tmp, 'x-'))
     const store = new FrameStore(dir)

@@ -1,0 +1,283 @@
+// Summaries of the conversations an engine has ended (what conversationList() reports for them), kept in
+// typed-array columns by conversation id: a capture of a million conversations must not keep a million
+// objects. Also finds the latest ended conversation on an address pair, so a conversation that starts
+// where an ended one was can say so; that link is kept as two ids and worded only when read (notes naming
+// ids would be a distinct string per conversation).
+
+import { resized } from '../bytes/columns'
+import type { ConversationInfo, Transport } from '../model/types'
+
+/** Why the engine ended a conversation before the end of the capture (or that the capture ended). */
+export type EndReason = 'closed' | 'idle' | 'limit' | 'capture end'
+
+const REASONS: EndReason[] = ['closed', 'idle', 'limit', 'capture end']
+const TCP = 1
+const ROLE = 2
+/** Either endpoint is not a dotted IPv4 address: both are kept as strings in `otherEndpoints`. */
+const OTHER = 4
+const REASON_SHIFT = 3
+const STORED = 0x80
+
+/** The engine's key of an address pair: the same whichever side sends. */
+export function conversationKey(transport: Transport, s: string, d: string): string {
+  return s < d ? `${transport}|${s}|${d}` : `${transport}|${d}|${s}`
+}
+
+/** FNV-1a over the key's characters. */
+function hashKey(key: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return h >>> 0
+}
+
+/** The IPv4 address of a canonical `a.b.c.d:port` endpoint (which formats back to the same text), else -1. */
+function ipv4Of(host: string): number {
+  let value = 0
+  let parts = 0
+  let i = 0
+  while (i < host.length && parts < 4) {
+    let n = 0
+    const start = i
+    while (i < host.length && host.charCodeAt(i) >= 48 && host.charCodeAt(i) <= 57 && i - start < 3) n = n * 10 + host.charCodeAt(i++) - 48
+    if (i === start || n > 255 || (i - start > 1 && host.charCodeAt(start) === 48)) return -1
+    value = value * 256 + n
+    parts++
+    if (parts < 4) {
+      if (host.charCodeAt(i) !== 46) return -1
+      i++
+    }
+  }
+  return parts === 4 && i === host.length ? value : -1
+}
+
+function ipv4Text(v: number): string {
+  return `${v >>> 24}.${(v >>> 16) & 0xff}.${(v >>> 8) & 0xff}.${v & 0xff}`
+}
+
+/** Splits `host:port` (IPv6 hosts in brackets) into an IPv4 address and port, or null for anything else. */
+function packEndpoint(e: string): { ip: number; port: number } | null {
+  const colon = e.lastIndexOf(':')
+  if (colon < 0) return null
+  const port = Number(e.slice(colon + 1))
+  const ip = ipv4Of(e.slice(0, colon))
+  if (ip < 0 || !Number.isInteger(port) || port < 0 || port > 0xffff || String(port) !== e.slice(colon + 1)) return null
+  return { ip, port }
+}
+
+/** Interns values by a text key: each distinct one is stored once and referred to by number. */
+class Interned<T> {
+  private readonly ids = new Map<string, number>()
+  readonly values: T[] = []
+
+  id(key: string, value: () => T): number {
+    let id = this.ids.get(key)
+    if (id === undefined) {
+      id = this.values.length
+      this.values.push(value())
+      this.ids.set(key, id)
+    }
+    return id
+  }
+}
+
+/** The limits the engine ended conversations by, for wording why. */
+export interface EndLimits {
+  idleSeconds: number
+  maxLive: number
+}
+
+export class ConversationTable {
+  private cap = 0
+  /** Highest conversation id stored. */
+  private top = 0
+  private flags = new Uint8Array(0)
+  private frames = new Uint32Array(0)
+  private bytes = new Float64Array(0)
+  private first = new Float64Array(0)
+  private last = new Float64Array(0)
+  private clientIp = new Uint32Array(0)
+  private serverIp = new Uint32Array(0)
+  private clientPort = new Uint16Array(0)
+  private serverPort = new Uint16Array(0)
+  private shape = new Uint32Array(0)
+  private noteRef = new Uint32Array(0)
+  private hash = new Uint32Array(0)
+  /** The conversation on the same addresses this one continues, and the one continuing it (0 = none). */
+  private previous = new Uint32Array(0)
+  private next = new Uint32Array(0)
+  private readonly otherEndpoints = new Map<number, [string, string]>()
+  private readonly shapes = new Interned<{ protocol: string; stack: string[] }>()
+  // Entry 0 is "no notes".
+  private readonly notes = new Interned<string[]>()
+  /** Open-addressing index from key hash to the latest ended conversation id on that key (0 = empty). */
+  private slots = new Uint32Array(1024)
+  private used = 0
+
+  constructor(private readonly limits: EndLimits) {
+    this.notes.id('', () => [])
+  }
+
+  has(id: number): boolean {
+    return id >= 1 && id <= this.top && (this.flags[id - 1] & STORED) !== 0
+  }
+
+  /**
+   * Stores an ended conversation's summary under its id; `key` is its address pair (conversationKey),
+   * `previous` the ended conversation it continues (see follow()).
+   */
+  put(info: ConversationInfo, reason: EndReason, key: string, previous = 0): void {
+    const i = info.id - 1
+    if (!Number.isInteger(i) || i < 0) return
+    this.reserve(info.id)
+    const client = packEndpoint(info.client)
+    const server = packEndpoint(info.server)
+    let f = STORED | (REASONS.indexOf(reason) << REASON_SHIFT)
+    if (info.transport === 'tcp') f |= TCP
+    if (info.roleFromHandshake) f |= ROLE
+    if (client && server) {
+      this.clientIp[i] = client.ip
+      this.clientPort[i] = client.port
+      this.serverIp[i] = server.ip
+      this.serverPort[i] = server.port
+    } else {
+      f |= OTHER
+      this.otherEndpoints.set(info.id, [info.client, info.server])
+    }
+    this.flags[i] = f
+    this.frames[i] = info.frames
+    this.bytes[i] = info.bytes
+    this.first[i] = info.firstTime
+    this.last[i] = info.lastTime
+    this.shape[i] = this.shapes.id(`${info.protocol}\u0000${info.stack.join('\u0000')}`, () => ({ protocol: info.protocol, stack: [...info.stack] }))
+    this.noteRef[i] = this.noteList(info.notes)
+    this.previous[i] = previous
+    this.top = Math.max(this.top, info.id)
+    this.index(info.id, key)
+  }
+
+  get(id: number): ConversationInfo | undefined {
+    if (!this.has(id)) return undefined
+    const i = id - 1
+    const f = this.flags[i]
+    const shape = this.shapes.values[this.shape[i]]
+    const [client, server] = this.endpoints(id)
+    return {
+      id,
+      transport: f & TCP ? 'tcp' : 'udp',
+      client,
+      server,
+      roleFromHandshake: (f & ROLE) !== 0,
+      protocol: shape.protocol,
+      stack: [...shape.stack],
+      frames: this.frames[i],
+      bytes: this.bytes[i],
+      firstTime: this.first[i],
+      lastTime: this.last[i],
+      notes: this.linkNotes(id, [...this.notes.values[this.noteRef[i]]], this.previous[i])
+    }
+  }
+
+  /** Records that conversation `id` started on the addresses of the stored conversation `previous`. */
+  follow(previous: number, id: number): void {
+    if (this.has(previous)) this.next[previous - 1] = id
+  }
+
+  /**
+   * A conversation's notes with what links it to the conversations before and after it on its addresses:
+   * `previous` it continues (0: none), and, for a stored one, the one that continues it.
+   */
+  linkNotes(id: number, notes: string[], previous: number): string[] {
+    const before = this.reason(previous)
+    if (before === 'closed') notes.unshift(`TCP ports reused: conversation ${previous} on the same addresses had closed`)
+    else if (before) notes.unshift(`continues conversation ${previous}, which was ended ${this.why(before)}`)
+    const reason = this.reason(id)
+    const after = this.has(id) ? this.next[id - 1] : 0
+    if (after && (reason === 'idle' || reason === 'limit')) notes.push(`ended ${this.why(reason)}: later packets on these addresses are conversation ${after}`)
+    return notes
+  }
+
+  private why(reason: EndReason): string {
+    return reason === 'idle' ? `after ${this.limits.idleSeconds} s of capture time without packets` : `when ${this.limits.maxLive} conversations were open`
+  }
+
+  reason(id: number): EndReason | undefined {
+    return this.has(id) ? REASONS[(this.flags[id - 1] >> REASON_SHIFT) & 3] : undefined
+  }
+
+  /** The latest stored conversation on this address pair (conversationKey), if any. */
+  find(key: string): number | undefined {
+    const h = hashKey(key)
+    const mask = this.slots.length - 1
+    for (let s = h & mask; this.slots[s] !== 0; s = (s + 1) & mask) {
+      const id = this.slots[s]
+      if (this.hash[id - 1] === h && this.keyOf(id) === key) return id
+    }
+    return undefined
+  }
+
+  private endpoints(id: number): [string, string] {
+    const i = id - 1
+    if (this.flags[i] & OTHER) return this.otherEndpoints.get(id)!
+    return [`${ipv4Text(this.clientIp[i])}:${this.clientPort[i]}`, `${ipv4Text(this.serverIp[i])}:${this.serverPort[i]}`]
+  }
+
+  private keyOf(id: number): string {
+    const [client, server] = this.endpoints(id)
+    return conversationKey(this.flags[id - 1] & TCP ? 'tcp' : 'udp', client, server)
+  }
+
+  private noteList(notes: readonly string[]): number {
+    return notes.length ? this.notes.id(notes.join('\n'), () => [...notes]) : 0
+  }
+
+  /** Points the key's slot at `id`, replacing an older conversation on the same key. */
+  private index(id: number, key: string): void {
+    const h = hashKey(key)
+    this.hash[id - 1] = h
+    if ((this.used + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2)
+    const mask = this.slots.length - 1
+    let s = h & mask
+    for (; this.slots[s] !== 0; s = (s + 1) & mask) {
+      const other = this.slots[s]
+      if (this.hash[other - 1] === h && this.keyOf(other) === key) {
+        this.slots[s] = id
+        return
+      }
+    }
+    this.slots[s] = id
+    this.used++
+  }
+
+  private rehash(size: number): void {
+    const old = this.slots
+    this.slots = new Uint32Array(size)
+    const mask = size - 1
+    for (const id of old) {
+      if (id === 0) continue
+      let s = this.hash[id - 1] & mask
+      while (this.slots[s] !== 0) s = (s + 1) & mask
+      this.slots[s] = id
+    }
+  }
+
+  private reserve(id: number): void {
+    if (id <= this.cap) return
+    let cap = Math.max(1024, this.cap)
+    while (cap < id) cap *= 2
+    this.flags = resized(this.flags, cap)
+    this.frames = resized(this.frames, cap)
+    this.bytes = resized(this.bytes, cap)
+    this.first = resized(this.first, cap)
+    this.last = resized(this.last, cap)
+    this.clientIp = resized(this.clientIp, cap)
+    this.serverIp = resized(this.serverIp, cap)
+    this.clientPort = resized(this.clientPort, cap)
+    this.serverPort = resized(this.serverPort, cap)
+    this.shape = resized(this.shape, cap)
+    this.noteRef = resized(this.noteRef, cap)
+    this.hash = resized(this.hash, cap)
+    this.previous = resized(this.previous, cap)
+    this.next = resized(this.next, cap)
+    this.cap = cap
+  }
+}
