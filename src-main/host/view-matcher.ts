@@ -3,7 +3,7 @@
 // fields (a conversation click, a time brush) runs on the fast pass without building trees.
 
 import { compileFilter, targetFromMessage, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
-import { messageMetaFields } from '../../src-shared/engine/meta-fields'
+import { META_KEYS, messageMetaFields } from '../../src-shared/engine/meta-fields'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
@@ -16,10 +16,6 @@ const CELL_MAX = 160
 // Keys messageMetaFields fills from the frame and conversation (no tree needed).
 const META_PREFIXES = ['gamewire.', 'frame.']
 const META_FAMILIES = new Set(['gamewire', 'frame', 'ip', 'ipv6', 'udp', 'tcp'])
-const META_KEYS = new Set([
-  'ip.src', 'ip.dst', 'ip.addr', 'ipv6.src', 'ipv6.dst', 'ipv6.addr',
-  'udp.srcport', 'udp.dstport', 'udp.port', 'tcp.srcport', 'tcp.dstport', 'tcp.port'
-])
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */
 export function isMetaKey(key: string): boolean {

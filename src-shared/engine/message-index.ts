@@ -8,6 +8,8 @@ import type { DecodedMessage, Direction, FieldScalar, Transport } from '../model
 import type { FilterTarget } from '../filter/compile'
 import type { WireDir } from '../protocols/registry'
 import { FieldColumns } from './field-columns'
+// The meta fields the index answers besides index fields are the ones messageMetaFields fills.
+import { META_KEYS } from './meta-fields'
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
@@ -78,15 +80,6 @@ export interface ConversationEnds {
   b: Endpoint
 }
 
-// Keys the index answers besides index fields (messageMetaFields in meta-fields.ts is the same list for a
-// decoded message; test/unit/engine/index-filter.test.ts checks the two agree).
-const META_KEYS = new Set([
-  'frame.number', 'frame.time_epoch',
-  'ip.src', 'ip.dst', 'ip.addr', 'ipv6.src', 'ipv6.dst', 'ipv6.addr',
-  'udp.srcport', 'udp.dstport', 'udp.port', 'tcp.srcport', 'tcp.dstport', 'tcp.port',
-  'gamewire.conversation', 'gamewire.direction', 'gamewire.protocol', 'gamewire.name', 'gamewire.summary',
-  'gamewire.error', 'gamewire.warning', 'gamewire.length'
-])
 const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 /** Names a message's stack can hold: transports, carriers and protocols. */
 export const LAYERS: ReadonlySet<string> = new Set(['udp', 'tcp', 'websocket', 'http', 'http-preamble', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown'])

@@ -6,8 +6,7 @@ import type { DecodedMessage, FieldScalar } from '../model/types'
 import type { Conversation } from './conversation'
 import type { WireDir } from '../protocols/registry'
 
-// Declared so autocomplete knows them.
-for (const [key, name, type] of [
+const META_FIELDS = [
   ['frame.number', 'Frame number', 'u32'],
   ['frame.time_epoch', 'Frame time (epoch seconds)', 'f64'],
   ['ip.src', 'IPv4 source', 'ipv4'],
@@ -30,9 +29,13 @@ for (const [key, name, type] of [
   ['gamewire.error', 'Decode error', 'string'],
   ['gamewire.warning', 'Decode warning', 'string'],
   ['gamewire.length', 'Payload length', 'u32']
-] as const) {
-  defineField(key, name, type)
-}
+] as const
+
+// Declared so autocomplete knows them.
+for (const [key, name, type] of META_FIELDS) defineField(key, name, type)
+
+/** The keys messageMetaFields fills: from the frame, the conversation and the message's own row. */
+export const META_KEYS: ReadonlySet<string> = new Set(META_FIELDS.map(([key]) => key))
 
 export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: WireDir): Record<string, FieldScalar[]> {
   const { src, dst } = conv.endpoints(dir)

@@ -115,6 +115,9 @@ export function Timeline() {
   useEffect(() => {
     if (last >= first) rowCache.ensure(Math.max(0, first - 50), last + 100, count)
   })
+  // A finished view whose visible rows are still on their way says so: it is 'done' once they show.
+  const rowsShown = items.every((i) => rowCache.get(i.index) !== undefined)
+  const viewState = view?.state === 'done' && !rowsShown ? 'loading' : (view?.state ?? 'none')
 
   // Keep the cursor on the selected message when the view changes (filter, sort, new rows).
   useEffect(() => {
@@ -176,7 +179,7 @@ export function Timeline() {
   }
 
   return (
-    <div className="timeline" data-testid="timeline" data-count={count} data-view-state={view?.state ?? 'none'}>
+    <div className="timeline" data-testid="timeline" data-count={count} data-view-state={viewState}>
       <div className="timeline-head" role="row" style={{ width: totalWidth + 40 }}>
         {headers.map((h) => {
           const sorted = h.column.getIsSorted()
