@@ -3,8 +3,11 @@
 // whole Engine over its share of the conversations, and merges what they report back into the order one
 // engine would have produced:
 //   - every event a shard reports is tagged with the frame being added when it happened (the highest frame
-//     the shard has seen); a frame goes to one shard only, so ordering all events by tag, and a shard's own
-//     events by their order, reproduces one engine's order exactly;
+//     the shard has seen); a frame's data goes to one shard only, so ordering all events by tag, and a
+//     shard's own events by their order, reproduces one engine's order;
+//   - every other shard gets the frame as a tick (its number and time), so conversations end when idle at
+//     the same frame as in one engine; endings at one frame go first, oldest conversation first, as one
+//     engine ends them (only the limit of open conversations is counted per shard, not overall);
 //   - conversation ids are given at the merge in the order conversations were created (one engine numbers
 //     them that way), message ids in merge order;
 //   - at the end each shard flushes its conversations; the merge puts those in conversation-id order.
