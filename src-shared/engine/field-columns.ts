@@ -11,7 +11,8 @@ const EMPTY: readonly FieldScalar[] = []
 export class FieldColumn {
   count = 0
   private rows = new Uint32Array(16)
-  private nums = new Float64Array(16)
+  /** Numbers by position; made when the first number comes (a column of strings has none). */
+  private nums: Float64Array | null = null
   /** Non-number values by position (undefined where the value is the number in `nums`). */
   private objs: (FieldScalar | undefined)[] | null = null
   /** Position of the last lookup: filters scan rows in order, so the next lookup starts here. */
@@ -22,14 +23,19 @@ export class FieldColumn {
       const rows = new Uint32Array(this.count * 2)
       rows.set(this.rows)
       this.rows = rows
-      const nums = new Float64Array(this.count * 2)
-      nums.set(this.nums)
-      this.nums = nums
     }
     const i = this.count++
     this.rows[i] = row
-    if (typeof v === 'number') this.nums[i] = v
-    else (this.objs ??= [])[i] = v
+    if (typeof v !== 'number') {
+      ;(this.objs ??= [])[i] = v
+      return
+    }
+    if (!this.nums || this.nums.length < this.rows.length) {
+      const nums = new Float64Array(this.rows.length)
+      if (this.nums) nums.set(this.nums)
+      this.nums = nums
+    }
+    this.nums[i] = v
   }
 
   /** First position whose row is >= `row`. */
@@ -64,13 +70,13 @@ export class FieldColumn {
     const out: FieldScalar[] = []
     for (; i < this.count && this.rows[i] === row; i++) {
       const o = this.objs?.[i]
-      out.push(o !== undefined ? o : this.nums[i])
+      out.push(o !== undefined ? o : this.nums![i])
     }
     return out
   }
 
   byteSize(): number {
-    return this.rows.byteLength + this.nums.byteLength + (this.objs ? this.objs.length * 8 : 0)
+    return this.rows.byteLength + (this.nums?.byteLength ?? 0) + (this.objs ? this.objs.length * 8 : 0)
   }
 }
 
