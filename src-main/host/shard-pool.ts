@@ -63,8 +63,7 @@ interface ShardSlot {
   send(r: ShardRequest): void
   batcher: FrameBatcher
   inFlight: number
-  /** Highest frame sent, and the highest the shard has reported done. */
-  sent: number
+  /** The highest frame the shard has reported done. */
   done: number
   stop(): void
 }
@@ -96,7 +95,7 @@ export class ShardPool {
   }
 
   private slot(send: (r: ShardRequest) => void, stop: () => void): ShardSlot {
-    return { send, stop, batcher: new FrameBatcher(), inFlight: 0, sent: 0, done: 0 }
+    return { send, stop, batcher: new FrameBatcher(), inFlight: 0, done: 0 }
   }
 
   private workerSlot(i: number, setup: ShardSetup): ShardSlot {
@@ -177,7 +176,6 @@ export class ShardPool {
       const s = this.slots[i]
       if (r && i === r.shard) for (const x of r.frames) s.batcher.add(x)
       else s.batcher.tick(f)
-      s.sent = f.number
       if (s.batcher.count >= BATCH_FRAMES || s.batcher.size >= BATCH_BYTES) this.flushSlot(s)
     }
   }
