@@ -4,6 +4,7 @@
 // usage: node test/bench/make-bench-capture.mjs OUT.pcap [FRAMES]
 
 import { createWriteStream } from 'node:fs'
+import { ipv4Frame, tcpPacket, udpPacket } from './packets.mjs'
 
 const out = process.argv[2]
 const target = Number(process.argv[3] ?? 200_000)
@@ -38,38 +39,14 @@ function frame(bytes) {
   frames++
 }
 
-function ipv4(src, dst, proto, payload, id = 0, fragOffset = 0, more = false) {
-  const h = Buffer.alloc(20)
-  h[0] = 0x45
-  h.writeUInt16BE(20 + payload.length, 2)
-  h.writeUInt16BE(id, 4)
-  h.writeUInt16BE((more ? 0x2000 : 0) | (fragOffset / 8), 6)
-  h[8] = 64
-  h[9] = proto
-  h.set(src, 12)
-  h.set(dst, 16)
-  const eth = Buffer.from([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00])
-  return Buffer.concat([eth, h, payload])
-}
+const ipv4 = ipv4Frame // fragments below pass an id and an offset
 
 function udp(src, sport, dst, dport, payload) {
-  const h = Buffer.alloc(8)
-  h.writeUInt16BE(sport, 0)
-  h.writeUInt16BE(dport, 2)
-  h.writeUInt16BE(8 + payload.length, 4)
-  frame(ipv4(src, dst, 17, Buffer.concat([h, payload])))
+  frame(ipv4(src, dst, 17, udpPacket(sport, dport, payload)))
 }
 
 function tcpSeg(src, sport, dst, dport, seq, ack, flags, payload = Buffer.alloc(0)) {
-  const h = Buffer.alloc(20)
-  h.writeUInt16BE(sport, 0)
-  h.writeUInt16BE(dport, 2)
-  h.writeUInt32BE(seq >>> 0, 4)
-  h.writeUInt32BE(ack >>> 0, 8)
-  h[12] = 0x50
-  h[13] = flags
-  h.writeUInt16BE(65535, 14)
-  frame(ipv4(src, dst, 6, Buffer.concat([h, payload])))
+  frame(ipv4(src, dst, 6, tcpPacket(sport, dport, seq, ack, flags, payload)))
 }
 
 const noise = (n) => Buffer.from(Array.from({ length: n }, () => randInt(256)))

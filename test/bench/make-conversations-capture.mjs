@@ -6,6 +6,7 @@
 // usage: node test/bench/make-conversations-capture.mjs OUT.pcap [--udp N] [--tcp N] [--rate PER_SECOND] [--seed S]
 
 import { createWriteStream } from 'node:fs'
+import { ipv4Frame, tcpPacket, udpPacket } from './packets.mjs'
 
 export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 2000, seed = 1 } = {}) {
   let s = seed >>> 0 || 1
@@ -82,35 +83,8 @@ export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 
     frames++
   }
 
-  const eth = Buffer.from([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00])
-  const ipv4 = (src, dst, proto, payload) => {
-    const h = Buffer.alloc(20)
-    h[0] = 0x45
-    h.writeUInt16BE(20 + payload.length, 2)
-    h[8] = 64
-    h[9] = proto
-    h.writeUInt32BE(src, 12)
-    h.writeUInt32BE(dst, 16)
-    return Buffer.concat([eth, h, payload])
-  }
-  const udpFrame = (src, sport, dst, dport, payload) => {
-    const h = Buffer.alloc(8)
-    h.writeUInt16BE(sport, 0)
-    h.writeUInt16BE(dport, 2)
-    h.writeUInt16BE(8 + payload.length, 4)
-    return ipv4(src, dst, 17, Buffer.concat([h, payload]))
-  }
-  const tcpFrame = (src, sport, dst, dport, seqNo, ack, flags, payload = Buffer.alloc(0)) => {
-    const h = Buffer.alloc(20)
-    h.writeUInt16BE(sport, 0)
-    h.writeUInt16BE(dport, 2)
-    h.writeUInt32BE(seqNo >>> 0, 4)
-    h.writeUInt32BE(ack >>> 0, 8)
-    h[12] = 0x50
-    h[13] = flags
-    h.writeUInt16BE(65535, 14)
-    return ipv4(src, dst, 6, Buffer.concat([h, payload]))
-  }
+  const udpFrame = (src, sport, dst, dport, payload) => ipv4Frame(src, dst, 17, udpPacket(sport, dport, payload))
+  const tcpFrame = (src, sport, dst, dport, seqNo, ack, flags, payload = Buffer.alloc(0)) => ipv4Frame(src, dst, 6, tcpPacket(sport, dport, seqNo, ack, flags, payload))
   const text = (what, i) => Buffer.from(`${what} ${i} ${'abcdefghijklmnopqrstuvwxyz'.slice(randInt(20))}\n`)
 
   const SERVER = 0xc0000201 // 192.0.2.1
