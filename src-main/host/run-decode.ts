@@ -10,6 +10,7 @@ import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
+import type { CaptureFrame } from '../../src-shared/capture/types'
 import { needsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
@@ -36,8 +37,46 @@ export interface DecodeIo {
   progress?(p: { bytes: number; total: number; frames: number; messages: number }): void
 }
 
-export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeResult> {
+/**
+ * Frames a job decodes that are not read from its file: the app's stored frames of the open capture (a
+ * live capture's, or a file's already read), with the capture reader's warnings from when they were read.
+ */
+export interface HeldFrames {
+  name: string
+  count: number
+  frames(): Iterable<CaptureFrame>
+  warnings: readonly string[]
+}
+
+/** Feeds a job's frames (its file read as a stream, or `held`), letting `pause` wait between pieces. */
+async function feed(
+  job: DecodeJob,
+  held: HeldFrames | undefined,
+  sink: { frame(f: CaptureFrame): void; warn(w: string): void },
+  pause: (done: number, total: number) => Promise<void>
+): Promise<void> {
+  if (held) {
+    let n = 0
+    for (const f of held.frames()) {
+      sink.frame(f)
+      if (++n % 4096 === 0) await pause(n, held.count)
+    }
+    for (const w of held.warnings) sink.warn(w)
+    return
+  }
   const total = statSync(job.file).size
+  const reader = new CaptureReader({ onFrame: (f) => sink.frame(f), onWarning: (w) => sink.warn(w) })
+  let bytes = 0
+  for await (const chunk of createReadStream(job.file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    bytes += chunk.length
+    reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    await pause(bytes, total)
+  }
+  if (bytes > 0) reader.end()
+}
+
+export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames): Promise<DecodeResult> {
+  const name = held ? held.name : basename(job.file)
   const keys = new KeyStore()
   if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
   const writer = new JsonExportWriter(
@@ -53,7 +92,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
     { chunkSize: OUTPUT_CHUNK, reuse: io.reuse }
   )
   writer.begin()
-  if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, total)
+  if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, held)
   const only = job.ids ? new Set(job.ids) : undefined
   const filter = job.filter?.trim() ? compileFilter(job.filter) : undefined
   let written = 0
@@ -69,25 +108,21 @@ export async function runDecode(job: DecodeJob, io: DecodeIo): Promise<DecodeRes
       writer.message(m)
     }
   })
-  let bytes = 0
   let lastProgress = 0
-  const stream = createReadStream(job.file, { highWaterMark: 1 << 20 })
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    bytes += chunk.length
-    session.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+  await feed(job, held, { frame: (f) => session.addFrame(f), warn: (w) => session.engine.warn(w) }, async (done, total) => {
     writer.flush(OUTPUT_CHUNK / 2)
     await io.flush()
     const now = Date.now()
     if (io.progress && now - lastProgress > 200) {
       lastProgress = now
-      io.progress({ bytes, total, frames: session.engine.stats.frames, messages: session.engine.stats.messages })
+      io.progress({ bytes: done, total, frames: session.engine.stats.frames, messages: session.engine.stats.messages })
     }
-  }
+  })
   session.end()
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
   const tail = writer.endPieces(
-    { file: basename(job.file), frames: stats.frames, linkTypes: stats.linkTypes, warnings },
+    { file: name, frames: stats.frames, linkTypes: stats.linkTypes, warnings },
     session.engine.conversations(),
     { messages: written, errors: stats.errors }
   )
@@ -109,7 +144,7 @@ export function shardable(job: Pick<DecodeJob, 'ids' | 'decodeAs' | 'filter'>): 
 }
 
 /** The same job over a pool of shard workers (see shard-pool.ts): byte-identical output. */
-async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter, total: number): Promise<DecodeResult> {
+async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter, held: HeldFrames | undefined): Promise<DecodeResult> {
   const keys = job.keylog ? parseKeyFile(job.keylog).keys : []
   const warnings = new WarningList()
   let written = 0
@@ -126,24 +161,20 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     }
   )
   try {
-    const reader = new CaptureReader({ onFrame: (f) => pool.push(f), onWarning: (w) => pool.warn(w) })
-    let bytes = 0
     let lastProgress = 0
-    for await (const chunk of createReadStream(job.file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
-      bytes += chunk.length
-      reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    await feed(job, held, { frame: (f) => pool.push(f), warn: (w) => pool.warn(w) }, async (done, total) => {
       await pool.drain()
       writer.flush(OUTPUT_CHUNK / 2)
       await io.flush()
       const now = Date.now()
       if (io.progress && now - lastProgress > 200) {
         lastProgress = now
-        io.progress({ bytes, total, frames: pool.frames, messages: pool.messages })
+        io.progress({ bytes: done, total, frames: pool.frames, messages: pool.messages })
       }
-    }
-    if (bytes > 0) reader.end()
+    })
     const r = await pool.end()
-    for (const _ of writer.endPieces({ file: basename(job.file), frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors })) await io.flush()
+    const name = held ? held.name : basename(job.file)
+    for (const _ of writer.endPieces({ file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors })) await io.flush()
     await io.flush()
     return { frames: r.frames, messages: r.messages, matched: written, errors: r.errors, warnings: warnings.list }
   } finally {

@@ -45,7 +45,7 @@ import type { Conversation } from '../../src-shared/engine/conversation'
 import { FRAME_META_FIELDS, type PackedFrames } from '../capture/live-protocol'
 import { FrameStore } from './frame-store'
 import { prettyJson } from './pretty-json'
-import { runDecode } from './run-decode'
+import { runDecode, type HeldFrames } from './run-decode'
 import { ViewMatcher } from './view-matcher'
 
 /** Where an export goes, decided by the shell (a save dialog in Electron, a download in serve). */
@@ -1051,16 +1051,26 @@ export class SessionCore {
     this.jobs.get(id)?.token.cancel()
   }
 
-  /** Decoded JSON through the same code path as `gamewire decode`, with the session's keys and rules. */
+  /**
+   * Decoded JSON through the same code path as `gamewire decode`, with the session's keys and rules, over
+   * the frames the session holds: a file's, or a live capture's so far.
+   */
   private async exportJson(req: ExportRequest, target: ExportTarget, token: Token, progress: (p: number) => void) {
     const source = this.source
-    if (source?.kind !== 'file') throw new Error('decoded-JSON export of a live capture is not available yet')
+    const store = this.requireStore()
+    if (!source) throw new Error('no capture is open')
+    const held: HeldFrames = {
+      name: source.kind === 'file' ? source.file : source.name,
+      count: store.count,
+      frames: () => store.range(1, store.count),
+      warnings: this.readerWarnings
+    }
     const fd = openSync(target.path, 'w')
     let bytes = 0
     try {
       const result = await runDecode(
         {
-          file: source.path,
+          file: source.kind === 'file' ? source.path : source.name,
           format: req.format === 'ndjson' ? 'ndjson' : 'json',
           keylog: this.keys.size ? formatKeyFile(this.keys.list()) : undefined,
           filter: req.scope === 'filtered' && this.view.spec.filter.trim() ? this.view.spec.filter : undefined,
@@ -1079,7 +1089,8 @@ export class SessionCore {
             token.check()
           },
           progress: (p) => progress(p.total ? p.bytes / p.total : 0)
-        }
+        },
+        held
       )
       return { bytes, messages: result.matched, frames: result.frames }
     } finally {

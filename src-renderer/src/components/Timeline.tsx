@@ -115,9 +115,12 @@ export function Timeline() {
   useEffect(() => {
     if (last >= first) rowCache.ensure(Math.max(0, first - 50), last + 100, count)
   })
-  // A finished view whose visible rows are still on their way says so: it is 'done' once they show.
+  // The view shown is 'done' only once it is the one asked for (a new filter's view is on its way) and its
+  // visible rows have arrived.
   const rowsShown = items.every((i) => rowCache.get(i.index) !== undefined)
-  const viewState = view?.state === 'done' && !rowsShown ? 'loading' : (view?.state ?? 'none')
+  const asked =
+    !view || (view.filter === spec.filter && JSON.stringify(view.sort) === JSON.stringify(spec.sort) && view.columns.join('\u0000') === spec.columns.join('\u0000'))
+  const viewState = view?.state === 'done' && (!rowsShown || !asked) ? 'loading' : (view?.state ?? 'none')
 
   // Keep the cursor on the selected message when the view changes (filter, sort, new rows).
   useEffect(() => {

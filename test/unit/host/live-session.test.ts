@@ -4,10 +4,11 @@
 // earlier) encrypted messages, and the frames are saved as pcapng and read back by tshark.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InspectorSession } from '../../../src-main/host/inspector-session'
+import { runDecode } from '../../../src-main/host/run-decode'
 import type { InspectorEvent, SessionStatus, TimelineRow } from '../../../src-shared/api'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from '../capture-live/photon-traffic'
@@ -95,6 +96,22 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       const saved = await s.saveCapture()
       expect(saved).toMatchObject({ frames: 13, fileName: expect.stringMatching(/^capture-lo-.*\.pcapng$/) })
       expect(tsharkFrames(saved.file!)).toBe(13)
+
+      // The decoded JSON of the live capture is what `gamewire decode` gives for its saved frames.
+      const job = await s.startExport({ format: 'json', scope: 'all' })
+      const done = await poll('the JSON export', async () => {
+        const e = events.filter((x): x is Extract<InspectorEvent, { type: 'job' }> => x.type === 'job' && x.job.id === job.id).pop()
+        return e && e.job.state !== 'running' ? e.job : undefined
+      })
+      expect(done.state).toBe('done')
+      const live = JSON.parse(readFileSync(done.result!.file!, 'utf8'))
+      let text = ''
+      await runDecode({ file: saved.file!, format: 'json' }, { write: (b) => void (text += Buffer.from(b).toString()), flush: () => undefined })
+      const cli = JSON.parse(text)
+      expect(live.source).toMatchObject({ file: 'lo', frames: 13 })
+      expect(live.messages.length).toBeGreaterThanOrEqual(13)
+      expect(live.messages).toEqual(cli.messages)
+      expect(live.conversations).toEqual(cli.conversations)
     } finally {
       peers.close()
       await s.close()
