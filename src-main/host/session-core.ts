@@ -1093,6 +1093,10 @@ export class SessionCore {
         held
       )
       return { bytes, messages: result.matched, frames: result.frames }
+    } catch (e) {
+      // A live capture's ring limit replaced the frames being exported.
+      if (this.store !== store && !(e instanceof Cancelled)) throw new Error('the capture dropped its oldest frames (ring limit) during the export: export again')
+      throw e
     } finally {
       closeSync(fd)
     }
