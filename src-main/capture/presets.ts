@@ -25,8 +25,8 @@ export interface CapturePreset {
 const udp = (port: number, role: string): PresetPort => ({ transport: 'udp', port, role })
 const tcp = (port: number, role: string): PresetPort => ({ transport: 'tcp', port, role })
 
-// Photon ports from the Photon port table (shared/protocols/photon.md §3.3); SFS2X from its server
-// defaults (shared/protocols/sfs2x.md).
+// Photon ports from the Photon port table (docs/photon.md); SFS2X from its server
+// defaults (docs/sfs2x.md).
 export const CAPTURE_PRESETS: readonly CapturePreset[] = [
   {
     id: 'photon-udp',

@@ -1,5 +1,5 @@
 // Key files (`--keylog FILE`, and import/export in the key panel). Format, per the contract in
-// shared/design/cli-and-export.md:
+// README.md, Key files:
 //
 //   # comment                                   (also trailing, after the fields)
 //   PHOTON_SECRET     <conv> <hex>                Photon DH shared secret (any length)

@@ -1,4 +1,4 @@
-// The message model of the decoded-JSON contract (shared/design/cli-and-export.md).
+// The message model of the decoded-JSON contract (README.md, The decoded JSON).
 // Everything the CLI exports, the UI shows and the filter matches is expressed in these types.
 
 /** Who sent a message: c2s/s2c when the protocol or handshake tells who the client is, else a2b/b2a. */

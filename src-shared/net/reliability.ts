@@ -1,7 +1,7 @@
 // Reliable-sequence tracking for one conversation of a datagram transport (Photon, ENet), both directions:
 // spots retransmissions (the same direction/channel/reliableSeq seen again) and links ACKs to the message
 // they acknowledge, with the round trip. Reliable sequence numbers are per channel (the control channel 255 has its own) and per direction
-// (shared/seeds/photon-recroom-wire-findings.md). Memory is bounded: each direction/channel keeps at most
+// (docs/photon.md). Memory is bounded: each direction/channel keeps at most
 // `maxPerChannel` sequence numbers (the oldest inserted is forgotten first).
 
 export type WireDirection = 'a2b' | 'b2a'

@@ -33,7 +33,7 @@ async function freePort() {
 // The sender runs as its own process so pacing is not disturbed by this one. Its datagrams: a Photon UDP
 // header (peer id, flags, 1 command, sent time, challenge), one SEND_UNRELIABLE command (type 7, channel 0,
 // length, reliable seq, unreliable seq) carrying a GpBinary16 event F3 04: code 200, one Int32 parameter
-// (key 1, type 'i') holding the datagram's number. Layouts from shared/protocols/photon.md §2 and §6.
+// (key 1, type 'i') holding the datagram's number. Layouts from docs/photon.md
 const SENDER = `
 const dgram = require('node:dgram')
 const [port, n, rate] = process.argv.slice(-3).map(Number)

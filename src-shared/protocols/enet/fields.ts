@@ -1,5 +1,5 @@
 // Filter fields of the ENet transport (vanilla ENet 1.3 and ENet-CSharp): protocol header, checksum,
-// command headers and every command's body. Layouts: shared/protocols/fignet-transports-and-codecs.md §4.
+// command headers and every command's body. Layouts: docs/fignet.md
 
 import { defineField, defineFields } from '../../bytes/fields'
 

@@ -1,7 +1,7 @@
 // Which ENet a conversation speaks, and whether its datagrams carry a checksum, learnt from the traffic.
 // Vanilla ENet 1.3 flags SENT_TIME with bit 15 and COMPRESSED with bit 14; ENet-CSharp flags SENT_TIME with
 // bit 14 and never sets bit 15; the checksum (4 or 8 bytes after the header) is a host setting invisible in
-// the header. So (shared/protocols/fignet-transports-and-codecs.md §4.2):
+// the header. So (docs/fignet.md):
 // - a CONNECT datagram (peer id 0xFFF) headed 8F FF is vanilla, 4F FF or 0F FF is ENet-CSharp;
 // - bit 15 anywhere else means vanilla; bit 14 alone with commands that parse with a 4-byte header means
 //   ENet-CSharp (in vanilla it would mean compressed, unreadable bytes);

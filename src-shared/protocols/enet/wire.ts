@@ -2,7 +2,7 @@
 // time, for vanilla ENet 1.3 and ENet-CSharp. Pure: all state (variant, connectID, fragments, reliability)
 // lives with the caller. Every read goes through FieldReader; a command's fixed size and its dataLength are
 // checked against the bytes left before anything of it is used.
-// Reference: shared/protocols/fignet-transports-and-codecs.md §4 (lsalzman/enet protocol.h/protocol.c,
+// Reference: docs/fignet.md (lsalzman/enet protocol.h/protocol.c,
 // nxrighthere/ENet-CSharp enet.h).
 
 import { DecodeError, FieldReader } from '../../bytes/reader'

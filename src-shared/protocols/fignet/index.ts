@@ -1,5 +1,5 @@
 // FigNet / Entangle over ENet, ENet-CSharp, LiteNetLib and WebSocket. See docs/fignet.md and
-// shared/seeds/fignet-entangle-porting-guide.txt.
+// docs/fignet.md (the FigNet porting guide).
 
 import type { ProbeInput, ProtocolModule } from '../registry'
 import { probeEnet } from '../enet/variant'

@@ -1,5 +1,5 @@
 // The Entangle payload models: ONE schema table (field name, C# type, whether the type is our
-// assumption), from the porting guide §8–9 and shared/protocols/entangle-models.md. A user with the real
+// assumption), from the porting guide §8–9 and docs/fignet.md. A user with the real
 // EntangleModels.cs fixes a field here and nothing else changes. Fields are in declaration order, which is
 // MemoryPack's wire order (GenerateType.Object is assumed; a version-tolerant layout would not fit and the
 // payload would fall back to MessagePack/raw with the reason).

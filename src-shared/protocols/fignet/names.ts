@@ -1,5 +1,5 @@
-// FigNet / Entangle message ids, payload models and enums (shared/seeds/fignet-entangle-porting-guide.txt
-// §4.1, §4.2, §6, §7; enum values from the public v1.0.6 binaries, shared/protocols/fignet-transports-and-codecs.md §1).
+// FigNet / Entangle message ids, payload models and enums (docs/fignet.md, from the
+// FigNet porting guide; enum values from the public v1.0.6 binaries).
 // Names keep the code's spelling, typos included (Sucess, RELAIBLE_DATA_CHANNEL), so they match what a
 // developer sees in the C# source.
 

@@ -1,4 +1,4 @@
-// FigNet typed values in the shape of the decoded-JSON contract (shared/design/cli-and-export.md, FigNet):
+// FigNet typed values in the shape of the decoded-JSON contract (README.md, The decoded JSON, FigNet):
 // `{type: <C# type name>, value, name?}`. 64-bit integers stay bigint and byte arrays Uint8Array until the
 // export turns them into decimal strings and lowercase hex. Model values are plain objects of typed
 // fields in declaration order (field names are never integer-like, so object order is wire order).

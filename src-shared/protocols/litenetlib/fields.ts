@@ -1,5 +1,5 @@
 // Filter fields of the LiteNetLib transport (0.9, 1.x, 2.x; all multi-byte values little-endian).
-// See shared/protocols/fignet-transports-and-codecs.md §5. The property byte's names depend on the
+// See docs/fignet.md The property byte's names depend on the
 // version's table, so the number has no names here and `litenetlib.property_name` carries the name.
 
 import { defineField, defineFields } from '../../bytes/fields'

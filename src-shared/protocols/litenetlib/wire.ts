@@ -1,7 +1,7 @@
 // LiteNetLib packets on the wire (all multi-byte values little-endian): the two property tables, one
 // reader per packet type, and the splitting of Merged / ReliableMerged packets into their items.
 // Pure: conversation state (version choice, fragments, ACKs) lives in version.ts and decoder.ts.
-// References: shared/protocols/fignet-transports-and-codecs.md §5; RevenantX/LiteNetLib NetPacket.cs,
+// References: docs/fignet.md; RevenantX/LiteNetLib NetPacket.cs,
 // InternalPackets.cs, ReliableChannel.cs, SequencedChannel.cs, NetPeer.cs (0.9 layouts: the 0.9-line copy
 // with ProtocolId 11, NetConnectRequestPacket.HeaderSize 14, NetConnectAcceptPacket.Size 11).
 

@@ -1,4 +1,4 @@
-// Photon payload encryption (shared/protocols/photon.md §6): Diffie-Hellman over the 768-bit Oakley group 1
+// Photon payload encryption (docs/photon.md): Diffie-Hellman over the 768-bit Oakley group 1
 // prime with generator 22, AES key = SHA-256 of the shared secret, AES-256-CBC with a zero IV and PKCS#7.
 // Runs in browsers too: native bigint and @noble only, no Node modules.
 //

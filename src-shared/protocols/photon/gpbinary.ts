@@ -1,6 +1,6 @@
 // The Photon GpBinary codecs, Protocol16 (GpBinary 1.6, big-endian, i16 counts) and Protocol18
 // (GpBinary 1.8: varint lengths, zigzag/compact ints, little-endian shorts/floats/doubles), and the
-// message bodies (shared/protocols/photon.md §3, §4, §8). One walker serves both versions: only the type
+// message bodies (docs/photon.md). One walker serves both versions: only the type
 // tables and the count/length/endianness primitives differ.
 //
 // Errors: every reader throws only DecodeError (with the byte offset); the tree recorded so far stays in

@@ -1,5 +1,5 @@
 // Photon (Exit Games: PUN, Photon Realtime, Photon Cloud) over UDP, TCP and WebSocket.
-// See docs/photon.md and shared/protocols/photon.md.
+// See docs/photon.md.
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'

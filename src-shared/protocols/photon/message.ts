@@ -1,4 +1,4 @@
-// Photon's message layer (shared/protocols/photon.md §3, §6): the `F3`/`FD` signal, the message type with
+// Photon's message layer (docs/photon.md): the `F3`/`FD` signal, the message type with
 // its encrypted bit, Init, and the GpBinary bodies — decrypted first when a key fits. The same code serves
 // UDP commands, TCP frames and WebSocket messages; what a message teaches the conversation (the protocol
 // version from Init, the DH public keys of InitEncryption) goes back through MessageSession.

@@ -1,5 +1,5 @@
 // Photon / LoadBalancing (Realtime) / PUN code tables, for field names and summaries
-// (shared/protocols/photon.md §3, §9). Checked against the Realtime C# LoadBalancingPeer constants
+// (docs/photon.md). Checked against the Realtime C# LoadBalancingPeer constants
 // (ErrorCode, EventCode, ParameterCode, OperationCode, GamePropertyKey, ActorProperties, JoinMode,
 // ReceiverGroup, EventCaching, MatchmakingMode, RoomOptionBit), the 2024 LoadBalancing C++ headers
 // (ErrorCode Core/ApplicationLayer, LobbyType, room property 244) and PUN's PunEvent class.

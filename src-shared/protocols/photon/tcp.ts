@@ -1,4 +1,4 @@
-// Photon's TCP framing (shared/protocols/photon.md §7): `FB` + i32 BE length (the whole frame) + channel +
+// Photon's TCP framing (docs/photon.md): `FB` + i32 BE length (the whole frame) + channel +
 // reliable flag, then one message; `F0` pings (client: 5 bytes, server reply: 9); `F1` proxy bytes.
 
 import type { FieldReader } from '../../bytes/reader'

@@ -1,5 +1,5 @@
 // Filter fields of the Photon UDP transport (ENet-style, big-endian): datagram header, CRC, datagram
-// encryption envelope, command headers and command bodies. See shared/protocols/photon.md §2, §5, §6.3.
+// encryption envelope, command headers and command bodies. See docs/photon.md
 
 import { defineField, defineFields } from '../../bytes/fields'
 

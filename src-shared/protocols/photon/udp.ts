@@ -2,7 +2,7 @@
 // encrypted envelope) and one command at a time. Pure and cheap: all state (fragments, reliability) lives
 // in fragments.ts and reliability.ts. Every read goes through FieldReader; command lengths are checked
 // against the command's fixed size and the bytes left before anything is read from the body.
-// Reference: shared/protocols/photon.md §2, §5, §6.3; shared/seeds/photon-recroom-wire-findings.md.
+// Reference: docs/photon.md; docs/photon.md.
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import type { FieldDef } from '../../bytes/fields'

@@ -1,5 +1,5 @@
 // Photon typed values (GpBinary 1.6 and 1.8) in the shape of the decoded-JSON contract
-// (shared/design/cli-and-export.md, "Typed values" → Photon). Int64 stays bigint and byte arrays stay
+// (README.md, The decoded JSON, "Typed values" → Photon). Int64 stays bigint and byte arrays stay
 // Uint8Array until exported; parameters are Maps keyed by the decimal byte code, in wire order.
 
 export type PhotonTypeName =

@@ -1,5 +1,5 @@
 // SmartFoxServer 2X: raw TCP (9933), WebSocket at /BlueBox/websocket (8080/8443), and raw framing after
-// a one-shot fake HTTP upgrade (the "Last War" client). See docs/sfs2x.md and shared/protocols/sfs2x.md.
+// a one-shot fake HTTP upgrade (the "Last War" client). See docs/sfs2x.md.
 
 import { MessageDraft } from '../../bytes/tree'
 import type { ProbeInput, ProtocolModule } from '../registry'

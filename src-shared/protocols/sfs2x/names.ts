@@ -1,4 +1,4 @@
-// SFS2X controller and action names (shared/protocols/sfs2x.md §2). Source: the official JS SDK
+// SFS2X controller and action names (docs/sfs2x.md). Source: the official JS SDK
 // sfs2x-api 1.8.6, `src/requests/Base.js` (the frozen request-id table) and
 // `src/controllers/SystemController.js` (`_initMessageHandlers`, the server-pushed events).
 

@@ -1,4 +1,4 @@
-// The SFSObject / SFSArray binary codec (big-endian; shared/protocols/sfs2x.md §3), reading every field
+// The SFSObject / SFSArray binary codec (big-endian; docs/sfs2x.md), reading every field
 // through a FieldReader. It produces the contract's typed value `{type, value}` and, when the tree is
 // recording, one node per entry keyed `sfs2x.p.<path>` whose range covers the entry's tag and value.
 //

@@ -1,7 +1,7 @@
 // FigNet messages over a real ENet 1.3.5 peer pair (npm `enet`, emscripten-compiled vanilla ENet) on
 // 127.0.0.1, for the live-capture tests. Each payload is the FigNet envelope (u16 LE message id, flags
 // byte: bit 7 encrypted, bits 0-6 callbackId) followed by a BitBuffer body, per
-// shared/protocols/fignet-transports-and-codecs.md. No gamewire code is involved.
+// docs/fignet.md. No gamewire code is involved.
 //   node enet-traffic.mjs PORT   -> prints one JSON line: what the client sent and the server received
 import { createRequire } from 'node:module'
 

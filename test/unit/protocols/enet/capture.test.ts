@@ -1,6 +1,6 @@
 // The shared ENet capture (npm enet 0.2.9 = vanilla ENet 1.3.5 on loopback, FigNet envelopes inside), decoded
 // datagram by datagram and checked against the frame-by-frame table of
-// shared/protocols/fignet-transports-and-codecs.md §6. The UDP payloads are cross-checked with tshark.
+// docs/fignet.md The UDP payloads are cross-checked with tshark.
 import { describe, it, expect, beforeAll } from 'vitest'
 import { join } from 'node:path'
 import type { FieldNode } from '../../../../src-shared/model/types'

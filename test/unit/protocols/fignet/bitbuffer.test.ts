@@ -3,6 +3,7 @@
 // byte ranges), the sentinel checks, and every truncation.
 import { describe, it, expect } from 'vitest'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DecodeError, FieldReader } from '../../../../src-shared/bytes/reader'
 import { TreeBuilder } from '../../../../src-shared/bytes/tree'
 import { CaptureReader, type CaptureFrame } from '../../../../src-shared/capture'
@@ -12,7 +13,7 @@ import { rng } from '../../helpers/rng'
 import { BitWriter, hex, unhex } from './encoders'
 import { checkNesting, decode, find, plain, walk } from './helpers'
 
-const CAPTURE = '/work/shared/captures/enet-fignet-loopback.pcapng'
+const CAPTURE = join(__dirname, '../../../fixtures/enet/enet-fignet-loopback.pcapng')
 const REGISTER = '01 06 f3 f2 58 5e a6 0f 84 e1 f0'
 
 describe('BitBuffer vectors (codecs §2)', () => {

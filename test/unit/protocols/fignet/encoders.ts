@@ -1,5 +1,5 @@
 // Independent encoders for the FigNet payload tests, written from the wire rules in
-// shared/protocols/fignet-transports-and-codecs.md §2 (NetStack BitBuffer), §3 (MemoryPack), the msgpack
+// docs/fignet.md (NetStack BitBuffer), §3 (MemoryPack), the msgpack
 // spec, and the porting guide §8–9 (model field lists, TransformData layout). They share no code with the
 // decoders under test; the model field lists below are typed out again from the guide on purpose.
 

@@ -1,4 +1,4 @@
-// An independent GpBinary encoder for the tests, written from shared/protocols/photon.md §4 (Protocol16)
+// An independent GpBinary encoder for the tests, written from docs/photon.md (Protocol16)
 // and §8 (Protocol18), not from the decoder. Values are the decoder's typed values (builders in `pv`);
 // wire choices the typed value cannot express (a compact int form, a dictionary's fixed key code, a raw
 // header) are attached with `wire(value, hint)` and stay invisible to toEqual.

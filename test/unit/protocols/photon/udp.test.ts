@@ -13,7 +13,7 @@ import { lookupField } from '../../../../src-shared/bytes/fields'
 import { rng } from '../../helpers/rng'
 import { T, cmd, command, concat, datagram, encryptedDatagram, hex, message, referenceCrc, unhex } from './udp-encoder'
 
-const SHARED = join(__dirname, '../../../../../shared')
+const VECTORS_DIR = join(__dirname, '../../../fixtures/vectors')
 
 interface Parsed {
   header: PhotonHeader
@@ -139,7 +139,7 @@ describe('Photon UDP header', () => {
   })
 
   it('accepts the photon-public-vectors UDP packets (albiondata reliable command; spectator synthetic 0x01 header)', () => {
-    const vectors: any[] = JSON.parse(readFileSync(join(SHARED, 'vectors/photon-public-vectors.json'), 'utf8'))
+    const vectors: any[] = JSON.parse(readFileSync(join(VECTORS_DIR, 'photon-public-vectors.json'), 'utf8'))
     const albion = vectors.find((v) => v.source.startsWith('ao-data/albiondata-client') && v.expect?.command)
     const bytes = unhex(albion.hex)
     const p = parse(bytes)

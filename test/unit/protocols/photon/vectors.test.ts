@@ -1,4 +1,4 @@
-// Every vector of shared/vectors/photon-public-vectors.json (taken from the public parsers' own tests)
+// Every vector of test/fixtures/vectors/photon-public-vectors.json (taken from the public parsers' own tests)
 // decodes to its `expect`. The vectors use a loose notation; `typedOf` maps it to the contract's typed
 // values, and any notation it does not know fails the test (no vector is skipped silently).
 import { readFileSync } from 'node:fs'
@@ -20,7 +20,7 @@ interface Vector {
   note?: string
 }
 
-const VECTORS: Vector[] = JSON.parse(readFileSync(join(__dirname, '../../../../../shared/vectors/photon-public-vectors.json'), 'utf8'))
+const VECTORS: Vector[] = JSON.parse(readFileSync(join(__dirname, '../../../fixtures/vectors/photon-public-vectors.json'), 'utf8'))
 
 // ---- the notation adapter ----
 

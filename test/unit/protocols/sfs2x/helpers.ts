@@ -12,10 +12,11 @@ import { KeyStore } from '../../../../src-shared/keys/store'
 
 // ---- shared/ beside the repository (never an absolute path: CI clones the repo elsewhere) ----
 
-export const SHARED = join(__dirname, '../../../../../shared')
+/** The committed test vectors (test/fixtures/vectors, with their sources). */
+export const VECTORS_DIR = join(__dirname, '../../../fixtures/vectors')
 
 export function loadVectors(): { name: string; kind: string; direction?: string; hex: string; expect: any; notes?: string }[] {
-  return JSON.parse(readFileSync(join(SHARED, 'vectors/sfs2x-sdk-vectors.json'), 'utf8'))
+  return JSON.parse(readFileSync(join(VECTORS_DIR, 'sfs2x-sdk-vectors.json'), 'utf8'))
 }
 
 export const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
