@@ -310,15 +310,19 @@ class PhotonUdpLink {
   }
 }
 
-interface PhotonSlot {
+/** What every peer slot of the generated capture has: its random stream, address, ports and clock. */
+interface PeerSlot {
   env: Env
   r: Rand
   ip: string
   ports: Ports
-  server: { ip: string; port: number }
-  master: boolean
   clock: { t: number }
   id: number
+}
+
+interface PhotonSlot extends PeerSlot {
+  server: { ip: string; port: number }
+  master: boolean
 }
 
 function* photonUdpSession(o: PhotonSlot, n: number): Gen {
@@ -468,13 +472,7 @@ const SFS_TCP = { ip: '10.1.0.20', port: 9933 }
 const SFS_WS = { ip: '10.1.0.21', port: 8080 }
 const SFS_THRESHOLD = 1024
 
-interface SfsSlot {
-  env: Env
-  r: Rand
-  ip: string
-  ports: Ports
-  clock: { t: number }
-  id: number
+interface SfsSlot extends PeerSlot {
   ws: boolean
   deflate: boolean
   aes: boolean
@@ -614,14 +612,7 @@ class FigScript {
   }
 }
 
-interface FigSlot {
-  env: Env
-  r: Rand
-  ip: string
-  ports: Ports
-  clock: { t: number }
-  id: number
-}
+type FigSlot = PeerSlot
 
 /** ENet peer: reliable sequence numbers per channel and side, owed ACKs, unreliable sequence numbers. */
 class EnetLink {

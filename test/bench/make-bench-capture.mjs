@@ -4,7 +4,7 @@
 // usage: node test/bench/make-bench-capture.mjs OUT.pcap [FRAMES]
 
 import { createWriteStream } from 'node:fs'
-import { ipv4Frame, tcpPacket, udpPacket } from './packets.mjs'
+import { ipv4Frame, pcapFileHeader, pcapRecordHeader, tcpPacket, udpPacket } from './packets.mjs'
 
 const out = process.argv[2]
 const target = Number(process.argv[3] ?? 200_000)
@@ -18,24 +18,13 @@ const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
 const randInt = (n) => Math.floor(rand() * n)
 
 const file = createWriteStream(out)
-const header = Buffer.alloc(24)
-header.writeUInt32LE(0xa1b2c3d4, 0)
-header.writeUInt16LE(2, 4)
-header.writeUInt16LE(4, 6)
-header.writeUInt32LE(262144, 16)
-header.writeUInt32LE(1, 20) // Ethernet
-const parts = [header]
+const parts = [pcapFileHeader(262144)] // Ethernet
 let frames = 0
 let usec = 1_764_700_000n * 1_000_000n
 
 function frame(bytes) {
   usec += BigInt(50 + randInt(400))
-  const rec = Buffer.alloc(16)
-  rec.writeUInt32LE(Number(usec / 1_000_000n), 0)
-  rec.writeUInt32LE(Number(usec % 1_000_000n), 4)
-  rec.writeUInt32LE(bytes.length, 8)
-  rec.writeUInt32LE(bytes.length, 12)
-  parts.push(rec, bytes)
+  parts.push(pcapRecordHeader(Number(usec / 1_000_000n), Number(usec % 1_000_000n), bytes.length), bytes)
   frames++
 }
 

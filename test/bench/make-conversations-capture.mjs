@@ -6,7 +6,7 @@
 // usage: node test/bench/make-conversations-capture.mjs OUT.pcap [--udp N] [--tcp N] [--rate PER_SECOND] [--seed S]
 
 import { createWriteStream } from 'node:fs'
-import { ipv4Frame, tcpPacket, udpPacket } from './packets.mjs'
+import { ipv4Frame, pcapFileHeader, pcapRecordHeader, tcpPacket, udpPacket } from './packets.mjs'
 
 export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 2000, seed = 1 } = {}) {
   let s = seed >>> 0 || 1
@@ -32,13 +32,7 @@ export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 
     pendingBytes = 0
     if (!ok) await new Promise((r) => file.once('drain', r))
   }
-  const header = Buffer.alloc(24)
-  header.writeUInt32LE(0xa1b2c3d4, 0)
-  header.writeUInt16LE(2, 4)
-  header.writeUInt16LE(4, 6)
-  header.writeUInt32LE(65535, 16)
-  header.writeUInt32LE(1, 20) // Ethernet
-  pending.push(header)
+  pending.push(pcapFileHeader(65535)) // Ethernet
 
   // Frames wait in a binary heap ordered by (time in µs, sequence) until every earlier one is out.
   const heap = []
@@ -73,12 +67,7 @@ export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 
     return top
   }
   const emit = (e) => {
-    const rec = Buffer.alloc(16)
-    rec.writeUInt32LE(Math.floor(e.t / 1e6), 0)
-    rec.writeUInt32LE(e.t % 1e6, 4)
-    rec.writeUInt32LE(e.bytes.length, 8)
-    rec.writeUInt32LE(e.bytes.length, 12)
-    pending.push(rec, e.bytes)
+    pending.push(pcapRecordHeader(Math.floor(e.t / 1e6), e.t % 1e6, e.bytes.length), e.bytes)
     pendingBytes += 16 + e.bytes.length
     frames++
   }

@@ -1,5 +1,27 @@
-// Ethernet + IPv4 + UDP/TCP frames for the benchmark's generated captures (make-bench-capture.mjs,
-// make-conversations-capture.mjs). Addresses are 4-byte arrays or 32-bit numbers.
+// Classic pcap headers and Ethernet + IPv4 + UDP/TCP frames for the benchmark's generated captures
+// (make-bench-capture.mjs, make-conversations-capture.mjs, repeat-capture.mjs). Addresses are 4-byte arrays
+// or 32-bit numbers.
+
+/** A classic pcap file header (microsecond timestamps, little-endian, version 2.4) for `linkType`. */
+export function pcapFileHeader(snapLen, linkType = 1) {
+  const h = Buffer.alloc(24)
+  h.writeUInt32LE(0xa1b2c3d4, 0)
+  h.writeUInt16LE(2, 4)
+  h.writeUInt16LE(4, 6)
+  h.writeUInt32LE(snapLen, 16)
+  h.writeUInt32LE(linkType, 20)
+  return h
+}
+
+/** A pcap record header: seconds, the fraction in the file's unit, captured and original length. */
+export function pcapRecordHeader(sec, fraction, capLen, origLen = capLen) {
+  const rec = Buffer.alloc(16)
+  rec.writeUInt32LE(sec, 0)
+  rec.writeUInt32LE(fraction, 4)
+  rec.writeUInt32LE(capLen, 8)
+  rec.writeUInt32LE(origLen, 12)
+  return rec
+}
 
 const ETH = Buffer.from([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00])
 

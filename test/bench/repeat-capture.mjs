@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { pcapRecordHeader } from './packets.mjs'
 
 const [input, out, copiesText] = process.argv.slice(2)
 const copies = Number(copiesText)
@@ -48,12 +49,7 @@ for (let c = 0; c < copies; c++) {
       data[30] = (data[30] + (c >> 8)) & 0xff
     }
     const t = ns(r) + shift
-    const rec = Buffer.alloc(16)
-    rec.writeUInt32LE(Number(t / 1_000_000_000n), 0)
-    rec.writeUInt32LE(Number(t % 1_000_000_000n), 4)
-    rec.writeUInt32LE(data.length, 8)
-    rec.writeUInt32LE(r.orig, 12)
-    parts.push(rec, data)
+    parts.push(pcapRecordHeader(Number(t / 1_000_000_000n), Number(t % 1_000_000_000n), data.length, r.orig), data)
   }
 }
 writeFileSync(out, Buffer.concat(parts))
