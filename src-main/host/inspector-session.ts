@@ -3,6 +3,7 @@
 // persists keys in a folder, and asks the shell where exports go. Arguments are validated by the shells
 // (src-shared/api-validate.ts) before they get here.
 
+import { DECODE_WORKER_LIMITS } from './worker-limits'
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
@@ -92,7 +93,7 @@ export class InspectorSession implements InspectorRequests {
     } else {
       this.core = null
       const data: SessionWorkerData = { demoCapturePath: demo(), tempDir: opts.tempDir }
-      const worker = new Worker(opts.workerScript ?? workerScriptPath('session-worker.js'), { workerData: data })
+      const worker = new Worker(opts.workerScript ?? workerScriptPath('session-worker.js'), { workerData: data, resourceLimits: DECODE_WORKER_LIMITS })
       this.worker = worker
       worker.on('message', (m: WorkerToHost) => this.fromWorker(m))
       worker.on('error', (e) => this.failAll(remoteError('WorkerError', `session worker failed: ${e.message}`)))

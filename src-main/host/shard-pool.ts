@@ -3,6 +3,7 @@
 // workers in batches with their buffers transferred; at most WINDOW batches per worker are in flight, so
 // reading slows down to the decoders' pace instead of filling memory.
 
+import { DECODE_WORKER_LIMITS } from './worker-limits'
 import { Worker } from 'node:worker_threads'
 import type { CaptureFrame } from '../../src-shared/capture/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
@@ -99,7 +100,7 @@ export class ShardPool {
   }
 
   private workerSlot(i: number, setup: ShardSetup): ShardSlot {
-    const w = new Worker(workerScriptPath('shard-worker.js'), { workerData: setup })
+    const w = new Worker(workerScriptPath('shard-worker.js'), { workerData: setup, resourceLimits: DECODE_WORKER_LIMITS })
     w.on('message', (r: ShardReply) => (r.type === 'report' ? this.reported(i, r.report) : this.fail(new Error(r.message))))
     w.on('error', (e) => this.fail(new Error(`internal error in a decode worker: ${e.message}`)))
     // A worker stops only when closed: before its last report, an exit is a failure.

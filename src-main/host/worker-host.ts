@@ -1,5 +1,6 @@
 // Starts a decode job in a worker thread and relays its output with flow control.
 
+import { DECODE_WORKER_LIMITS } from './worker-limits'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -31,7 +32,7 @@ export interface HostIo {
 
 export function decodeInWorker(job: DecodeJob, io: HostIo): Promise<DecodeResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerScriptPath(), { workerData: job })
+    const worker = new Worker(workerScriptPath(), { workerData: job, resourceLimits: DECODE_WORKER_LIMITS })
     let settled = false
     let chain: Promise<void> = Promise.resolve()
     const finish = (fn: () => void): void => {

@@ -1,0 +1,9 @@
+// Heap settings for the threads that decode. Decoding allocates many short-lived objects per message
+// (readers, typed values, summaries); with V8's default 16 MiB semi-spaces the young generation fills
+// every few hundred messages and scavenges took ~16 % of the index pass on the bench's game capture.
+// A 64 MiB semi-space (192 MiB young generation: two semi-spaces plus V8's equal-sized large-object
+// space) cut the pass by about a quarter there (npm run bench), at a fixed cost per thread well inside
+// the 1.5 GB budget.
+import type { ResourceLimits } from 'node:worker_threads'
+
+export const DECODE_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 192 }
