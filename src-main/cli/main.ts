@@ -1,7 +1,7 @@
 // `gamewire` command line: decode | capture | devices | serve. Errors are one line on stderr and an exit
 // code (2 for bad arguments or unreadable input), never a stack trace.
 
-import { accessSync, constants, createWriteStream, readFileSync, statSync, type WriteStream } from 'node:fs'
+import { accessSync, constants, createWriteStream, readFileSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs'
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
@@ -135,13 +135,17 @@ async function decodeCommand(argv: string[]): Promise<number> {
 
   const outPath = one(a, 'output')
   let out: WriteStream | NodeJS.WriteStream = process.stdout
+  // A regular file is written beside itself and renamed over OUT only when the decode succeeds, so a
+  // failed run leaves an existing OUT as it was. Devices and pipes (/dev/null, a FIFO) are written directly.
+  const tempPath = outPath && !isSpecialFile(outPath) ? `${outPath}.${process.pid}.gamewire-tmp` : undefined
   if (outPath) {
-    out = createWriteStream(outPath)
+    out = createWriteStream(tempPath ?? outPath)
     await new Promise<void>((resolve, reject) => {
       ;(out as WriteStream).once('open', () => resolve())
       ;(out as WriteStream).once('error', (e: NodeJS.ErrnoException) => reject(new CliExit(2, `cannot write ${outPath} (${e.code})`)))
     })
   }
+  let succeeded = false
   const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
   const write = writeWithBackpressure(out)
   try {
@@ -153,10 +157,24 @@ async function decodeCommand(argv: string[]): Promise<number> {
     })
     if (showProgress) process.stderr.write(`\r\x1b[K${result.frames} frames, ${result.matched} messages, ${result.errors} with errors\n`)
     for (const w of result.warnings) if (w.startsWith('capture truncated')) process.stderr.write(`gamewire: warning: ${w}\n`)
+    succeeded = true
   } finally {
     if (out !== process.stdout) await new Promise<void>((resolve) => (out as WriteStream).end(() => resolve()))
+    if (tempPath) {
+      if (succeeded) renameSync(tempPath, outPath!)
+      else rmSync(tempPath, { force: true })
+    }
   }
   return 0
+}
+
+/** Whether `path` exists and is not a regular file (a device or FIFO cannot be replaced by a rename). */
+function isSpecialFile(path: string): boolean {
+  try {
+    return !statSync(path).isFile()
+  } catch {
+    return false
+  }
 }
 
 async function statsCommand(argv: string[]): Promise<number> {

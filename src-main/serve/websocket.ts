@@ -18,6 +18,7 @@ const OP_PONG = 0xa
 export const CLOSE_NORMAL = 1000
 export const CLOSE_PROTOCOL = 1002
 export const CLOSE_UNSUPPORTED = 1003
+export const CLOSE_POLICY = 1008
 export const CLOSE_TOO_BIG = 1009
 
 /** The Sec-WebSocket-Accept value for a client key (RFC 6455 §4.2.2). */
@@ -90,6 +91,21 @@ export class WebSocketConnection {
   send(text: string): void {
     if (this.closed) return
     this.socket.write(encodeFrame(OP_TEXT, Buffer.from(text, 'utf8')))
+  }
+
+  /** Bytes written but not yet taken by the peer (what a client that never reads makes the server hold). */
+  get unreadBytes(): number {
+    return this.socket.writableLength
+  }
+
+  /**
+   * Closes without waiting for the peer to read: what is queued is thrown away. For a client that does not
+   * read, a closing handshake would only queue behind what it never took.
+   */
+  drop(code: number, reason: string): void {
+    if (this.closed) return
+    this.socket.destroy()
+    this.finish(code, reason)
   }
 
   close(code = CLOSE_NORMAL, reason = ''): void {

@@ -353,7 +353,8 @@ export class CaptureReader {
         throw new CaptureFormatError(`modified (Kuznetzov/Nokia) pcap is not supported (magic ${hex32(magic)})`)
       default:
         this.stage = 'stopped'
-        throw new CaptureFormatError(`not a pcap or pcapng file (magic ${hex32(magic)})`)
+        // The file's bytes are not repeated: the message reaches API clients, and the file may be anything.
+        throw new CaptureFormatError('not a pcap or pcapng file (it does not start with a capture file magic number)')
     }
   }
 

@@ -82,11 +82,22 @@ export function normalizeEndpoint(s: string): string {
   return parseEndpoint(s.trim())?.text ?? s.trim().toLowerCase()
 }
 
-function parseHex(text: string, line: number, what: string, type: string): Uint8Array {
-  const hex = /^0x/i.test(text) ? text.slice(2) : text
-  if (hex.length === 0 || !/^[0-9a-fA-F]+$/.test(hex)) {
-    throw new KeyFileError(`line ${line}: ${type} ${what} is not hex: '${text.length > 40 ? text.slice(0, 37) + '...' : text}'`, line)
-  }
+/** A field of a key line and the 1-based column where it starts. */
+interface LineField {
+  text: string
+  column: number
+}
+
+/**
+ * Reads a hex field. Errors give the line and column of the first bad character and never any of the
+ * field's text: a malformed line is usually a key with a typo, and messages reach stderr and the API.
+ */
+function parseHex(field: LineField, line: number, what: string, type: string): Uint8Array {
+  const prefix = /^0x/i.test(field.text) ? 2 : 0
+  const hex = field.text.slice(prefix)
+  if (hex.length === 0) throw new KeyFileError(`line ${line}, column ${field.column}: ${type} ${what} has no hex digits`, line)
+  const bad = hex.search(/[^0-9a-fA-F]/)
+  if (bad !== -1) throw new KeyFileError(`line ${line}, column ${field.column + prefix + bad}: ${type} ${what} is not hex (a character other than 0-9, a-f)`, line)
   if (hex.length % 2 !== 0) throw new KeyFileError(`line ${line}: ${type} ${what} has an odd number of hex digits (${hex.length})`, line)
   const out = new Uint8Array(hex.length / 2)
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
@@ -108,14 +119,16 @@ export function parseKeyFile(text: string): { keys: KeyEntry[]; warnings: string
   for (let i = 0; i < lines.length; i++) {
     const lineNo = i + 1
     const hash = lines[i].indexOf('#')
-    const content = (hash === -1 ? lines[i] : lines[i].slice(0, hash)).trim()
-    if (!content) continue
-    const f = content.split(/\s+/)
+    const fields: LineField[] = [...(hash === -1 ? lines[i] : lines[i].slice(0, hash)).matchAll(/\S+/g)].map((m) => ({ text: m[0], column: m.index + 1 }))
+    if (fields.length === 0) continue
+    const f = fields.map((x) => x.text)
     const type = f[0].toUpperCase()
     if (!isKeyType(type)) {
-      const seen = unknown.get(f[0])
+      // Only a name is repeated back: a first field that is not one may be a pasted key.
+      const name = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/.test(f[0]) ? f[0] : '(not a key type name)'
+      const seen = unknown.get(name)
       if (seen) seen.push(lineNo)
-      else unknown.set(f[0], [lineNo])
+      else unknown.set(name, [lineNo])
       continue
     }
     const spec = KEY_TYPES[type]
@@ -124,28 +137,30 @@ export function parseKeyFile(text: string): { keys: KeyEntry[]; warnings: string
     }
     const conversation = parseConversation(f[1])
     if (!conversation) {
-      throw new KeyFileError(`line ${lineNo}: bad conversation '${f[1]}' (expected * or ip:port-ip:port, IPv6 as [addr]:port)`, lineNo)
+      // A long hex run there is a key in the wrong place: not echoed.
+      const shown = /[0-9a-fA-F]{16,}/.test(f[1]) ? '' : ` '${f[1]}'`
+      throw new KeyFileError(`line ${lineNo}: bad conversation${shown} (expected * or ip:port-ip:port, IPv6 as [addr]:port)`, lineNo)
     }
     const entry: KeyEntry = { type, conversation, key: new Uint8Array(0), line: lineNo }
     switch (type) {
       case 'SFS2X_AES':
-        entry.key = parseHex(f[2], lineNo, 'key', type)
+        entry.key = parseHex(fields[2], lineNo, 'key', type)
         checkLen(entry.key, 16, lineNo, type, 'key')
-        entry.iv = parseHex(f[3], lineNo, 'IV', type)
+        entry.iv = parseHex(fields[3], lineNo, 'IV', type)
         checkLen(entry.iv, 16, lineNo, type, 'IV')
         break
       case 'FIGNET_KEY': {
         const d = f[2].toLowerCase()
         if (d !== 'c2s' && d !== 's2c' && d !== 'both') {
-          throw new KeyFileError(`line ${lineNo}: FIGNET_KEY direction must be c2s, s2c or both, got '${f[2]}'`, lineNo)
+          throw new KeyFileError(`line ${lineNo}, column ${fields[2].column}: FIGNET_KEY direction must be c2s, s2c or both${f[2].length <= 8 ? `, got '${f[2]}'` : ''}`, lineNo)
         }
         entry.direction = d
-        entry.key = parseHex(f[3], lineNo, 'key', type)
+        entry.key = parseHex(fields[3], lineNo, 'key', type)
         checkLen(entry.key, 32, lineNo, type, 'key')
         break
       }
       default:
-        entry.key = parseHex(f[2], lineNo, 'key', type)
+        entry.key = parseHex(fields[2], lineNo, 'key', type)
         checkLen(entry.key, spec.keyLen, lineNo, type, 'key')
     }
     keys.push(entry)

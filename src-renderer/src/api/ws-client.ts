@@ -19,7 +19,25 @@ export class ApiError extends Error {
   }
 }
 
-export function createWebSocketApi(url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api`): InspectorApi {
+const TOKEN_KEY = 'gamewire.token'
+
+/**
+ * This run's API token: from the page's URL (`gamewire serve` prints it with ?token=…), kept in the tab's
+ * session storage so a reload without it still works; null when the page was opened without it.
+ */
+export function serveToken(): string | null {
+  const fromUrl = new URLSearchParams(location.search).get('token')
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl)
+    return fromUrl
+  }
+  return sessionStorage.getItem(TOKEN_KEY)
+}
+
+export function createWebSocketApi(
+  token: string,
+  url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api?token=${encodeURIComponent(token)}`
+): InspectorApi {
   const listeners = new Set<(e: InspectorEvent) => void>()
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> }>()
   let socket: WebSocket | null = null

@@ -57,9 +57,9 @@ const frameA = writer.frame({ interfaceId: 0, tsSec: 1700000000, tsNsec: 1234560
 const frameB = writer.frame({ interfaceId: 0, tsSec: 1700000001, tsNsec: 0, data: Uint8Array.of(6, 7) })
 
 describe('CaptureReader: not a capture file', () => {
-  it('throws CaptureFormatError on an unknown magic, naming it', () => {
+  it('throws CaptureFormatError on an unknown magic, without repeating the file\'s bytes', () => {
     const r = readCapture(new TextEncoder().encode('GET / HTTP/1.1\r\n'))
-    expect(r.error).toBe('not a pcap or pcapng file (magic 0x47455420)')
+    expect(r.error).toBe('not a pcap or pcapng file (it does not start with a capture file magic number)')
     expect(r.frames).toEqual([])
   })
 

@@ -1,7 +1,7 @@
 // The CLI as users run it: `node bin/gamewire.mjs` on the built output (npm test builds first).
 import { describe, it, expect, beforeAll } from 'vitest'
 import { spawnSync, execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync, readFileSync, copyFileSync, statSync, truncateSync } from 'node:fs'
+import { mkdtempSync, writeFileSync, readFileSync, readdirSync, copyFileSync, statSync, truncateSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -99,6 +99,26 @@ describe('gamewire decode', () => {
     const piped = gw('decode', LOOPBACK, '-o', out)
     expect(piped.code).toBe(0)
     expect(piped.stderr).toBe('')
+  })
+
+  it('a failed decode -o leaves an existing OUT as it was and no temporary file behind', () => {
+    const dir = mkdtempSync(join(tmp, 'out-'))
+    const out = join(dir, 'previous.json')
+    writeFileSync(out, 'the previous export')
+    const notCapture = join(tmp, 'not-a-capture.bin')
+    writeFileSync(notCapture, 'hello world, not a capture')
+    const r = gw('decode', notCapture, '-o', out)
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/^gamewire: not a pcap or pcapng file/)
+    expect(readFileSync(out, 'utf8')).toBe('the previous export')
+    expect(readdirSync(dir)).toEqual(['previous.json'])
+    // and a successful one replaces it whole
+    expect(gw('decode', LOOPBACK, '-o', out).code).toBe(0)
+    expect(JSON.parse(readFileSync(out, 'utf8')).source.frames).toBe(127)
+    expect(readdirSync(dir)).toEqual(['previous.json'])
+    // a device is written, not replaced
+    expect(gw('decode', LOOPBACK, '-o', '/dev/null').code).toBe(0)
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true)
   })
 
   it('fails with one line and exit 2 on bad input, never a stack trace', () => {

@@ -61,12 +61,13 @@ describe('parseKeyFile', () => {
     [`SFS2X_AES * ${K16} ${IV16}00`, 'line 1: SFS2X_AES IV must be 16 bytes (32 hex digits), got 17 bytes'],
     [`SFS2X_AES * ${K16}`, 'line 1: SFS2X_AES needs 3 fields after the type, got 2 (expected: SFS2X_AES <conv> <hex16 key> <hex16 iv>)'],
     [`PHOTON_AES_KEY * ${K16}`, 'line 1: PHOTON_AES_KEY key must be 32 bytes (64 hex digits), got 16 bytes'],
-    [`PHOTON_SECRET * zz`, "line 1: PHOTON_SECRET key is not hex: 'zz'"],
+    [`PHOTON_SECRET * zz`, 'line 1, column 17: PHOTON_SECRET key is not hex (a character other than 0-9, a-f)'],
+    [`  PHOTON_SECRET * 0x00g1`, 'line 1, column 23: PHOTON_SECRET key is not hex (a character other than 0-9, a-f)'],
     [`PHOTON_SECRET * abc`, 'line 1: PHOTON_SECRET key has an odd number of hex digits (3)'],
-    [`PHOTON_SECRET * 0x`, "line 1: PHOTON_SECRET key is not hex: '0x'"],
+    [`PHOTON_SECRET * 0x`, 'line 1, column 17: PHOTON_SECRET key has no hex digits'],
     [`PHOTON_SECRET *`, 'line 1: PHOTON_SECRET needs 2 fields after the type, got 1 (expected: PHOTON_SECRET <conv> <hex>)'],
     [`PHOTON_SECRET * 00 11`, 'line 1: PHOTON_SECRET needs 2 fields after the type, got 3 (expected: PHOTON_SECRET <conv> <hex>)'],
-    [`FIGNET_KEY * up ${K32}`, "line 1: FIGNET_KEY direction must be c2s, s2c or both, got 'up'"],
+    [`FIGNET_KEY * up ${K32}`, "line 1, column 14: FIGNET_KEY direction must be c2s, s2c or both, got 'up'"],
     [`FIGNET_KEY * c2s ${K16}`, 'line 1: FIGNET_KEY key must be 32 bytes (64 hex digits), got 16 bytes'],
     [`PHOTON_SECRET 1.2.3.4:5-1.2.3.4 00`, "line 1: bad conversation '1.2.3.4:5-1.2.3.4' (expected * or ip:port-ip:port, IPv6 as [addr]:port)"],
     [`PHOTON_SECRET 1.2.3.256:5-1.2.3.4:6 00`, "line 1: bad conversation '1.2.3.256:5-1.2.3.4:6' (expected * or ip:port-ip:port, IPv6 as [addr]:port)"],
@@ -75,6 +76,22 @@ describe('parseKeyFile', () => {
     [`PHOTON_SECRET host:1-host:2 00`, "line 1: bad conversation 'host:1-host:2' (expected * or ip:port-ip:port, IPv6 as [addr]:port)"],
     [`PHOTON_SECRET ** 00`, "line 1: bad conversation '**' (expected * or ip:port-ip:port, IPv6 as [addr]:port)"]
   ]
+  test('no error or warning repeats key material, whatever field it is in', () => {
+    // A 32-byte key with one typo, in each position a hurried paste puts it.
+    const key = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeefg'
+    const lines = [`PHOTON_AES_KEY * ${key}`, `PHOTON_SECRET ${key.slice(0, 40)} *`, `FIGNET_KEY * ${key.slice(0, 20)} ${K32}`, key, `SFS2X_AES * ${K16} ${key.slice(32)}`]
+    for (const line of lines) {
+      let text: string
+      try {
+        text = parseKeyFile(line).warnings.join('\n')
+      } catch (e) {
+        text = (e as Error).message
+      }
+      expect(text.length, line).toBeGreaterThan(0)
+      for (let i = 0; i + 8 <= key.length; i++) expect(text, line).not.toContain(key.slice(i, i + 8))
+    }
+  })
+
   test.each(bad)('malformed: %s', (text, message) => {
     const e = parseError(text)
     expect(e.message).toBe(message)

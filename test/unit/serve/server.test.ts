@@ -3,14 +3,14 @@
 // argument errors, events, refused Origins and Hosts), 127.0.0.1 by default, keys persisted in the
 // config folder, and the server's own WebSocket framing against hand-made frames.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { connect } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
-import { startServer, defaultKeysDir, allowedHosts, type RunningServer } from '../../../src-main/serve/server'
+import { startServer, defaultKeysDir, allowedHosts, removeStaleExportDirs, type RunningServer } from '../../../src-main/serve/server'
 import { acceptKey } from '../../../src-main/serve/websocket'
 import { decodeToText } from '../helpers/run-decode'
 import { RENDERER_CSP } from '../../../src-main/host/renderer-files'
@@ -37,6 +37,18 @@ function http(port: number, path: string, headers: Record<string, string> = {}):
     })
     req.on('error', reject)
     req.end()
+  })
+}
+
+/** Sends raw request bytes and returns what comes back until the server closes (or 2 s pass). */
+function rawExchange(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const sock = connect({ host: '127.0.0.1', port: server.port }, () => sock.write(text))
+    let data = ''
+    const timer = setTimeout(() => (sock.destroy(), resolve(data)), 2000)
+    sock.on('data', (d) => (data += d))
+    sock.on('close', () => (clearTimeout(timer), resolve(data)))
+    sock.on('error', reject)
   })
 }
 
@@ -88,7 +100,7 @@ class Client {
 let server: RunningServer
 let keysDir: string
 const clients: Client[] = []
-const wsUrl = () => `ws://127.0.0.1:${server.port}/api`
+const wsUrl = (token: string | null = server.token) => `ws://127.0.0.1:${server.port}/api${token === null ? '' : `?token=${token}`}`
 const origin = () => `http://127.0.0.1:${server.port}`
 
 beforeAll(async () => {
@@ -114,7 +126,8 @@ async function client(): Promise<Client> {
 describe('gamewire serve: HTTP', () => {
   it('binds 127.0.0.1 by default and prints that URL', async () => {
     expect(server.host).toBe('127.0.0.1')
-    expect(server.url).toBe(`http://127.0.0.1:${server.port}/`)
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/?token=${server.token}`)
+    expect(server.token).toMatch(/^[A-Za-z0-9_-]{32}$/)
     // not listening on the IPv6 loopback (or any other address)
     await expect(
       new Promise((resolve, reject) => {
@@ -150,6 +163,31 @@ describe('gamewire serve: HTTP', () => {
     expect((await http(server.port, '/', { Host: `localhost:${server.port}` })).status).toBe(200)
     expect(allowedHosts('127.0.0.1', 80)).toEqual(new Set(['127.0.0.1:80', 'localhost:80', '[::1]:80']))
     expect(allowedHosts('10.1.2.3', 80)).toEqual(new Set(['10.1.2.3:80']))
+    // bound to every address: the machine's own addresses are honest Hosts, nothing else is
+    const ifaces = { eth0: [{ address: '192.168.7.20', family: 'IPv4' }, { address: 'fe80::1%eth0', family: 'IPv6' }] } as never
+    expect(allowedHosts('0.0.0.0', 80, ifaces)).toEqual(new Set(['0.0.0.0:80', '127.0.0.1:80', 'localhost:80', '[::1]:80', '192.168.7.20:80']))
+    expect(allowedHosts('::', 80, ifaces)).toEqual(new Set(['[::]:80', '127.0.0.1:80', 'localhost:80', '[::1]:80', '192.168.7.20:80', '[fe80::1]:80']))
+  })
+
+  it('answers malformed request targets with 400 and keeps serving', async () => {
+    for (const path of ['/%zz', '/assets/%E0%A4%A', '/%']) {
+      const r = await http(server.port, path)
+      expect(r.status, path).toBe(400)
+    }
+    // an upgrade whose target does not parse as a URL
+    const raw = await rawExchange(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+    expect(raw).toMatch(/^HTTP\/1\.1 400/)
+    expect((await http(server.port, '/')).status).toBe(200)
+    expect((await (await client()).call('getStatus')).phase).toBe('ready')
+  })
+
+  it('removes export folders of serve processes that are gone, not of live ones', () => {
+    const dir = mkdtempSync(join(tmp, 'tmp-'))
+    // pid 2^22+1 is above Linux's pid_max ceiling: no such process
+    for (const name of ['gamewire-serve-4194305-abc', `gamewire-serve-${process.pid}-def`, `gamewire-serve-1-ghi`, 'other-4194305-x']) mkdirSync(join(dir, name))
+    writeFileSync(join(dir, 'gamewire-serve-4194305-abc', 'export.json'), '{}')
+    expect(removeStaleExportDirs(dir)).toEqual(['gamewire-serve-4194305-abc'])
+    expect(readdirSync(dir).sort()).toEqual([`gamewire-serve-${process.pid}-def`, 'gamewire-serve-1-ghi', 'other-4194305-x'].sort())
   })
 
   it('keeps keys in $GAMEWIRE_CONFIG_DIR, else ~/.config/gamewire', () => {
@@ -188,6 +226,44 @@ describe('gamewire serve: the WebSocket API', () => {
     expect(c.raw.filter((m) => m.id === null).map((m) => m.error.message)).toEqual(['request is not JSON', 'request needs a numeric id'])
     expect((await c.call('getStatus')).phase).toBe('ready')
   })
+
+  it('refuses API connections without this run\'s token, whatever their Origin', async () => {
+    await expect(Client.open(wsUrl(null), origin())).rejects.toThrow(/401/)
+    await expect(Client.open(wsUrl(null))).rejects.toThrow(/401/)
+    await expect(Client.open(wsUrl('x' + server.token.slice(1)), origin())).rejects.toThrow(/401/)
+    await expect(Client.open(wsUrl(server.token.slice(0, 10)))).rejects.toThrow(/401/)
+    await expect(Client.open(wsUrl(''))).rejects.toThrow(/401/)
+  })
+
+  it('drops a client that never reads, and frees what it held', async () => {
+    // A raw client that completes the handshake and then never reads: the server must not queue for it forever.
+    const key = randomBytes(16).toString('base64')
+    const sock = connect({ host: '127.0.0.1', port: server.port })
+    await new Promise((r) => sock.once('connect', r))
+    const closed = new Promise<void>((r) => sock.on('close', () => r()))
+    sock.on('error', () => undefined) // the server resets it: that is the point
+    sock.write(`GET /api?token=${server.token} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+    await new Promise((r) => sock.once('data', r))
+    sock.pause()
+    // Each getRows reply is ~100 KB; ask for far more than MAX_UNREAD_BYTES without reading any of it.
+    const view = await (await client()).call('setView', [{ filter: '', sort: null, columns: [] }])
+    const frame = (id: number) => {
+      const body = Buffer.from(JSON.stringify({ id, method: 'getRows', args: [view.id, 0, 5000] }))
+      const mask = randomBytes(4)
+      const head = body.length < 126 ? Buffer.from([0x81, 0x80 | body.length]) : Buffer.from([0x81, 0x80 | 126, body.length >> 8, body.length & 0xff])
+      return Buffer.concat([head, mask, Buffer.from(body.map((b, i) => b ^ mask[i % 4]))])
+    }
+    let dropped = false
+    void closed.then(() => (dropped = true))
+    for (let i = 1; i <= 2000 && !dropped; i++) {
+      sock.write(frame(i))
+      if (i % 20 === 0) await new Promise((r) => setTimeout(r, 10))
+    }
+    await Promise.race([closed, new Promise((r) => setTimeout(r, 20_000))])
+    expect(dropped).toBe(true)
+    // the server is still fine for others
+    expect((await (await client()).call('getStatus')).phase).toBe('ready')
+  }, 60_000)
 
   it('refuses WebSocket connections from other origins and for other hosts', async () => {
     await expect(Client.open(wsUrl(), 'http://evil.example')).rejects.toThrow(/403/)
@@ -251,7 +327,7 @@ describe('gamewire serve: WebSocket framing', () => {
     sock.on('data', (d) => (data = Buffer.concat([data, d])))
     const closed = new Promise<void>((r) => sock.on('close', () => r()))
     await new Promise((r) => sock.once('connect', r))
-    sock.write(`GET /api HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nOrigin: ${origin()}\r\n\r\n`)
+    sock.write(`GET /api?token=${server.token} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nOrigin: ${origin()}\r\n\r\n`)
     while (!data.includes('\r\n\r\n')) await new Promise((r) => setTimeout(r, 5))
     const head = String(data.subarray(0, data.indexOf('\r\n\r\n')))
     expect(head).toMatch(/^HTTP\/1\.1 101/)

@@ -85,7 +85,7 @@ async function openPanel(name: 'conversations' | 'keys' | 'stats'): Promise<void
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true })
   ;({ server, url } = await startServe([PHOTON], configDir))
-  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/)
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{32}$/)
   ;({ browser, page } = await openPage(url, problems, { consoleErrors: true }))
 }, 60_000)
 
@@ -340,6 +340,28 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     const badges = await page.locator('[data-testid=conversations] .proto-badge').allInnerTexts()
     for (const p of ['photon', 'sfs2x', 'fignet']) expect(badges).toContain(p)
     await shot('12-demo')
+  })
+
+  it('a page opened without the token says to open the printed URL and never reaches the API', async () => {
+    const bare = await page.context().newPage()
+    try {
+      const sockets: string[] = []
+      bare.on('websocket', (ws) => sockets.push(ws.url()))
+      await bare.goto(url.replace(/\?token=.*$/, ''))
+      await expect.poll(() => bare.locator('[role=alert]').innerText()).toMatch(/address that gamewire serve printed/)
+      expect(sockets).toEqual([])
+      // and the API itself refuses a socket without the token (401), as a page script would see it
+      const refused = await bare.evaluate(
+        () => new Promise<boolean>((resolve) => {
+          const ws = new WebSocket(`ws://${location.host}/api`)
+          ws.onopen = () => resolve(false)
+          ws.onerror = () => resolve(true)
+        })
+      )
+      expect(refused).toBe(true)
+    } finally {
+      await bare.close()
+    }
   })
 
   it('logged no page errors', () => {
