@@ -1,8 +1,9 @@
 // The Electron main process's logic, kept free of the 'electron' import so it can be unit-tested:
 // every Electron object it touches comes in as a parameter and is typed structurally.
 
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs'
+import { chmodSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import {
   IPC_CHANNELS,
   REQUEST_NAMES,
@@ -21,6 +22,8 @@ import type { ExportTarget } from '../host/session-core'
 /** The parts of an IpcMainInvokeEvent the handlers look at. */
 export interface InvokeEventLike {
   sender: unknown
+  /** The frame that sent the request (null once it navigated away or was destroyed). */
+  senderFrame?: { url: string; parent: unknown } | null
 }
 
 export type InvokeHandler = (event: InvokeEventLike, ...args: unknown[]) => Promise<unknown>
@@ -38,8 +41,8 @@ export interface WebContentsLike {
 
 // ---- window ----
 
-/** BrowserWindow options: isolated, sandboxed renderer without Node, shown once painted. */
-export function windowOptions(preloadPath: string) {
+/** BrowserWindow options: isolated, sandboxed renderer without Node, shown once painted; DevTools only in development. */
+export function windowOptions(preloadPath: string, o: { packaged: boolean } = { packaged: true }) {
   return {
     width: 1400,
     height: 880,
@@ -57,9 +60,40 @@ export function windowOptions(preloadPath: string) {
       webSecurity: true,
       allowRunningInsecureContent: false,
       webviewTag: false,
-      spellcheck: false
+      spellcheck: false,
+      devTools: !o.packaged
     }
   }
+}
+
+/**
+ * Whether a URL is the app's own page: the built index.html, or in development the dev server's origin
+ * (only when not packaged and only a loopback http URL, so an environment variable cannot point a
+ * packaged app at a remote page).
+ */
+export function appPageMatcher(o: { indexFile: string; devUrl?: string; packaged: boolean }): { load: { url: string } | { file: string }; matches(url: string): boolean } {
+  const dev = !o.packaged && o.devUrl ? loopbackOrigin(o.devUrl) : null
+  if (dev) return { load: { url: o.devUrl! }, matches: (url) => loopbackOrigin(url) === dev }
+  const own = pathToFileURL(o.indexFile).href
+  return { load: { file: o.indexFile }, matches: (url) => url.replace(/[?#].*$/, '') === own }
+}
+
+function loopbackOrigin(url: string): string | null {
+  try {
+    const u = new URL(url)
+    return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname) ? u.origin : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * A request is trusted when it comes from the app window's own top frame showing the app's own page: the
+ * webContents alone is not enough, since a subframe or a page it was navigated to shares it.
+ */
+export function isOwnPage(event: InvokeEventLike, contents: unknown, matches: (url: string) => boolean): boolean {
+  const frame = event.senderFrame
+  return contents !== null && event.sender === contents && !!frame && frame.parent === null && matches(frame.url)
 }
 
 /** Blocks every navigation away from the loaded page, every window.open and every <webview>. */
@@ -172,20 +206,22 @@ export class RecentFiles {
 
   add(path: string): void {
     this.items = [path, ...this.items.filter((p) => p !== path)].slice(0, MAX_RECENT)
-    try {
-      mkdirSync(dirname(this.file), { recursive: true })
-      writeFileSync(this.file, JSON.stringify(this.items, null, 1))
-    } catch {
-      // recent files are a convenience; never fail an open because of them
-    }
+    this.save()
   }
 
   clear(): void {
     this.items = []
+    this.save()
+  }
+
+  /** Owner-only (0600 in a 0700 folder): the paths say what the user has been looking at. */
+  private save(): void {
     try {
-      writeFileSync(this.file, '[]')
+      mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 })
+      writeFileSync(this.file, JSON.stringify(this.items, null, 1), { mode: 0o600 })
+      chmodSync(this.file, 0o600) // a file made by an older version keeps its mode otherwise
     } catch {
-      // see add()
+      // recent files are a convenience; never fail an open because of them
     }
   }
 }
@@ -215,7 +251,7 @@ export interface MenuItemSpec {
   submenu?: MenuItemSpec[]
 }
 
-export function menuTemplate(actions: MenuActions, state: { recent: string[]; capturing: boolean; isMac: boolean }): MenuItemSpec[] {
+export function menuTemplate(actions: MenuActions, state: { recent: string[]; capturing: boolean; isMac: boolean; devTools?: boolean }): MenuItemSpec[] {
   const sep: MenuItemSpec = { type: 'separator' }
   const recent: MenuItemSpec[] = state.recent.length
     ? [...state.recent.map((p) => ({ label: p, click: () => actions.openRecent(p) })), sep, { label: 'Clear Recent', click: () => actions.clearRecent() }]
@@ -253,7 +289,8 @@ export function menuTemplate(actions: MenuActions, state: { recent: string[]; ca
       { role: 'zoomOut' },
       sep,
       { role: 'togglefullscreen' },
-      { role: 'toggleDevTools' }
+      // Developer tools only in development builds: in a packaged app they would open the keys to anyone at the screen.
+      ...(state.devTools ? [sep, { role: 'toggleDevTools' }] : [])
     ]
   }
   const edit: MenuItemSpec = { label: 'Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, sep, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] }

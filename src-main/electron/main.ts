@@ -12,7 +12,9 @@ import { demoCapturePath } from '../host/paths'
 import { RENDERER_CSP } from '../host/renderer-files'
 import {
   RecentFiles,
+  appPageMatcher,
   buildHandlers,
+  isOwnPage,
   electronExportTarget,
   hardenWebContents,
   menuTemplate,
@@ -39,14 +41,16 @@ const CAPTURE_FILTERS = [
   { name: 'All files', extensions: ['*'] }
 ]
 
+/** The page the window shows, and how IPC recognises it. */
+const appPage = appPageMatcher({ indexFile: join(here, '../renderer/index.html'), devUrl: process.env.ELECTRON_RENDERER_URL, packaged: app.isPackaged })
+
 function createWindow(): BrowserWindow {
-  const win = new BrowserWindow(windowOptions(join(here, '../preload/preload.cjs')))
+  const win = new BrowserWindow(windowOptions(join(here, '../preload/preload.cjs'), { packaged: app.isPackaged }))
   win.on('ready-to-show', () => win.show())
   win.on('closed', () => {
     if (mainWindow === win) mainWindow = null
   })
-  const devUrl = process.env.ELECTRON_RENDERER_URL
-  const loading = !app.isPackaged && devUrl ? win.loadURL(devUrl) : win.loadFile(join(here, '../renderer/index.html'))
+  const loading = 'url' in appPage.load ? win.loadURL(appPage.load.url) : win.loadFile(appPage.load.file)
   Promise.resolve(loading).catch((err: unknown) => console.error('gamewire: failed to load the UI:', err))
   return win
 }
@@ -110,7 +114,7 @@ async function main(): Promise<void> {
         stopCapture: () => void inspector.stopCapture().catch((e: Error) => dialog.showErrorBox('Live capture', e.message)),
         quit: () => app.quit()
       },
-      { recent: recent.list(), capturing, isMac: process.platform === 'darwin' }
+      { recent: recent.list(), capturing, isMac: process.platform === 'darwin', devTools: !app.isPackaged }
     )
     Menu.setApplicationMenu(Menu.buildFromTemplate(template as Parameters<typeof Menu.buildFromTemplate>[0]))
   }
@@ -119,7 +123,7 @@ async function main(): Promise<void> {
     ipcMain,
     buildHandlers({
       session: inspector,
-      isTrustedSender: (event) => mainWindow !== null && event.sender === mainWindow.webContents,
+      isTrustedSender: (event) => isOwnPage(event, mainWindow?.webContents ?? null, appPage.matches),
       chooseCaptureFile,
       onOpened: opened
     })
@@ -136,6 +140,8 @@ async function main(): Promise<void> {
   // The renderer needs no camera, microphone, notifications, geolocation...: refuse every permission
   // request except writing to the clipboard (copy value / copy as filter).
   session.defaultSession.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'clipboard-sanitized-write'))
+  // Checks (navigator.permissions.query, some APIs before asking) get the same answer as requests.
+  session.defaultSession.setPermissionCheckHandler?.((_contents, permission) => permission === 'clipboard-sanitized-write')
   session.defaultSession.webRequest?.onHeadersReceived((details, callback) =>
     callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [RENDERER_CSP] } })
   )

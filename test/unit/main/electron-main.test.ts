@@ -1,6 +1,6 @@
 // The Electron main process, preload and handler logic under Node with 'electron' mocked (the Electron
 // binary cannot run here) and the host session replaced by a recording double.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vites
 import { IPC_CHANNELS, REQUEST_NAMES, requestChannel, type InspectorApi, type InspectorEvent } from '../../../src-shared/api'
 import {
   MAX_RECENT,
+  appPageMatcher,
   RecentFiles,
   buildHandlers,
   commandLineFileArg,
@@ -16,6 +17,7 @@ import {
   hardenWebContents,
   menuTemplate,
   resolveInitialCapture,
+  windowOptions,
   type MenuItemSpec
 } from '../../../src-main/electron/handlers'
 import { appRoot, demoCapturePath } from '../../../src-main/host/paths'
@@ -30,6 +32,7 @@ const h = vi.hoisted(() => {
     windows: [] as any[],
     exposed: new Map<string, unknown>(),
     permissionHandler: null as null | ((...args: any[]) => any),
+    permissionCheckHandler: null as null | ((...args: any[]) => any),
     headersHandler: null as null | ((...args: any[]) => any),
     menus: [] as any[],
     sessions: [] as any[],
@@ -83,6 +86,9 @@ const h = vi.hoisted(() => {
     defaultSession: {
       setPermissionRequestHandler: vi.fn((fn: (...args: any[]) => any) => {
         state.permissionHandler = fn
+      }),
+      setPermissionCheckHandler: vi.fn((fn: (...args: any[]) => any) => {
+        state.permissionCheckHandler = fn
       }),
       webRequest: {
         onHeadersReceived: vi.fn((fn: (...args: any[]) => any) => {
@@ -177,6 +183,12 @@ async function startMain(argv: string[] = ['/usr/bin/electron', '.']): Promise<{
   expect(h.state.windows).toHaveLength(1)
   expect(h.state.sessions).toHaveLength(1)
   return { win: h.state.windows[0], session: h.state.sessions[0] }
+}
+
+/** An IPC event from the window's own top frame showing the page main.ts loaded. */
+function own(win: FakeWindow, frame: Partial<{ url: string; parent: unknown }> = {}): { sender: unknown; senderFrame: { url: string; parent: unknown } } {
+  const file = (win as any).loadFile.mock.calls[0][0] as string
+  return { sender: win.webContents, senderFrame: { url: pathToFileURL(file).href, parent: null, ...frame } }
 }
 
 function handler(channel: string): (event: unknown, ...args: unknown[]) => Promise<unknown> {
@@ -284,13 +296,13 @@ describe('Electron main process', () => {
   ] as const)('rejects %s%j without reaching the session', async (name, args) => {
     const { win, session } = await startMain()
     const before = session.calls.length
-    await expect(handler(requestChannel(name))({ sender: win.webContents }, ...args)).rejects.toThrow(TypeError)
+    await expect(handler(requestChannel(name))(own(win), ...args)).rejects.toThrow(TypeError)
     expect(session.calls.length).toBe(before)
   })
 
   it('passes valid requests to the session and returns its answer', async () => {
     const { win, session } = await startMain()
-    const sender = { sender: win.webContents }
+    const sender = own(win)
     expect(await handler(requestChannel('getRows'))(sender, 3, 100, 200)).toEqual({ answer: 'getRows' })
     expect(session.calls.at(-1)).toEqual(['getRows', [3, 100, 200]])
     const spec = { filter: 'photon', sort: { column: 'time', desc: true }, columns: ['photon.op.code'] }
@@ -301,12 +313,34 @@ describe('Electron main process', () => {
   })
 
   it('refuses requests that do not come from its own window', async () => {
-    const { session } = await startMain()
+    const { win, session } = await startMain()
     const before = session.calls.length
-    const stranger = { sender: h.makeWebContents() }
+    const stranger = { sender: h.makeWebContents(), senderFrame: own(win).senderFrame }
     await expect(handler(requestChannel('openCapture'))(stranger, '/caps/a.pcapng')).rejects.toThrow(/untrusted/)
     await expect(handler(IPC_CHANNELS.chooseCapture)(stranger)).rejects.toThrow(/untrusted/)
     expect(session.calls.length).toBe(before)
+  })
+
+  it('refuses requests from a subframe, another page in the same window, or a destroyed frame', async () => {
+    const { win, session } = await startMain()
+    const before = session.calls.length
+    const events = [
+      own(win, { parent: { url: 'file:///x' } }),
+      own(win, { url: 'https://evil.example/' }),
+      own(win, { url: 'file:///tmp/other/index.html' }),
+      { sender: win.webContents, senderFrame: null },
+      { sender: win.webContents }
+    ]
+    for (const e of events) await expect(handler(requestChannel('listKeys'))(e), JSON.stringify(e.senderFrame)).rejects.toThrow(/untrusted/)
+    expect(session.calls.length).toBe(before)
+    // the page itself with a hash or query is still the page
+    expect(await handler(requestChannel('listKeys'))(own(win, { url: own(win).senderFrame.url + '#x' }))).toEqual({ answer: 'listKeys' })
+  })
+
+  it('answers permission checks as it answers requests: only clipboard writes', async () => {
+    await startMain()
+    expect(h.state.permissionCheckHandler!(null, 'clipboard-sanitized-write')).toBe(true)
+    for (const p of ['media', 'geolocation', 'notifications', 'clipboard-read']) expect(h.state.permissionCheckHandler!(null, p)).toBe(false)
   })
 
   it('opens the file given on the command line, else the demo capture', async () => {
@@ -360,10 +394,10 @@ describe('Electron main process', () => {
 
   it('chooseCapture shows the open dialog and opens the choice; a cancelled dialog opens nothing', async () => {
     const { win, session } = await startMain()
-    expect(await handler(IPC_CHANNELS.chooseCapture)({ sender: win.webContents })).toMatchObject({ source: { path: '/caps/chosen.pcapng' } })
+    expect(await handler(IPC_CHANNELS.chooseCapture)(own(win))).toMatchObject({ source: { path: '/caps/chosen.pcapng' } })
     h.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: true, filePaths: [] })
     const before = session.calls.length
-    expect(await handler(IPC_CHANNELS.chooseCapture)({ sender: win.webContents })).toBeNull()
+    expect(await handler(IPC_CHANNELS.chooseCapture)(own(win))).toBeNull()
     expect(session.calls.length).toBe(before)
   })
 
@@ -486,6 +520,19 @@ describe('RecentFiles', () => {
     expect(new Set(again).size).toBe(MAX_RECENT)
   })
 
+  it('writes the file owner-only, even one an older version left readable', () => {
+    const dir = join(tmp, 'recent-perm')
+    mkdirSync(dir)
+    const file = join(dir, 'recent.json')
+    writeFileSync(file, '[]', { mode: 0o644 })
+    new RecentFiles(file).add('/caps/a.pcapng')
+    expect(statSync(file).mode & 0o777).toBe(0o600)
+    const fresh = join(tmp, 'recent-new', 'sub', 'recent.json')
+    new RecentFiles(fresh).add('/caps/a.pcapng')
+    expect(statSync(fresh).mode & 0o777).toBe(0o600)
+    expect(statSync(dirname(fresh)).mode & 0o777).toBe(0o700)
+  })
+
   it('ignores a corrupt or hostile file', () => {
     const file = join(tmp, 'recent-b.json')
     writeFileSync(file, JSON.stringify([1, null, {}, 'x'.repeat(10_000), '/ok.pcap']))
@@ -506,6 +553,31 @@ describe('menuTemplate', () => {
     const busy = menuTemplate(actions, { recent: [], capturing: true, isMac: false })
     expect(findItem(busy, 'Stop Capture').enabled).toBe(true)
     expect(findItem(busy, 'No recent captures').enabled).toBe(false)
+  })
+
+  it('offers developer tools only in development builds', () => {
+    const roles = (t: MenuItemSpec[]): string[] => t.flatMap((i) => [...(i.role ? [i.role] : []), ...roles(i.submenu ?? [])])
+    expect(roles(menuTemplate(actions, { recent: [], capturing: false, isMac: false }))).not.toContain('toggleDevTools')
+    expect(roles(menuTemplate(actions, { recent: [], capturing: false, isMac: false, devTools: false }))).not.toContain('toggleDevTools')
+    expect(roles(menuTemplate(actions, { recent: [], capturing: false, isMac: false, devTools: true }))).toContain('toggleDevTools')
+    expect(windowOptions('/p.cjs', { packaged: true }).webPreferences.devTools).toBe(false)
+    expect(windowOptions('/p.cjs', { packaged: false }).webPreferences.devTools).toBe(true)
+  })
+})
+
+describe('appPageMatcher', () => {
+  it('uses the dev server only in development and only on loopback', () => {
+    const index = '/app/out/renderer/index.html'
+    expect(appPageMatcher({ indexFile: index, devUrl: 'http://localhost:5173/', packaged: false }).load).toEqual({ url: 'http://localhost:5173/' })
+    expect(appPageMatcher({ indexFile: index, devUrl: 'http://localhost:5173/', packaged: true }).load).toEqual({ file: index })
+    expect(appPageMatcher({ indexFile: index, devUrl: 'https://evil.example/', packaged: false }).load).toEqual({ file: index })
+    const dev = appPageMatcher({ indexFile: index, devUrl: 'http://localhost:5173/', packaged: false })
+    expect(dev.matches('http://localhost:5173/index.html')).toBe(true)
+    expect(dev.matches('http://localhost:5174/')).toBe(false)
+    const built = appPageMatcher({ indexFile: index, packaged: true })
+    expect(built.matches('file:///app/out/renderer/index.html')).toBe(true)
+    expect(built.matches('file:///app/out/renderer/other.html')).toBe(false)
+    expect(built.matches('http://localhost:5173/')).toBe(false)
   })
 })
 
