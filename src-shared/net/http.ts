@@ -620,7 +620,8 @@ function indexOfLf(buf: Uint8Array, from: number, max: number): number {
 export function requestTarget(bytes: Uint8Array): string | 'need-more' | undefined {
   const lf = indexOfLf(bytes, 0, MAX_HTTP_HEAD)
   const line = latin1(bytes, 0, lf < 0 ? Math.min(bytes.length, 64) : lf)
-  if (lf < 0) return /^[A-Z]{1,16}( (\/\S*)?)?$/.test(line) && bytes.length < MAX_HTTP_HEAD ? 'need-more' : undefined
+  // Wait only once it reads `METHOD /`: other streams (text protocols too) are not held back.
+  if (lf < 0) return /^[A-Z]{1,16} \/\S*$/.test(line) && bytes.length < MAX_HTTP_HEAD ? 'need-more' : undefined
   const m = /^[A-Z][A-Z-]* +(\S+) +HTTP\/\d+(?:\.\d+)?\r?$/.exec(line)
   return m ? m[1] : undefined
 }
