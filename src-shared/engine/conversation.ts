@@ -5,6 +5,7 @@ import { MessageDraft } from '../bytes/tree'
 import type { ConversationInfo, Transport } from '../model/types'
 import { TcpDirection, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
 import { detectHttpUpgrade, WebSocketConnection, type WsEvent } from '../net/websocket'
+import { HttpConnection, requestTarget, type HttpEvent } from '../net/http'
 import type { ByteStream } from '../net/byte-stream'
 import type { Carrier, DecoderContext, Emit, MessageOut, ProtocolDecoder, ProtocolModule, ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { UnknownDecoder } from '../protocols/unknown'
@@ -35,6 +36,11 @@ const NO_LAYERS: readonly string[] = []
 const DETECT = 0
 const WEBSOCKET = 1
 const RAW = 2
+/** HTTP/1.x messages whose bodies a protocol claimed (e.g. SFS2X BlueBox); other HTTP stays RAW. */
+const HTTP = 3
+
+/** Ports where TLS is HTTPS for the protocols here (SFS2X BlueBox/WebSocket over TLS: 8443). */
+const HTTPS_PORTS = [443, 8443]
 
 /** What every conversation of an engine shares: one object per engine, not one per conversation. */
 export interface ConversationDeps {
@@ -111,6 +117,7 @@ export class Conversation implements TcpGapListener {
   private tcp: { a2b: TcpDirection; b2a: TcpDirection } | undefined = undefined
   private tcpMode = DETECT
   private ws: WebSocketState | undefined = undefined
+  private http: HttpConnection | undefined = undefined
   private context: ConversationContext | undefined = undefined
   private emitter: Emit | undefined = undefined
   /** A TCP connection that closed (FIN both ways, or RST): finished, kept only to count what still arrives. */
@@ -269,10 +276,19 @@ export class Conversation implements TcpGapListener {
         this.ws = { conn: new WebSocketConnection(t.a2b.stream, t.b2a.stream, { recordTree: () => this.deps.recording }) }
         this.stack = WS_STACK
       } else {
-        if (!client.available && !t.b2a.stream.available) return
-        this.tcpMode = RAW
+        const carried = first ? this.httpCarried(first, final) : undefined
+        if (carried === 'need-more') return
+        if (carried) {
+          this.tcpMode = HTTP
+          this.http = new HttpConnection(t.a2b.stream, t.b2a.stream, { recordTree: () => this.deps.recording })
+          this.stack = HTTP_STACK
+        } else {
+          if (!client.available && !t.b2a.stream.available) return
+          this.tcpMode = RAW
+        }
       }
     }
+    if (this.tcpMode === HTTP) return this.httpData(dir, final)
     const ws = this.ws?.conn
     if (this.tcpMode === WEBSOCKET && ws) {
       for (const d of dir === 'a2b' ? (['a2b', 'b2a'] as const) : (['b2a', 'a2b'] as const)) {
@@ -296,11 +312,62 @@ export class Conversation implements TcpGapListener {
     if (final) this.rawStream(dir === 'a2b' ? 'b2a' : 'a2b', final)
   }
 
+  /**
+   * Whether the client's first bytes are an HTTP request whose messages a protocol decodes (a probe on
+   * carrier 'http' given the request target); 'need-more' while the request line is incomplete.
+   */
+  private httpCarried(first: Uint8Array, final: boolean): boolean | 'need-more' {
+    if (this.decoder || this.probes >= MAX_PROBES) return false
+    const target = requestTarget(first)
+    if (target === 'need-more') return final ? false : 'need-more'
+    if (target === undefined) return false
+    const hit = this.deps.registry.detect({ carrier: 'http', bytes: first, dir: 'a2b', aPort: this.a.port, bPort: this.b.port, httpPath: target, attempt: 1 })
+    if (!hit || !('module' in hit)) return false
+    this.useModule(hit.module, 'probe')
+    return true
+  }
+
+  /** HTTP mode: whole requests and responses go to the decoder; a direction that stops being HTTP is shown raw. */
+  private httpData(dir: WireDir, final: boolean): void {
+    const http = this.http!
+    for (const d of dir === 'a2b' ? (['a2b', 'b2a'] as const) : (['b2a', 'a2b'] as const)) {
+      for (const ev of http.process(d === 'a2b' ? 'c2s' : 's2c', final)) this.onHttpEvent(ev)
+      const stream = this.tcp![d].stream
+      if (stream.available && (http.stopped(d === 'a2b' ? 'c2s' : 's2c') || final)) {
+        this.deps.unknown.stream(d, stream, this.stack, this.emit, final, this.httpStopped ?? `${stream.available} bytes at the end of the stream did not complete an HTTP message`)
+      }
+      if (!final) break
+    }
+  }
+
+  private httpStopped: string | undefined = undefined
+
+  private onHttpEvent(ev: HttpEvent): void {
+    const dir: WireDir = ev.dir === 'c2s' ? 'a2b' : 'b2a'
+    switch (ev.kind) {
+      case 'message': {
+        if (ev.dir === 'c2s' && !this.roleFromHandshake) this.setClient('a2b')
+        const pdu = { dir, frames: ev.frames, time: ev.time, draft: ev.draft, source: ev.bodySource, offset: ev.bodyOffset, bytes: ev.body, stack: HTTP_STACK, http: { head: ev.head, request: ev.request, responseTimeMs: ev.responseTimeMs } }
+        this.runDatagram(this.decoder ?? this.deps.unknown, pdu)
+        return
+      }
+      case 'note':
+        this.note(`HTTP ${ev.dir}: ${ev.text}`)
+        return
+      case 'stopped':
+        this.httpStopped = ev.reason
+        this.note(`HTTP ${ev.dir}: ${ev.reason}; the rest is shown undecoded`)
+        return
+    }
+  }
+
   private rawStream(dir: WireDir, final: boolean): void {
     const stream = this.tcp![dir].stream
     if (stream.available === 0) return
     if (!this.decoder && stream.consumed === 0 && looksLikeTls(stream)) {
       this.note('TLS-encrypted: the payload cannot be decoded without the session keys')
+      const port = HTTPS_PORTS.find((p) => p === this.a.port || p === this.b.port)
+      if (port) this.note(`HTTPS on port ${port} (e.g. SFS2X BlueBox or WebSocket over TLS): stays undecoded`)
     }
     const decoder = this.decoderFor('tcp', stream.peek(Math.min(stream.available, 256)), dir, final)
     // A first segment can stop inside a frame header (a partial write): a probe asked for more bytes.
@@ -337,6 +404,12 @@ export class Conversation implements TcpGapListener {
 
   private onTcpGap(dir: WireDir, gap: TcpGap): void {
     this.note(`TCP ${dir === 'a2b' ? 'a→b' : 'b→a'}: ${gap.length} bytes missing at stream offset ${gap.offset}`)
+    if (this.tcpMode === HTTP && this.http && !this.closed) {
+      const stream = this.tcp![dir].stream
+      for (const ev of this.http.abandon(dir === 'a2b' ? 'c2s' : 's2c', `${gap.length} bytes lost (TCP gap) at stream offset ${gap.offset}`)) this.onHttpEvent(ev)
+      if (stream.available) this.deps.unknown.stream(dir, stream, this.stack, this.emit, true, this.httpStopped)
+      return
+    }
     if (this.tcpMode !== RAW || this.closed) return
     const stream = this.tcp![dir].stream
     const decoder = this.decoder ?? this.deps.unknown
@@ -406,6 +479,7 @@ export class Conversation implements TcpGapListener {
     this.decoder = undefined
     this.context = undefined
     this.ws = undefined
+    this.http = undefined
     this.emitter = undefined
     this.probes = MAX_PROBES // a released conversation never probes again
   }

@@ -82,7 +82,7 @@ export interface ConversationEnds {
 
 const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 /** Names a message's stack can hold: transports, carriers and protocols. */
-export const LAYERS: ReadonlySet<string> = new Set(['udp', 'tcp', 'websocket', 'http', 'http-preamble', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown'])
+export const LAYERS: ReadonlySet<string> = new Set(['udp', 'tcp', 'websocket', 'http', 'http-preamble', 'bluebox', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown'])
 const EMPTY: readonly FieldScalar[] = []
 
 /**

@@ -35,6 +35,10 @@ import type { ByteStream, TakenBytes } from './byte-stream'
 import { defineField, defineFields, type FieldDef } from '../bytes/fields'
 import { MessageDraft, label } from '../bytes/tree'
 import type { FieldScalar } from '../model/types'
+import { headerValue, MAX_HTTP_HEAD, parseHttpHead, tokenList, type HttpHead, type HttpHeader } from './http'
+
+// The HTTP head parser moved to ./http (shared with the HTTP/1.1 layer); re-exported for existing callers.
+export { headerValue, MAX_HTTP_HEAD, parseHttpHead, type HttpHead, type HttpHeadResult, type HttpHeader } from './http'
 
 // ---------------------------------------------------------------------------------------------------------
 // Fields
@@ -82,142 +86,6 @@ export const WS_FIELDS = defineFields('websocket', {
   http_header: ['HTTP header', 'string']
 })
 const F = WS_FIELDS
-
-// ---------------------------------------------------------------------------------------------------------
-// HTTP head
-
-/** The longest HTTP header block accepted (request line + headers + blank line). */
-export const MAX_HTTP_HEAD = 8192
-
-export interface HttpHeader {
-  name: string
-  value: string
-  /** Byte offset and length of the header's line(s) in the head, without the line ending. */
-  start: number
-  length: number
-}
-
-export interface HttpHead {
-  kind: 'request' | 'response'
-  startLine: string
-  /** Request only. */
-  method?: string
-  target?: string
-  /** e.g. "HTTP/1.1". */
-  version: string
-  /** Response only. */
-  status?: number
-  reason?: string
-  headers: HttpHeader[]
-  /** Bytes of the whole head including the terminating blank line. */
-  length: number
-}
-
-export type HttpHeadResult =
-  | { status: 'ok'; head: HttpHead }
-  | { status: 'need-more' }
-  | { status: 'invalid'; reason: string }
-
-function latin1(bytes: Uint8Array, start: number, end: number): string {
-  let s = ''
-  for (let i = start; i < end; i += 4096) {
-    s += String.fromCharCode.apply(null, Array.from(bytes.subarray(i, Math.min(end, i + 4096))))
-  }
-  return s
-}
-
-/** True when `prefix` (possibly incomplete) can still become an HTTP request or status line. */
-function plausibleStartPrefix(bytes: Uint8Array): boolean {
-  const http = 'HTTP/'
-  let isHttp = true
-  for (let i = 0; i < Math.min(bytes.length, http.length); i++) if (bytes[i] !== http.charCodeAt(i)) isHttp = false
-  if (isHttp) return true
-  // request: METHOD (token characters, we accept upper-case letters and '-') then a space
-  for (let i = 0; i < bytes.length && i < 32; i++) {
-    const b = bytes[i]
-    if (b === 0x20) return i > 0
-    if (!((b >= 0x41 && b <= 0x5a) || b === 0x2d)) return false
-  }
-  return bytes.length < 32
-}
-
-/**
- * Parses an HTTP/1.x request or response head (start line, headers, blank line) from the start of `bytes`.
- * Looks at most at MAX_HTTP_HEAD bytes: 'need-more' while the head is incomplete and shorter than that,
- * 'invalid' when it cannot be an HTTP head (or is longer). Bare LF line endings are accepted.
- */
-export function parseHttpHead(bytes: Uint8Array): HttpHeadResult {
-  const limit = Math.min(bytes.length, MAX_HTTP_HEAD)
-  if (limit > 0 && !plausibleStartPrefix(bytes.subarray(0, Math.min(limit, 32)))) {
-    return { status: 'invalid', reason: 'does not start with an HTTP request or status line' }
-  }
-  let end = -1
-  for (let i = 0; i < limit; i++) {
-    const b = bytes[i]
-    if (b === 0x0a) {
-      if (i + 1 < limit && bytes[i + 1] === 0x0a) { end = i + 2; break }
-      if (i + 2 < limit && bytes[i + 1] === 0x0d && bytes[i + 2] === 0x0a) { end = i + 3; break }
-    } else if ((b < 0x20 && b !== 0x09 && b !== 0x0d) || b === 0x7f) {
-      return { status: 'invalid', reason: `control byte 0x${b.toString(16).padStart(2, '0')} at offset ${i} in HTTP head` }
-    }
-  }
-  if (end < 0) {
-    if (bytes.length >= MAX_HTTP_HEAD) return { status: 'invalid', reason: `no end of HTTP head within ${MAX_HTTP_HEAD} bytes` }
-    return { status: 'need-more' }
-  }
-
-  // Split into lines with their byte offsets (latin1: one char per byte, so offsets line up).
-  const text = latin1(bytes, 0, end)
-  const lines: { text: string; start: number }[] = []
-  let pos = 0
-  while (pos < end) {
-    const nl = text.indexOf('\n', pos)
-    const lineEnd = nl < 0 ? end : nl
-    const contentEnd = lineEnd > pos && text.charCodeAt(lineEnd - 1) === 0x0d ? lineEnd - 1 : lineEnd
-    lines.push({ text: text.slice(pos, contentEnd), start: pos })
-    pos = lineEnd + 1
-  }
-  // The last line is the empty terminator.
-  while (lines.length && lines[lines.length - 1].text === '') lines.pop()
-  if (lines.length === 0) return { status: 'invalid', reason: 'empty HTTP head' }
-
-  const startLine = lines[0].text
-  let head: HttpHead
-  const resp = /^(HTTP\/\d+(?:\.\d+)?) +(\d{3})(?: +(.*))?$/.exec(startLine)
-  if (resp) {
-    head = { kind: 'response', startLine, version: resp[1], status: Number(resp[2]), reason: resp[3] ?? '', headers: [], length: end }
-  } else {
-    const req = /^([A-Z][A-Z-]*) +(\S+) +(HTTP\/\d+(?:\.\d+)?)$/.exec(startLine)
-    if (!req) return { status: 'invalid', reason: `not an HTTP start line: ${JSON.stringify(startLine.slice(0, 80))}` }
-    head = { kind: 'request', startLine, method: req[1], target: req[2], version: req[3], headers: [], length: end }
-  }
-  for (let i = 1; i < lines.length; i++) {
-    const { text: line, start } = lines[i]
-    if ((line.startsWith(' ') || line.startsWith('\t')) && head.headers.length) {
-      // obsolete line folding: continue the previous header's value
-      const prev = head.headers[head.headers.length - 1]
-      prev.value = `${prev.value} ${line.trim()}`.trim()
-      prev.length = start + line.length - prev.start
-      continue
-    }
-    const colon = line.indexOf(':')
-    if (colon <= 0) return { status: 'invalid', reason: `malformed HTTP header line: ${JSON.stringify(line.slice(0, 80))}` }
-    head.headers.push({ name: line.slice(0, colon).trim(), value: line.slice(colon + 1).trim(), start, length: line.length })
-  }
-  return { status: 'ok', head }
-}
-
-/** All values of header `name` (case-insensitive) joined with ", ", or undefined when absent. */
-export function headerValue(head: HttpHead, name: string): string | undefined {
-  const lower = name.toLowerCase()
-  const values = head.headers.filter((h) => h.name.toLowerCase() === lower).map((h) => h.value)
-  return values.length ? values.join(', ') : undefined
-}
-
-function tokenList(value: string | undefined): string[] {
-  if (!value) return []
-  return value.split(',').map((t) => t.trim()).filter((t) => t.length > 0)
-}
 
 export interface WsExtension {
   name: string

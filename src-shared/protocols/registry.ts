@@ -4,12 +4,13 @@
 import type { MessageDraft } from '../bytes/tree'
 import type { ByteStream } from '../net/byte-stream'
 import type { KeyStore } from '../keys/store'
+import type { HttpHead, HttpRequestRecord } from '../net/http'
 
 /** Wire direction inside a conversation: a = the side that opened it (the client when known). */
 export type WireDir = 'a2b' | 'b2a'
 
 /** What a protocol's payload rides on, as the probe sees it. */
-export type Carrier = 'udp' | 'tcp' | 'websocket'
+export type Carrier = 'udp' | 'tcp' | 'websocket' | 'http'
 
 export interface ProbeInput {
   carrier: Carrier
@@ -21,6 +22,8 @@ export interface ProbeInput {
   /** WebSocket request path and negotiated subprotocol, when carried over WebSocket. */
   wsPath?: string
   wsProtocol?: string
+  /** HTTP: the first request's target (path and query); `bytes` are the start of the client's stream. */
+  httpPath?: string
   /** How many probes this conversation has had, this one included (1 = its first payload). */
   attempt?: number
 }
@@ -69,6 +72,8 @@ export interface Pdu {
   bytes: Uint8Array
   /** Layers below the protocol, bottom up (e.g. ['tcp', 'websocket']). */
   stack: string[]
+  /** For an HTTP message (carrier 'http'; `bytes` is its body): its head, and the request it answers or is. */
+  http?: { head: HttpHead; request?: HttpRequestRecord; responseTimeMs?: number }
 }
 
 export interface ProtocolDecoder {

@@ -10,6 +10,7 @@ import { arraySource, parseHeader, plausiblePacketAt, uncountedZstdPrefix } from
 import { decodePacket, emptyValue, type PacketContext, type PacketInput, type PacketOutput } from './packet'
 import { DEFAULT_MAX_DEPTH } from './sfsobject'
 import { DEFAULT_MAX_DECOMPRESSED, aesFirstBlock } from './transforms'
+import { BlueBoxState, blueboxDatagram } from './bluebox'
 
 export interface Sfs2xOptions {
   /** Decompressed bodies stop here ("decompression capped at N bytes"). */
@@ -100,6 +101,14 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   // ---- WebSocket: one packet per message ----
 
   datagram(pdu: Pdu, emit: Emit): void {
+    // BlueBox: an HTTP message whose body wraps packets (bluebox.ts unwraps it and calls back for each).
+    if (pdu.http) return blueboxDatagram(pdu, emit, this.ctx, (this.bluebox ??= new BlueBoxState()), (p, e) => this.packetDatagram(p, e))
+    this.packetDatagram(pdu, emit)
+  }
+
+  private bluebox: BlueBoxState | undefined
+
+  private packetDatagram(pdu: Pdu, emit: Emit): void {
     const { bytes, source, start, end } = pduBytes(pdu)
     let extra = 0
     const hr = parseHeader(arraySource(bytes, start, end), 0, false)

@@ -7,6 +7,7 @@ import { Sfs2xDecoder, type Sfs2xOptions } from './decoder'
 import { arraySource, parseHeader, plausiblePacketAt } from './framing'
 import { decodePacket } from './packet'
 import { DEFAULT_MAX_DEPTH } from './sfsobject'
+import { BLUEBOX_SERVLET } from './bluebox'
 
 export { Sfs2xDecoder, type Sfs2xOptions } from './decoder'
 export type { Sfs2xValue } from './packet'
@@ -34,6 +35,8 @@ function decodesCleanly(bytes: Uint8Array, size: number): boolean {
  */
 export function probeSfs2x(input: ProbeInput): number {
   try {
+    // BlueBox (HTTP tunnel): the servlet's path is the evidence.
+    if (input.carrier === 'http') return BLUEBOX_SERVLET.test(input.httpPath ?? '') ? 90 : 0
     const b = input.bytes
     if (!b || b.length === 0) return 0
     const ws = input.carrier === 'websocket'
@@ -83,7 +86,7 @@ export function createSfs2xModule(opts: Sfs2xOptions = {}): ProtocolModule {
   return {
     id: 'sfs2x',
     name: 'SmartFoxServer 2X',
-    carriers: ['tcp', 'websocket'],
+    carriers: ['tcp', 'websocket', 'http'],
     ports: [9933, 8080, 8443],
     probe: probeSfs2x,
     create: (ctx) => new Sfs2xDecoder(ctx, opts)
