@@ -3,7 +3,8 @@
 // itself (it polls on the process's default libuv loop; the first packet in a worker aborts the process),
 // hence a process. Started by LiveCaptureHost (live-host.ts) with child_process.fork, or by Electron's
 // utilityProcess; the first message is `start`, then frames stream through the same DecodeSession as
-// files and the host receives batches a few times a second.
+// files and the host receives batches a few times a second. A `forwardOnly` capture (the app's: its
+// SessionCore decodes the frames) starts no decoder: it reads libpcap and forwards frames and counters.
 //
 // The main thread does as little as possible per frame (copy, -w file, ring, queue for the decoder) so
 // libpcap's buffer is drained promptly. Everything that can pile up is bounded and counted:
@@ -107,7 +108,8 @@ class CaptureRun {
   private readonly ring: FrameRing | null
   private readonly started = performance.now()
   private readonly batchMs: number
-  private readonly decoder: Worker
+  /** null for a forwardOnly capture: its host decodes the frames. */
+  private readonly decoder: Worker | null
   private live: LiveCapture | undefined
   private file: PcapngFile | undefined
   private linkType = 0
@@ -142,22 +144,25 @@ class CaptureRun {
     this.batchMs = Math.max(20, Math.min(5000, opts.batchMs ?? DEFAULT_BATCH_MS))
     this.ring = opts.ring === null ? null : new FrameRing(opts.ring ?? {})
     const setup: DecoderSetup = { displayFilter: opts.displayFilter, keylog: opts.keylog, decodeAs: opts.decodeAs, output: opts.output ?? { ndjson: true } }
-    this.decoder = new Worker(fileURLToPath(import.meta.url), { workerData: setup })
+    this.decoder = opts.forwardOnly ? null : new Worker(fileURLToPath(import.meta.url), { workerData: setup })
   }
 
-  /** Waits for the decoder (a bad display filter or key file fails here), then opens the device. */
+  /** Waits for the decoder if there is one (a bad display filter or key file fails here), then opens the device. */
   async start(): Promise<void> {
-    const ready = await new Promise<DecoderReport>((resolve, reject) => {
-      this.decoder.once('message', resolve)
-      this.decoder.once('error', reject)
-    })
-    if (ready.type === 'setup-failed') throw Object.assign(new Error(ready.message), { name: ready.name })
-    if (ready.type === 'ready') this.warnings.push(...ready.warnings)
-    this.decoder.on('message', (r: DecoderReport) => this.fromDecoder(r))
-    this.decoder.on('error', (e) => {
-      this.warnings.push(`the decoder failed: ${e.message}`)
-      this.stop('requested')
-    })
+    const decoder = this.decoder
+    if (decoder) {
+      const ready = await new Promise<DecoderReport>((resolve, reject) => {
+        decoder.once('message', resolve)
+        decoder.once('error', reject)
+      })
+      if (ready.type === 'setup-failed') throw Object.assign(new Error(ready.message), { name: ready.name })
+      if (ready.type === 'ready') this.warnings.push(...ready.warnings)
+      decoder.on('message', (r: DecoderReport) => this.fromDecoder(r))
+      decoder.on('error', (e) => {
+        this.warnings.push(`the decoder failed: ${e.message}`)
+        this.stop('requested')
+      })
+    }
     const o = this.opts
     // Open the output first so a file we cannot write fails before any capturing.
     if (o.writeFile) {
@@ -179,7 +184,7 @@ class CaptureRun {
     )
     this.file?.flush()
     this.batchTimer = setInterval(() => this.flush(false), this.batchMs)
-    this.decoderTimer = setInterval(() => this.handOver(), DECODER_BATCH_MS)
+    if (decoder) this.decoderTimer = setInterval(() => this.handOver(), DECODER_BATCH_MS)
     if (o.durationMs !== undefined) setTimeout(() => this.stop('duration'), o.durationMs).unref()
     send({ type: 'started', device: o.device, linkType: this.linkType, linkTypeName: LinkTypeName[this.linkType] ?? `LINKTYPE_${this.linkType}`, filter: o.filter ?? '', warnings: this.warnings })
   }
@@ -193,11 +198,13 @@ class CaptureRun {
       if (this.toHost.bytes + frame.data.length > MAX_PENDING_FRAME_BYTES) this.framesNotSent++
       else this.toHost.add(frame)
     }
-    if (this.backlogBytes + this.toDecoder.bytes + frame.data.length > MAX_DECODE_BACKLOG) this.decodeDropped++
-    else this.toDecoder.add(frame)
-    // cap drains libpcap's buffer in one loop without yielding to timers: hand over from here too.
     const now = performance.now()
-    if (this.toDecoder.count >= DECODER_BATCH_FRAMES || now - this.lastHandOver >= DECODER_BATCH_MS) this.handOver()
+    if (this.decoder) {
+      if (this.backlogBytes + this.toDecoder.bytes + frame.data.length > MAX_DECODE_BACKLOG) this.decodeDropped++
+      else this.toDecoder.add(frame)
+      // cap drains libpcap's buffer in one loop without yielding to timers: hand over from here too.
+      if (this.toDecoder.count >= DECODER_BATCH_FRAMES || now - this.lastHandOver >= DECODER_BATCH_MS) this.handOver()
+    }
     if (now - this.lastFlush >= this.batchMs) this.flush(false)
     if (this.opts.maxFrames !== undefined && this.frameNumber >= this.opts.maxFrames) {
       this.live?.close()
@@ -207,7 +214,7 @@ class CaptureRun {
 
   private handOver(): void {
     this.lastHandOver = performance.now()
-    if (!this.toDecoder.count) return
+    if (!this.decoder || !this.toDecoder.count) return
     const bytes = this.toDecoder.bytes
     const frames = this.toDecoder.take(this.linkType)
     this.backlogBytes += bytes
@@ -263,7 +270,7 @@ class CaptureRun {
       matched: this.decoded.matched,
       errors: this.decoded.errors,
       conversations: this.decoded.conversations,
-      decodeBacklog: s.received - this.decodeDropped - this.decoded.frames,
+      decodeBacklog: this.decoder ? s.received - this.decodeDropped - this.decoded.frames : 0,
       decodeDropped: this.decodeDropped,
       ringFrames: this.ring?.count ?? 0,
       ringBytes: this.ring?.bytes ?? 0,
@@ -298,6 +305,10 @@ class CaptureRun {
   }
 
   addKeys(hostId: number, text: string): void {
+    if (!this.decoder) {
+      send({ type: 'request-failed', id: hostId, message: 'this capture does not decode (forwardOnly): its host holds the keys' })
+      return
+    }
     const id = this.nextKeyRequest++
     this.keyRequests.set(id, hostId)
     this.decoder.postMessage({ type: 'add-keys', id, text } satisfies DecoderCommand)
@@ -331,6 +342,19 @@ class CaptureRun {
     }
   }
 
+  /** Lets the decoder finish what it has, then ends its session (partial reassemblies come out). */
+  private async endDecoder(decoder: Worker): Promise<Extract<DecoderReport, { type: 'ended' }> | undefined> {
+    this.handOver()
+    const ended = await new Promise<Extract<DecoderReport, { type: 'ended' }> | undefined>((resolve) => {
+      this.onEnded = resolve
+      decoder.once('exit', () => resolve(undefined))
+      setTimeout(() => resolve(undefined), END_TIMEOUT_MS).unref()
+      decoder.postMessage({ type: 'end' } satisfies DecoderCommand)
+    })
+    if (!ended) this.warnings.push('the decoder did not finish in time; the last messages may be missing')
+    return ended
+  }
+
   async stop(reason: StopReason): Promise<void> {
     if (this.stopping) return
     this.stopping = true
@@ -343,15 +367,7 @@ class CaptureRun {
       this.warnings.push(`writing ${this.opts.writeFile} failed (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
     }
     if (reason === 'parent-gone') process.exit(0)
-    // Let the decoder finish what it has, then end its session (partial reassemblies come out).
-    this.handOver()
-    const ended = await new Promise<Extract<DecoderReport, { type: 'ended' }> | undefined>((resolve) => {
-      this.onEnded = resolve
-      this.decoder.once('exit', () => resolve(undefined))
-      setTimeout(() => resolve(undefined), END_TIMEOUT_MS).unref()
-      this.decoder.postMessage({ type: 'end' } satisfies DecoderCommand)
-    })
-    if (!ended) this.warnings.push('the decoder did not finish in time; the last messages may be missing')
+    const ended = this.decoder ? await this.endDecoder(this.decoder) : undefined
     this.flush(true)
     const stats = this.stats()
     const warnings = [...this.warnings, ...(ended?.warnings ?? [])]
@@ -359,7 +375,8 @@ class CaptureRun {
     const conversations = ended?.conversationList ?? []
     const summary = {
       format: FORMAT,
-      source: { interface: this.opts.device, file: this.opts.writeFile ?? null, frames: this.decoded.frames, linkTypes: ended?.linkTypes ?? [], warnings },
+      // Without a decoder the frames are the ones captured (and forwarded).
+      source: { interface: this.opts.device, file: this.opts.writeFile ?? null, frames: this.decoder ? this.decoded.frames : this.frameNumber, linkTypes: ended?.linkTypes ?? [], warnings },
       conversations: conversations.map(conversationJson),
       stats: { messages: stats.matched, errors: stats.errors },
       capture: {

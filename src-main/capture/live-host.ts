@@ -75,7 +75,9 @@ export const forkCaptureProcess: CaptureSpawner = (script, onLog) => {
   return {
     pid: child.pid,
     send: (c) => {
-      if (child.connected) child.send(c)
+      // The process may exit between the check and the write (a forward-only capture stops quickly):
+      // with a callback the EPIPE is not an unhandled 'error' event; onExit reports the exit.
+      if (child.connected) child.send(c, () => undefined)
     },
     onMessage: (cb) => child.on('message', (m) => cb(m as CaptureReport)),
     onExit: (cb) => child.once('exit', (code, signal) => cb(code, signal, tail.trim())),

@@ -41,6 +41,12 @@ export interface LiveStartOptions {
   output?: LiveOutputOptions
   /** How often batches are sent (default 200 ms). */
   batchMs?: number
+  /**
+   * Only read libpcap and forward the raw frames (`output.frames`, plus libpcap's counters): no decoder
+   * worker. For a host that decodes the frames itself (the app's SessionCore), so no frame is decoded
+   * twice. The decoding options (displayFilter, keylog, decodeAs, output.ndjson/rows) are refused with it.
+   */
+  forwardOnly?: boolean
   /** Stop after this many frames (`--count`). */
   maxFrames?: number
   /** Stop after this long (`--duration`). */
@@ -56,6 +62,7 @@ export interface LiveStats {
   /** libpcap's drop counters: null, the cap binding does not expose pcap_stats. */
   dropped: number | null
   ifDropped: number | null
+  /** The decoder's counters: messages, matched, errors, conversations and decodeBacklog stay 0 with forwardOnly. */
   messages: number
   /** Messages that passed the display filter. */
   matched: number
@@ -165,6 +172,13 @@ export function checkStartOptions(o: LiveStartOptions): LiveStartOptions {
   if (o.decodeAs !== undefined && (!Array.isArray(o.decodeAs) || o.decodeAs.length > 1000)) fail('decodeAs must be a list')
   const tree = o.output?.tree
   if (tree !== undefined && tree !== 'full' && tree !== 'none') fail("output.tree must be 'full' or 'none'")
+  if (o.forwardOnly !== undefined && typeof o.forwardOnly !== 'boolean') fail('forwardOnly must be a boolean')
+  if (o.forwardOnly) {
+    // Nothing decodes in a forward-only capture: options that only a decoder would use are a mistake.
+    if (!o.output?.frames) fail('forwardOnly needs output.frames')
+    for (const k of ['displayFilter', 'keylog', 'decodeAs'] as const) if (o[k] !== undefined) fail(`${k} needs a decoder (not with forwardOnly)`)
+    if (o.output?.ndjson || o.output?.rows) fail('output.ndjson and output.rows need a decoder (not with forwardOnly)')
+  }
   return o
 }
 

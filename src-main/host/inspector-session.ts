@@ -234,11 +234,9 @@ export class InspectorSession implements InspectorRequests {
   listKeys() {
     return this.call<Awaited<ReturnType<InspectorRequests['listKeys']>>>('listKeys')
   }
-  async addKeys(text: string) {
-    const change = await this.call<Awaited<ReturnType<InspectorRequests['addKeys']>>>('addKeys', [text])
-    // The running capture decodes with its own key store: later messages there use the new keys too.
-    if (change.added && this.capture?.state === 'capturing') await this.capture.addKeys(text).catch((e: Error) => change.warnings.push(`the running capture did not take the keys: ${e.message}`))
-    return change
+  addKeys(text: string) {
+    // A running capture only forwards frames: the core's live engine decodes them with these keys.
+    return this.call<Awaited<ReturnType<InspectorRequests['addKeys']>>>('addKeys', [text])
   }
   removeKey(line: string) {
     return this.call<Awaited<ReturnType<InspectorRequests['removeKey']>>>('removeKey', [line])
@@ -303,6 +301,7 @@ export class InspectorSession implements InspectorRequests {
     void this.call('setCaptureState', [status]).catch(() => undefined)
   }
 
+  /** The capture process's own counters (libpcap, delivery); messages and errors are the core's, from its live engine. */
   private statsStatus(stats: LiveStats, state: CaptureStatus['state']): CaptureStatus {
     return {
       ...this.captureStatus,
@@ -360,8 +359,6 @@ export class InspectorSession implements InspectorRequests {
     const ring = { frames: options.ringFrames ?? DEFAULT_RING_FRAMES, bytes: options.ringBytes ?? DEFAULT_RING_BYTES }
     this.captureOptions = options
     this.setCapture({ state: 'starting', interface: options.interface, filter })
-    const keylog = await this.exportKeys()
-    const status = await this.getStatus()
     let begun!: () => void
     this.liveBegun = new Promise<void>((r) => (begun = r))
     try {
@@ -372,8 +369,9 @@ export class InspectorSession implements InspectorRequests {
         promiscuous: options.promiscuous,
         bufferSize: options.bufferSize,
         ring,
-        keylog: keylog.trim() ? keylog : undefined,
-        decodeAs: status.decodeAs.length ? status.decodeAs : undefined,
+        // The core decodes every frame once, with its own keys and decode-as rules; the capture
+        // process starts no decoder of its own.
+        forwardOnly: true,
         output: { frames: true },
         batchMs: LIVE_BATCH_MS
       })

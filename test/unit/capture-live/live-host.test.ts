@@ -1,23 +1,23 @@
 // LiveCaptureHost, the module the app and `gamewire serve` drive, on the real loopback device: batches
 // while capturing, keys added mid-capture, the ring limit and save-while-capturing, raw frames for a host
-// that keeps its own store, and its failure kinds.
+// that keeps its own store, a forward-only capture that decodes nothing, and its failure kinds.
 import { describe, it, expect, beforeAll, afterEach } from 'vitest'
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LiveCaptureHost, LiveCaptureFailure } from '../../../src-main/capture/live-host'
+import { LiveCaptureHost, LiveCaptureFailure, type CaptureSpawner } from '../../../src-main/capture/live-host'
 import { unpackFrames, type LiveBatch } from '../../../src-main/capture/live-protocol'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from './photon-traffic'
-import { ensureBuilt, freePort, tsharkFrames, type Line } from './runner'
+import { ensureBuilt, freePort, noDecoderSpawner, tsharkFrames, type Line } from './runner'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-live-host-'))
 beforeAll(() => ensureBuilt(), 300_000)
 
 /** A host whose batches are collected; `until` waits for a condition on them. */
-function collectingHost() {
+function collectingHost(config: { spawn?: CaptureSpawner } = {}) {
   const batches: { at: number; batch: LiveBatch }[] = []
   const messages: Line[] = []
   const waiters = new Set<() => void>()
@@ -27,7 +27,7 @@ function collectingHost() {
       if (b.ndjson) for (const l of Buffer.from(b.ndjson).toString('utf8').split('\n')) if (l) messages.push(JSON.parse(l))
       for (const w of [...waiters]) w()
     }
-  })
+  }, config)
   const until = <T>(pick: () => T | undefined, what: string, ms = 10_000): Promise<T> =>
     new Promise((resolve, reject) => {
       const check = () => {
@@ -141,6 +141,38 @@ describe('LiveCaptureHost on lo', () => {
       expect(stopped.stats.received).toBe(300)
       expect(stopped.stats.outputDropped).toBe(0)
       expect(batches.every((b) => b.batch.stats.device === 'lo')).toBe(true)
+    } finally {
+      peers.close()
+    }
+  })
+
+  it('forwardOnly (the app\'s path) starts no decoder: it forwards the frames and libpcap\'s counters, nothing decoded', async () => {
+    const port = await freePort()
+    const { host, batches, until } = collectingHost({ spawn: noDecoderSpawner })
+    running.push(host)
+    // The trap works: a capture that decodes cannot start under it.
+    await expect(host.start({ device: 'lo', filter: `udp port ${port}`, output: { rows: true, frames: true } })).rejects.toMatchObject({ kind: 'internal', message: expect.stringMatching(/a decoder worker was started/) })
+    expect(host.state).toBe('idle')
+    // Decoding options make no sense without a decoder: refused before anything starts.
+    await expect(host.start({ device: 'lo', forwardOnly: true, output: { frames: true }, displayFilter: 'photon' })).rejects.toThrow('capture options: displayFilter needs a decoder (not with forwardOnly)')
+    await expect(host.start({ device: 'lo', forwardOnly: true, output: { frames: true, rows: true } })).rejects.toMatchObject({ kind: 'options' })
+    await expect(host.start({ device: 'lo', forwardOnly: true })).rejects.toThrow('capture options: forwardOnly needs output.frames')
+
+    await host.start({ device: 'lo', filter: `udp port ${port}`, forwardOnly: true, output: { frames: true }, batchMs: 50 })
+    const peers = await PhotonPeers.open(port)
+    try {
+      await peers.handshake()
+      await peers.raw(10)
+      const frames = () => batches.flatMap((b) => (b.batch.frames ? unpackFrames(b.batch.frames) : []))
+      await until(() => (frames().length >= 14 ? true : undefined), '14 frames')
+      expect(frames().map((f) => f.number)).toEqual(Array.from({ length: 14 }, (_, i) => i + 1))
+      expect(batches.some((b) => b.batch.ndjson || b.batch.rows)).toBe(false)
+      await expect(host.addKeys('PHOTON_AES_KEY * ' + '00'.repeat(32))).rejects.toThrow(/does not decode/)
+      const stopped = await host.stop()
+      expect(stopped.stats).toMatchObject({ received: 14, messages: 0, matched: 0, errors: 0, conversations: 0, decodeBacklog: 0, decodeDropped: 0, framesNotSent: 0 })
+      expect(stopped.conversations).toEqual([])
+      expect(stopped.warnings.join('\n')).not.toMatch(/decoder/)
+      expect(JSON.parse(stopped.summaryLine).summary).toMatchObject({ source: { frames: 14 }, stats: { messages: 0, errors: 0 } })
     } finally {
       peers.close()
     }

@@ -1,11 +1,14 @@
 // Runs `gamewire capture` as users do (node bin/gamewire.mjs on the built output) and watches its
 // stdout line by line while it runs, so a test can tell messages that arrived during the capture from
-// ones printed at the end. Also: free ports and the build check shared by the live-capture tests.
+// ones printed at the end. Also: free ports, the build check and a capture-process spawner that forbids
+// a decoder, shared by the live-capture tests.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { createSocket } from 'node:dgram'
 import { join } from 'node:path'
+import { forkCaptureProcess, type CaptureSpawner } from '../../../src-main/capture/live-host'
 
 export const ROOT = join(__dirname, '../../..')
 export const BIN = join(ROOT, 'bin/gamewire.mjs')
@@ -168,4 +171,32 @@ export function runTraffic(script: string, args: string[]): Promise<Line> {
 export function tsharkFrames(file: string): number {
   const out = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'frame.number'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString()
   return out.split('\n').filter((l) => l.trim()).length
+}
+
+const DECODER_TRAP = join(mkdtempSync(join(tmpdir(), 'gw-decoder-trap-')), 'no-decoder.cjs')
+writeFileSync(
+  DECODER_TRAP,
+  `// Preloaded into a capture process: starting any worker thread (the decoder) fails the capture.
+const wt = require('node:worker_threads')
+if (wt.isMainThread) {
+  wt.Worker = class { constructor() { throw new Error('a decoder worker was started') } }
+  require('node:module').syncBuiltinESMExports()
+}
+`
+)
+
+/**
+ * Starts the capture process like the default spawner, but with worker threads trapped: a capture that
+ * starts its decoder fails with 'a decoder worker was started', so one that works under it decodes nothing.
+ */
+export const noDecoderSpawner: CaptureSpawner = (script, onLog) => {
+  const saved = process.env.NODE_OPTIONS
+  // fork() copies the environment when it is called: set it just around the call.
+  process.env.NODE_OPTIONS = `${saved ?? ''} --require ${DECODER_TRAP}`.trim()
+  try {
+    return forkCaptureProcess(script, onLog)
+  } finally {
+    if (saved === undefined) delete process.env.NODE_OPTIONS
+    else process.env.NODE_OPTIONS = saved
+  }
 }

@@ -1,7 +1,8 @@
 // The host session driving a real live capture on lo (root): Photon datagrams from the tests' own
 // encoders are sent while capturing; rows must reach the timeline while the capture runs and match what
 // was sent, a display filter keeps up with new traffic, a key added mid-capture decrypts later (and
-// earlier) encrypted messages, and the frames are saved as pcapng and read back by tshark.
+// earlier) encrypted messages, and the frames are saved as pcapng and read back by tshark. The capture
+// process only forwards frames (it cannot start a decoder here): the session's core decodes each once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -12,7 +13,7 @@ import { runDecode } from '../../../src-main/host/run-decode'
 import type { InspectorEvent, SessionStatus, TimelineRow } from '../../../src-shared/api'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from '../capture-live/photon-traffic'
-import { ensureBuilt, freePort, tsharkFrames } from '../capture-live/runner'
+import { ensureBuilt, freePort, noDecoderSpawner, tsharkFrames } from '../capture-live/runner'
 
 const WORKER = join(__dirname, '../../../out/main/session-worker.js')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-live-session-'))
@@ -24,7 +25,9 @@ function session() {
   const s = new InspectorSession({
     tempDir: mkdtempSync(join(tmp, 'spill-')),
     workerScript: WORKER,
-    exportTarget: async (_r, name) => ({ path: join(tmp, name), fileName: name })
+    exportTarget: async (_r, name) => ({ path: join(tmp, name), fileName: name }),
+    // Every frame is decoded once, by the session's core: a capture process that starts a decoder fails.
+    liveCapture: { spawn: noDecoderSpawner }
   })
   s.onEvent((e) => events.push(e))
   return { s, events }
@@ -111,6 +114,9 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       expect(live.source).toMatchObject({ file: 'lo', frames: 13 })
       expect(live.messages.length).toBeGreaterThanOrEqual(13)
       expect(live.messages).toEqual(cli.messages)
+      // The status bar's message and error counts are the core's: its live engine decoded the same messages.
+      expect(end.messages).toBe(cli.messages.length)
+      expect(end.errors).toBe(cli.messages.filter((m: { error: unknown }) => m.error !== null).length)
       expect(live.conversations).toEqual(cli.conversations)
     } finally {
       peers.close()
@@ -132,7 +138,7 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       const change = await s.addKeys(`PHOTON_AES_KEY 127.0.0.1:${peers.clientPort}-127.0.0.1:${port} ${key.toString('hex')}`)
       expect(change).toMatchObject({ added: 1, warnings: [] })
       await peers.encryptedRequest(key, 230, [[221, pv.str('second-token')]])
-      // While the capture runs, both requests decode: the later one by the live decoder, the earlier one re-decoded from the session's frames.
+      // While the capture runs, both requests decode: the later one by the core's live engine, the earlier one re-decoded from the session's frames.
       const auth = await poll('two decrypted Authenticate requests', async () => {
         const r = await allRows(s)
         const found = r.rows.filter((x) => x.name === 'Authenticate')

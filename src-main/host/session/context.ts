@@ -1,0 +1,200 @@
+// The state every part of a session shares (session-core.ts wires the parts): the open capture's frames
+// and rows, where they came from, the current view, the live capture feeding it, keys and decode-as rules.
+// One object, passed to each part, so a part that replaces the rows or the store replaces them for all.
+// Also the helpers several parts use: status, throttled progress, and engines over the session's frames.
+
+import type { CaptureStatus, DecodeAsRule, InspectorEvent, SessionStatus, SourceInfo, ViewInfo, ViewSpec } from '../../../src-shared/api'
+import { Engine, type EvictionOptions } from '../../../src-shared/engine/engine'
+import type { Conversation } from '../../../src-shared/engine/conversation'
+import { KeyStore } from '../../../src-shared/keys/store'
+import type { DecodedMessage } from '../../../src-shared/model/types'
+import { createDefaultRegistry } from '../../../src-shared/protocols'
+import type { WireDir } from '../../../src-shared/protocols/registry'
+import type { FrameStore } from '../frame-store'
+import type { ViewMatcher } from '../view-matcher'
+import { PROGRESS_MS, SLICE_MS, tick, type Token } from './cancel'
+import { RowIndex } from './row-index'
+
+export interface SessionCoreOptions {
+  emit(event: InspectorEvent): void
+  demoCapturePath(): string
+  /** Parent folder of the frame spill files (default: the OS temp folder). */
+  tempDir?: string
+  /** Shard workers that decode a capture being opened (1, the default: one engine on this thread). */
+  jobs?: number
+  /** Run the shards on this thread (tests: no built worker script needed). */
+  shardsInProcess?: boolean
+}
+
+/** Where the session's conversation list comes from: the engine that decoded the capture. */
+export type ConversationSource = Pick<Engine, 'conversationCount' | 'conversations'>
+export const NO_CONVERSATIONS: ConversationSource = { conversationCount: 0, conversations: function* () {} }
+
+export interface ViewState {
+  id: number
+  spec: ViewSpec
+  generation: number
+  /** Row numbers in view order; null means every row in capture order. */
+  order: Uint32Array<ArrayBuffer> | null
+  count: number
+  /** Extra column values by row number. */
+  cells: string[][]
+  state: ViewInfo['state']
+  progress: number
+  error: string | null
+}
+
+export function emptyView(id: number, spec: ViewSpec, generation: number): ViewState {
+  return { id, spec, generation, order: new Uint32Array(0), count: 0, cells: [], state: 'done', progress: 1, error: null }
+}
+
+export interface LiveState {
+  engine: Engine
+  /** Captured length of each stored frame (for the byte limit). */
+  sizes: number[]
+  bytes: number
+  maxFrames: number
+  maxBytes: number
+  /** A filtered view that new messages join as they arrive; upTo is the next row it expects. */
+  view: { view: ViewState; matcher: ViewMatcher; upTo: number } | null
+  /** The view misses rows that arrived: recompute it. */
+  viewStale: boolean
+  lastRecompute: number
+}
+
+export interface IndexResults {
+  frames: number
+  warnings: string[]
+  linkTypes: string[]
+  conversations: ConversationSource
+}
+
+type OnMessage = (m: DecodedMessage, conv: Conversation, dir: WireDir) => void
+
+export class SessionContext {
+  store: FrameStore | null = null
+  rows = new RowIndex()
+  source: SourceInfo | null = null
+  phase: SessionStatus['phase'] = 'empty'
+  progress: SessionStatus['progress'] = null
+  error: string | null = null
+  /** Bumped whenever message ids may mean other messages (a new capture, a re-decode). */
+  generation = 0
+  frames = 0
+  warnings: string[] = []
+  readerWarnings: string[] = []
+  linkTypes: string[] = []
+  /** The engine that decoded the open capture, for its conversations (kept there compactly, not copied). */
+  conversations: ConversationSource = NO_CONVERSATIONS
+  captureState: CaptureStatus = { state: 'off' }
+  readonly keys = new KeyStore()
+  decodeAs: DecodeAsRule[] = []
+  /** The timeline's current view (view.ts computes it; live intake grows it). */
+  view: ViewState = emptyView(0, { filter: '', sort: null, columns: [] }, 0)
+  /** Settles when the current open (or re-decode) has built the index. */
+  indexing: Promise<void> = Promise.resolve()
+  /** The live capture feeding this session, while its frames are the open capture. */
+  live: LiveState | null = null
+  /** Frames of the live capture the ring limit removed from the session. */
+  ringDropped = 0
+  private lastProgressEvent = 0
+
+  constructor(readonly opts: SessionCoreOptions) {}
+
+  status(): SessionStatus {
+    return {
+      generation: this.generation,
+      source: this.source,
+      phase: this.phase,
+      progress: this.progress,
+      frames: this.frames,
+      messages: this.rows.count,
+      timeOrigin: Number.isFinite(this.rows.firstTime) ? this.rows.firstTime : null,
+      errors: this.rows.errors,
+      warned: this.rows.warned,
+      warnings: this.warnings.slice(0, 200),
+      linkTypes: this.linkTypes,
+      conversations: this.conversations.conversationCount,
+      captureState: this.source?.kind === 'interface' ? { ...this.captureState, ringDropped: this.ringDropped } : this.captureState,
+      keys: this.keys.size,
+      decodeAs: this.decodeAs,
+      error: this.error
+    }
+  }
+
+  emitStatus(): void {
+    this.opts.emit({ type: 'status', status: this.status() })
+  }
+
+  /** Progress events at most every PROGRESS_MS, except the final one. */
+  throttled(): boolean {
+    const now = performance.now()
+    if (now - this.lastProgressEvent < PROGRESS_MS) return false
+    this.lastProgressEvent = now
+    return true
+  }
+
+  takeResults(r: IndexResults): void {
+    this.frames = r.frames
+    this.warnings = r.warnings
+    this.linkTypes = r.linkTypes
+    this.conversations = r.conversations
+  }
+
+  takeEngineResults(engine: Engine): void {
+    this.takeResults({ frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine })
+  }
+
+  requireStore(): FrameStore {
+    if (!this.store) throw new Error('no capture is open')
+    return this.store
+  }
+
+  newEngine(o: { recording: boolean; onMessage: OnMessage; onFrameConversation?(frame: number, conv: number): void; decodeAs?: DecodeAsRule[]; eviction?: EvictionOptions }): Engine {
+    return new Engine({
+      registry: createDefaultRegistry(),
+      keys: this.keys,
+      recording: o.recording,
+      decodeAs: o.decodeAs ?? this.decodeAs,
+      eviction: o.eviction,
+      onMessage: o.onMessage,
+      onFrameConversation: o.onFrameConversation
+    })
+  }
+
+  /** An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the session's keys and rules. */
+  conversationEngine(conversation: number, recording: boolean, onMessage: OnMessage): Engine {
+    const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === conversation ? [{ ...r, match: 1 }] : []))
+    return this.newEngine({
+      recording,
+      decodeAs,
+      // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
+      // close may end it early here too, so its messages come out as in the full decode.
+      eviction: { maxLive: Infinity, idleSeconds: Infinity },
+      onMessage: (m, conv, dir) => onMessage({ ...m, conversation }, conv, dir)
+    })
+  }
+
+  /**
+   * Replays every stored frame through a fresh engine (same keys and decode-as rules), yielding to the
+   * event loop between slices. The message ids it produces are the index's row numbers + 1.
+   */
+  async replayAll(o: { token: Token; recording: boolean; onMessage: OnMessage; onProgress?(fraction: number): void }): Promise<Engine> {
+    const store = this.requireStore()
+    const engine = this.newEngine(o)
+    for (const w of this.readerWarnings) engine.warn(w)
+    let sliceStart = performance.now()
+    for (const f of store.range()) {
+      engine.addFrame(f)
+      if ((f.number & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        await tick()
+        o.token.check()
+        sliceStart = performance.now()
+        if (o.onProgress && this.throttled()) o.onProgress(f.number / Math.max(1, store.count))
+      }
+    }
+    o.token.check()
+    engine.finish()
+    return engine
+  }
+}

@@ -1,0 +1,124 @@
+// Message detail on demand: the index keeps no trees, so a selected message is rebuilt with its tree by
+// replaying its conversation's frames. A replay cursor and a small cache make stepping through a
+// conversation (arrow keys in the timeline) cheap.
+
+import type { MessageDetail } from '../../../src-shared/api'
+import { toHex } from '../../../src-shared/bytes/tree'
+import type { Engine } from '../../../src-shared/engine/engine'
+import { jsonText, jsonTree } from '../../../src-shared/export/json'
+import type { DecodedMessage } from '../../../src-shared/model/types'
+import type { FrameStore } from '../frame-store'
+import { prettyJson } from '../pretty-json'
+import type { SessionContext } from './context'
+
+const DETAIL_CACHE = 32
+/** Rebuilt messages a replay cursor keeps (stepping back through a conversation). */
+const REPLAY_KEEP = 64
+
+interface ReplayCursor {
+  generation: number
+  conversation: number
+  frames: Uint32Array
+  /** Index into frames of the next frame to feed. */
+  next: number
+  /** Messages the replay has produced so far. */
+  emitted: number
+  finished: boolean
+  /** Messages with their trees, by ordinal: only those whose first frame came after trees were turned on. */
+  recent: Map<number, DecodedMessage>
+  engine: Engine
+  /** The frame from which the replay builds trees (earlier messages are decoded without, which is faster). */
+  treesFrom: number
+}
+
+export class DetailPart {
+  private detailCache = new Map<string, MessageDetail>()
+  private cursor: ReplayCursor | null = null
+
+  constructor(private readonly ctx: SessionContext) {}
+
+  /** Drops the cached details and the replay cursor: the messages they hold are gone (or renumbered). */
+  forget(): void {
+    this.detailCache.clear()
+    this.cursor = null
+  }
+
+  getMessage(id: number): MessageDetail {
+    const cacheKey = `${this.ctx.generation}:${id}`
+    const cached = this.detailCache.get(cacheKey)
+    if (cached) return cached
+    const m = this.rebuild(id)
+    // The export's own form of the message, with the value as indented text and the sources' bytes.
+    const detail: MessageDetail = {
+      id: m.id,
+      conversation: m.conversation,
+      direction: m.direction,
+      frames: m.frames,
+      time: m.time,
+      protocol: m.protocol,
+      stack: m.stack,
+      name: m.name,
+      summary: m.summary,
+      tree: jsonTree(m.tree),
+      sources: m.sources.map((s) => ({ name: s.name, hex: toHex(s.bytes) })),
+      valueJson: prettyJson(jsonText(m.value)),
+      warnings: m.warnings,
+      error: m.error
+    }
+    if (this.detailCache.size >= DETAIL_CACHE) this.detailCache.delete(this.detailCache.keys().next().value!)
+    this.detailCache.set(cacheKey, detail)
+    return detail
+  }
+
+  /**
+   * Rebuilds one message with its tree by replaying only its conversation's frames. The replay is kept
+   * as a cursor: the next message of the same conversation (arrow keys in the timeline) continues where
+   * it stopped instead of starting over, and the last few rebuilt messages are kept for stepping back.
+   */
+  private rebuild(id: number): DecodedMessage {
+    const store = this.ctx.requireStore()
+    const rows = this.ctx.rows
+    if (!Number.isInteger(id) || id < 1 || id > rows.count) throw new RangeError(`no message ${id} (the capture has ${rows.count})`)
+    const row = rows.index.row(id - 1)
+    const wanted = rows.ordinal(id - 1)
+    const found = this.replayTo(store, row.conversation, wanted, row.firstFrame) ?? this.replayTo(store, row.conversation, wanted, 0)
+    if (!found) throw new Error(`message ${id} could not be rebuilt from its conversation's frames`)
+    return { ...found, id }
+  }
+
+  /**
+   * The conversation's `wanted`-th message with its tree, from the replay cursor: continued where it stopped,
+   * or started again. Frames before `firstFrame` are decoded without trees; null when the message did not come
+   * out with a whole tree (it began before the frame where trees were turned on: try again from 0).
+   */
+  private replayTo(store: FrameStore, conversation: number, wanted: number, firstFrame: number): DecodedMessage | null {
+    const generation = this.ctx.generation
+    let c = this.cursor
+    if (!c || c.generation !== generation || c.conversation !== conversation || (wanted < c.emitted && !c.recent.has(wanted))) {
+      const fresh: ReplayCursor = { generation, conversation, frames: store.framesOf(conversation), next: 0, emitted: 0, finished: false, recent: new Map(), engine: null!, treesFrom: Infinity }
+      fresh.engine = this.ctx.conversationEngine(conversation, false, (m) => {
+        const k = fresh.emitted++
+        if ((m.frames[0] ?? 0) < fresh.treesFrom) return
+        fresh.recent.set(k, m)
+        if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
+      })
+      c = this.cursor = fresh
+    }
+    const treesOn = (from: number) => {
+      if (c.engine.recording) return
+      c.engine.recording = true
+      c.treesFrom = from
+    }
+    while (!c.recent.has(wanted) && c.next < c.frames.length && c.emitted <= wanted) {
+      const f = c.frames[c.next++]
+      if (f >= firstFrame) treesOn(f)
+      c.engine.addFrame(store.get(f))
+    }
+    if (!c.recent.has(wanted) && !c.finished && c.emitted <= wanted) {
+      treesOn(firstFrame)
+      c.finished = true
+      c.engine.finish()
+    }
+    return c.recent.get(wanted) ?? null
+  }
+}

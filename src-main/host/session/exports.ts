@@ -1,0 +1,202 @@
+// Export jobs: decoded JSON/NDJSON through the same code path as `gamewire decode`, or the frames that
+// carried the exported messages as pcapng. Each export runs as a cancellable job that reports progress.
+
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
+import type { ExportRequest, JobInfo } from '../../../src-shared/api'
+import { PcapngWriter } from '../../../src-shared/capture/pcapng-writer'
+import type { CaptureFrame } from '../../../src-shared/capture/types'
+import { formatKeyFile } from '../../../src-shared/keys/keyfile'
+import { runDecode, type HeldFrames } from '../run-decode'
+import { ViewMatcher } from '../view-matcher'
+import { Cancelled, SLICE_MS, tick, Token } from './cancel'
+import type { SessionContext } from './context'
+import type { ViewPart } from './view'
+
+/** Where an export goes, decided by the shell (a save dialog in Electron, a download in serve). */
+export interface ExportTarget {
+  path: string
+  fileName: string
+  downloadUrl?: string
+}
+
+interface Job {
+  info: JobInfo
+  token: Token
+}
+
+/** Writes all of `bytes` (writeSync may write less than asked); returns the count. */
+function writeAll(fd: number, bytes: Uint8Array): number {
+  for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off)
+  return bytes.length
+}
+
+export class ExportPart {
+  private jobs = new Map<number, Job>()
+  private jobSeq = 0
+
+  constructor(
+    private readonly ctx: SessionContext,
+    private readonly view: ViewPart
+  ) {}
+
+  startExport(req: ExportRequest, target: ExportTarget): JobInfo {
+    const ctx = this.ctx
+    const source = ctx.source
+    if (!source || ctx.phase !== 'ready') throw new Error('no capture is open')
+    if (req.scope === 'filtered' && ctx.view.error) throw new Error(`the filter has an error: ${ctx.view.error}`)
+    const token = new Token()
+    const what = req.scope === 'all' ? 'all messages' : req.scope === 'filtered' ? 'filtered messages' : `${req.ids?.length ?? 0} selected messages`
+    const info: JobInfo = {
+      id: ++this.jobSeq,
+      kind: 'export',
+      state: 'running',
+      progress: 0,
+      description: `Exporting ${what} as ${req.format === 'pcapng' ? 'pcapng' : req.format === 'ndjson' ? 'NDJSON' : 'JSON'} to ${target.fileName}`
+    }
+    const job: Job = { info, token }
+    this.jobs.set(info.id, job)
+    const progress = (p: number) => {
+      info.progress = Math.min(1, Math.max(0, p))
+      if (ctx.throttled()) ctx.opts.emit({ type: 'job', job: { ...info } })
+    }
+    const run = req.format === 'pcapng' ? this.exportPcapng(req, target, token, progress) : this.exportJson(req, target, token, progress)
+    run.then(
+      (r) => {
+        info.state = 'done'
+        info.progress = 1
+        info.result = { fileName: target.fileName, ...r }
+        if (target.downloadUrl) info.result.downloadUrl = target.downloadUrl
+        else info.result.file = target.path
+      },
+      (e) => {
+        rmSync(target.path, { force: true })
+        if (e instanceof Cancelled) info.state = 'cancelled'
+        else {
+          info.state = 'failed'
+          info.error = (e as Error).message
+        }
+      }
+    ).finally(() => {
+      this.jobs.delete(info.id)
+      ctx.opts.emit({ type: 'job', job: { ...info } })
+    })
+    ctx.opts.emit({ type: 'job', job: { ...info } })
+    return { ...info }
+  }
+
+  cancelJob(id: number): void {
+    this.jobs.get(id)?.token.cancel()
+  }
+
+  /** Cancels every running export (the capture they read is going away). */
+  cancelAll(): void {
+    for (const job of this.jobs.values()) job.token.cancel()
+  }
+
+  /**
+   * Decoded JSON through the same code path as `gamewire decode`, with the session's keys and rules, over
+   * the frames the session holds: a file's, or a live capture's so far.
+   */
+  private async exportJson(req: ExportRequest, target: ExportTarget, token: Token, progress: (p: number) => void) {
+    const ctx = this.ctx
+    const source = ctx.source
+    const store = ctx.requireStore()
+    if (!source) throw new Error('no capture is open')
+    const held: HeldFrames = {
+      name: source.kind === 'file' ? source.file : source.name,
+      count: store.count,
+      frames: () => store.range(1, store.count),
+      warnings: ctx.readerWarnings
+    }
+    const fd = openSync(target.path, 'w')
+    let bytes = 0
+    try {
+      const result = await runDecode(
+        {
+          file: source.kind === 'file' ? source.path : source.name,
+          format: req.format === 'ndjson' ? 'ndjson' : 'json',
+          keylog: ctx.keys.size ? formatKeyFile(ctx.keys.list()) : undefined,
+          filter: req.scope === 'filtered' && ctx.view.spec.filter.trim() ? ctx.view.spec.filter : undefined,
+          decodeAs: ctx.decodeAs.length ? ctx.decodeAs : undefined,
+          includeKeys: req.includeKeys,
+          tree: req.tree,
+          ids: req.scope === 'selected' ? req.ids : undefined
+        },
+        {
+          write: (chunk) => {
+            bytes += writeAll(fd, chunk)
+          },
+          reuse: true,
+          flush: async () => {
+            await tick()
+            token.check()
+          },
+          progress: (p) => progress(p.total ? p.bytes / p.total : 0)
+        },
+        held
+      )
+      return { bytes, messages: result.matched, frames: result.frames }
+    } catch (e) {
+      // A live capture's ring limit replaced the frames being exported.
+      if (ctx.store !== store && !(e instanceof Cancelled)) throw new Error('the capture dropped its oldest frames (ring limit) during the export: export again')
+      throw e
+    } finally {
+      closeSync(fd)
+    }
+  }
+
+  /** The frames that carried the exported messages (every frame for 'all'), as pcapng. */
+  async exportPcapng(req: ExportRequest, target: ExportTarget, token: Token, progress: (p: number) => void) {
+    const store = this.ctx.requireStore()
+    let keep: Uint8Array | null = null
+    let messages = this.ctx.rows.count
+    if (req.scope !== 'all') {
+      const wanted = new Uint8Array(store.count + 1)
+      keep = wanted
+      messages = 0
+      const index = this.ctx.rows.index
+      let rows: number[]
+      if (req.scope === 'selected') rows = (req.ids ?? []).filter((id) => Number.isInteger(id) && id >= 1 && id <= index.count).map((id) => id - 1)
+      else {
+        const matched = await this.view.evaluateRows(new ViewMatcher(this.ctx.view.spec.filter, []), index.count, token, (p) => progress(p / 2))
+        rows = []
+        for (let r = 0; r < matched.length; r++) if (matched[r]) rows.push(r)
+      }
+      for (const r of new Set(rows)) {
+        messages++
+        for (const f of index.framesAt(r)) if (f <= store.count) wanted[f] = 1
+      }
+    }
+    const writer = new PcapngWriter()
+    const fd = openSync(target.path, 'w')
+    let bytes = 0
+    let frames = 0
+    try {
+      bytes += writeSync(
+        fd,
+        writer.header(
+          store.interfaces.map((i) => ({ linkType: i.linkType, snapLen: i.snapLen, name: i.name, tsUnitsPerSecond: 1e9 as const })),
+          { application: 'gamewire', comment: `${req.scope} messages exported by gamewire` }
+        )
+      )
+      let sliceStart = performance.now()
+      for (const f of store.range(1, store.count, keep ? (n) => keep![n] === 1 : undefined)) {
+        bytes += writeSync(fd, writer.frame(writableFrame(f)))
+        frames++
+        if (performance.now() - sliceStart > SLICE_MS) {
+          await tick()
+          token.check()
+          sliceStart = performance.now()
+          progress(0.5 + (0.5 * f.number) / Math.max(1, store.count))
+        }
+      }
+    } finally {
+      closeSync(fd)
+    }
+    return { bytes, messages, frames }
+  }
+}
+
+function writableFrame(f: CaptureFrame) {
+  return { interfaceId: f.interfaceId, tsSec: Math.max(0, Math.floor(f.tsSec)), tsNsec: f.tsNsec, data: f.data, originalLength: Math.max(f.originalLength, f.data.length) }
+}

@@ -1,0 +1,42 @@
+// The session's rows: the compact message index plus what the detail replay and the statistics need.
+
+import { MessageIndex, type IndexInput } from '../../../src-shared/engine/message-index'
+import type { Conversation } from '../../../src-shared/engine/conversation'
+import type { WireDir } from '../../../src-shared/protocols/registry'
+
+/** The message index plus what the detail replay needs: each message's ordinal in its conversation. */
+export class RowIndex {
+  readonly index = new MessageIndex()
+  private ordinals = new Uint32Array(1024)
+  private readonly perConversation: number[] = []
+  errors = 0
+  warned = 0
+  firstTime = Infinity
+
+  get count(): number {
+    return this.index.count
+  }
+
+  add(m: IndexInput, conv?: Conversation, dir?: WireDir): void {
+    const row = this.index.add(m, conv, dir)
+    if (row >= this.ordinals.length) {
+      const bigger = new Uint32Array(this.ordinals.length * 2)
+      bigger.set(this.ordinals)
+      this.ordinals = bigger
+    }
+    const c = m.conversation
+    this.ordinals[row] = this.perConversation[c] ?? 0
+    this.perConversation[c] = (this.perConversation[c] ?? 0) + 1
+    if (m.error) this.errors++
+    if (m.warnings.length) this.warned++
+    if (m.time < this.firstTime) this.firstTime = m.time
+  }
+
+  ordinal(row: number): number {
+    return this.ordinals[row]
+  }
+
+  messagesIn(conversation: number): number {
+    return this.perConversation[conversation] ?? 0
+  }
+}
