@@ -34,9 +34,18 @@ export function FilterBar() {
     return () => clearTimeout(t)
   }, [draft])
 
-  const apply = (text: string) => {
+  const apply = async (text: string) => {
     setShowHistory(false)
     if (text !== draft) setExternal((e) => ({ text, n: e.n + 1 }))
+    // Checked now, not by the debounced check: Enter can come before it answers.
+    if (text.trim()) {
+      const r = await useInspector.getState().checkFilter(text)
+      if (r && !r.ok) {
+        checkSeq.current++
+        setError({ message: r.message, start: r.start, end: r.end })
+        return
+      }
+    }
     void useInspector.getState().applyFilter(text)
   }
   const dirty = draft.trim() !== spec.filter
@@ -55,7 +64,7 @@ export function FilterBar() {
               value={draft}
               placeholder="Filter…"
               onChange={(e) => setDraft(e.target.value)}
-              onKeyDown={(e) => e.key === 'Enter' && apply(draft)}
+              onKeyDown={(e) => e.key === 'Enter' && void apply(draft)}
             />
           }
         >
@@ -65,7 +74,7 @@ export function FilterBar() {
             focusSignal={focusSignal}
             error={error}
             onChange={setDraft}
-            onApply={apply}
+            onApply={(t) => void apply(t)}
           />
         </Suspense>
       </div>
@@ -76,11 +85,11 @@ export function FilterBar() {
       )}
       {view?.state === 'running' && spec.filter && <span className="filter-busy">filtering {Math.round(view.progress * 100)}%</span>}
       {spec.filter && (
-        <button className="icon-button" title="Clear the filter" onClick={() => apply('')}>
+        <button className="icon-button" title="Clear the filter" onClick={() => void apply('')}>
           ✕
         </button>
       )}
-      <button className={`button small ${dirty ? 'primary' : ''}`} onClick={() => apply(draft)} disabled={!!error} title="Apply (Enter)">
+      <button className={`button small ${dirty ? 'primary' : ''}`} onClick={() => void apply(draft)} disabled={!!error} title="Apply (Enter)">
         Apply
       </button>
       <div className="history">
@@ -92,7 +101,7 @@ export function FilterBar() {
             {history.length === 0 && <li className="muted pad">No filters applied yet</li>}
             {history.map((h) => (
               <li key={h}>
-                <button className="mono" onClick={() => apply(h)}>
+                <button className="mono" onClick={() => void apply(h)}>
                   {h}
                 </button>
               </li>

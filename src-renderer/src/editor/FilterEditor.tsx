@@ -1,5 +1,5 @@
 // The filter bar's one-line monaco editor: filter-language highlighting, autocomplete of field keys and
-// named values, the host's parse error shown inline (squiggle + message), Enter applies.
+// named values, the host's parse error shown inline (squiggle + message), Enter applies, Tab completes.
 
 import { useEffect, useRef } from 'react'
 import { FILTER_LANGUAGE, monaco } from './monaco'
@@ -53,18 +53,28 @@ export default function FilterEditor(props: FilterEditorProps) {
       placeholder: 'Filter: e.g. photon.op.code == 253 && gamewire.direction == "c2s"'
     })
     editor.current = ed
-    // One line only: Enter applies (unless the suggestion list is open), pasted newlines become spaces.
+    // Enter applies what is typed. Only when the user moved into the suggestion list with the arrow keys
+    // does Enter take the highlighted suggestion (Tab always does): a list that merely popped up while
+    // typing a value must not turn `… == 1` into a field name.
+    let chose = false
+    const suggesting = () => !!el.querySelector('.suggest-widget.visible')
     ed.onKeyDown((e) => {
-      if (e.keyCode === monaco.KeyCode.Enter) {
-        const suggesting = el.querySelector('.suggest-widget.visible')
-        if (!suggesting) {
-          e.preventDefault()
-          e.stopPropagation()
-          latest.current.onApply(model.getValue())
-        }
+      if ((e.keyCode === monaco.KeyCode.DownArrow || e.keyCode === monaco.KeyCode.UpArrow) && suggesting()) chose = true
+      if (e.keyCode === monaco.KeyCode.Escape) chose = false
+      if (e.keyCode !== monaco.KeyCode.Enter) return
+      if (chose && suggesting()) {
+        chose = false
+        return // monaco accepts the highlighted suggestion
       }
+      e.preventDefault()
+      e.stopPropagation()
+      chose = false
+      ed.trigger('filter-bar', 'hideSuggestWidget', null)
+      latest.current.onApply(model.getValue())
     })
+    // One line only: pasted newlines become spaces.
     model.onDidChangeContent(() => {
+      chose = false
       const v = model.getValue()
       if (/[\r\n]/.test(v)) {
         model.setValue(v.replace(/[\r\n]+/g, ' '))

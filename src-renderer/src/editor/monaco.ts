@@ -59,6 +59,39 @@ monaco.languages.setTokensProvider(FILTER_LANGUAGE, {
   }
 })
 
+/** Values offered after `field ==` for fields whose values are words rather than named codes. */
+const WORD_VALUES: Record<string, readonly string[]> = {
+  'gamewire.direction': ['c2s', 's2c', 'a2b', 'b2a'],
+  'gamewire.protocol': ['photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown']
+}
+
+const FIELD_WORD = '[A-Za-z_][A-Za-z0-9_.\\-]*'
+/** `field op partial-word` at the cursor: the comparison whose value is being typed. */
+const AFTER_COMPARISON = new RegExp(`(${FIELD_WORD})\\s*(==|!=|eq|ne|in\\s*\\{[^}]*)\\s*([A-Za-z_][A-Za-z0-9_]*)?$`)
+/** A complete value right before the cursor (number, quoted string, bytes, closing bracket): nothing to suggest. */
+const AFTER_VALUE = /(?:(?:==|!=|<=|>=|<|>|eq|ne|lt|gt|le|ge|contains|matches)\s*(?:-?[0-9][0-9A-Fa-fxX.:]*|"(?:[^"\\]|\\.)*"?)|[)\]}"])\s*$/
+
+/**
+ * Suggestions: field keys while a field name is typed; after `field ==` that field's named values (or
+ * direction/protocol words) and nothing else; nothing after a complete value, so a list never sits open
+ * over a value the user is about to apply with Enter.
+ */
+export function filterSuggestions(before: string): { kind: 'values'; field: string; values: [label: string, detail: string][] } | { kind: 'fields'; prefix: string } | { kind: 'none' } {
+  const cmp = AFTER_COMPARISON.exec(before)
+  if (cmp) {
+    const words = WORD_VALUES[cmp[1]]
+    const values: [string, string][] = words
+      ? words.map((w) => [w, cmp[1]])
+      : Object.entries(lookupField(cmp[1])?.names ?? {}).map(([code, name]) => [String(name), `${cmp[1]} = ${code}`])
+    return values.length ? { kind: 'values', field: cmp[1], values } : { kind: 'none' }
+  }
+  if (AFTER_VALUE.test(before)) return { kind: 'none' }
+  const word = new RegExp(`${FIELD_WORD}$`).exec(before)?.[0] ?? ''
+  // Right after an operator or at a blank start there is no name typed yet: wait for one.
+  if (!word) return { kind: 'none' }
+  return { kind: 'fields', prefix: word }
+}
+
 monaco.languages.registerCompletionItemProvider(FILTER_LANGUAGE, {
   triggerCharacters: ['.', ' ', '='],
   provideCompletionItems(model, position) {
@@ -66,25 +99,22 @@ monaco.languages.registerCompletionItemProvider(FILTER_LANGUAGE, {
     const before = line.slice(0, position.column - 1)
     const word = /[A-Za-z_][A-Za-z0-9_.\-]*$/.exec(before)?.[0] ?? ''
     const range = new monaco.Range(position.lineNumber, position.column - word.length, position.lineNumber, position.column)
-    // After "field ==" offer that field's named values.
-    const cmp = /([A-Za-z_][A-Za-z0-9_.\-]*)\s*(==|!=|eq|ne|in\s*\{[^}]*)\s*[A-Za-z_]*$/.exec(before)
+    const want = filterSuggestions(before)
     const suggestions: monaco.languages.CompletionItem[] = []
-    if (cmp) {
-      const def = lookupField(cmp[1])
-      for (const [code, name] of Object.entries(def?.names ?? {})) {
-        suggestions.push({ label: name, detail: `${cmp[1]} = ${code}`, kind: monaco.languages.CompletionItemKind.EnumMember, insertText: name, range })
-      }
-      if (suggestions.length) return { suggestions }
+    if (want.kind === 'values') {
+      for (const [label, detail] of want.values) suggestions.push({ label, detail, kind: monaco.languages.CompletionItemKind.EnumMember, insertText: label, range })
+      return { suggestions }
     }
+    if (want.kind === 'none') return { suggestions }
     const fields = useInspector.getState().fields
-    const prefix = word.toLowerCase()
+    const prefix = want.prefix.toLowerCase()
     for (const f of fields) {
-      if (prefix && !f.key.toLowerCase().startsWith(prefix) && !f.key.toLowerCase().includes(`.${prefix}`)) continue
+      if (!f.key.toLowerCase().startsWith(prefix) && !f.key.toLowerCase().includes(`.${prefix}`)) continue
       suggestions.push({ label: f.key, detail: `${f.name} (${f.type})`, kind: monaco.languages.CompletionItemKind.Field, insertText: f.key, range, sortText: f.key })
       if (suggestions.length > 400) break
     }
-    for (const k of KEYWORDS) suggestions.push({ label: k, kind: monaco.languages.CompletionItemKind.Keyword, insertText: k, range, sortText: `~${k}` })
-    for (const fn of FUNCTIONS) suggestions.push({ label: `${fn}()`, kind: monaco.languages.CompletionItemKind.Function, insertText: `${fn}($0)`, insertTextRules: monaco.languages.CompletionItemInsertTextRule.InsertAsSnippet, range, sortText: `~~${fn}` })
+    for (const k of KEYWORDS) if (k.startsWith(prefix)) suggestions.push({ label: k, kind: monaco.languages.CompletionItemKind.Keyword, insertText: k, range, sortText: `~${k}` })
+    for (const fn of FUNCTIONS) if (fn.startsWith(prefix)) suggestions.push({ label: `${fn}()`, kind: monaco.languages.CompletionItemKind.Function, insertText: `${fn}($0)`, insertTextRules: monaco.languages.CompletionItemInsertTextRule.InsertAsSnippet, range, sortText: `~~${fn}` })
     return { suggestions }
   }
 })

@@ -353,6 +353,11 @@ export const useInspector = create<InspectorState>()((set, get) => {
 
     async applyFilter(text) {
       const filter = text.trim()
+      // An invalid filter is never applied nor kept in the history: the bar shows its error instead.
+      if (filter) {
+        const check = await get().checkFilter(filter)
+        if (check && !check.ok) return
+      }
       if (filter) {
         const history = [filter, ...get().filterHistory.filter((h) => h !== filter)].slice(0, MAX_HISTORY)
         set({ filterHistory: history })

@@ -131,11 +131,57 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     expect(await page.locator('[data-testid=filter-error]').innerText()).toMatch(/expected|value|end/i)
     await page.waitForSelector('[data-testid=filter-input] .squiggly-error')
     await shot('04-invalid-filter')
-    // Enter still sends it: the timeline reports the error instead of rows
+    // Enter does not apply it: the applied filter, the rows and the history stay as they were
+    await page.click('[data-testid=filter-input]')
+    await page.keyboard.press('End')
     await page.keyboard.press('Enter')
-    await page.waitForFunction(() => document.querySelector('[data-testid=timeline]')?.getAttribute('data-view-state') === 'error')
-    expect(await timeline().innerText()).toContain('The filter has an error')
+    await new Promise((r) => setTimeout(r, 400))
+    expect(await page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('photon.op.code == 253')
+    expect(await page.locator('[data-testid=timeline]').getAttribute('data-view-state')).toBe('done')
+    expect(await rows().count()).toBeGreaterThan(5)
+    await page.click('button[title="Filter history"]')
+    expect(await page.locator('.history-list').innerText()).not.toContain('photon.op.code ==\n')
+    expect(await page.locator('.history-list li').allInnerTexts()).not.toContain('photon.op.code ==')
+    await page.click('button[title="Filter history"]')
 
+    await typeFilter('')
+    await waitForView(485)
+  })
+
+  it('Enter applies what is typed even with suggestions open; arrow keys then Enter, or Tab, take a suggestion', async () => {
+    const input = page.locator('[data-testid=filter-input]')
+    const clearAndType = async (text: string) => {
+      await page.click('[data-testid=filter-input]')
+      await page.keyboard.press('Control+A')
+      await page.keyboard.press('Backspace')
+      await page.keyboard.type(text, { delay: 30 })
+    }
+    // typed straight through and Enter: no Escape first, as a person types
+    await clearAndType('photon.op.code == 253')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => input.getAttribute('data-applied')).toBe('photon.op.code == 253')
+    await clearAndType('photon.op.code == 253 && !photon.param.255')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => input.getAttribute('data-applied')).toBe('photon.op.code == 253 && !photon.param.255')
+    // after `==` the list offers the field's values: direction words here
+    await clearAndType('gamewire.direction == ')
+    await page.locator('.suggest-widget.visible').waitFor()
+    expect(await page.locator('.suggest-widget.visible .monaco-list-row').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('c2s'), expect.stringContaining('s2c')]))
+    // Tab takes the highlighted suggestion
+    await clearAndType('photon.op.cod')
+    await page.locator('.suggest-widget.visible').waitFor()
+    await page.keyboard.press('Tab')
+    await expect.poll(() => input.getAttribute('data-value')).toBe('photon.op.code')
+    // moving into the list with the arrow keys makes Enter take the suggestion, not apply
+    await clearAndType('gamewire.direction == ')
+    await page.locator('.suggest-widget.visible').waitFor()
+    const applied = await input.getAttribute('data-applied')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => input.getAttribute('data-value')).toMatch(/^gamewire\.direction == [a-z0-9]{3}$/)
+    expect(await input.getAttribute('data-applied')).toBe(applied)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => input.getAttribute('data-applied')).toMatch(/^gamewire\.direction == [a-z0-9]{3}$/)
     await typeFilter('')
     await waitForView(485)
   })
