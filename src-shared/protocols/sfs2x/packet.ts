@@ -513,7 +513,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
   return out
 }
 
-/** The compression threshold in force for a packet, and why (docs/sfs2x.md, "Compression threshold"). */
+/** The compression threshold in force for a packet, and why (docs/sfs2x.md, "Writer rules"). */
 function compressionRule(lastwar: boolean, pc: PacketContext): { threshold: number; rule: CompressionRule } {
   if (lastwar) return { threshold: LASTWAR_THRESHOLD, rule: 'lastwar' }
   return { threshold: pc.compressionThreshold, rule: pc.thresholdFromHandshake ? 'handshake' : 'default' }

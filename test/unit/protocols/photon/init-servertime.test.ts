@@ -6,6 +6,7 @@ import { describe, it, expect, beforeEach } from 'vitest'
 import { resetFrames, udpFrame, tcpFrame, SYN, ACK, PSH } from '../../helpers/frames'
 import { checkRanges, find, rangeBytes, runEngine } from '../../helpers/decode'
 import { messageText } from '../../../../src-shared/export/json'
+import { rng } from '../../helpers/rng'
 import { cmd, command, datagram, splitMessage, T, tcpFrame as photonTcpFrame } from './udp-encoder'
 import { eventBody, pv, valueBytes } from './gp-encoder'
 import { httpInitMessage, initV3Message } from './init-encoder'
@@ -95,6 +96,34 @@ describe('Photon InitV3 (signal 0xF5)', () => {
     expect(b.error).toMatch(/^InitV3 protocol byte 17 is neither 16 nor 18/)
     expect(b.value).toMatchObject({ msgType: 0, protocol: null, init: { appId: 'abc', protocolVersion: '17' } })
     expect(b.summary).toBe('Init (V3) protocol 17 lib 4.1.6.25 app="abc"')
+  })
+})
+
+describe('hostile Init bytes', () => {
+  it('every truncation and many mutations of both forms decode to a message, never a throw', () => {
+    const samples = [
+      initV3Message({ flags: 2, protocol: 18, appId: 'app', token: Uint8Array.from([1, 2, 3]), data: pv.dict('Byte', 'Object', [pv.byte(0), pv.hash([pv.str('k'), pv.ints([1, 2])])]) }),
+      httpInitMessage({ appId: 'app', protocol: 16, token: pv.str('token') }).bytes
+    ]
+    const rand = rng(19)
+    for (const base of samples) {
+      const cases: Uint8Array[] = []
+      for (let n = 1; n < base.length; n++) cases.push(base.subarray(0, n))
+      for (let i = 0; i < 300; i++) {
+        const m = Uint8Array.from(base)
+        for (let k = 0; k < 3; k++) m[1 + Math.floor(rand() * (m.length - 1))] = Math.floor(rand() * 256)
+        cases.push(m)
+      }
+      for (const c of cases) {
+        resetFrames()
+        // A CONNECT first, so the conversation is Photon whatever the mutated datagram looks like.
+        const { messages } = runEngine([c2s(dg(999, cmd.connect())), c2s(dg(1000, reliable(0, 1, c)))])
+        expect(messages).toHaveLength(2)
+        const init = c[0] === 0xf5 || Buffer.from(c.subarray(0, 7)).toString('latin1') === 'POST /?'
+        if (init) expect(messages[1].name).toBe('Init')
+        checkRanges(messages[1])
+      }
+    }
   })
 })
 
