@@ -9,7 +9,7 @@ import type { ByteStream } from '../../net/byte-stream'
 import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { aesKeyFromSecret, matchPrivateExponent, sharedSecret } from './crypto'
 import type { GpVersion } from './gpbinary'
-import { decodePhotonMessage, MSG, type MessageResult, type MessageSession, type PhotonAesKey, type PhotonMessageValue } from './message'
+import { decodePhotonMessage, MSG, startsMessage, type MessageResult, type MessageSession, type PhotonAesKey, type PhotonMessageValue } from './message'
 import { F_LINK, F_ROOT, F_TCP } from './message-fields'
 import { DISCONNECT_REASONS, nameOf } from './names'
 import { commandDraft, errorLine, FragmentLinks, markPosition, ReliableLinks, type IncompleteInLane } from '../transport-links'
@@ -92,6 +92,8 @@ export class PhotonDecoder implements ProtocolDecoder {
   private pendingMap: Map<string, PendingRequest[]> | undefined
   private clientDir: WireDir | null = null
   private readonly tcpLost: Record<WireDir, string | null> = { a2b: null, b2a: null }
+  /** SERVERTIME commands waiting for their ACK, keyed "dir:channel:seq" (oldest first, bounded). */
+  private serverTimeAsks: Map<string, number> | undefined
 
   constructor(private readonly ctx: DecoderContext) {
     this.session = new PhotonSession(ctx)
@@ -248,6 +250,7 @@ export class PhotonDecoder implements ProtocolDecoder {
       const first = this.reliable.reliable(draft, dir, cmd.channel, cmd.reliableSeq, frame, pdu.time)
       if (first !== undefined) (base as Record<string, unknown>).retransmissionOf = first
     }
+    if (cmd.type === CMD.SERVERTIME) this.serverTimeAsked(dir, cmd)
     let msg: MessageResult | undefined
     if (carriesMessage(cmd.type)) {
       msg = this.message(new FieldReader(pdu.bytes, draft.tree, r.source, cmd.payloadStart, cmd.payloadEnd), draft, dir, frame, pdu.time)
@@ -259,6 +262,8 @@ export class PhotonDecoder implements ProtocolDecoder {
       if (res.kind === 'complete') {
         frames = res.frames
         time = res.time
+        // The reassembled message is one reliable message with the start sequence (docs/photon.md).
+        ;(base as Record<string, unknown>).reliableSeq = f.startSeq
         msg = this.message(new FieldReader(res.bytes, draft.tree, res.source), draft, dir, frame, pdu.time)
       } else if (res.kind === 'pending') {
         summary += ` (${res.received} of ${res.count} received; the message is decoded with its last fragment)`
@@ -272,6 +277,12 @@ export class PhotonDecoder implements ProtocolDecoder {
       Object.assign(base, { ackedSeq: cmd.ack.seq, ackedSentTime: cmd.ack.sentTime })
       summary = `${name} ch=${cmd.channel} seq=${cmd.ack.seq}${ack.text}`
       if (ack.acknowledges !== undefined) Object.assign(base, { acknowledges: ack.acknowledges, rttMs: ack.rttMs })
+      if (this.serverTimeAsks?.has(`${other(dir)}:${cmd.channel}:${cmd.ack.seq}`)) {
+        // The client reads the server clock from the sent time of the datagram acknowledging SERVERTIME.
+        Object.assign(base, { serverTime: header.sentTime })
+        summary += ` server time ${header.sentTime}`
+        r.record(F_LINK.server_time, header.sentTime, 4, 4, () => `Server time: ${header.sentTime} (this datagram's sent time, acknowledging SERVERTIME)`)
+      }
     } else if (cmd.type === CMD.CONNECT && cmd.connect) {
       Object.assign(base, { connect: cmd.connect })
       summary = `${name} mtu=${cmd.connect.mtu} channels=${cmd.connect.channelCount}`
@@ -292,6 +303,14 @@ export class PhotonDecoder implements ProtocolDecoder {
     }
     r.tree.closeAll()
     this.out(emit, dir, frames, time, pdu.stack, draft, name, summary, value, error)
+  }
+
+  private serverTimeAsked(dir: WireDir, cmd: PhotonCommand): void {
+    const asks = (this.serverTimeAsks ??= new Map())
+    const key = `${dir}:${cmd.channel}:${cmd.reliableSeq}`
+    asks.delete(key)
+    asks.set(key, cmd.reliableSeq)
+    if (asks.size > 64) asks.delete(asks.keys().next().value!)
   }
 
   // ---- TCP ----
@@ -323,7 +342,7 @@ export class PhotonDecoder implements ProtocolDecoder {
       const src = draft.addSource('TCP payload', t.bytes)
       const r = new FieldReader(t.bytes, draft.tree, src)
       const root = draft.tree.recording ? draft.tree.open({ key: F_ROOT.key, label: 'Photon (TCP)', type: 'none', source: src, start: 0, length: fr.size }) : null
-      readTcpHeader(r, fr, this.fromClient(dir))
+      const times = readTcpHeader(r, fr, this.fromClient(dir))
       if (fr.kind === 'message') {
         const res = this.message(new FieldReader(t.bytes, draft.tree, src, TCP_HEADER, fr.size), draft, dir, t.frames[t.frames.length - 1], t.time)
         if (root) root.label = `Photon (TCP frame, channel ${fr.channel}, ${fr.reliable ? 'reliable' : 'unreliable'})`
@@ -333,7 +352,8 @@ export class PhotonDecoder implements ProtocolDecoder {
         draft.tree.closeAll(fr.size)
         const ping = fr.kind === 'ping'
         const name = ping ? (this.fromClient(dir) ? 'Ping' : 'Ping reply') : 'Proxy'
-        this.out(emit, dir, t.frames, t.time, stack, draft, name, `${name} (TCP ${ping ? 'F0' : 'F1'}, ${fr.size} bytes)`, { command: ping ? 'PING' : 'PROXY' })
+        const at = times.serverTime !== undefined ? ` server time ${times.serverTime}` : ''
+        this.out(emit, dir, t.frames, t.time, stack, draft, name, `${name}${at} (TCP ${ping ? 'F0' : 'F1'}, ${fr.size} bytes)`, { command: ping ? 'PING' : 'PROXY', ...times })
       }
     }
   }
@@ -348,7 +368,7 @@ export class PhotonDecoder implements ProtocolDecoder {
     const all = s.peek(s.available)
     let found = -1
     for (let i = 1; i + TCP_HEADER + 1 < all.length; i++) {
-      if (all[i] !== TCP_MESSAGE || all[i + TCP_HEADER] !== 0xf3) continue
+      if (all[i] !== TCP_MESSAGE || !startsMessage(all, i + TCP_HEADER)) continue
       const fr = tcpFrameAt(all.subarray(i, i + TCP_HEADER), this.fromClient(dir))
       if (fr.kind === 'message') {
         found = i

@@ -5,7 +5,8 @@ import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'
 import { NEED_MORE, type ProbeInput, type ProtocolModule } from '../registry'
 import { PhotonDecoder } from './decoder'
-import { SIGNAL, SIGNAL_ALT } from './message'
+import { SIGNAL, SIGNAL_ALT, startsMessage } from './message'
+import { SIGNAL_INIT_V3 } from './init'
 import { TCP_MESSAGE, tcpFrameAt } from './tcp'
 import { carriesMessage, readCommand, readHeader } from './udp'
 
@@ -34,8 +35,7 @@ function probeUdp(b: Uint8Array): number {
       const c = readCommand(r)
       if (c.type < 1 || c.type > 16 || c.type === 9 || c.type === 10) return 0
       if (carriesMessage(c.type)) {
-        const s = b[c.payloadStart]
-        if (s !== SIGNAL && s !== SIGNAL_ALT) return 0
+        if (!startsMessage(b, c.payloadStart, c.payloadEnd)) return 0
         messages++
       }
     }
@@ -51,7 +51,11 @@ function probeUdp(b: Uint8Array): number {
 function probeTcp(b: Uint8Array, onPort: boolean): number {
   const fr = tcpFrameAt(b, true)
   // An FB frame header is only sure with the message's signal byte after it: wait for it.
-  if (fr.kind === 'message') return b.length > 7 ? (b[7] === SIGNAL || b[7] === SIGNAL_ALT ? 90 : 0) : NEED_MORE
+  if (fr.kind === 'message') {
+    // An HTTP-style init ("POST /?") needs its first bytes to be told apart.
+    if (b.length <= 7 || (b[7] === 0x50 && b.length < 14)) return NEED_MORE
+    return startsMessage(b, 7) ? 90 : 0
+  }
   if (fr.kind === 'need' && b[0] === TCP_MESSAGE) return NEED_MORE
   if (fr.kind === 'ping') return onPort && (b.length === 5 || b.length === 9) ? 40 : 0
   return 0
@@ -60,6 +64,7 @@ function probeTcp(b: Uint8Array, onPort: boolean): number {
 function probeWs(b: Uint8Array, path: string | undefined, protocol: string | undefined): number {
   const url = !!path && WS_URL.test(path)
   const sub = !!protocol && /^GpBinaryV1[68]$/i.test(protocol)
+  if (b.length > 1 && b[0] === SIGNAL_INIT_V3) return sub || url ? 95 : 60
   if (b.length < 2 || (b[0] !== SIGNAL && b[0] !== SIGNAL_ALT)) return 0
   const type = b[1] & 0x7f
   if (type > 9) return 0

@@ -9,6 +9,7 @@ import { decryptPayload } from './crypto'
 import {
   readDisconnectMessage, readEvent, readMessageObject, readOperationRequest, readOperationResponse, trialVersion, type GpVersion
 } from './gpbinary'
+import { isHttpInit, readHttpInit, readInitV3, SIGNAL_INIT_V3 } from './init'
 import { F_ENC, F_INIT, F_MSG, F_MSG_GROUP } from './message-fields'
 import {
   EVENT_CACHING, EVENTS, INTERNAL_OPERATIONS, JOIN_MODE, MESSAGE_TYPES, OPERATIONS, RECEIVER_GROUP, RETURN_CODES, nameOf, parameterName
@@ -19,6 +20,13 @@ export const SIGNAL = 0xf3
 export const SIGNAL_ALT = 0xfd
 export const MSG = { INIT: 0, INIT_RESPONSE: 1, OP_REQUEST: 2, OP_RESPONSE: 3, EVENT: 4, DISCONNECT: 5, INTERNAL_REQUEST: 6, INTERNAL_RESPONSE: 7, MESSAGE: 8, RAW: 9 } as const
 const INIT_BODY = 39
+
+/** Whether a message starts at `at`: the F3/FD signal, InitV3's F5, or an HTTP-style init. */
+export function startsMessage(b: Uint8Array, at: number, end = b.length): boolean {
+  if (at >= end) return false
+  const s = b[at]
+  return s === SIGNAL || s === SIGNAL_ALT || s === SIGNAL_INIT_V3 || isHttpInit(b, at, end)
+}
 
 /** The contract's Photon `value` (transport fields are added by the decoder). */
 export interface PhotonMessageValue {
@@ -38,13 +46,30 @@ export interface PhotonMessageValue {
   debugMessage?: PhotonValue
   parameters?: PhotonParams
   object?: PhotonValue
-  init?: { protocolVersion: string; clientSdkId: number; libraryVersion: string; ipv6: boolean; appId: string }
+  init?: PhotonInit
   /** Encrypted and not decrypted: the ciphertext. */
   ciphertext?: Uint8Array
   /** How the body was decrypted ("PHOTON_AES_KEY line 3", "DH private key + public keys seen", …). */
   decryptedWith?: string
   raw?: Uint8Array
   [k: string]: unknown
+}
+
+/** What an Init says. `form` marks the InitV3 and HTTP-style forms (absent for the 41-byte Init). */
+export interface PhotonInit {
+  form?: 'InitV3' | 'HTTP'
+  protocolVersion: string
+  clientSdkId: number
+  libraryVersion: string
+  ipv6: boolean
+  appId: string
+  /** InitV3: its flags (1 encryption, 2 IPv6, 4 release SDK). */
+  flags?: number
+  encryption?: boolean
+  /** InitV3: the token bytes; HTTP-style: the serialized PhotonToken after the headers. */
+  token?: Uint8Array | PhotonValue
+  /** InitV3: the serialized Dictionary (key 0 = custom init data). */
+  data?: PhotonValue
 }
 
 /** A candidate AES-256 key and where it came from (for the tree). */
@@ -85,21 +110,15 @@ export function decodePhotonMessage(r: FieldReader, draft: MessageDraft, session
   const res: MessageResult = { name: 'Photon message', summary: '', value, msgType: null }
   const node = r.tree.recording ? r.tree.open({ key: F_MSG_GROUP.key, label: 'Photon message', type: 'none', source: r.source, start: r.pos, length: 0 }) : null
   try {
-    value.signal = r.u8(F_MSG.signal)
-    if (value.signal !== SIGNAL && value.signal !== SIGNAL_ALT) {
-      throw new DecodeError(`message does not start with the F3 signal byte: 0x${value.signal.toString(16).padStart(2, '0')}`, r.pos - 1)
-    }
-    const typeAt = r.pos
-    const typeByte = r.u8(null)
-    const msgType = typeByte & 0x7f
-    value.encrypted = (typeByte & 0x80) !== 0
-    value.msgType = msgType
-    value.msgTypeName = nameOf(MESSAGE_TYPES, msgType) ?? null
-    res.msgType = msgType
-    res.name = value.msgTypeName ?? `Message type ${msgType}`
-    r.record(F_MSG.type, msgType, typeAt, 1, () => `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}`)
-    r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, () => `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}`)
-    body(r, draft, session, res)
+    if (isHttpInit(r.bytes, r.pos, r.end)) {
+      value.signal = r.bytes[r.pos]
+      r.record(F_MSG.type, MSG.INIT, r.pos, 0, 'Message type: 0 (Init, HTTP-style)')
+      readHttpInit(r, session, res)
+    } else if (r.remaining > 0 && r.bytes[r.pos] === SIGNAL_INIT_V3) {
+      value.signal = r.u8(F_MSG.signal)
+      r.record(F_MSG.type, MSG.INIT, r.pos - 1, 1, 'Message type: 0 (Init, InitV3 signal 0xF5)')
+      readInitV3(r, session, res)
+    } else typed(r, draft, session, res)
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e
     res.error = e
@@ -109,6 +128,26 @@ export function decodePhotonMessage(r: FieldReader, draft: MessageDraft, session
   if (!res.summary) res.summary = res.name
   if (node) node.label = `Photon message: ${res.summary}`
   return res
+}
+
+/** A message that starts with the F3 (or FD) signal and its type byte. */
+function typed(r: FieldReader, draft: MessageDraft, session: MessageSession, res: MessageResult): void {
+  const value = res.value
+  value.signal = r.u8(F_MSG.signal)
+  if (value.signal !== SIGNAL && value.signal !== SIGNAL_ALT) {
+    throw new DecodeError(`message does not start with the F3 signal byte: 0x${value.signal.toString(16).padStart(2, '0')}`, r.pos - 1)
+  }
+  const typeAt = r.pos
+  const typeByte = r.u8(null)
+  const msgType = typeByte & 0x7f
+  value.encrypted = (typeByte & 0x80) !== 0
+  value.msgType = msgType
+  value.msgTypeName = nameOf(MESSAGE_TYPES, msgType) ?? null
+  res.msgType = msgType
+  res.name = value.msgTypeName ?? `Message type ${msgType}`
+  r.record(F_MSG.type, msgType, typeAt, 1, () => `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}`)
+  r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, () => `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}`)
+  body(r, draft, session, res)
 }
 
 function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res: MessageResult): void {

@@ -38,18 +38,17 @@ export function tcpFrameAt(b: Uint8Array, fromClient: boolean): TcpFrame {
   }
 }
 
-/** Records a frame's header (or a whole ping/proxy frame) through the reader. */
-export function readTcpHeader(r: FieldReader, frame: TcpFrame, fromClient: boolean): void {
+/** Records a frame's header (or a whole ping/proxy frame) through the reader; returns a ping's times. */
+export function readTcpHeader(r: FieldReader, frame: TcpFrame, fromClient: boolean): { clientTime?: number; serverTime?: number } {
   r.u8(F_TCP.signal)
   if (frame.kind === 'message') {
     r.u32(F_TCP.length)
     r.u8(F_TCP.channel)
     r.u8(F_TCP.reliable)
   } else if (frame.kind === 'ping') {
-    if (fromClient) r.u32(F_TCP.ping_time)
-    else {
-      r.u32(F_TCP.server_time)
-      r.u32(F_TCP.ping_time)
-    }
+    if (fromClient) return { clientTime: r.u32(F_TCP.ping_time) }
+    const serverTime = r.u32(F_TCP.server_time)
+    return { serverTime, clientTime: r.u32(F_TCP.ping_time) }
   } else if (frame.kind === 'proxy') r.u8(F_TCP.proxy)
+  return {}
 }

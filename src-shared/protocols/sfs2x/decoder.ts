@@ -38,6 +38,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   private readonly maxDecompressed: number
   private readonly maxDepth: number
   private compressionThreshold = DEFAULT_COMPRESSION_THRESHOLD
+  private thresholdFromHandshake = false
   private maxMessageSize: number | null = null
   private clientSet = false
   private lastKey: KeyEntry | undefined
@@ -64,7 +65,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     return this.keyCache.keys
   }
 
-  private packetContext(dir: WireDir): PacketContext {
+  private packetContext(dir: WireDir, jsSdk: boolean): PacketContext {
     return {
       recording: this.ctx.recording,
       maxDecompressed: this.maxDecompressed,
@@ -73,12 +74,14 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       lastKey: this.lastKey,
       xorFirst: this.dirs[dir].xorFirst,
       compressionThreshold: this.compressionThreshold,
+      thresholdFromHandshake: this.thresholdFromHandshake,
+      jsSdk,
       maxMessageSize: this.maxMessageSize
     }
   }
 
-  private decode(dir: WireDir, inp: PacketInput): PacketOutput {
-    const out = decodePacket(inp, this.packetContext(dir))
+  private decode(dir: WireDir, inp: PacketInput, jsSdk = false): PacketOutput {
+    const out = decodePacket(inp, this.packetContext(dir, jsSdk))
     // What this packet teaches about the conversation.
     if (out.usedKey) this.lastKey = out.usedKey
     if (out.usedXor && !this.dirs[dir].xorFirst) {
@@ -89,7 +92,10 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       this.clientSet = true
       this.ctx.setClient(dir)
     }
-    if (out.compressionThreshold !== undefined) this.compressionThreshold = out.compressionThreshold
+    if (out.compressionThreshold !== undefined) {
+      this.compressionThreshold = out.compressionThreshold
+      this.thresholdFromHandshake = true
+    }
     if (out.maxMessageSize !== undefined) this.maxMessageSize = out.maxMessageSize
     return out
   }
@@ -115,7 +121,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     if (hr.kind === 'ok' && end - start === hr.header.headerSize + hr.header.length + 4) {
       extra = uncountedZstdPrefix(bytes.subarray(start, end), hr.header.headerSize, hr.header, true) === 4 ? 4 : 0
     }
-    const out = this.decode(pdu.dir, { draft: pdu.draft, source, bytes, start, end, extra })
+    const out = this.decode(pdu.dir, { draft: pdu.draft, source, bytes, start, end, extra }, true)
     this.emitOut(emit, pdu.dir, pdu.frames, pdu.time, pdu.stack, pdu.draft, out)
   }
 

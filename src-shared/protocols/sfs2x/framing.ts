@@ -116,7 +116,7 @@ export function lengthRuleText(rule: LengthRule): string {
 }
 
 /** Does a (decrypted/de-XORed) body start like one: SFSObject/SFSArray, zlib header, Zstandard magic? */
-function strongStart(b: Uint8Array, h: PacketHeader): boolean {
+export function strongStart(b: Uint8Array, h: PacketHeader): boolean {
   if (b.length >= 2 && (b[0] === 0x12 || b[0] === 0x11) && b[1] === 0x00) return true
   if (b.length >= 2 && h.compressed && isZlibHeader(b[0], b[1])) return true
   if ((h.blueBoxed || h.compressed) && (isZstdMagic(b, 0) || isZstdMagic(b, 4))) return true

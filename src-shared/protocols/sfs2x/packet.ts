@@ -8,7 +8,7 @@ import type { FieldDef } from '../../bytes/fields'
 import type { DataSource, FieldScalar } from '../../model/types'
 import type { KeyEntry } from '../../keys/keyfile'
 import { F, F_HEADER_BITS, F_ROOT } from './fields'
-import { FLAG, hex2, lengthRule, lengthRuleText, type LengthRule, type PacketHeader } from './framing'
+import { FLAG, hex2, lengthRule, lengthRuleText, strongStart, type LengthRule, type PacketHeader } from './framing'
 import {
   ACTION_CALL_EXTENSION,
   ACTION_GENERIC_MESSAGE,
@@ -43,6 +43,8 @@ export interface Sfs2xValue {
   zstdDeclaredSize?: number
   uncompressedLength?: number
   compressionThreshold?: number
+  /** Which compression threshold applies to this packet (see compressionRule). */
+  compressionRule?: CompressionRule
   room?: number
   requestId?: number
   /** The body could not be read (encrypted without a usable key): its bytes. */
@@ -50,6 +52,21 @@ export interface Sfs2xValue {
   /** Bytes skipped while the framing was lost. */
   skipped?: Uint8Array
 }
+
+/**
+ * Where a packet's compression threshold comes from: Last War compresses above 1024 whatever the Handshake
+ * says; otherwise the Handshake response's `ct`, or the SDK default 1024 before it.
+ */
+export type CompressionRule = 'lastwar' | 'handshake' | 'default'
+
+const COMPRESSION_RULE_TEXT: Record<CompressionRule, string> = {
+  lastwar: 'Last War compresses above 1024 bytes whatever the Handshake says',
+  handshake: "the Handshake response's ct",
+  default: 'the SDK default, no Handshake response seen'
+}
+
+/** Last War's fixed threshold (docs/sfs2x.md). */
+const LASTWAR_THRESHOLD = 1024
 
 export function emptyValue(): Sfs2xValue {
   return { header: null, length: null, body: null, controller: null, action: null, command: null }
@@ -67,6 +84,10 @@ export interface PacketContext {
   /** The Last War XOR was needed before in this direction (tried first). */
   xorFirst: boolean
   compressionThreshold: number
+  /** Whether compressionThreshold came from a Handshake response (else it is the default). */
+  thresholdFromHandshake: boolean
+  /** One packet per WebSocket message: the JS SDK, whose bigSized rule is its own (> 65335). */
+  jsSdk: boolean
   maxMessageSize: number | null
 }
 
@@ -122,6 +143,10 @@ interface Attempt {
   progress: number
   /** The bytes after AES/XOR looked like what the header promises (SFSObject tag, zlib header, zstd magic). */
   recognized: boolean
+  /** A XOR attempt whose output starts like a body (SFSObject/SFSArray start, zlib, Zstandard): the XOR applies. */
+  xorRecognized: boolean
+  /** Bytes of the serialized SFSObject (after decompression when there was one); null when unknown. */
+  serialized: number | null
 }
 
 interface BodyArgs {
@@ -154,7 +179,9 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     info: {},
     ok: false,
     progress: -1,
-    recognized: false
+    recognized: false,
+    xorRecognized: false,
+    serialized: null
   }
   const addSource = (name: string, bytes: Uint8Array): number => {
     at.sources.push({ name, bytes })
@@ -213,6 +240,8 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
   let kind: 'zstd' | 'zlib' | null = null
   let zstdAt = 0
   at.recognized = data.length > 0 && (data[0] === 0x12 || data[0] === 0x11)
+  at.xorRecognized = step.kind === 'xor' && strongStart(data, a.h)
+  at.serialized = data.length
   if (isZstdMagic(data, 0)) kind = 'zstd'
   else if (a.h.blueBoxed && isZstdMagic(data, 4)) {
     kind = 'zstd'
@@ -226,6 +255,9 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     }
   }
   if (kind) at.recognized = true
+  if (a.h.blueBoxed && kind !== 'zstd') {
+    at.warnings.push(`0x10 is set but the body does not start with the Zstandard magic 28 b5 2f fd${where()} (Last War sets 0x10 on Zstandard bodies only)`)
+  }
   if (kind && !a.complete) {
     // A cut-short compressed body cannot be inflated into anything trustworthy: keep it as bytes.
     fail(`compressed body cut short: not decompressed`)
@@ -273,6 +305,7 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
   function decompressed(res: DecompressResult, name: 'zlib' | 'zstd', dataAt: number): boolean {
     for (const w of res.warnings) at.warnings.push(w)
     at.info.uncompressedLength = res.out.length
+    at.serialized = res.error || res.capped ? null : res.out.length
     if (res.error) fail(`${name}: ${res.error.replace(/^(zlib|Zstandard): /, '')} (compressed data at offset ${dataAt}${where()})`)
     if (res.error && res.out.length === 0) return false
     const sourceName = `Decompressed body (${name}${res.capped ? ', capped' : res.error ? ', partial' : ''})`
@@ -424,7 +457,9 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
       if (!best || score(at) > score(best)) best = at
     }
     const chosen = best!
-    const noKey = h.encrypted && !chosen.ok && pc.keys.length === 0
+    // A body that starts like one after the Last War XOR is that variant even when it then fails: it is
+    // shown with its transforms and decode error, not as opaque ciphertext.
+    const noKey = h.encrypted && !chosen.ok && pc.keys.length === 0 && !chosen.xorRecognized
     if (noKey) {
       // Encrypted without a key (and not the Last War XOR): the body stays opaque, which is not an error.
       value.encryptedBody = body
@@ -440,13 +475,16 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
     if (chosen.info.zlibHeaderHex !== undefined) value.zlibHeaderHex = chosen.info.zlibHeaderHex
     if (chosen.info.zstdDeclaredSize !== undefined) value.zstdDeclaredSize = chosen.info.zstdDeclaredSize
     if (chosen.info.uncompressedLength !== undefined) value.uncompressedLength = chosen.info.uncompressedLength
-    if (chosen.step.kind === 'xor' && chosen.ok) {
-      value.variant = 'lastwar'
-      out.usedXor = true
-    }
+    if (chosen.step.kind === 'xor' && (chosen.ok || chosen.xorRecognized)) value.variant = 'lastwar'
+    if (chosen.step.kind === 'xor' && chosen.ok) out.usedXor = true
     if (chosen.step.kind === 'aes' && chosen.ok) out.usedKey = chosen.step.key
-    if (h.compressed || h.blueBoxed) value.compressionThreshold = pc.compressionThreshold
-    if (h.encrypted && !chosen.ok && pc.keys.length > 0 && !chosen.steps.includes('aes')) {
+    const comp = compressionRule(value.variant === 'lastwar', pc)
+    if (h.compressed || h.blueBoxed) {
+      value.compressionThreshold = comp.threshold
+      value.compressionRule = comp.rule
+    }
+    if (complete && !chosen.transformError) sizeRules(draft, h, chosen, comp, pc, value.variant === 'lastwar')
+    if (h.encrypted && !chosen.ok && pc.keys.length > 0 && !chosen.steps.includes('aes') && !chosen.xorRecognized) {
       setError(`encrypted (0x40): none of the ${pc.keys.length} SFS2X_AES key${pc.keys.length === 1 ? '' : 's'} decrypts the body${aesError ? ` (${aesError})` : ''}`)
     }
     if (chosen.transformError) setError(chosen.transformError)
@@ -473,6 +511,31 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
   }
   if (!out.summary) out.summary = value.length !== null ? `${value.length} bytes` : `${inp.end - inp.start} bytes`
   return out
+}
+
+/** The compression threshold in force for a packet, and why (docs/sfs2x.md, "Writer rules"). */
+function compressionRule(lastwar: boolean, pc: PacketContext): { threshold: number; rule: CompressionRule } {
+  if (lastwar) return { threshold: LASTWAR_THRESHOLD, rule: 'lastwar' }
+  return { threshold: pc.compressionThreshold, rule: pc.thresholdFromHandshake ? 'handshake' : 'default' }
+}
+
+/**
+ * The writers' rules, noted when a packet breaks them (it still decodes): 0x08 set iff the length is above
+ * 65535 (the JS SDK: above 65335); in Last War, 0x20 set iff the serialized body is above the compression
+ * threshold. Vanilla clients may change their threshold at will (the SDK vectors raise it), so only the Last
+ * War writer's rule is checked.
+ */
+function sizeRules(draft: MessageDraft, h: PacketHeader, at: Attempt, comp: { threshold: number; rule: CompressionRule }, pc: PacketContext, lastwar: boolean): void {
+  const n = lastwar ? at.serialized : null
+  const why = `threshold ${comp.threshold}: ${COMPRESSION_RULE_TEXT[comp.rule]}`
+  if (n !== null && h.compressed && at.steps.includes('zlib') && n <= comp.threshold) {
+    draft.warn(`compressed (0x20) although the ${n}-byte body is not above the compression threshold (${why})`)
+  } else if (n !== null && !h.compressed && !h.blueBoxed && n > comp.threshold) {
+    draft.warn(`not compressed although the ${n}-byte body is above the compression threshold (${why})`)
+  }
+  const rule = lengthRule(h)
+  if (rule === 'unneeded') draft.warn(`bigSized (0x08) with a length of ${h.length}: a 4-byte length is only needed above 65535`)
+  else if (rule === 'js-sdk' && !pc.jsSdk) draft.warn(`bigSized (0x08) with a length of ${h.length}: SFS2X uses a 4-byte length only above 65535 (above 65335 is the JS SDK's quirk)`)
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -350,6 +350,8 @@ export class SfsDecoder {
     if (count * size > r.remaining) {
       this.fail(`${TYPE_NAMES[tag]} claims ${count} elements (${count * size}${tag === T.UTF_STRING_ARRAY ? '+' : ''} bytes) but only ${r.remaining} bytes follow the count`, countPos)
     }
+    // The Unity SDK Last War embeds reads these counts as i16 (GetTypedArraySize), like SFS_ARRAY/SFS_OBJECT's.
+    if (count > 0x7fff) this.warn(`${TYPE_NAMES[tag]} count ${count} at offset ${countPos} is above 32767 (the game's SDK reads it as a signed 16-bit value: ${count - 0x10000})`)
     const type = FIELD_TYPES[tag]
     let node: FieldNode | null = null
     if (this.rec) node = r.tree.open({ key, label: `${label} (${TYPE_NAMES[tag]}, ${count})`, type: 'none', source: r.source, start: tagPos, length: 0 })

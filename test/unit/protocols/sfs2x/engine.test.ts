@@ -2,49 +2,16 @@
 // WebSocket transport with permessage-deflate, and the fake HTTP upgrade preamble of the Last War client.
 import { describe, it, expect, beforeEach } from 'vitest'
 import zlib from 'node:zlib'
-import { tcpFrame, resetFrames, SYN, ACK, PSH } from '../../helpers/frames'
-import type { CaptureFrame } from '../../../../src-shared/capture/types'
+import { resetFrames } from '../../helpers/frames'
 import type { Sfs2xValue } from '../../../../src-shared/protocols/sfs2x'
 import { probeSfs2x } from '../../../../src-shared/protocols/sfs2x'
 import { messageText } from '../../../../src-shared/export/json'
-import { concat, encode, envelope, ext, find, loadVectors, packet, pmd, rangeBytes, runEngine, t, unhex, upgradeRequest, upgradeResponse, wsFrame } from './helpers'
+import { Conn, concat, encode, envelope, ext, find, loadVectors, packet, pmd, rangeBytes, runEngine, t, unhex, upgradeRequest, upgradeResponse, wsFrame } from './helpers'
 
 const C = '10.0.0.1'
 const S = '10.0.0.2'
 const CP = 40000
 const SP = 9933
-
-/** A TCP connection: the frames for each chunk, with sequence numbers kept per direction. */
-class Conn {
-  frames: CaptureFrame[] = []
-  private seq = { c: 1000, s: 5000 }
-  constructor(private readonly sport = SP, syn = true) {
-    if (syn) {
-      this.frames.push(tcpFrame(C, CP, S, this.sport, this.seq.c++, SYN))
-      this.frames.push(tcpFrame(S, this.sport, C, CP, this.seq.s++, SYN | ACK))
-    }
-  }
-  c(data: Uint8Array | string): this {
-    return this.send('c', data)
-  }
-  s(data: Uint8Array | string): this {
-    return this.send('s', data)
-  }
-  /** Skips `n` bytes of the client's stream (never captured). */
-  lose(n: number): this {
-    this.seq.c += n
-    return this
-  }
-  private send(side: 'c' | 's', data: Uint8Array | string): this {
-    const bytes = typeof data === 'string' ? Uint8Array.from(Buffer.from(data, 'latin1')) : data
-    for (let i = 0; i < bytes.length; i += 1400) {
-      const part = bytes.subarray(i, i + 1400)
-      this.frames.push(side === 'c' ? tcpFrame(C, CP, S, this.sport, this.seq.c, ACK | PSH, part) : tcpFrame(S, this.sport, C, CP, this.seq.s, ACK | PSH, part))
-      this.seq[side] += part.length
-    }
-    return this
-  }
-}
 
 const vectors = loadVectors()
 const vec = (name: string) => unhex(vectors.find((v) => v.name === name)!.hex)

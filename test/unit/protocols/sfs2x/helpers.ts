@@ -9,6 +9,8 @@ import { MessageDraft } from '../../../../src-shared/bytes/tree'
 import { Sfs2xDecoder, type Sfs2xOptions } from '../../../../src-shared/protocols/sfs2x'
 import type { DecoderContext, MessageOut, WireDir } from '../../../../src-shared/protocols/registry'
 import { KeyStore } from '../../../../src-shared/keys/store'
+import type { CaptureFrame } from '../../../../src-shared/capture/types'
+import { tcpFrame, SYN, ACK, PSH } from '../../helpers/frames'
 
 // ---- shared/ beside the repository (never an absolute path: CI clones the repo elsewhere) ----
 
@@ -86,8 +88,9 @@ function payload(v: TV): number[] {
     case 'UTF_STRING_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: string) => payload(t.str(x)))]
     case 'SFS_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: TV) => encodeValue(x))]
     case 'SFS_OBJECT': {
-      const out: number[] = [...u16(v.value.size)]
-      for (const [k, x] of v.value as Map<string, TV>) out.push(...payload(t.str(k)), ...encodeValue(x))
+      // concat, not push(...): an entry may be larger than a call's argument limit
+      let out: number[] = u16(v.value.size)
+      for (const [k, x] of v.value as Map<string, TV>) out = out.concat(payload(t.str(k)), encodeValue(x))
       return out
     }
   }
@@ -181,6 +184,44 @@ export function packet(body: Uint8Array | TV, o: PacketOpts = {}): Uint8Array {
 
 export function concat(...parts: Uint8Array[]): Uint8Array {
   return Uint8Array.from(Buffer.concat(parts))
+}
+
+// ---- raw TCP (client 10.0.0.1:40000, server 10.0.0.2) ----
+
+const C = '10.0.0.1'
+const S = '10.0.0.2'
+const CP = 40000
+
+/** A TCP connection: the frames for each chunk, with sequence numbers kept per direction. */
+export class Conn {
+  frames: CaptureFrame[] = []
+  private seq = { c: 1000, s: 5000 }
+  constructor(private readonly sport = 9933, syn = true) {
+    if (syn) {
+      this.frames.push(tcpFrame(C, CP, S, this.sport, this.seq.c++, SYN))
+      this.frames.push(tcpFrame(S, this.sport, C, CP, this.seq.s++, SYN | ACK))
+    }
+  }
+  c(data: Uint8Array | string): this {
+    return this.send('c', data)
+  }
+  s(data: Uint8Array | string): this {
+    return this.send('s', data)
+  }
+  /** Skips `n` bytes of the client's stream (never captured). */
+  lose(n: number): this {
+    this.seq.c += n
+    return this
+  }
+  private send(side: 'c' | 's', data: Uint8Array | string): this {
+    const bytes = typeof data === 'string' ? Uint8Array.from(Buffer.from(data, 'latin1')) : data
+    for (let i = 0; i < bytes.length; i += 1400) {
+      const part = bytes.subarray(i, i + 1400)
+      this.frames.push(side === 'c' ? tcpFrame(C, CP, S, this.sport, this.seq.c, ACK | PSH, part) : tcpFrame(S, this.sport, C, CP, this.seq.s, ACK | PSH, part))
+      this.seq[side] += part.length
+    }
+    return this
+  }
 }
 
 // ---- decoder harness (one packet = one WebSocket-like datagram) ----
