@@ -386,9 +386,8 @@ export function appKeyMembers(p: TypedFields | null): { AppKey?: string; IsSucce
 
 function nameAppKeyMembers(ctx: Ctx, out: TypedFields, segs: MemberGuess[] | null): void {
   const named = appKeyMembers(out)
-  if (!named.AppKey && !named.IsSuccess) return
-  note(ctx, `${APP_KEY_MODEL}: the guide lists no fields; ${[named.AppKey && `${named.AppKey} is the AppKey`, named.IsSuccess && `${named.IsSuccess} is IsSuccess`].filter(Boolean).join(' and ')} (named from the handshake, §5, by type)`)
-  if (!segs) return
+  // The tree labels say where the names come from; no note, the payload decoded as it is.
+  if ((!named.AppKey && !named.IsSuccess) || !segs) return
   const r = ctx.mp.r
   let index = 0
   for (const seg of segs) {
@@ -484,22 +483,26 @@ function decodeNetworkedData(ctx: Ctx, out: TypedFields, dataAt: number): void {
   }
   const plain = fits(false)
   const union = !plain && fits(true)
+  // Said in the tree only: Data is application bytes, so not decoding it is no fault of the message.
+  const r = ctx.mp.r
   if (!plain && !union) {
-    note(ctx, `NetworkedObjectBinary.Data (key ${String(out.Key?.value)}): neither one MemoryPack object nor a union of one; kept as bytes`)
+    r.record(F_DATA_VALUE, null, dataAt, 0, 'Data (MemoryPack): neither one MemoryPack object nor a union of one; kept as bytes')
     return
   }
   // Its own context: guessed members here must not make the enclosing payload a weak fit.
-  const r = ctx.mp.r
   const t: Ctx = { mp: new MemoryPackReader(new FieldReader(r.bytes, r.tree, r.source, dataAt, end)), dir: ctx.dir, notes: [], undecoded: false, byteFlags: false }
   const node = t.mp.openNode(F_DATA_VALUE, union ? 'Data (MemoryPack union of NetworkSerializable)' : 'Data (MemoryPack object)')
   try {
     // Shown in the tree only: the typed value keeps the model's own fields (Key, Data bytes).
     const res = readNetworkSerializable(t, union)
-    if (node) node.label = `Data (MemoryPack ${union ? `union, tag ${res.tag}` : 'object'}${res.value ? `, ${Object.keys(res.value).length} member${Object.keys(res.value).length === 1 ? '' : 's'}` : ': null'})`
+    const n = res.value ? Object.keys(res.value).length : 0
+    if (node) {
+      node.label = `Data (MemoryPack ${union ? `union, tag ${res.tag}` : 'object'}${res.value ? `, ${n} member${n === 1 ? '' : 's'}` : ': null'})` +
+        `${union ? ': only the union reading fits (the server registers a union only for RoomSeatsData, §9.2)' : ''}; the concrete NetworkSerializable type is not on the wire, so the members' types are guessed`
+    }
   } finally {
     t.mp.closeNode(node)
   }
-  note(ctx, `NetworkedObjectBinary.Data read as a MemoryPack ${union ? 'union (the server registers one only for RoomSeatsData, §9.2)' : 'object'}; the concrete NetworkSerializable type is not on the wire, so its members' types are guessed`)
 }
 
 function readNetworkSerializable(ctx: Ctx, union: boolean): { tag: number | null; value: TypedFields | null } {
