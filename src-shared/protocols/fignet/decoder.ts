@@ -1,10 +1,11 @@
 // The per-conversation FigNet decoder. Over UDP it picks the transport from the first datagram (ENet or
 // LiteNetLib) and is that transport's CarriedDecoder; over WebSocket each binary message is one envelope.
-// Conversation state kept here: the envelope prefix seen, requests waiting for their reply (by callback
-// id), and the registration timing the server enforces (about 5 s).
+// Conversation state kept here: the envelope prefix form (decided from evidence across messages),
+// requests waiting for their reply (by callback id), the registration timing the server enforces (about
+// 5 s) and the handshake order (RegisterIdentity, its reply, then AppKey).
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
-import type { MessageDraft } from '../../bytes/tree'
+import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
 import type { CarriedDecoder, CarriedPayload, CarriedResult } from '../carried'
 import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { EnetTransport } from '../enet/decoder'
@@ -12,8 +13,9 @@ import { probeEnet } from '../enet/variant'
 import { LiteNetLibTransport } from '../litenetlib/decoder'
 import { probeLiteNetLib } from '../litenetlib/probe'
 import { decryptPayload } from './crypto'
-import { detectPrefix, F_ENV, readEnvelope, type Prefix } from './envelope'
-import { messageName, MSG_REGISTER_IDENTITY } from './names'
+import { F_ENV, PrefixChooser, readEnvelope, type PayloadFit } from './envelope'
+import { REGISTER_IDENTITY_FAILURE_SECRET } from './bitbuffer'
+import { messageName, MSG_APP_KEY, MSG_REGISTER_IDENTITY } from './names'
 import { decodeFigNetPayload } from './payload'
 
 const PROTOCOL = 'fignet'
@@ -28,7 +30,10 @@ interface Transport {
 export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   private transport: Transport | null = null
   private transportName = ''
-  private prefix: Prefix | null = null
+  private readonly prefixes = new PrefixChooser()
+  private prefixRevisions = 0
+  /** The client's RegisterIdentity has been seen; its reply: 'ok', 'rejected' or 'unread' (encrypted). */
+  private registerReply: 'ok' | 'rejected' | 'unread' | null = null
   private clientDir: WireDir | null = null
   private firstTime: number | null = null
   private registeredAt: number | null = null
@@ -92,23 +97,31 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     try {
       r.open(F_ENV.envelope, `FigNet envelope (${r.remaining} bytes)`)
       try {
-        if (this.prefix === null) this.prefix = detectPrefix(r.bytes.subarray(r.pos, r.end))
-        const env = readEnvelope(r, this.prefix)
-        if (env.prefix === 'magic') value.magic = 0xc0de
+        const dir = this.directionOf(p.dir)
+        const start = r.pos
+        const decision = this.prefixes.choose(r.bytes.subarray(start, r.end), (at) => this.payloadFit(r.bytes.subarray(start, r.end), at, dir))
+        r.record(F_ENV.prefix_form, decision.prefix, start, 0, () => `Prefix form: ${decision.why()}`)
+        if (decision.revisedFrom && this.prefixRevisions++ < 3) {
+          this.ctx.note(`FigNet prefix form revised from ${decision.revisedFrom} to ${decision.prefix} at frame ${p.frame}: this message's id and payload read only that way`)
+        }
+        const env = readEnvelope(r, decision.prefix, (w) => draft.warn(w))
+        value.magic = env.magic
         if (env.prefix === 'hash') draft.warn('4-byte prefix before the header (older FigNet builds: HASH_SIZE = 4); its algorithm is not verified')
         Object.assign(value, { msgId: env.msgId, msgName: messageName(env.msgId), callbackId: env.callbackId, encrypted: env.encrypted })
         name = messageName(env.msgId)
-        const dir = this.directionOf(p.dir)
         if (this.transportName !== 'WebSocket') {
           // Transport facts, as zero-length fields so `fignet.channel == 1` filters across ENet and LiteNetLib.
           r.record(F_ENV.channel, p.channel, r.pos, 0)
           r.record(F_ENV.delivery, p.delivery, r.pos, 0)
         }
         this.onMessage(env.msgId, env.callbackId, p, draft, value)
+        if (env.msgId === MSG_APP_KEY) this.appKeyOrder(p, draft, r)
         let body: FieldReader = r
         if (env.encrypted) {
           const opened = this.decryptInto(r, draft, env.headerStart, env.payloadStart, p.dir)
           if (!opened) {
+            // Still a registration: its timing and the handshake order do not need the payload.
+            if (env.msgId === MSG_REGISTER_IDENTITY) this.registration(p, draft, true, null)
             value.codec = 'raw'
             summary = `${name} #${env.callbackId} encrypted ${r.remaining} bytes`
             r.bytesField(F_ENV.ciphertext, r.remaining)
@@ -134,6 +147,29 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
       if (!(e instanceof DecodeError)) throw e
       return { protocol: PROTOCOL, name, summary: summary || `${name}: ${e.message}`, value, error: e }
     }
+  }
+
+  /** Dry-runs the payload after the header at `at` (no tree): how well it decodes, for the prefix choice. */
+  private payloadFit(b: Uint8Array, at: number, dir: 'c2s' | 's2c' | null): PayloadFit {
+    const msgId = b[at] | (b[at + 1] << 8)
+    if (b[at + 2] & 0x80) return 1 // encrypted: the payload cannot be checked
+    const res = decodeFigNetPayload(new FieldReader(b, new TreeBuilder(false), 0, at + 3, b.length), msgId, dir)
+    if (res.error || res.codec === 'raw') return 0
+    return res.payload && Object.keys(res.payload).length ? 2 : 1
+  }
+
+  /** The guide's handshake (§5): RegisterIdentity, its reply, then AppKey; an AppKey out of that order is flagged. */
+  private appKeyOrder(p: CarriedPayload, draft: MessageDraft, r: FieldReader): void {
+    if (this.directionOf(p.dir) !== 'c2s') return
+    const problem =
+      this.registeredAt === null ? 'AppKey (60304) before any RegisterIdentity (60000)'
+        : this.registerReply === null ? 'AppKey (60304) before the RegisterIdentity (60000) reply'
+          : this.registerReply === 'rejected' ? 'AppKey (60304) after a rejected RegisterIdentity (60000)'
+            : ''
+    if (!problem) return
+    const text = `out-of-order handshake: ${problem}; the guide's order is RegisterIdentity, its reply, then AppKey (porting guide §5)`
+    draft.warn(text)
+    r.record(F_ENV.handshake, 'out-of-order', r.pos, 0, text)
   }
 
   private directionOf(dir: WireDir): 'c2s' | 's2c' | null {
@@ -165,6 +201,10 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   /** RegisterIdentity carries the app secret; over a transport without encryption that is a finding. */
   private registration(p: CarriedPayload, draft: MessageDraft, encrypted: boolean, payload: Record<string, unknown> | null): void {
     const fromClient = this.directionOf(p.dir) === 'c2s'
+    if (!fromClient && this.registeredAt !== null && this.registerReply === null) {
+      const key = (payload?.SecretKey as { value?: unknown } | undefined)?.value
+      this.registerReply = payload === null ? 'unread' : key === REGISTER_IDENTITY_FAILURE_SECRET ? 'rejected' : 'ok'
+    }
     const secret = (payload?.SecretKey as { value?: unknown } | undefined)?.value
     if (fromClient && !encrypted && typeof secret === 'string' && secret !== '') {
       const text = `security: RegisterIdentity sends the app secret unencrypted over ${this.transportName || 'the transport'} (anyone on the path can read it)`

@@ -7,15 +7,21 @@
 // Every field is the filter field `entangle.<snake_case name>` (RoomId → entangle.room_id in every
 // model), declared from this table with its enum names. Models the guide does not detail are decoded
 // generically: their member count, then the members as far as the bytes tell them apart.
+//
+// Where the guide's own tables disagree on a model's field order (RequestOwnershipOperationData §8.10), the
+// schema lists the candidate orders and each payload is read in the one that validates; the tree says
+// which and why (docs/fignet.md).
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder, formatValue } from '../../bytes/tree'
 import { defineField, type FieldDef, type FieldType } from '../../bytes/fields'
-import { MemoryPackReader, UNMANAGED_FIELD_TYPE, UNMANAGED_SIZE, isUnmanaged, readGuessedMembers } from './memorypack'
+import {
+  MemoryPackReader, NULL_OBJECT as NULL_UNION, UNMANAGED_FIELD_TYPE, UNMANAGED_SIZE, guessMembers, isUnmanaged, readGuessedMembers, type MemberGuess
+} from './memorypack'
 import { MsgPackReader, type Slot } from './messagepack'
 import { DELIVERY_METHOD, ENTITY_TYPE, PEER_TYPE, ROOM_RESPONSE_CODE } from './names'
 import { F_MEMORYPACK, F_MSGPACK, F_PAYLOAD, dynamicDef } from './payload-fields'
-import { configFlagNames, recordConfigFlagBits, unpackTransformData } from './transform-lite'
+import { BYTE_FLAGS_WARNING, F_FLAG_WIDTH, configFlagNames, recordConfigFlagBits, unpackTransformData } from './transform-lite'
 import type { Typed, TypedFields } from './typed'
 
 /** Byte-sized enums (FigNetCommon, FigNet.Core; v1.0.6 binaries). */
@@ -40,9 +46,18 @@ export interface SchemaField {
   s2cMeaning?: string
 }
 
+/** One candidate field order of a model whose order the guide leaves open. */
+export interface FieldOrder {
+  /** Where the order comes from, for the tree: `broadcast table (§8.10)`. */
+  name: string
+  fields: SchemaField[]
+}
+
 export interface ModelSchema {
   /** Fields in declaration order; absent when the guide does not detail the model (generic decoding). */
   fields?: SchemaField[]
+  /** Candidate orders of `fields` (same field objects) where the guide disagrees with itself; the first is the default. */
+  orders?: FieldOrder[]
   /** Members after `fields` are expected (and decoded generically): what they are. */
   moreMembers?: string
   /** A note shown with every server→client decode of this model (the guide's quirks). */
@@ -53,6 +68,14 @@ export interface ModelSchema {
 
 const f = (name: string, type: string, opts: Omit<SchemaField, 'name' | 'type'> = {}): SchemaField => ({ name, type, ...opts })
 const A = { assumed: true } as const
+
+// RequestOwnershipOperationData (§8.10): the request table lists RoomId, IsLocked, EntityNetId, EntityType;
+// the broadcast table RoomId, EntityNetId, IsLocked, EntityType. One C# class has one order, so one table is
+// wrong, and which one is not public: both are tried.
+const OWN_ROOM = f('RoomId', 'uint', { ...A, s2cMeaning: 'owner id, not the room id' })
+const OWN_LOCKED = f('IsLocked', 'bool', A)
+const OWN_ENTITY = f('EntityNetId', 'uint', A)
+const OWN_TYPE = f('EntityType', 'EntityType', A)
 
 const ROOM_EVENT_FIELDS: SchemaField[] = [
   f('RoomId', 'uint', { ...A, s2cMeaning: 'sender peer id, not the room id' }),
@@ -113,9 +136,10 @@ export const MODELS: Readonly<Record<string, ModelSchema>> = {
   },
   EntityStateChangeResponseOperationData: { fields: [f('StatesBatch', 'List<EntityStateChangeOperationData>')] },
   RequestOwnershipOperationData: {
-    fields: [
-      f('RoomId', 'uint', { ...A, s2cMeaning: 'owner id, not the room id' }), f('IsLocked', 'bool', A), f('EntityNetId', 'uint', A),
-      f('EntityType', 'EntityType', A)
+    fields: [OWN_ROOM, OWN_LOCKED, OWN_ENTITY, OWN_TYPE],
+    orders: [
+      { name: 'request table (§8.10)', fields: [OWN_ROOM, OWN_LOCKED, OWN_ENTITY, OWN_TYPE] },
+      { name: 'broadcast table (§8.10)', fields: [OWN_ROOM, OWN_ENTITY, OWN_LOCKED, OWN_TYPE] }
     ],
     s2cNote: 'RequestOwnershipOperationData.RoomId is the owner\'s id in the broadcast, not the room id (porting guide §10.4)'
   },
@@ -153,6 +177,32 @@ export const MODELS: Readonly<Record<string, ModelSchema>> = {
 export function isDetailed(model: string): boolean {
   return !!MODELS[model]?.fields
 }
+
+const transformUse = new Map<string, boolean>()
+/** Whether a model holds a TransformLite anywhere (so its ConfigFlags width can be in question). */
+export function usesTransformLite(model: string): boolean {
+  let v = transformUse.get(model)
+  if (v === undefined) {
+    transformUse.set(model, false) // cycles
+    v = model === 'TransformLite' || (MODELS[model]?.fields ?? []).some((fl) => {
+      const t = /^List<(.+)>$/.exec(fl.type)?.[1] ?? fl.type
+      return t in MODELS && usesTransformLite(t)
+    })
+    transformUse.set(model, v)
+  }
+  return v
+}
+
+export const F_FIELD_ORDER = defineField('entangle.field_order', 'Field order', 'string', {
+  description: 'Which of the guide\'s disagreeing field orders the model was read in, and why'
+})
+export const F_DATA_VALUE = defineField('entangle.data.value', 'Data (MemoryPack)', 'none', {
+  description: 'NetworkedObjectBinary.Data read as the MemoryPack NetworkSerializable it carries'
+})
+export const F_DATA_UNION_HEADER = defineField('entangle.data.union_header', 'Union header', 'u8', {
+  description: 'MemoryPack union header of a NetworkSerializable registered as a dynamic union (RoomSeatsData): 0–249 the tag, 250 a u16 tag follows, 255 null'
+})
+export const F_DATA_UNION_TAG = defineField('entangle.data.union_tag', 'Union tag (wide)', 'u16', { description: 'The u16 tag after union header 250' })
 
 // ---- type parsing and the entangle.* fields ----
 
@@ -231,6 +281,12 @@ interface Ctx {
   dir: Dir
   notes: string[]
   undecoded: boolean
+  /** Read TransformLite.ConfigFlags as one byte (builds before the Advanced NetworkTransform change). */
+  byteFlags: boolean
+}
+
+export interface DecodeOptions {
+  byteFlags?: boolean
 }
 
 function note(ctx: Ctx, text: string): void {
@@ -252,7 +308,7 @@ function minSize(type: string): number {
  * Reads one object of `model`. `tail`: the object runs to the end of the reader's window, so members the
  * schema does not know can still be read generically (inside a larger value they cannot be skipped).
  */
-function readObject(ctx: Ctx, model: string | null, tail: boolean, out: TypedFields = {}): TypedFields | null {
+function readObject(ctx: Ctx, model: string | null, tail: boolean, out: TypedFields = {}, order?: SchemaField[]): TypedFields | null {
   const schema = model ? MODELS[model] : undefined
   const { mp } = ctx
   const r = mp.r
@@ -261,24 +317,26 @@ function readObject(ctx: Ctx, model: string | null, tail: boolean, out: TypedFie
     const count = mp.objectHeader(what)
     if (count === null) return null
     if (!tail) throw new DecodeError(`${what}: members not documented, so the object cannot be skipped inside a larger value (offset ${r.pos})`, r.pos)
+    const segs = model === APP_KEY_MODEL && r.tree.recording ? guessMembers(r, count) : null
     if (!readGuessedMembers(mp, count, 0, out)) {
       throw new DecodeError(`${what}: ${count} member${count === 1 ? '' : 's'} cannot be read from the ${r.remaining} bytes at offset ${r.pos}`, r.pos)
     }
     if (Object.values(out).some((t) => t.type === 'undecoded')) ctx.undecoded = true
     if (count) note(ctx, `${what}: members not documented; their types are guessed from the bytes`)
+    if (model === APP_KEY_MODEL) nameAppKeyMembers(ctx, out, segs)
     return out
   }
   if (schema.note) note(ctx, schema.note)
   if (schema.s2cNote && ctx.dir === 's2c') note(ctx, schema.s2cNote)
+  const fields = order ?? (schema.orders ? chooseOrder(ctx, model, schema.orders, tail) : schema.fields)
   const count = mp.objectHeader(model)
   if (count === null) return null
-  const fields = schema.fields
   let dataAt = -1
   const n = Math.min(count, fields.length)
   for (let i = 0; i < n; i++) {
     const fl = fields[i]
     const lastOnWire = i === n - 1 && count <= fields.length
-    if (model === 'TransformLite' && fl.name === 'TransformData') dataAt = r.pos + 4
+    if ((model === 'TransformLite' && fl.name === 'TransformData') || (model === 'NetworkedObjectBinary' && fl.name === 'Data')) dataAt = r.pos + 4
     if (model === 'TransformLite' && fl.name === 'ConfigFlags') out[fl.name] = readConfigFlags(ctx, fl)
     else out[fl.name] = readField(ctx, fl, tail && lastOnWire)
   }
@@ -297,7 +355,179 @@ function readObject(ctx: Ctx, model: string | null, tail: boolean, out: TypedFie
     if (Object.values(out).some((t) => t.type === 'undecoded')) ctx.undecoded = true
   }
   if (model === 'TransformLite') unpackTransform(ctx, out, dataAt)
+  if (model === 'NetworkedObjectBinary') decodeNetworkedData(ctx, out, dataAt)
   return out
+}
+
+// ---- AppKey (60304): RegisterAppIdOperationData ----
+
+const APP_KEY_MODEL = 'RegisterAppIdOperationData'
+export const F_APP_KEY = defineField('entangle.app_key', 'AppKey', 'string', {
+  description: 'RegisterAppIdOperationData: the app key the Entangle client sends after RegisterIdentity (named from the guide\'s handshake, §5; the guide lists no fields)'
+})
+export const F_IS_SUCCESS = defineField('entangle.is_success', 'IsSuccess', 'bool', {
+  description: 'RegisterAppIdOperationData: the server\'s answer to AppKey (named from the guide\'s handshake, §5)'
+})
+
+/**
+ * The guide lists no fields for RegisterAppIdOperationData, only that the client sends its AppKey and the
+ * server replies IsSuccess (§5). The members stay generic (their order and any others are unknown); the one
+ * string member is the AppKey and the one 0/1 byte member IsSuccess, when there is exactly one of each.
+ */
+export function appKeyMembers(p: TypedFields | null): { AppKey?: string; IsSuccess?: string } {
+  const out: { AppKey?: string; IsSuccess?: string } = {}
+  if (!p) return out
+  const strings = Object.keys(p).filter((k) => p[k].type === 'string')
+  const bools = Object.keys(p).filter((k) => p[k].type === '1-byte value' && (p[k].value === 0 || p[k].value === 1))
+  if (strings.length === 1) out.AppKey = strings[0]
+  if (bools.length === 1) out.IsSuccess = bools[0]
+  return out
+}
+
+function nameAppKeyMembers(ctx: Ctx, out: TypedFields, segs: MemberGuess[] | null): void {
+  const named = appKeyMembers(out)
+  // The tree labels say where the names come from; no note, the payload decoded as it is.
+  if ((!named.AppKey && !named.IsSuccess) || !segs) return
+  const r = ctx.mp.r
+  let index = 0
+  for (const seg of segs) {
+    const name = seg.members > 1 ? `member${index}..${index + seg.members - 1}` : `member${index}`
+    index += seg.members
+    if (name === named.AppKey) {
+      const text = out[name].value as string
+      const at = seg.start + (seg.kind === 'utf8' ? 8 : 4)
+      r.record(F_APP_KEY, text, at, seg.end - at, () => `AppKey (${name}, named from the handshake §5): ${JSON.stringify(text)}`)
+    } else if (name === named.IsSuccess) {
+      const ok = out[name].value === 1
+      r.record(F_IS_SUCCESS, ok, seg.start, 1, () => `IsSuccess (${name}, named from the handshake §5): ${ok}`)
+    }
+  }
+}
+
+/** A scratch context over the same bytes from `start` to the reader's end: dry runs record nothing. */
+function scratch(ctx: Ctx, start = ctx.mp.r.pos, end = ctx.mp.r.end): Ctx {
+  const r = ctx.mp.r
+  const mp = new MemoryPackReader(new FieldReader(r.bytes, new TreeBuilder(false), r.source, start, end))
+  return { mp, dir: ctx.dir, notes: [], undecoded: false, byteFlags: ctx.byteFlags }
+}
+
+/** Reads `model` in `fields`' order as a dry run: whether it validates, how plausible it is, what is wrong. */
+function tryOrder(ctx: Ctx, model: string, fields: SchemaField[], tail: boolean): { ok: boolean; score: number; problems: string[] } {
+  const t = scratch(ctx)
+  let out: TypedFields | null
+  try {
+    out = readObject(t, model, tail, {}, fields)
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e
+    return { ok: false, score: 0, problems: [e.message] }
+  }
+  if (tail && t.mp.r.remaining > 0) return { ok: false, score: 0, problems: [`${t.mp.r.remaining} bytes left over`] }
+  const problems = t.mp.warnings.filter((w) => w.startsWith('bool at'))
+  let score = 0
+  for (const fl of fields) {
+    const v = out?.[fl.name]
+    if (!v) continue
+    const kind = parseType(fl.type)
+    if (kind.k === 'enum') {
+      if (v.name !== undefined) score++
+      else problems.push(`${fl.name} = ${String(v.value)} is not a ${kind.e}`)
+    } else if (fl.type === 'uint' && fl.name !== 'RoomId' && /Id$/.test(fl.name) && typeof v.value === 'number') {
+      // Entity ids are server counters: a value with its top byte set is a misread.
+      if (v.value > 0 && v.value <= 0xffffff) score++
+      else problems.push(`${fl.name} = ${v.value} is implausible`)
+    } else if (kind.k === 'string' && typeof v.value === 'string') score++
+  }
+  // A bool byte other than 0/1 disqualifies the order; other problems only make it less plausible.
+  return { ok: problems.length === 0 || problems.every((p) => !p.startsWith('bool at')), score: score - problems.length, problems }
+}
+
+/** Picks the field order that validates (bools 0/1, enums named, ids plausible); records which and why. */
+function chooseOrder(ctx: Ctx, model: string, orders: FieldOrder[], tail: boolean): SchemaField[] {
+  const r = ctx.mp.r
+  const tried = orders.map((o) => ({ o, ...tryOrder(ctx, model, o.fields, tail) }))
+  const valid = tried.filter((t) => t.ok)
+  const best = valid.length ? Math.max(...valid.map((t) => t.score)) : -Infinity
+  const top = valid.filter((t) => t.score === best)
+  // Equal readings keep the first order (the schema's declaration order), whatever the direction.
+  const pick = top[0] ?? tried[0]
+  const names = (o: FieldOrder) => o.fields.map((fl) => fl.name).join(', ')
+  const why = (): string => {
+    const losers = tried.filter((t) => t !== pick).map((t) => `the ${t.o.name} reading fails: ${t.problems.join('; ') || 'less plausible'}`)
+    if (!valid.length) return `no order validates (${tried.map((t) => `${t.o.name}: ${t.problems.join('; ')}`).join(' / ')}); read in the ${pick.o.name}`
+    if (top.length > 1) return `every order validates equally (bools 0/1, enums named, ids plausible); read in the first, the ${pick.o.name}`
+    return `only this order validates or is most plausible (bools 0/1, enums named, ids plausible); ${losers.join('; ')}`
+  }
+  if (!valid.length) note(ctx, `${model}: no field order of the guide validates; read in the ${pick.o.name} (${names(pick.o)})`)
+  r.record(F_FIELD_ORDER, pick.o.name, r.pos, 0, () => `Field order: ${pick.o.name} (${names(pick.o)}): ${why()}`)
+  return pick.o.fields
+}
+
+/**
+ * NetworkedObjectBinary.Data is the MemoryPack form of a NetworkSerializable (§9.2): a plain object, or,
+ * for the one type the server registers as a dynamic union (RoomSeatsData), a union header (tag 0–249, or
+ * 250 and a u16 tag; 255 null) then the object. The concrete type is not on the wire, so members are
+ * guessed; Data that is neither stays bytes with the reason.
+ */
+function decodeNetworkedData(ctx: Ctx, out: TypedFields, dataAt: number): void {
+  const data = out.Data?.value
+  if (!(data instanceof Uint8Array) || data.length === 0 || dataAt < 0) return
+  const end = dataAt + data.length
+  const fits = (union: boolean): boolean => {
+    try {
+      readNetworkSerializable(scratch(ctx, dataAt, end), union)
+      return true
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e
+      return false
+    }
+  }
+  const plain = fits(false)
+  const union = !plain && fits(true)
+  // Said in the tree only: Data is application bytes, so not decoding it is no fault of the message.
+  const r = ctx.mp.r
+  if (!plain && !union) {
+    r.record(F_DATA_VALUE, null, dataAt, 0, 'Data (MemoryPack): neither one MemoryPack object nor a union of one; kept as bytes')
+    return
+  }
+  // Its own context: guessed members here must not make the enclosing payload a weak fit.
+  const t: Ctx = { mp: new MemoryPackReader(new FieldReader(r.bytes, r.tree, r.source, dataAt, end)), dir: ctx.dir, notes: [], undecoded: false, byteFlags: false }
+  const node = t.mp.openNode(F_DATA_VALUE, union ? 'Data (MemoryPack union of NetworkSerializable)' : 'Data (MemoryPack object)')
+  try {
+    // Shown in the tree only: the typed value keeps the model's own fields (Key, Data bytes).
+    const res = readNetworkSerializable(t, union)
+    const n = res.value ? Object.keys(res.value).length : 0
+    if (node) {
+      node.label = `Data (MemoryPack ${union ? `union, tag ${res.tag}` : 'object'}${res.value ? `, ${n} member${n === 1 ? '' : 's'}` : ': null'})` +
+        `${union ? ': only the union reading fits (the server registers a union only for RoomSeatsData, §9.2)' : ''}; the concrete NetworkSerializable type is not on the wire, so the members' types are guessed`
+    }
+  } finally {
+    t.mp.closeNode(node)
+  }
+}
+
+function readNetworkSerializable(ctx: Ctx, union: boolean): { tag: number | null; value: TypedFields | null } {
+  const r = ctx.mp.r
+  let tag: number | null = null
+  if (union) {
+    const at = r.pos
+    const b = r.u8(null)
+    const registered = 'RoomSeatsData is the only union the server registers (§9.2); its tag number is not documented'
+    r.record(F_DATA_UNION_HEADER, b, at, 1, () => b === NULL_UNION ? 'Union header: 255 (null)' : b === 250 ? 'Union header: 250 (a u16 tag follows)' : `Union header: tag ${b} (${registered})`)
+    if (b === NULL_UNION) {
+      if (r.remaining) throw new DecodeError(`Data: ${r.remaining} bytes after a null union header at offset ${at}`, at)
+      return { tag: null, value: null }
+    }
+    if (b > 250) throw new DecodeError(`Data: reserved union header ${b} at offset ${at}`, at)
+    tag = b
+    if (b === 250) {
+      const v = r.u16(null, true)
+      tag = v
+      r.record(F_DATA_UNION_TAG, v, at + 1, 2, () => `Union tag: ${v} (${registered})`)
+    }
+  }
+  const value = readObject(ctx, null, true)
+  if (r.remaining) throw new DecodeError(`Data: ${r.remaining} bytes left after the object at offset ${r.pos}`, r.pos)
+  return { tag, value }
 }
 
 function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDef(fl)): Typed {
@@ -365,18 +595,23 @@ function readConfigFlags(ctx: Ctx, fl: SchemaField): Typed {
   const { mp } = ctx
   const r = mp.r
   const def = schemaFieldDef(fl)
-  r.need(2, fl.name)
+  const width = ctx.byteFlags ? 1 : 2
+  r.need(width, fl.name)
   const at = r.pos
   const node = mp.openNode(def)
   try {
-    const flags = mp.unmanaged('ushort', null) as number
+    const flags = mp.unmanaged(width === 1 ? 'byte' : 'ushort', null) as number
     const names = configFlagNames(flags)
     if (node) {
       node.value = flags
-      node.label = `${fl.name}: 0x${flags.toString(16).padStart(4, '0')}${names.length ? ` (${names.join(', ')})` : ''}`
+      node.label = `${fl.name}: 0x${flags.toString(16).padStart(width * 2, '0')}${names.length ? ` (${names.join(', ')})` : ''}${width === 1 ? ' — byte-wide, before the Advanced NetworkTransform change' : ''}`
     }
-    recordConfigFlagBits(r, flags, at)
-    return { type: 'ushort', value: flags, flags: names }
+    if (width === 1) {
+      mp.warn(BYTE_FLAGS_WARNING)
+      r.record(F_FLAG_WIDTH, 1, at, 1, `ConfigFlags width: 1 byte (${BYTE_FLAGS_WARNING})`)
+    }
+    recordConfigFlagBits(r, flags, at, width)
+    return { type: width === 1 ? 'byte' : 'ushort', value: flags, flags: names, ...(width === 1 ? { width } : {}) }
   } finally {
     mp.closeNode(node)
   }
@@ -399,9 +634,9 @@ function unpackTransform(ctx: Ctx, out: TypedFields, dataAt: number): void {
  * Decodes the reader's window as one MemoryPack `model` (the object must end exactly at the window's end:
  * bytes left over are an error). Fields go into the reader's tree; never throws DecodeError.
  */
-export function decodeMemoryPackModel(r: FieldReader, model: string | null, dir: Dir): ModelDecode {
+export function decodeMemoryPackModel(r: FieldReader, model: string | null, dir: Dir, opts: DecodeOptions = {}): ModelDecode {
   const mp = new MemoryPackReader(r)
-  const ctx: Ctx = { mp, dir, notes: [], undecoded: false }
+  const ctx: Ctx = { mp, dir, notes: [], undecoded: false, byteFlags: !!opts.byteFlags }
   const res: ModelDecode = { model, payload: null, warnings: mp.warnings, notes: ctx.notes, undecoded: false }
   const partial: TypedFields = {}
   try {
@@ -421,10 +656,10 @@ export function decodeMemoryPackModel(r: FieldReader, model: string | null, dir:
 }
 
 /** Whether `model` decodes from the window without error and to its end (a dry run: nothing recorded, reader not moved). */
-export function memoryPackFits(r: FieldReader, model: string | null, dir: Dir): ModelDecode & { tree: TreeBuilder } {
+export function memoryPackFits(r: FieldReader, model: string | null, dir: Dir, opts: DecodeOptions = {}): ModelDecode & { tree: TreeBuilder } {
   const tree = new TreeBuilder(false)
   const trial = new FieldReader(r.bytes, tree, r.source, r.pos, r.end)
-  return { ...decodeMemoryPackModel(trial, model, dir), tree }
+  return { ...decodeMemoryPackModel(trial, model, dir, opts), tree }
 }
 
 // ---- MessagePack (older builds: MessagePack-CSharp) ----

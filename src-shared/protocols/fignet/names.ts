@@ -26,6 +26,7 @@ export interface FigNetMessageInfo {
 export const MSG_REGISTER_IDENTITY = 60000
 export const MSG_VALIDATE_IDENTITY = 60001
 export const MSG_PING = 60002
+export const MSG_APP_KEY = 60304
 export const MSG_ROOM_EVENT = 60406
 
 const core = (id: number, name: string, request: string | null, response: string | null, description: string): FigNetMessageInfo =>

@@ -10,10 +10,11 @@ import { TreeBuilder } from '../../bytes/tree'
 import type { FieldNode } from '../../model/types'
 import { BitBufferReader, REGISTER_IDENTITY_FAILURE_SECRET, readPingModel, readRegisterIdentityModel } from './bitbuffer'
 import {
-  decodeMemoryPackModel, decodeMessagePackModel, isDetailed, memoryPackFits, messagePackFits, type Dir, type ModelDecode
+  appKeyMembers, decodeMemoryPackModel, decodeMessagePackModel, isDetailed, memoryPackFits, messagePackFits, usesTransformLite, type Dir, type ModelDecode
 } from './models'
 import { MSG_REGISTER_IDENTITY, MSG_ROOM_EVENT, messageInfo, type FigNetMessageInfo } from './names'
 import { F_PAYLOAD, F_PAYLOAD_ROOT } from './payload-fields'
+import { BYTE_FLAGS_WARNING } from './transform-lite'
 import { brief, num, type Typed, type TypedFields } from './typed'
 
 export type PayloadCodec = 'BitBuffer' | 'MemoryPack' | 'MessagePack' | 'raw'
@@ -130,8 +131,19 @@ function memoryPackPayload(r: FieldReader, msgId: number, info: FigNetMessageInf
   let chosenTrial: (ModelDecode & { tree: TreeBuilder }) | undefined
   let primary = candidates[0]
   let firstFailure: ModelDecode | undefined
+  let byteFlags = false
   for (const m of candidates) {
-    const trial = memoryPackFits(r, m, dir)
+    let trial = memoryPackFits(r, m, dir)
+    if (trial.error && m && usesTransformLite(m)) {
+      // Builds before the Advanced NetworkTransform change wrote ConfigFlags as one byte (§9.1).
+      // Only a clean reading counts: a cut payload can also "fit" one byte shorter, but not without warnings
+      // (members missing, TransformData longer or shorter than its flags say).
+      const old = memoryPackFits(r, m, dir, { byteFlags: true })
+      if (!old.error && old.warnings.every((w) => w === BYTE_FLAGS_WARNING)) {
+        trial = old
+        byteFlags = true
+      }
+    }
     if (!trial.error) {
       // Members kept as undecoded bytes are a weak fit: a MessagePack reading of the whole payload wins.
       if (trial.undecoded && !messagePackFits(r, m).error) primary = m
@@ -146,7 +158,7 @@ function memoryPackPayload(r: FieldReader, msgId: number, info: FigNetMessageInf
 
   if (chosen !== undefined) {
     // Without a tree the dry run that fitted is the decode: the model is not read a second time.
-    const dec = r.tree.recording || !chosenTrial ? decodeMemoryPackModel(r, chosen, dir) : chosenTrial
+    const dec = r.tree.recording || !chosenTrial ? decodeMemoryPackModel(r, chosen, dir, { byteFlags }) : chosenTrial
     if (dec === chosenTrial) r.tree.append(chosenTrial.tree)
     res.codec = 'MemoryPack'
     res.model = chosen
@@ -251,15 +263,20 @@ export function summarize(model: string | null, p: TypedFields | null, dir: Dir,
       return s2c
         ? `owner ${brief(p.RoomId)} entity ${brief(p.EntityNetId)}${p.IsLocked?.value ? ' locked' : ''}`
         : `room ${brief(p.RoomId)} entity ${brief(p.EntityNetId)}${p.IsLocked?.value ? ' lock' : ''}`
+    case 'RegisterAppIdOperationData': {
+      const named = appKeyMembers(p)
+      if (!named.AppKey && !named.IsSuccess) break
+      const parts = [named.AppKey ? `key=${brief(p[named.AppKey])}` : '', named.IsSuccess ? `IsSuccess=${p[named.IsSuccess].value === 1}` : '']
+      return parts.filter(Boolean).join(' ')
+    }
     case 'ClearOwnershipData':
       return s2c ? `owner ${brief(p.RoomId)} entity ${brief(p.EntityNetId)}` : `room ${brief(p.RoomId)} entity ${brief(p.EntityNetId)}`
-    default: {
-      const keys = Object.keys(p)
-      if (!keys.length) return model && !isDetailed(model) ? 'no members' : 'empty'
-      const shown = keys.slice(0, 3).map((k) => `${k}=${brief(p[k])}`).join(' ')
-      return keys.length > 3 ? `${shown} … (${keys.length} members)` : shown
-    }
   }
+  // Generic members (and an AppKey payload whose members cannot be named).
+  const keys = Object.keys(p)
+  if (!keys.length) return model && !isDetailed(model) ? 'no members' : 'empty'
+  const shown = keys.slice(0, 3).map((k) => `${k}=${brief(p[k])}`).join(' ')
+  return keys.length > 3 ? `${shown} … (${keys.length} members)` : shown
 }
 
 /** The plain number of a payload field (NaN when absent), for callers that pair or index messages. */

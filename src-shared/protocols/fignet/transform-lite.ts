@@ -8,7 +8,7 @@
 // Velocities are always shorts, ÷1000, or ÷100 with bit 10; they come after scale, so older readers
 // that stop after scale still find position/rotation/scale at the same offsets. Bits 11–15 are reserved.
 // The ConfigFlags field was a byte before the "Advanced NetworkTransform" change; bits 0–7 kept their
-// meaning.
+// meaning. A payload whose 2-byte reading does not fit is tried with the byte-wide field (models.ts).
 
 import { DecodeError, type FieldReader } from '../../bytes/reader'
 import { defineField, defineFields, type FieldDef } from '../../bytes/fields'
@@ -38,6 +38,11 @@ export const RESERVED_MASK = 0xf800
 const F_FLAG_BITS: Record<string, FieldDef> = {}
 for (const f of FLAG_BITS) F_FLAG_BITS[f.key] = defineField(`entangle.config_flags.${f.key}`, f.name, 'bool', { description: `ConfigFlags bit ${f.bit}` })
 const F_FLAG_RESERVED = defineField('entangle.config_flags.reserved', 'Reserved bits 11–15', 'u8')
+export const F_FLAG_WIDTH = defineField('entangle.config_flags.width', 'ConfigFlags width', 'u8', {
+  description: 'Bytes ConfigFlags takes on the wire: 2 (current), 1 (before the Advanced NetworkTransform change)'
+})
+
+export const BYTE_FLAGS_WARNING = 'byte-wide ConfigFlags (before the Advanced NetworkTransform change): the 2-byte reading does not fit, the 1-byte one does'
 
 export const F_TRANSFORM_ROOT = defineField('entangle.transform', 'TransformData (unpacked)', 'none')
 export const F_TRANSFORM = defineFields('entangle.transform', {
@@ -80,13 +85,18 @@ export function transformDataLength(flags: number): number {
   return n
 }
 
-/** Records ConfigFlags' bits as flag fields: each bit's range is the byte of the little-endian ushort holding it. */
-export function recordConfigFlagBits(r: FieldReader, flags: number, at: number): void {
+/**
+ * Records ConfigFlags' bits as flag fields: each bit's range is the byte of the little-endian ushort holding
+ * it. The byte-wide field of older builds (`width` 1) holds bits 0–7 only.
+ */
+export function recordConfigFlagBits(r: FieldReader, flags: number, at: number, width: 1 | 2 = 2): void {
   if (!r.tree.recording) return
   for (const f of FLAG_BITS) {
+    if (f.bit >> 3 >= width) continue
     const set = (flags & (1 << f.bit)) !== 0
     r.record(F_FLAG_BITS[f.key], set, at + (f.bit >> 3), 1, () => `${f.name} (bit ${f.bit}): ${set ? 'yes' : 'no'}`)
   }
+  if (width === 1) return
   const reserved = (flags & RESERVED_MASK) >> 11
   r.record(F_FLAG_RESERVED, reserved, at + 1, 1, () => `Reserved bits 11–15: ${reserved}${reserved ? ' (set: unknown flags, or a reader/writer version mismatch)' : ''}`)
 }
