@@ -6,6 +6,7 @@
 import {
   BUILTIN_COLUMNS,
   MAX_ROWS_PER_REQUEST,
+  MAX_SOURCE_PAGE,
   REQUEST_NAMES,
   type CaptureOptions,
   type DecodeAsRule,
@@ -200,6 +201,15 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
   getMessage(args) {
     const [id] = arity('getMessage', args, 1, 1)
     return [int('getMessage', 'id', id, 1, UINT32)]
+  },
+  getSourceBytes(args) {
+    const [id, source, offset, length] = arity('getSourceBytes', args, 4, 4)
+    return [
+      int('getSourceBytes', 'id', id, 1, UINT32),
+      int('getSourceBytes', 'source', source, 0, 1024),
+      int('getSourceBytes', 'offset', offset, 0, UINT32),
+      int('getSourceBytes', 'length', length, 0, MAX_SOURCE_PAGE)
+    ]
   },
   setDecodeAs(args) {
     const [rules] = arity('setDecodeAs', args, 1, 1)

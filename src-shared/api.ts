@@ -195,10 +195,29 @@ export interface TreeNode {
   children: TreeNode[]
 }
 
+/** Bytes of a data source inline in a MessageDetail; the hex view asks for the rest. */
+export const DETAIL_INLINE_BYTES = 64 << 10
+/** Most bytes one getSourceBytes answer carries. */
+export const MAX_SOURCE_PAGE = 256 << 10
+/** Tree nodes a MessageDetail carries at most; a note node says how many more the export has. */
+export const DETAIL_MAX_NODES = 20_000
+/** Characters of valueJson a MessageDetail carries at most. */
+export const DETAIL_MAX_VALUE_CHARS = 2 << 20
+
+export interface SourcePage {
+  offset: number
+  hex: string
+}
+
 export interface MessageDetail
   extends Pick<DecodedMessage, 'id' | 'conversation' | 'direction' | 'frames' | 'time' | 'protocol' | 'stack' | 'name' | 'summary'> {
   tree: TreeNode[]
-  sources: { name: string; hex: string }[]
+  /**
+   * The data sources: each with its whole length and the hex of its first bytes (at most
+   * DETAIL_INLINE_BYTES); the rest is fetched a page at a time with getSourceBytes, so a decompressed
+   * body of many MiB never travels whole.
+   */
+  sources: { name: string; length: number; hex: string }[]
   /** The typed value as indented JSON text (object keys in wire order). */
   valueJson: string
   warnings: string[]
@@ -300,8 +319,10 @@ export interface InspectorRequests {
   getRows(viewId: number, start: number, count: number): Promise<RowBatch>
   /** Position of a message in a view, or -1. */
   findRow(viewId: number, messageId: number): Promise<number>
-  /** The message's tree, data sources and value, decoded on demand. */
+  /** The message's tree, data sources and value, decoded on demand (capped: see MessageDetail). */
   getMessage(id: number): Promise<MessageDetail>
+  /** Bytes of one of a message's data sources, as hex: at most MAX_SOURCE_PAGE bytes from `offset`. */
+  getSourceBytes(id: number, source: number, offset: number, length: number): Promise<SourcePage>
   setDecodeAs(rules: DecodeAsRule[]): Promise<SessionStatus>
   listKeys(): Promise<KeyInfo[]>
   /** Adds keys given as key-file text; re-decodes the conversations they cover. */
@@ -338,7 +359,7 @@ export interface InspectorApi extends InspectorRequests {
 /** Every request name, in one place for the transports. */
 export const REQUEST_NAMES: readonly RequestName[] = [
   'openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow',
-  'getMessage', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
+  'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
   'cancelJob', 'listCaptureDevices', 'startCapture', 'stopCapture', 'restartCapture', 'saveCapture'
 ]
 

@@ -228,6 +228,10 @@ export class InspectorSession implements InspectorRequests {
   getMessage(id: number) {
     return this.call<Awaited<ReturnType<InspectorRequests['getMessage']>>>('getMessage', [id])
   }
+
+  getSourceBytes(id: number, source: number, offset: number, length: number) {
+    return this.call<Awaited<ReturnType<InspectorRequests['getSourceBytes']>>>('getSourceBytes', [id, source, offset, length])
+  }
   setDecodeAs(rules: DecodeAsRule[]): Promise<SessionStatus> {
     return this.call('setDecodeAs', [rules])
   }

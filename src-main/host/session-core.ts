@@ -21,6 +21,7 @@ import type {
   KeyChange,
   KeyInfo,
   MessageDetail,
+  SourcePage,
   RowBatch,
   SessionStatus,
   ViewInfo,
@@ -88,6 +89,10 @@ export class SessionCore {
   }
   getMessage(id: number): MessageDetail {
     return this.details.getMessage(id)
+  }
+
+  getSourceBytes(id: number, source: number, offset: number, length: number): SourcePage {
+    return this.details.getSourceBytes(id, source, offset, length)
   }
 
   // ---- conversations, fields, filters, decode-as ----

@@ -2,7 +2,7 @@
 // replaying its conversation's frames. A replay cursor and a small cache make stepping through a
 // conversation (arrow keys in the timeline) cheap.
 
-import type { MessageDetail } from '../../../src-shared/api'
+import { DETAIL_INLINE_BYTES, DETAIL_MAX_NODES, DETAIL_MAX_VALUE_CHARS, MAX_SOURCE_PAGE, type MessageDetail, type SourcePage, type TreeNode } from '../../../src-shared/api'
 import { toHex } from '../../../src-shared/bytes/tree'
 import type { Engine } from '../../../src-shared/engine/engine'
 import { jsonText, jsonTree } from '../../../src-shared/export/json'
@@ -31,8 +31,44 @@ interface ReplayCursor {
   treesFrom: number
 }
 
+/**
+ * The tree with at most `max` nodes (depth first, the order it is shown in): where nodes are cut, one note
+ * node says how many more there are. A decompressed body can hold millions of fields; the export has them all.
+ */
+export function capTree(nodes: TreeNode[], max: number): TreeNode[] {
+  let budget = max
+  const walk = (list: TreeNode[]): TreeNode[] => {
+    const out: TreeNode[] = []
+    for (let i = 0; i < list.length; i++) {
+      if (budget <= 0) {
+        const rest = list.slice(i).reduce((n, t) => n + countNodes(t), 0)
+        out.push({ key: 'gamewire.truncated', label: `… ${rest} more field${rest === 1 ? '' : 's'} not shown (the JSON export has them all)`, type: 'none', children: [] })
+        break
+      }
+      budget--
+      const n = list[i]
+      out.push(n.children.length ? { ...n, children: walk(n.children) } : n)
+    }
+    return out
+  }
+  return walk(nodes)
+}
+
+function countNodes(n: TreeNode): number {
+  let c = 1
+  for (const ch of n.children) c += countNodes(ch)
+  return c
+}
+
+/** The value's JSON text, cut at `max` characters with a line saying so. */
+export function capValueText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}\n… (cut at ${max} characters: the JSON export has the whole value)`
+}
+
 export class DetailPart {
   private detailCache = new Map<string, MessageDetail>()
+  /** The rebuilt messages behind the cached details, for their sources' bytes (getSourceBytes). */
+  private sourceCache = new Map<string, DecodedMessage['sources']>()
   private cursor: ReplayCursor | null = null
 
   constructor(private readonly ctx: SessionContext) {}
@@ -40,6 +76,7 @@ export class DetailPart {
   /** Drops the cached details and the replay cursor: the messages they hold are gone (or renumbered). */
   forget(): void {
     this.detailCache.clear()
+    this.sourceCache.clear()
     this.cursor = null
   }
 
@@ -59,15 +96,31 @@ export class DetailPart {
       stack: m.stack,
       name: m.name,
       summary: m.summary,
-      tree: jsonTree(m.tree),
-      sources: m.sources.map((s) => ({ name: s.name, hex: toHex(s.bytes) })),
-      valueJson: prettyJson(jsonText(m.value)),
+      tree: capTree(jsonTree(m.tree), DETAIL_MAX_NODES),
+      sources: m.sources.map((s) => ({ name: s.name, length: s.bytes.length, hex: toHex(s.bytes.subarray(0, DETAIL_INLINE_BYTES)) })),
+      valueJson: capValueText(prettyJson(jsonText(m.value)), DETAIL_MAX_VALUE_CHARS),
       warnings: m.warnings,
       error: m.error
     }
-    if (this.detailCache.size >= DETAIL_CACHE) this.detailCache.delete(this.detailCache.keys().next().value!)
+    if (this.detailCache.size >= DETAIL_CACHE) {
+      const oldest = this.detailCache.keys().next().value!
+      this.detailCache.delete(oldest)
+      this.sourceCache.delete(oldest)
+    }
     this.detailCache.set(cacheKey, detail)
+    this.sourceCache.set(cacheKey, m.sources)
     return detail
+  }
+
+  /** A page of a message's data source (the hex view asks for what it shows beyond the inline bytes). */
+  getSourceBytes(id: number, source: number, offset: number, length: number): SourcePage {
+    const key = `${this.ctx.generation}:${id}`
+    if (!this.sourceCache.has(key)) this.getMessage(id)
+    const sources = this.sourceCache.get(key)!
+    const s = sources[source]
+    if (!s) throw new RangeError(`message ${id} has no data source ${source} (it has ${sources.length})`)
+    const start = Math.min(offset, s.bytes.length)
+    return { offset: start, hex: toHex(s.bytes.subarray(start, start + Math.min(length, MAX_SOURCE_PAGE))) }
   }
 
   /**

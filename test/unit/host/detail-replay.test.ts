@@ -6,12 +6,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
+import { capTree, capValueText } from '../../../src-main/host/session/details'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageJson } from '../export/reference'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { DecodedMessage } from '../../../src-shared/model/types'
 import { rng } from '../helpers/rng'
+import { DETAIL_INLINE_BYTES, DETAIL_MAX_NODES, DETAIL_MAX_VALUE_CHARS, MAX_SOURCE_PAGE, type TreeNode } from '../../../src-shared/api'
+import { writeBigBodyCapture } from '../helpers/big-capture'
 
 const ROOT = join(__dirname, '../../..')
 const KEYS = readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')
@@ -52,8 +55,57 @@ describe('message detail from a partial replay', () => {
       const d = core.getMessage(m.id)
       const j = messageJson(m, { includeSourceBytes: true }) as { tree: unknown; sources: { name: string; hex: string }[] }
       expect({ id: d.id, frames: d.frames, name: d.name, summary: d.summary, tree: d.tree, sources: d.sources, error: d.error }).toEqual({
-        id: m.id, frames: m.frames, name: m.name, summary: m.summary, tree: j.tree, sources: j.sources.map((s) => ({ name: s.name, hex: s.hex })), error: m.error
+        id: m.id, frames: m.frames, name: m.name, summary: m.summary, tree: j.tree, sources: j.sources.map((s) => ({ name: s.name, length: s.hex.length / 2, hex: s.hex.slice(0, 2 * DETAIL_INLINE_BYTES) })), error: m.error
       })
     }
   })
+})
+
+describe('a detail is bounded, whatever the message decompresses to', () => {
+  const count = (nodes: TreeNode[]): number => nodes.reduce((n, x) => n + 1 + count(x.children), 0)
+
+  it('cuts a tree at the node budget, depth first, saying how many more there are at each cut', () => {
+    const leaf = (i: number): TreeNode => ({ key: 'x.leaf', label: `leaf ${i}`, type: 'u8', children: [] })
+    const tree: TreeNode[] = [
+      { key: 'x.a', label: 'a', type: 'none', children: [leaf(1), leaf(2), leaf(3)] },
+      { key: 'x.b', label: 'b', type: 'none', children: [leaf(4)] },
+      leaf(5)
+    ]
+    expect(capTree(tree, 100)).toEqual(tree)
+    const cut = capTree(tree, 3)
+    expect(cut.map((n) => n.label)).toEqual(['a', '… 3 more fields not shown (the JSON export has them all)'])
+    expect(cut[0].children.map((n) => n.label)).toEqual(['leaf 1', 'leaf 2', '… 1 more field not shown (the JSON export has them all)'])
+    expect(capValueText('abcdef', 6)).toBe('abcdef')
+    expect(capValueText('abcdefgh', 6)).toBe('abcdef\n… (cut at 6 characters: the JSON export has the whole value)')
+  })
+
+  it('a zlib packet of 8 MiB sends its first 64 KiB inline, the rest in pages, and a capped tree and value', async () => {
+    const file = join(tmp, 'big-body.pcapng')
+    const body = writeBigBodyCapture(file)
+    expect(body.length).toBeGreaterThan(8_000_000)
+    core = new SessionCore({ emit: () => undefined, demoCapturePath: () => file, tempDir: tmp })
+    const st = await core.open(file)
+    expect(st.messages).toBe(1)
+    const d = core.getMessage(1)
+    const inflated = d.sources.find((s) => /Decompressed/.test(s.name))!
+    expect(inflated.length).toBe(body.length)
+    expect(inflated.hex.length / 2).toBe(DETAIL_INLINE_BYTES)
+    expect(inflated.hex).toBe(Buffer.from(body.subarray(0, DETAIL_INLINE_BYTES)).toString('hex'))
+    // the whole reply stays small: no 8 MB hex, no million-node tree
+    expect(JSON.stringify(d).length).toBeLessThan(12 << 20)
+    expect(count(d.tree)).toBeLessThanOrEqual(DETAIL_MAX_NODES + 64)
+    const note = JSON.stringify(d.tree).match(/… (\d+) more fields not shown/)
+    expect(note).not.toBeNull()
+    expect(d.valueJson.length).toBeLessThan(DETAIL_MAX_VALUE_CHARS + 200)
+    // pages: exact bytes at any offset, never more than a page, the end clipped
+    const src = d.sources.indexOf(inflated)
+    for (const [offset, length] of [[0, 16], [DETAIL_INLINE_BYTES, 4096], [5_000_001, 100], [body.length - 10, 100]]) {
+      const page = core.getSourceBytes(1, src, offset, length)
+      expect(page.offset).toBe(offset)
+      expect(page.hex).toBe(Buffer.from(body.subarray(offset, offset + length)).toString('hex'))
+    }
+    expect(core.getSourceBytes(1, src, 0, MAX_SOURCE_PAGE).hex.length / 2).toBe(MAX_SOURCE_PAGE)
+    expect(core.getSourceBytes(1, src, body.length + 5, 10)).toEqual({ offset: body.length, hex: '' })
+    expect(() => core!.getSourceBytes(1, 99, 0, 10)).toThrow(/no data source 99/)
+  }, 120_000)
 })

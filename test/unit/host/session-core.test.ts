@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore, type ExportTarget } from '../../../src-main/host/session-core'
 import { decodeToText } from '../helpers/run-decode'
-import type { InspectorEvent, JobInfo } from '../../../src-shared/api'
+import { DETAIL_INLINE_BYTES, type InspectorEvent, type JobInfo } from '../../../src-shared/api'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
 import { messageJson } from '../export/reference'
@@ -99,7 +99,7 @@ describe('opening a capture', () => {
       expect({ id: d.id, conversation: d.conversation, frames: d.frames, name: d.name, tree: d.tree, error: d.error }).toEqual({
         id: m.id, conversation: m.conversation, frames: m.frames, name: m.name, tree: j.tree, error: m.error
       })
-      expect(d.sources).toEqual(j.sources.map((s: any) => ({ name: s.name, hex: s.hex })))
+      expect(d.sources).toEqual(j.sources.map((s: any) => ({ name: s.name, length: s.hex.length / 2, hex: s.hex.slice(0, 2 * DETAIL_INLINE_BYTES) })))
     }
     // backwards and jumping between conversations (the replay cursor restarts or reuses what it kept)
     const order = [...expected].reverse().concat(expected.filter((_, i) => i % 3 === 0))

@@ -135,7 +135,7 @@ const h = vi.hoisted(() => {
     close = vi.fn(async () => undefined)
   }
   const fakeStatus = (path?: string) => ({ phase: 'ready', source: path ? { kind: 'file', path, file: path.split('/').pop(), bytes: 1 } : null, captureState: { state: 'off' } })
-  for (const name of ['openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'getMessage', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob', 'startCapture', 'stopCapture']) {
+  for (const name of ['openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob', 'startCapture', 'stopCapture']) {
     ;(FakeSession.prototype as any)[name] = async function (this: FakeSession, ...args: unknown[]) {
       this.calls.push([name, args])
       if (name === 'openCapture') return fakeStatus((args[0] as string | undefined) ?? '/app/resources/demo.pcapng')

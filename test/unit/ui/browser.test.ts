@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { BIN, openPage, ROOT, startServe } from './harness'
+import { writeBigBodyCapture } from '../helpers/big-capture'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { PHOTON_AES_KEY, PHOTON_KEY_LINE, PHOTON_SECRET_TOKEN, SFS2X_IV, SFS2X_KEY, SFS2X_SECRET_COMMAND } from '../../fixtures/ui/build-captures'
 
@@ -408,6 +409,31 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     } finally {
       await bare.close()
     }
+  })
+
+  it('shows an 8 MB decompressed body: the hex view fetches the bytes it scrolls to', async () => {
+    const big = join(tmp, 'big-body.pcapng')
+    const body = writeBigBodyCapture(big)
+    await page.click('button:has-text("Open…")')
+    await page.locator('.modal input').fill(big)
+    await page.locator('.modal button[type=submit]').click()
+    await waitForView(1)
+    await selectRow(1)
+    const tab = page.locator('[data-testid=hex-tab]').filter({ hasText: 'Decompressed' })
+    expect(await tab.innerText()).toContain(`${body.length} B`)
+    await tab.click()
+    const hex = page.locator('[data-testid=hex-view] .hex-body')
+    // the last row: offset of the last 16-byte line, its bytes once they have arrived
+    await hex.evaluate((el) => (el.scrollTop = el.scrollHeight))
+    const last = Math.floor((body.length - 1) / 16) * 16
+    const cells = page.locator(`[data-testid=hex-view] .byte[data-offset="${last}"]`)
+    await cells.waitFor()
+    await expect.poll(() => cells.innerText(), { timeout: 20_000 }).not.toBe('··')
+    const shown = await page.locator('[data-testid=hex-view] .byte').evaluateAll((els) => els.map((e) => [Number(e.getAttribute('data-offset')), e.textContent]))
+    const tail = shown.filter(([o]) => (o as number) >= last)
+    expect(tail.length).toBe(body.length - last)
+    for (const [o, text] of tail) expect(text).toBe(body[o as number].toString(16).padStart(2, '0'))
+    await shot('13-big-body-hex')
   })
 
   it('logged no page errors', () => {
