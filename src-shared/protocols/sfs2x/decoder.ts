@@ -72,7 +72,8 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       lastKey: this.lastKey,
       xorFirst: this.dirs[dir].xorFirst,
       compressionThreshold: this.compressionThreshold,
-      maxMessageSize: this.maxMessageSize
+      maxMessageSize: this.maxMessageSize,
+      fromServer: this.ctx.clientDir === undefined ? null : this.ctx.clientDir !== dir
     }
   }
 
