@@ -105,6 +105,8 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
           r.record(F_ENV.delivery, p.delivery, r.pos, 0)
         }
         this.onMessage(env.msgId, env.callbackId, p, draft, value)
+        // A reply echoes its request's message id: name it as the response, as Photon does (docs/fignet.md).
+        if (value.responseTo !== undefined) name = `${name} response`
         let body: FieldReader = r
         if (env.encrypted) {
           const opened = this.decryptInto(r, draft, env.headerStart, env.payloadStart, p.dir)
