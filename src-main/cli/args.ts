@@ -1,7 +1,11 @@
 // A small, strict argument parser: every mistake is a UsageError with one clear line.
 
 export class UsageError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The command line's shape is wrong (an unknown option, an extra argument): show the command's usage too. */
+    readonly showUsage = false
+  ) {
     super(message)
     this.name = 'UsageError'
   }
@@ -36,13 +40,13 @@ export function parseArgs(argv: string[], specs: OptionSpec[], maxPositional: nu
       const name = eq >= 0 ? arg.slice(2, eq) : arg.slice(2)
       inline = eq >= 0 ? arg.slice(eq + 1) : undefined
       spec = byLong.get(name)
-      if (!spec) throw new UsageError(`unknown option --${name}`)
+      if (!spec) throw new UsageError(`unknown option --${name}`, true)
     } else if (arg.startsWith('-') && arg.length === 2) {
       spec = byShort.get(arg[1])
-      if (!spec) throw new UsageError(`unknown option ${arg}`)
+      if (!spec) throw new UsageError(`unknown option ${arg}`, true)
     } else {
       out.positional.push(arg)
-      if (out.positional.length > maxPositional) throw new UsageError(`unexpected argument '${arg}'`)
+      if (out.positional.length > maxPositional) throw new UsageError(`unexpected argument '${arg}'`, true)
       continue
     }
     if (!spec.value) {
@@ -58,6 +62,24 @@ export function parseArgs(argv: string[], specs: OptionSpec[], maxPositional: nu
     out.options.set(spec.name, list)
   }
   return out
+}
+
+/**
+ * Whether `--help` or `-h` is given as an option (not as the value of one, as in `--filter -h`): it wins
+ * over every other mistake on the line.
+ */
+export function wantsHelp(argv: string[], specs: OptionSpec[]): boolean {
+  const takesValue = (s: OptionSpec | undefined) => !!s?.value
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--help' || arg === '-h') return true
+    if (arg.startsWith('--') && arg.length > 2) {
+      if (!arg.includes('=') && takesValue(specs.find((s) => s.name === arg.slice(2)))) i++
+    } else if (arg.startsWith('-') && arg.length === 2 && takesValue(specs.find((s) => s.short === arg[1]))) {
+      i++
+    }
+  }
+  return false
 }
 
 export function one(a: ParsedArgs, name: string): string | undefined {

@@ -7,7 +7,8 @@ import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { TREE_MODES, type TreeMode } from '../../src-shared/export/json'
-import { parseArgs, one, positiveNumber, UsageError, type OptionSpec, type ParsedArgs } from './args'
+import { parseArgs, one, positiveNumber, UsageError, wantsHelp, type OptionSpec, type ParsedArgs } from './args'
+import { appRoot } from '../host/paths'
 import { defaultJobs } from '../host/shard-pool'
 import { decodeInWorker, DecodeFailure } from '../host/worker-host'
 import type { DecodeJob } from '../host/decode-job'
@@ -23,28 +24,6 @@ import { captureStats } from '../host/capture-stats'
 import { serveCommand } from '../serve/command'
 
 const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) => (p.userPorts ? `${p.id}:PORT` : p.id))].join(', ')
-
-const USAGE = `usage: gamewire <command> [options]
-
-commands:
-  decode CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none]
-                 [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--jobs N]
-      Decode a .pcap or .pcapng file to the decoded-JSON document (stdout or OUT).
-      --tree none leaves each message's field tree out (faster, smaller).
-  capture -i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng]
-          [--keylog FILE] [--filter EXPR] [--format ndjson] [--tree full|none]
-          [--snaplen N] [--buffer-size MiB] [--no-promisc]
-      Live capture through libpcap, streaming decoded messages as NDJSON until the duration/count is
-      reached or SIGINT/SIGTERM, then the summary line. Presets: ${PRESET_LIST}.
-  devices [--json]
-      List capture devices.
-  stats CAPTURE [--keylog FILE] [--json] [--jobs N]
-      Summarise a capture: frames, messages per protocol, conversations.
-  serve [CAPTURE] [--port N] [--host 127.0.0.1]
-      Serve the inspector UI to a browser.
-
-CONV in --decode-as is a conversation id or an ip:port of either side; PROTOCOL is a protocol id or 'unknown'.
---jobs N decodes in N worker threads (default: cores - 1, at least 1); the output is the same for any N.`
 
 class CliExit extends Error {
   constructor(readonly code: number, message: string) {
@@ -89,19 +68,6 @@ function treeOption(a: ParsedArgs): TreeMode {
   return tree as TreeMode
 }
 
-const DECODE_OPTIONS: OptionSpec[] = [
-  { name: 'keylog', value: true },
-  { name: 'filter', short: 'Y', value: true },
-  { name: 'format', short: 'T', value: true },
-  { name: 'output', short: 'o', value: true },
-  { name: 'tree', value: true },
-  { name: 'decode-as', short: 'd', value: true, repeat: true },
-  { name: 'include-keys' },
-  { name: 'include-bytes' },
-  { name: 'quiet', short: 'q' },
-  { name: 'jobs', short: 'j', value: true }
-]
-
 /** --jobs N: a whole number of decoding workers, 1 to 64; absent: one per core but one. */
 function jobsOption(a: ParsedArgs): number {
   const text = one(a, 'jobs')
@@ -110,8 +76,7 @@ function jobsOption(a: ParsedArgs): number {
   return Number(text)
 }
 
-async function decodeCommand(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, DECODE_OPTIONS, 1)
+async function decodeCommand(a: ParsedArgs): Promise<number> {
   const file = a.positional[0]
   if (!file) fail('decode needs a capture file: gamewire decode CAPTURE')
   readableFile(file, 'capture file')
@@ -177,8 +142,7 @@ function isSpecialFile(path: string): boolean {
   }
 }
 
-async function statsCommand(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, [{ name: 'json' }, { name: 'keylog', value: true }, { name: 'jobs', short: 'j', value: true }], 1)
+async function statsCommand(a: ParsedArgs): Promise<number> {
   const file = a.positional[0]
   if (!file) fail('stats needs a capture file: gamewire stats CAPTURE')
   readableFile(file, 'capture file')
@@ -191,7 +155,15 @@ async function statsCommand(argv: string[]): Promise<number> {
     keys = new KeyStore()
     keys.addAll(parsed.keys)
   }
-  const s = await captureStats(file, { keys, jobs: jobsOption(a) })
+  const decodeAs = a.options.get('decode-as')
+  const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
+  const s = await captureStats(file, {
+    keys,
+    jobs: jobsOption(a),
+    decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined,
+    progress: showProgress ? (p) => process.stderr.write(`\r\x1b[Kreading ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`) : undefined
+  })
+  if (showProgress) process.stderr.write('\r\x1b[K')
   if (a.flags.has('json')) {
     process.stdout.write(JSON.stringify(s, null, 2) + '\n')
     return 0
@@ -208,32 +180,14 @@ async function statsCommand(argv: string[]): Promise<number> {
   return 0
 }
 
-const CAPTURE_OPTIONS: OptionSpec[] = [
-  { name: 'interface', short: 'i', value: true },
-  { name: 'capture-filter', short: 'f', value: true },
-  { name: 'preset', value: true, repeat: true },
-  { name: 'duration', short: 'a', value: true },
-  { name: 'count', short: 'c', value: true },
-  { name: 'write', short: 'w', value: true },
-  { name: 'keylog', value: true },
-  { name: 'filter', short: 'Y', value: true },
-  { name: 'format', short: 'T', value: true },
-  { name: 'tree', value: true },
-  { name: 'snaplen', short: 's', value: true },
-  { name: 'buffer-size', short: 'B', value: true },
-  { name: 'no-promisc', short: 'p' },
-  { name: 'decode-as', short: 'd', value: true, repeat: true },
-  { name: 'include-bytes' }
-]
-
 function integerOption(text: string | undefined, name: string, max: number): number | undefined {
   const n = positiveNumber(text, name)
   if (n !== undefined && (!Number.isInteger(n) || n > max)) fail(`--${name} must be a whole number up to ${max}, got '${text}'`)
   return n
 }
 
-async function captureCommand(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, CAPTURE_OPTIONS, 0)
+async function captureCommand(a: ParsedArgs): Promise<number> {
+  const quiet = a.flags.has('quiet')
   const device = one(a, 'interface')
   if (!device) fail('capture needs an interface: gamewire capture -i IFACE (gamewire devices lists them)')
   const format = one(a, 'format') ?? 'ndjson'
@@ -294,7 +248,7 @@ async function captureCommand(argv: string[]): Promise<number> {
   try {
     const started = await host.start(opts)
     for (const w of started.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
-    process.stderr.write(`gamewire: capturing on ${device} (${started.linkTypeName})${filter ? `, filter: ${filter}` : ''}\n`)
+    if (!quiet) process.stderr.write(`gamewire: capturing on ${device} (${started.linkTypeName})${filter ? `, filter: ${filter}` : ''}\n`)
   } catch (e) {
     if (e instanceof LiveCaptureFailure) fail(e.message, e.kind === 'internal' ? 1 : 2)
     throw e
@@ -311,12 +265,11 @@ async function captureCommand(argv: string[]): Promise<number> {
   const s = stopped.stats
   const written = opts.writeFile ? `, ${s.written} written to ${opts.writeFile}` : ''
   const lost = s.outputDropped ? `, ${s.outputDropped} messages not printed (output too slow)` : ''
-  process.stderr.write(`gamewire: ${s.received} frames captured on ${device}, ${s.matched} messages${written}${lost}\n`)
+  if (!quiet) process.stderr.write(`gamewire: ${s.received} frames captured on ${device}, ${s.matched} messages${written}${lost}\n`)
   return 0
 }
 
-function devicesCommand(argv: string[]): number {
-  const a = parseArgs(argv, [{ name: 'json' }], 0)
+function devicesCommand(a: ParsedArgs): number {
   const devices = listDevices()
   if (a.flags.has('json')) {
     process.stdout.write(JSON.stringify(devices, null, 2) + '\n')
@@ -330,6 +283,189 @@ function devicesCommand(argv: string[]): number {
   return 0
 }
 
+/** An option as the command line takes it, with what --help says about it. */
+interface OptionDoc extends OptionSpec {
+  /** The value's placeholder in the help, e.g. FILE. */
+  arg?: string
+  help: string
+}
+
+const KEYLOG: OptionDoc = { name: 'keylog', value: true, arg: 'FILE', help: 'decrypt with the keys in this key file' }
+const FILTER: OptionDoc = { name: 'filter', short: 'Y', value: true, arg: 'EXPR', help: 'display filter: only the messages it matches' }
+const TREE: OptionDoc = { name: 'tree', value: true, arg: 'full|none', help: "'none' leaves each message's field tree out (faster, smaller)" }
+const DECODE_AS: OptionDoc = {
+  name: 'decode-as', short: 'd', value: true, repeat: true, arg: 'CONV=PROTOCOL',
+  help: "force a conversation's protocol (CONV: a conversation id or an ip:port of either side; PROTOCOL: a protocol id, or 'unknown'); repeatable"
+}
+const INCLUDE_BYTES: OptionDoc = { name: 'include-bytes', help: "add each data source's bytes as hex" }
+const JOBS: OptionDoc = { name: 'jobs', short: 'j', value: true, arg: 'N', help: 'decode in N worker threads, 1 to 64 (default: cores - 1, at least 1); the output is the same for any N' }
+const PROGRESS_QUIET: OptionDoc = { name: 'quiet', short: 'q', help: 'no progress line (it is shown on stderr only when stderr is a terminal)' }
+const JSON_OUT: OptionDoc = { name: 'json', help: 'write JSON' }
+const HELP: OptionDoc = { name: 'help', short: 'h', help: 'show this help' }
+
+interface Command {
+  name: string
+  /** The usage line after `gamewire NAME`. */
+  synopsis: string
+  /** For the command list of `gamewire --help`. */
+  brief: string
+  summary: string
+  positional: number
+  options: OptionDoc[]
+  run(a: ParsedArgs): Promise<number> | number
+}
+
+const PRESET_NOTE = `Presets: ${PRESET_LIST}.`
+
+const COMMANDS: Command[] = [
+  {
+    name: 'decode',
+    brief: 'Decode a capture file to the decoded-JSON document',
+    synopsis: 'CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--jobs N] [-q]',
+    summary: 'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT).',
+    positional: 1,
+    options: [
+      KEYLOG,
+      FILTER,
+      { name: 'format', short: 'T', value: true, arg: 'json|ndjson', help: 'one JSON document (default), or one message a line then a summary line' },
+      { name: 'output', short: 'o', value: true, arg: 'OUT', help: 'write to this file instead of stdout' },
+      TREE,
+      DECODE_AS,
+      { name: 'include-keys', help: 'write the keys from --keylog into the export' },
+      INCLUDE_BYTES,
+      JOBS,
+      PROGRESS_QUIET
+    ],
+    run: decodeCommand
+  },
+  {
+    name: 'stats',
+    brief: 'Summarise a capture: frames, messages per protocol, conversations',
+    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--json] [--jobs N] [-q]',
+    summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass).',
+    positional: 1,
+    options: [KEYLOG, DECODE_AS, JSON_OUT, JOBS, PROGRESS_QUIET],
+    run: statsCommand
+  },
+  {
+    name: 'capture',
+    brief: 'Live capture through libpcap, streaming decoded messages as NDJSON',
+    synopsis: '-i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE] [--filter EXPR] [--format ndjson] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-bytes] [--snaplen N] [--buffer-size MiB] [--no-promisc] [-q]',
+    summary: `Live capture through libpcap, streaming decoded messages as NDJSON until the duration or count is reached or SIGINT/SIGTERM, then the summary line. ${PRESET_NOTE}`,
+    positional: 0,
+    options: [
+      { name: 'interface', short: 'i', value: true, arg: 'IFACE', help: 'the device to capture on (gamewire devices lists them)' },
+      { name: 'capture-filter', short: 'f', value: true, arg: 'BPF', help: 'libpcap capture filter' },
+      { name: 'preset', value: true, repeat: true, arg: 'NAME', help: 'a capture filter for a protocol or game; repeatable' },
+      { name: 'duration', short: 'a', value: true, arg: 'SECONDS', help: 'stop after this long' },
+      { name: 'count', short: 'c', value: true, arg: 'N', help: 'stop after N frames' },
+      { name: 'write', short: 'w', value: true, arg: 'FILE.pcapng', help: 'save the frames as they arrive' },
+      KEYLOG,
+      FILTER,
+      { name: 'format', short: 'T', value: true, arg: 'ndjson', help: 'ndjson only (a live capture streams)' },
+      TREE,
+      DECODE_AS,
+      INCLUDE_BYTES,
+      { name: 'snaplen', short: 's', value: true, arg: 'N', help: 'bytes kept of each frame' },
+      { name: 'buffer-size', short: 'B', value: true, arg: 'MiB', help: "libpcap's buffer size" },
+      { name: 'no-promisc', short: 'p', help: 'do not put the device in promiscuous mode' },
+      { name: 'quiet', short: 'q', help: 'no status lines on stderr (warnings and errors are still written)' }
+    ],
+    run: captureCommand
+  },
+  {
+    name: 'devices',
+    brief: 'List libpcap capture devices',
+    synopsis: '[--json]',
+    summary: 'List libpcap capture devices.',
+    positional: 0,
+    options: [JSON_OUT],
+    run: devicesCommand
+  },
+  {
+    name: 'serve',
+    brief: 'Serve the inspector UI to a browser',
+    synopsis: '[CAPTURE] [--port N] [--host H] [--jobs N]',
+    summary: "Serve the inspector UI to a browser (keys are added in the UI's Keys panel and persist in ~/.config/gamewire).",
+    positional: 1,
+    options: [
+      { name: 'port', short: 'p', value: true, arg: 'N', help: 'port to listen on (default 7790; 0 picks a free one)' },
+      { name: 'host', value: true, arg: 'H', help: 'address to bind (default 127.0.0.1)' },
+      JOBS
+    ],
+    run: (a) => serveCommand(a, one(a, 'jobs') === undefined ? undefined : jobsOption(a))
+  }
+]
+
+/** `text` in lines of at most `width` columns, the later ones indented by `indent` spaces. */
+function wrap(text: string, width: number, indent: number): string {
+  const lines: string[] = []
+  let line = ''
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line ? `${line} ${word}` : word
+  }
+  return [...lines, line].join(`\n${' '.repeat(indent)}`)
+}
+
+const WIDTH = 100
+
+function commandUsage(c: Command): string {
+  const head = `usage: gamewire ${c.name} `
+  // Continuation lines line up under the first argument; a bracketed option is never split.
+  const parts = c.synopsis.match(/\[[^\]]*\](?:\.\.\.)?|\S+/g) ?? []
+  const lines: string[] = []
+  let line = head.trimEnd()
+  for (const part of parts) {
+    if (line.length + 1 + part.length > WIDTH && line.trim() !== head.trim()) {
+      lines.push(line)
+      line = ' '.repeat(head.length - 1)
+    }
+    line += ` ${part}`
+  }
+  return [...lines, line].join('\n')
+}
+
+function commandHelp(c: Command): string {
+  const opts = [...c.options, HELP].map((o) => {
+    const names = `${o.short ? `-${o.short}, ` : '    '}--${o.name}${o.arg ? ` ${o.arg}` : ''}`
+    return `  ${names.padEnd(32)} ${wrap(o.help, WIDTH - 35, 35)}`
+  })
+  return `${commandUsage(c)}\n\n${wrap(c.summary, WIDTH, 0)}\n\noptions:\n${opts.join('\n')}\n`
+}
+
+const GENERAL_USAGE = `usage: gamewire <command> [options]
+       gamewire <command> --help
+       gamewire --version
+
+commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(9)} ${c.brief}`).join('\n')}
+
+\`gamewire <command> --help\` (or \`gamewire help <command>\`) lists a command's arguments and options.
+`
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(`${appRoot()}/package.json`, 'utf8')) as { version?: string }
+  return `gamewire ${pkg.version ?? 'unknown'}`
+}
+
+async function runCommand(c: Command, argv: string[]): Promise<number> {
+  const specs = [...c.options, HELP]
+  if (wantsHelp(argv, specs)) {
+    process.stdout.write(commandHelp(c))
+    return 0
+  }
+  try {
+    return await c.run(parseArgs(argv, specs, c.positional))
+  } catch (e) {
+    // The command line's shape was wrong: the mistake, then what the command takes.
+    if (e instanceof UsageError && e.showUsage) throw new CliExit(2, `${e.message}\n${commandUsage(c)}`)
+    throw e
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv
   // A reader that stops early (`| head`) is not an error.
@@ -337,25 +473,28 @@ export async function main(argv: string[]): Promise<number> {
     if (e.code === 'EPIPE') process.exit(0)
   })
   try {
+    const cmd = COMMANDS.find((c) => c.name === command)
+    if (cmd) return await runCommand(cmd, rest)
     switch (command) {
-      case 'decode':
-        return await decodeCommand(rest)
-      case 'devices':
-        return devicesCommand(rest)
-      case 'stats':
-        return await statsCommand(rest)
-      case 'capture':
-        return await captureCommand(rest)
-      case 'serve':
-        return await serveCommand(rest)
-      case undefined:
+      case '--version':
+      case '-V':
+        process.stdout.write(version() + '\n')
+        return 0
       case 'help':
       case '--help':
-      case '-h':
-        process.stdout.write(USAGE + '\n')
-        return command === undefined ? 2 : 0
+      case '-h': {
+        // `gamewire help decode` is `gamewire decode --help`.
+        const topic = command === 'help' ? COMMANDS.find((c) => c.name === rest[0]) : undefined
+        if (command === 'help' && rest[0] !== undefined && !topic) fail(`unknown command '${rest[0]}' (commands: ${COMMANDS.map((c) => c.name).join(', ')})`)
+        process.stdout.write(topic ? commandHelp(topic) : GENERAL_USAGE)
+        return 0
+      }
+      case undefined:
+        process.stderr.write(GENERAL_USAGE)
+        return 2
       default:
-        fail(`unknown command '${command}' (commands: decode, stats, capture, devices, serve)`)
+        if (command.startsWith('-')) fail(`unknown option ${command}\n${GENERAL_USAGE.split('\n\n')[0]}`)
+        fail(`unknown command '${command}' (commands: ${COMMANDS.map((c) => c.name).join(', ')})`)
     }
   } catch (e) {
     if (e instanceof CliExit) {

@@ -10,6 +10,7 @@ import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
 import type { KeyStore } from '../../src-shared/keys/store'
+import type { DecodeAsRule } from '../../src-shared/engine/engine'
 
 export interface CaptureStats {
   file: string
@@ -30,8 +31,18 @@ const gc = (globalThis as { gc?: () => void }).gc
  * Decodes a capture without trees, as the app's index pass does; with `jobs` > 1 in that many shard workers.
  * `keys` decrypt what they cover, as in `decode --keylog` (the index pass then costs what the app's does).
  */
-export async function captureStats(path: string, o: { keys?: KeyStore; jobs?: number } = {}): Promise<CaptureStats> {
-  const jobs = o.jobs ?? 1
+export async function captureStats(
+  path: string,
+  o: { keys?: KeyStore; jobs?: number; decodeAs?: DecodeAsRule[]; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
+): Promise<CaptureStats> {
+  // Rules naming conversation ids need one engine's numbering (as for decode --jobs).
+  const jobs = o.decodeAs?.some((r) => typeof r.match === 'number') ? 1 : (o.jobs ?? 1)
+  const total = statSync(path).size
+  let read = 0
+  const progress = (n: number) => {
+    read += n
+    o.progress?.({ bytes: read, total, messages: index.count })
+  }
   const started = performance.now()
   gc?.()
   const heapBefore = process.memoryUsage().heapUsed
@@ -45,7 +56,7 @@ export async function captureStats(path: string, o: { keys?: KeyStore; jobs?: nu
   const chunks = () => createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>
   if (jobs > 1) {
     const list = new WarningList()
-    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])] }, {
+    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])], decodeAs: o.decodeAs }, {
       conversation: (id, ends) => index.setEnds(id, ends),
       row: (_id, row) => {
         index.add(row, undefined, row.wireDir)
@@ -60,6 +71,7 @@ export async function captureStats(path: string, o: { keys?: KeyStore; jobs?: nu
         bytes += chunk.length
         reader.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
         await pool.drain()
+        progress(chunk.length)
       }
       if (bytes > 0) reader.end()
       const r = await pool.end()
@@ -71,13 +83,17 @@ export async function captureStats(path: string, o: { keys?: KeyStore; jobs?: nu
   } else {
     const session = new DecodeSession({
       keys: o.keys,
+      decodeAs: o.decodeAs,
       recording: false,
       onMessage: (m, conv, dir) => {
         index.add(m, conv, dir)
         count(m.protocol)
       }
     })
-    for await (const chunk of chunks()) session.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+    for await (const chunk of chunks()) {
+      session.push(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
+      progress(chunk.length)
+    }
     session.end()
     frames = session.engine.stats.frames
     errors = session.engine.stats.errors
@@ -89,7 +105,7 @@ export async function captureStats(path: string, o: { keys?: KeyStore; jobs?: nu
   const n = Math.max(1, index.count)
   return {
     file: basename(path),
-    bytes: statSync(path).size,
+    bytes: total,
     frames,
     messages: index.count,
     errors,

@@ -43,6 +43,8 @@ export interface InspectorSessionOptions {
   demoCapturePath?: () => string
   /** Run the core on this thread (tests only; the shells always use the worker). */
   inProcess?: boolean
+  /** Shard workers the session worker decodes an opened capture with (default: cores - 1). */
+  jobs?: number
   tempDir?: string
   /** The built worker script (default: next to the built entry; tests running from source pass out/main's). */
   workerScript?: string
@@ -92,7 +94,7 @@ export class InspectorSession implements InspectorRequests {
       this.core = new SessionCore({ emit: (e) => this.dispatch(e), demoCapturePath: demo, tempDir: opts.tempDir })
     } else {
       this.core = null
-      const data: SessionWorkerData = { demoCapturePath: demo(), tempDir: opts.tempDir }
+      const data: SessionWorkerData = { demoCapturePath: demo(), tempDir: opts.tempDir, jobs: opts.jobs }
       const worker = new Worker(opts.workerScript ?? workerScriptPath('session-worker.js'), { workerData: data, resourceLimits: DECODE_WORKER_LIMITS })
       this.worker = worker
       worker.on('message', (m: WorkerToHost) => this.fromWorker(m))

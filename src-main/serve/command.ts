@@ -1,8 +1,9 @@
-// `gamewire serve [CAPTURE] [--port N] [--host H]`: starts the server, prints the URL, and runs until
-// SIGINT/SIGTERM. Usage mistakes and unreadable captures are a UsageError (exit 2), like the other commands.
+// `gamewire serve [CAPTURE] [--port N] [--host H] [--jobs N]`: starts the server, prints the URL, and runs
+// until SIGINT/SIGTERM. Usage mistakes and unreadable captures are a UsageError (exit 2), like the other
+// commands; the options are parsed (and documented) with the others in cli/main.ts.
 
 import { accessSync, constants, statSync } from 'node:fs'
-import { one, parseArgs, UsageError } from '../cli/args'
+import { one, UsageError, type ParsedArgs } from '../cli/args'
 import { DEFAULT_PORT, startServer } from './server'
 
 function checkCapture(path: string): void {
@@ -15,8 +16,7 @@ function checkCapture(path: string): void {
   if (statSync(path).isDirectory()) throw new UsageError(`capture file is a directory: ${path}`)
 }
 
-export async function serveCommand(argv: string[]): Promise<number> {
-  const a = parseArgs(argv, [{ name: 'port', short: 'p', value: true }, { name: 'host', value: true }], 1)
+export async function serveCommand(a: ParsedArgs, jobs?: number): Promise<number> {
   const portText = one(a, 'port')
   const port = portText === undefined ? DEFAULT_PORT : Number(portText)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, got '${portText}'`)
@@ -25,7 +25,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   if (capture) checkCapture(capture)
   let server
   try {
-    server = await startServer({ host, port, capture, log: (line) => process.stderr.write(line + '\n') })
+    server = await startServer({ host, port, capture, jobs, log: (line) => process.stderr.write(line + '\n') })
   } catch (e) {
     const err = e as NodeJS.ErrnoException
     if (err.code === 'EADDRINUSE') throw new UsageError(`port ${port} is in use (try --port 0 for a free one)`)

@@ -36,6 +36,8 @@ export interface ServeOptions {
   rendererDir?: string
   /** Where keys persist (default: $GAMEWIRE_CONFIG_DIR or ~/.config/gamewire). */
   keysDir?: string
+  /** Shard workers that decode a capture being opened (default: cores - 1). */
+  jobs?: number
   /** Run the session on this thread (tests only). */
   inProcess?: boolean
   log?: (line: string) => void
@@ -176,6 +178,7 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   const session = new InspectorSession({
     keysDir: opts.keysDir ?? defaultKeysDir(),
     inProcess: opts.inProcess,
+    jobs: opts.jobs,
     exportTarget: async (_req, suggestedName) => {
       const token = randomBytes(16).toString('hex')
       const fileName = safeName(suggestedName)

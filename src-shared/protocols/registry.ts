@@ -38,6 +38,11 @@ export interface DecoderContext {
   readonly recording: boolean
   /** A protocol that knows who the client is (from its handshake) says so; flips a/b if needed. */
   setClient(dir: WireDir): void
+  /**
+   * The client's wire direction once the conversation knows it (a handshake, a TCP SYN, the WebSocket
+   * upgrade), else undefined. Decoders that name messages by who sent them read it per message.
+   */
+  readonly clientDir?: WireDir
   /** A note about the whole conversation (shown on it and in the export). */
   note(text: string): void
   /** The WebSocket upgrade's request path and negotiated subprotocol, once seen. */

@@ -116,6 +116,8 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
         }
         this.onMessage(env.msgId, env.callbackId, p, draft, value)
         if (env.msgId === MSG_APP_KEY) this.appKeyOrder(p, draft, r)
+        // A reply echoes its request's message id: name it as the response, as Photon does (docs/fignet.md).
+        if (value.responseTo !== undefined) name = `${name} response`
         let body: FieldReader = r
         if (env.encrypted) {
           const opened = this.decryptInto(r, draft, env.headerStart, env.payloadStart, p.dir)

@@ -76,7 +76,8 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       compressionThreshold: this.compressionThreshold,
       thresholdFromHandshake: this.thresholdFromHandshake,
       jsSdk,
-      maxMessageSize: this.maxMessageSize
+      maxMessageSize: this.maxMessageSize,
+      fromServer: this.ctx.clientDir === undefined ? null : this.ctx.clientDir !== dir
     }
   }
 

@@ -23,7 +23,7 @@ function decodesCleanly(bytes: Uint8Array, size: number): boolean {
   const source = draft.addSource('probe', bytes)
   const out = decodePacket(
     { draft, source, bytes, start: 0, end: size, extra: 0 },
-    { recording: false, maxDecompressed: PROBE_MAX_DECOMPRESSED, maxDepth: DEFAULT_MAX_DEPTH, keys: [], lastKey: undefined, xorFirst: false, compressionThreshold: 1024, thresholdFromHandshake: false, jsSdk: false, maxMessageSize: null }
+    { recording: false, maxDecompressed: PROBE_MAX_DECOMPRESSED, maxDepth: DEFAULT_MAX_DEPTH, keys: [], lastKey: undefined, xorFirst: false, compressionThreshold: 1024, thresholdFromHandshake: false, jsSdk: false, maxMessageSize: null, fromServer: null }
   )
   return draft.error === null && out.value.body !== null
 }

@@ -15,6 +15,7 @@ export const ACTION_LOGIN = 1
 export const ACTION_CALL_EXTENSION = 13
 export const ACTION_GENERIC_MESSAGE = 7
 export const ACTION_PING_PONG = 29
+export const ACTION_GAME_SERVER_CONNECTION_REQUIRED = 600
 
 /** System controller (0): requests; a response reuses its request's id. */
 export const SYSTEM_REQUESTS: Readonly<Record<number, string>> = {
@@ -70,6 +71,35 @@ export const SYSTEM_EVENTS: Readonly<Record<number, string>> = {
   1600: 'LoadBalancerError'
 }
 
+/**
+ * System controller (0): request ids on which the server tells clients about a change, to the requester
+ * and to the other users it concerns, named after the event the SDK dispatches for them (SystemController
+ * `_fnChangeRoomName` → ROOM_NAME_CHANGE, …). GenericMessage (7) is named by its message type instead.
+ * An error reply (`ec`) goes to the requester alone and stays a response.
+ */
+export const SYSTEM_PUSHES: Readonly<Record<number, string>> = {
+  6: 'RoomAdd',
+  8: 'RoomNameChange',
+  9: 'RoomPasswordStateChange',
+  11: 'RoomVariablesUpdate',
+  12: 'UserVariablesUpdate',
+  19: 'RoomCapacityChange',
+  30: 'ProximityListUpdate',
+  204: 'BuddyVariablesUpdate',
+  205: 'BuddyOnlineStateChange',
+  300: 'Invitation'
+}
+
+/** GenericMessage (7) from the server: the SDK's event per message type byte `t`. */
+export const GENERIC_MESSAGE_EVENTS: Readonly<Record<number, string>> = {
+  0: 'PublicMessage',
+  1: 'PrivateMessage',
+  2: 'ModeratorMessage',
+  3: 'AdminMessage',
+  4: 'ObjectMessage',
+  5: 'BuddyMessage'
+}
+
 /** Every system action id with a name (requests and events), for the `sfs2x.action` field's named values. */
 export const ACTION_NAMES: Readonly<Record<number, string>> = { ...SYSTEM_REQUESTS, ...SYSTEM_EVENTS }
 
@@ -85,6 +115,25 @@ export const GENERIC_MESSAGE_TYPES: Readonly<Record<number, string>> = {
 
 export function controllerName(id: number): string | undefined {
   return CONTROLLER_NAMES[id]
+}
+
+/**
+ * A server→client message's name as a user reads it: `ExtensionResponse` (Extension controller, 13),
+ * the event for a push (`UserEnterRoom`, `UserVariablesUpdate`, `PublicMessage`), or `<Request>Response`
+ * for the reply to a system request (`LoginResponse`). Undefined when the pair is not known.
+ */
+export function serverMessageName(controller: number, action: number, p: { error: boolean; messageType?: number }): string | undefined {
+  if (controller === CONTROLLER_EXTENSION) return action === ACTION_CALL_EXTENSION ? 'ExtensionResponse' : undefined
+  if (controller !== CONTROLLER_SYSTEM) return undefined
+  const event = SYSTEM_EVENTS[action]
+  if (event) return event
+  if (action === ACTION_GAME_SERVER_CONNECTION_REQUIRED) return SYSTEM_REQUESTS[action] // only ever sent by the server
+  if (!p.error) {
+    if (action === ACTION_GENERIC_MESSAGE && p.messageType !== undefined && GENERIC_MESSAGE_EVENTS[p.messageType]) return GENERIC_MESSAGE_EVENTS[p.messageType]
+    if (SYSTEM_PUSHES[action]) return SYSTEM_PUSHES[action]
+  }
+  const request = SYSTEM_REQUESTS[action]
+  return request ? `${request}Response` : undefined
 }
 
 /** The action's name for this controller, or undefined when the pair is not known. */

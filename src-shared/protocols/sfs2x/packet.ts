@@ -17,9 +17,11 @@ import {
   ACTION_PING_PONG,
   CONTROLLER_EXTENSION,
   CONTROLLER_SYSTEM,
+  GENERIC_MESSAGE_EVENTS,
   GENERIC_MESSAGE_TYPES,
   actionName,
-  controllerName
+  controllerName,
+  serverMessageName
 } from './names'
 import { decodeSfs, shortValue, type EntryRange, type SfsDecodeResult, type SfsObjectValue, type SfsValue } from './sfsobject'
 import { aesCbcDecrypt, decompressZstd, inflateZlib, isZlibHeader, isZstdMagic, xorWithLength, type DecompressResult } from './transforms'
@@ -89,6 +91,8 @@ export interface PacketContext {
   /** One packet per WebSocket message: the JS SDK, whose bigSized rule is its own (> 65335). */
   jsSdk: boolean
   maxMessageSize: number | null
+  /** The packet came from the server (true), the client (false), or the roles are not known yet (null). */
+  fromServer: boolean | null
 }
 
 export interface PacketInput {
@@ -595,13 +599,16 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   value.action = an ?? a
   field(F.controller, 'c', c)
   field(F.action, 'a', a, an ? `Action: ${a} (${an})` : undefined)
-  out.name = an ?? (controllerName(c) ? `${controllerName(c)} action ${a}` : `Controller ${c} action ${a}`)
+  const ec = p ? num(p.get('ec')) : undefined
+  const msgType = p && c === CONTROLLER_SYSTEM && a === ACTION_GENERIC_MESSAGE ? num(p.get('t')) : undefined
+  // The action id names the request; what the server sends on it is its response or an event (docs/sfs2x.md).
+  const serverName = pc.fromServer ? serverMessageName(c, a, { error: ec !== undefined, messageType: msgType }) : undefined
+  out.name = serverName ?? an ?? (controllerName(c) ? `${controllerName(c)} action ${a}` : `Controller ${c} action ${a}`)
   const parts: string[] = [out.name]
   const kv = (k: string, v: string | number | undefined) => {
     if (v !== undefined && v !== '') parts.push(`${k}=${v}`)
   }
   if (p) {
-    const ec = num(p.get('ec'))
     if (c === CONTROLLER_EXTENSION || (c === CONTROLLER_SYSTEM && a === ACTION_CALL_EXTENSION)) {
       const cmd = str(p.get('c'))
       const room = num(p.get('r'))
@@ -663,13 +670,14 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
       kv('user', un)
       kv('id', num(p.get('id')))
     } else if (c === CONTROLLER_SYSTEM && a === ACTION_GENERIC_MESSAGE) {
-      const t = num(p.get('t'))
-      if (t !== undefined) parts.push(GENERIC_MESSAGE_TYPES[t] ?? `type ${t}`)
+      // A message event's name already says its type.
+      if (msgType !== undefined && out.name !== GENERIC_MESSAGE_EVENTS[msgType]) parts.push(GENERIC_MESSAGE_TYPES[msgType] ?? `type ${msgType}`)
       const m = p.get('m')
       if (m) kv('m', plain(m))
     } else if (!(c === CONTROLLER_SYSTEM && a === ACTION_PING_PONG)) {
       let n = 0
       for (const [k, v] of p) {
+        if (k === 'ec') continue // said once, below
         if (n++ >= 4) {
           parts.push('…')
           break

@@ -88,9 +88,12 @@ describe('the shared ENet capture (npm enet, vanilla ENet 1.3.5)', () => {
     expect(Object.keys(v.payload)).toEqual(['peerType', 'SecretKey', 'AppName'])
     expect(reg.warnings.join('\n')).toMatch(/security: RegisterIdentity sends the app secret unencrypted over ENet/)
     expect([...rangeBytes(reg.sources, find(reg.tree, 'fignet.msg_id'))]).toEqual([0x60, 0xea])
-    const reply = messages.find((m) => m.frames.includes(7) && m.name === 'RegisterIdentity')!
+    const reply = messages.find((m) => m.frames.includes(7) && m.name === 'RegisterIdentity response')!
     expect(reply.direction).toBe('s2c')
     expect(reply.value).toMatchObject({ callbackId: 1, responseTo: 5 })
+    // the reply (the server echoes message id and callback id) is named as the response, as Photon's are
+    expect(reply.summary).toMatch(/^RegisterIdentity response #1\b/)
+    expect(reply.value).toMatchObject({ msgName: 'RegisterIdentity' })
   })
 
   it('reassembles the 3003-byte reliable message from frames 14–16 and the 2503-byte unreliable one from 26–27', () => {
@@ -130,7 +133,7 @@ describe('FigNet over LiteNetLib, through the engine', () => {
       const { messages, conversations } = runEngine(frames)
       expect(conversations[0]).toMatchObject({ protocol: 'fignet', stack: ['udp', 'litenetlib', 'fignet'], client: `${C}:50000` })
       const fn = messages.filter((m) => (m.value as { msgId?: number }).msgId !== undefined)
-      expect(fn.map((m) => `${m.direction} ${m.name}`)).toEqual(['c2s RegisterIdentity', 's2c RegisterIdentity', 's2c RoomEvent', 'c2s Ping'])
+      expect(fn.map((m) => `${m.direction} ${m.name}`)).toEqual(['c2s RegisterIdentity', 's2c RegisterIdentity response', 's2c RoomEvent', 'c2s Ping'])
       expect(fn[0].value).toMatchObject({ channel: 0, delivery: 'ReliableOrdered', callbackId: 1 })
       expect(fn[1].value).toMatchObject({ responseTo: fn[0].frames[0] })
       expect(fn[2].value).toMatchObject({ channel: 2, delivery: 'ReliableUnordered', codec: 'MemoryPack', payload: { EventId: { value: 9 } } })
@@ -154,7 +157,7 @@ describe('FigNet over WebSocket to /FigNet', () => {
     const { messages, conversations } = runEngine(frames)
     expect(conversations[0].stack).toEqual(['tcp', 'websocket', 'fignet'])
     const fn = fignet(messages)
-    expect(fn.map((m) => `${m.direction} ${m.name}`)).toEqual(['c2s RegisterIdentity', 's2c RegisterIdentity', 'c2s Ping'])
+    expect(fn.map((m) => `${m.direction} ${m.name}`)).toEqual(['c2s RegisterIdentity', 's2c RegisterIdentity response', 'c2s Ping'])
     expect(fn[0].warnings.join('\n')).toMatch(/unencrypted over WebSocket/)
     expect(fn[1].value).toMatchObject({ callbackId: 3, responseTo: fn[0].frames[0] })
     expect(fn[2].value).toMatchObject({ msgId: 60002, callbackId: 0, payload: { peerType: { type: 'byte', value: 1, name: 'Client' } } })

@@ -31,7 +31,8 @@ describe('lastwar-tcp.pcapng (Last War variant over raw TCP)', () => {
     for (const [m, p] of paired(NAME)) {
       if (!p.command) continue
       const params = ((p.body.value as Record<string, Typed>).p.value as Record<string, Typed>).p.value as Record<string, Typed>
-      expect.soft(m.summary, p.command).toMatch(new RegExp(`^CallExtension ${p.command.replace(/\./g, '\\.')} room=${p.room}\\b`))
+      const name = p.direction === 'c2s' ? 'CallExtension' : 'ExtensionResponse'
+      expect.soft(m.summary, p.command).toMatch(new RegExp(`^${name} ${p.command.replace(/\./g, '\\.')} room=${p.room}\\b`))
       if (params._id) expect.soft(m.summary, p.command).toContain(`_id=${params._id.value}`)
     }
   })

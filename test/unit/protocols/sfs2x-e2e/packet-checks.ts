@@ -6,6 +6,19 @@ import { join } from 'node:path'
 import { FIXTURES, decodeFixture, loadTruth, sfsMessages, valueOf, expectedValue, actualValue, keyOrder, type Truth, type TruthPacket } from './helpers'
 import type { DecodedMessage } from '../../../../src-shared/model/types'
 
+/**
+ * The truth files name each packet's action id, which is the request's name in both directions. What the
+ * server sends on it is read as the response: SFSEvent EXTENSION_RESPONSE for the Extension controller,
+ * and the reply to each system request these sessions make (none of them is a push to other users).
+ */
+const SERVER_NAMES: Readonly<Record<string, string>> = {
+  Handshake: 'HandshakeResponse',
+  Login: 'LoginResponse',
+  CallExtension: 'ExtensionResponse',
+  PingPong: 'PingPongResponse',
+  Logout: 'LogoutResponse'
+}
+
 const label = (p: TruthPacket, i: number) => `packet ${i} ${p.direction} ${p.action}${p.command ? ` ${p.command}` : ''}`
 
 /** The decoded SFS2X messages paired with the truth packets, in order (fails when the counts differ). */
@@ -100,14 +113,16 @@ export function packetChecks(name: string): void {
     })
   }
 
-  it('summarises each message by its action, and extension calls by command and room', () => {
+  it('names requests by their action and server messages as responses, extension calls by command and room', () => {
     for (const [i, [m, p]] of paired(name).entries()) {
-      expect.soft(m.name, label(p, i)).toBe(p.action)
+      const expected = p.direction === 'c2s' ? p.action : SERVER_NAMES[p.action]
+      expect.soft(expected, `${label(p, i)}: no expected server name for ${p.action}`).toBeDefined()
+      expect.soft(m.name, label(p, i)).toBe(expected)
       if (p.command) {
-        expect.soft(m.summary, label(p, i)).toMatch(new RegExp(`^${p.action} ${p.command.replace(/\./g, '\\.')}(\\s|$)`))
+        expect.soft(m.summary, label(p, i)).toMatch(new RegExp(`^${expected} ${p.command.replace(/\./g, '\\.')}(\\s|$)`))
         if (p.room !== null) expect.soft(m.summary, label(p, i)).toContain(`room=${p.room}`)
       } else {
-        expect.soft(m.summary.startsWith(p.action), `${label(p, i)}: ${m.summary}`).toBe(true)
+        expect.soft(m.summary.startsWith(expected), `${label(p, i)}: ${m.summary}`).toBe(true)
       }
     }
   })

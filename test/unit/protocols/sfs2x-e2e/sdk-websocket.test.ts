@@ -54,6 +54,10 @@ describe.each(FIXTURES)('%s.pcapng (official SDK over WebSocket)', (name) => {
     // Handshake answer, then Login: the SDK dispatched connection and login in that order.
     expect(events.map((e) => e.event)).toEqual(['connection', 'login', 'extensionResponse', 'extensionResponse', 'extensionResponse', 'pingPong', 'logout', 'connectionLost'])
     expect(s2c.map((v) => v.action)).toEqual(['Handshake', 'Login', 'CallExtension', 'CallExtension', 'CallExtension', 'PingPong', 'Logout'])
+    // Each server message is named as the reply the SDK handled it as (its event, or the request's response).
+    const asSdkHandled: Record<string, string> = { connection: 'HandshakeResponse', login: 'LoginResponse', extensionResponse: 'ExtensionResponse', pingPong: 'PingPongResponse', logout: 'LogoutResponse' }
+    const s2cNames = sfsMessages(decodeFixture(name)).filter((m) => m.direction === 's2c').map((m) => m.name)
+    expect(s2cNames).toEqual(events.filter((e) => e.event !== 'connectionLost').map((e) => asSdkHandled[e.event as string]))
   })
 })
 

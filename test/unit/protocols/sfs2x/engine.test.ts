@@ -35,17 +35,17 @@ describe('SFS2X over raw TCP', () => {
     // in the order the segments arrived
     expect(messages.map((m) => [m.direction, m.summary])).toEqual([
       ['c2s', 'Handshake api=1.8.6 cl=JavaScript'],
-      ['s2c', 'Handshake tk=0f1e2d3c4b5a69788796a5b4c3d2e1f0 ct=1024 ms=500000'],
-      ['s2c', 'Login zone=TestZone user=alice id=7'],
+      ['s2c', 'HandshakeResponse tk=0f1e2d3c4b5a69788796a5b4c3d2e1f0 ct=1024 ms=500000'],
+      ['s2c', 'LoginResponse zone=TestZone user=alice id=7'],
       ['c2s', 'Login zone=TestZone user=alice'],
       ['c2s', 'CallExtension move room=3'],
       ['c2s', 'CallExtension bulk room=-1'],
       ['c2s', 'PingPong'],
       ['c2s', 'Logout'],
-      ['s2c', 'CallExtension move'],
-      ['s2c', 'CallExtension bulk'],
-      ['s2c', 'PingPong'],
-      ['s2c', 'Logout zn=TestZone']
+      ['s2c', 'ExtensionResponse move'],
+      ['s2c', 'ExtensionResponse bulk'],
+      ['s2c', 'PingPongResponse'],
+      ['s2c', 'LogoutResponse zn=TestZone']
     ])
     // the login was carried by two segments (frames 3 and 5), the handshake by one
     expect(messages[0].frames).toEqual([3])
@@ -111,11 +111,11 @@ describe('SFS2X over raw TCP', () => {
     const conn = new Conn(7777, false).s(vec('session/09_s2c_c0_a29')).c(vec('session/00_c2s_c0_a0')).s(vec('session/01_s2c_c0_a0'))
     const { messages, conversations } = runEngine(conn.frames)
     expect(conversations[0]).toMatchObject({ protocol: 'sfs2x', client: `${C}:${CP}`, server: `${S}:7777`, roleFromHandshake: true })
-    // (a message emitted before the Handshake revealed the roles keeps its a/b direction)
+    // (a message emitted before the Handshake revealed the roles keeps its a/b direction, and its request name)
     expect(messages.map((m) => [m.direction, m.name])).toEqual([
       ['a2b', 'PingPong'],
       ['c2s', 'Handshake'],
-      ['s2c', 'Handshake']
+      ['s2c', 'HandshakeResponse']
     ])
   })
 
@@ -246,9 +246,9 @@ describe('SFS2X over WebSocket and after the fake upgrade preamble', () => {
     const sfs = messages.filter((m) => m.protocol === 'sfs2x')
     expect(sfs.map((m) => [m.direction, m.summary, m.error])).toEqual([
       ['c2s', 'Handshake api=1.8.6 cl=JavaScript', null],
-      ['s2c', 'Handshake tk=0f1e2d3c4b5a69788796a5b4c3d2e1f0 ct=1024 ms=500000', null],
+      ['s2c', 'HandshakeResponse tk=0f1e2d3c4b5a69788796a5b4c3d2e1f0 ct=1024 ms=500000', null],
       ['c2s', 'CallExtension bulk room=-1', null],
-      ['s2c', 'CallExtension bulk', null]
+      ['s2c', 'ExtensionResponse bulk', null]
     ])
     expect(sfs[0].stack).toEqual(['tcp', 'websocket', 'sfs2x'])
     // WebSocket sources first (frames, unmasked, inflated), then the SFS2X ones
@@ -273,7 +273,7 @@ describe('SFS2X over WebSocket and after the fake upgrade preamble', () => {
     expect(sfs.map((m) => [m.direction, m.summary, m.error])).toEqual([
       ['c2s', 'CallExtension mail.read room=-1 _id=42', null],
       ['c2s', 'CallExtension world.tiles room=-1 _id=43', null],
-      ['s2c', 'CallExtension mail.read _id=42', null]
+      ['s2c', 'ExtensionResponse mail.read _id=42', null]
     ])
     expect(val(sfs[0])).toMatchObject({ shard: 12, variant: 'lastwar', header: { byte: 0xc4 } })
     expect(val(sfs[1])).toMatchObject({ transforms: ['xor', 'zlib'], header: { byte: 0xe4 } })
@@ -303,5 +303,57 @@ describe('probe', () => {
     expect(probe(vec('packet/handshake'), { carrier: 'websocket', wsPath: '/BlueBox/websocket' })).toBe(100)
     expect(probe(concat(vec('packet/handshake'), unhex('00')), { carrier: 'websocket' })).toBe(0)
     expect(probe(unhex('c0 0010' + '11'.repeat(16)), { carrier: 'websocket', wsPath: '/BlueBox/websocket' })).toBe(50)
+  })
+})
+
+describe('server messages are named as a user reads them (docs/sfs2x.md)', () => {
+  // Bodies written with the tests' own SFSObject encoder (helpers.ts), in the SDK's {c, a, p} envelope.
+  const joinRoom = envelope(0, 4, { n: t.str('Lobby') })
+  const joinRoomOk = envelope(0, 4, { r: t.arr(t.int(3), t.str('Lobby')) })
+  const joinRoomError = envelope(0, 4, { ec: t.short(20), ep: t.strArr(['Lobby']) })
+  const userEnterRoom = envelope(0, 1000, { r: t.int(3), u: t.arr(t.int(8), t.str('bob')) })
+  const setUserVars = envelope(0, 12, { uv: t.arr() })
+  const userVarsUpdate = envelope(0, 12, { u: t.int(8), uv: t.arr() })
+  const publicMsg = envelope(0, 7, { t: t.byte(0), r: t.int(3), m: t.str('hi') })
+  const publicMsgEvent = envelope(0, 7, { t: t.byte(0), r: t.int(3), u: t.int(8), m: t.str('hi') })
+  const extReply = ext('mail.read', { ok: t.bool(true), _id: t.int(42) }, null)
+  const traffic = (conn: Conn) =>
+    conn
+      .c(packet(joinRoom)).s(packet(joinRoomError)).c(packet(joinRoom)).s(packet(joinRoomOk))
+      .s(packet(userEnterRoom)).c(packet(setUserVars)).s(packet(userVarsUpdate))
+      .c(packet(publicMsg)).s(packet(publicMsgEvent)).s(packet(extReply))
+
+  it('names a response, an error response, a push event and a message event from the server; requests keep their names', () => {
+    for (const recording of [true, false]) {
+      resetFrames()
+      const { messages } = runEngine(traffic(new Conn()).frames, undefined, recording)
+      expect(messages.map((m) => [m.direction, m.name, m.summary])).toEqual([
+        ['c2s', 'JoinRoom', 'JoinRoom n=Lobby'],
+        ['s2c', 'JoinRoomResponse', 'JoinRoomResponse ep=[1] ec=20'],
+        ['c2s', 'JoinRoom', 'JoinRoom n=Lobby'],
+        ['s2c', 'JoinRoomResponse', 'JoinRoomResponse r=[2]'],
+        ['s2c', 'UserEnterRoom', 'UserEnterRoom r=3 u=[2]'],
+        ['c2s', 'SetUserVariables', 'SetUserVariables uv=[0]'],
+        ['s2c', 'UserVariablesUpdate', 'UserVariablesUpdate u=8 uv=[0]'],
+        ['c2s', 'GenericMessage', 'GenericMessage public m=hi'],
+        ['s2c', 'PublicMessage', 'PublicMessage m=hi'],
+        ['s2c', 'ExtensionResponse', 'ExtensionResponse mail.read _id=42']
+      ])
+    }
+  })
+
+  it('keeps the index fields: sfs2x.action and sfs2x.cmd still name the action id and command', () => {
+    const { messages } = runEngine(traffic(new Conn()).frames, undefined, true, 'sfs2x.action == 12 || sfs2x.cmd == "mail.read"')
+    expect(messages.map((m) => m.name)).toEqual(['SetUserVariables', 'UserVariablesUpdate', 'ExtensionResponse'])
+    expect(val(messages[2])).toMatchObject({ controller: 'Extension', action: 'CallExtension', command: 'mail.read' })
+    expect(find(messages[2].tree, 'sfs2x.action')).toMatchObject({ value: 13, label: 'Action: 13 (CallExtension)' })
+  })
+
+  it('without the roles (joined mid-stream, no Handshake) keeps the action names; server events are named anyway', () => {
+    const { messages, conversations } = runEngine(traffic(new Conn(SP, false)).frames)
+    expect(conversations[0].roleFromHandshake).toBe(false)
+    expect(messages.map((m) => m.name)).toEqual([
+      'JoinRoom', 'JoinRoom', 'JoinRoom', 'JoinRoom', 'UserEnterRoom', 'SetUserVariables', 'SetUserVariables', 'GenericMessage', 'GenericMessage', 'CallExtension'
+    ])
   })
 })
