@@ -70,7 +70,7 @@ describe('1. the EnableCheckSum magic', () => {
     expect(req.warnings.join('\n')).not.toMatch(/EnableCheckSum magic/)
     expect(find(req.tree, 'fignet.magic').label).toMatch(/0xC0DE \(EnableCheckSum magic\)/)
 
-    expect(reply.name).toBe('RegisterIdentity')
+    expect(reply.name).toBe('RegisterIdentity response')
     expect(reply.error).toBeNull()
     expect(value(reply).magic).toBe(0xbeef)
     expect(JSON.parse(messageText(reply)).value.magic).toBe(48879)
@@ -93,7 +93,7 @@ describe('2. the prefix form, from evidence across messages', () => {
       { dir: 'c2s', bytes: env(60002, 0, PING) }
     ]))
     const fn = figs(messages)
-    expect(fn.map((m) => m.name)).toEqual(['Message 257', 'RegisterIdentity', 'RegisterIdentity', 'Ping'])
+    expect(fn.map((m) => m.name)).toEqual(['Message 257', 'RegisterIdentity', 'RegisterIdentity response', 'Ping'])
     const form = find(fn[0].tree, 'fignet.prefix_form')
     expect(form.value).toBe('none')
     expect(form.label).toMatch(/the 4-byte prefix form would read message 60000, but it comes only from old v1\.0\.6 binaries/)
@@ -116,7 +116,7 @@ describe('2. the prefix form, from evidence across messages', () => {
       { dir: 'c2s', bytes: env(60406, 0, event) }
     ]))
     const fn = figs(messages)
-    expect(fn.map((m) => m.name)).toEqual(['RegisterIdentity', 'RegisterIdentity', 'RoomEvent'])
+    expect(fn.map((m) => m.name)).toEqual(['RegisterIdentity', 'RegisterIdentity response', 'RoomEvent'])
     expect(find(fn[0].tree, 'fignet.hash').value).toBe(0x44332211)
     expect(find(fn[1].tree, 'fignet.hash').value).toBe(0x88776655)
     expect(fn[0].summary).toBe('RegisterIdentity #1 peerType=Client app="old"')
@@ -298,7 +298,7 @@ describe('6. NetworkedObjectBinary.Data, AppKey and the handshake order', () => 
     const k = find(req.tree, 'entangle.app_key')
     expect(k.value).toBe('my-app-key')
     expect(new TextDecoder().decode(rangeBytes(req.sources, k))).toBe('my-app-key')
-    expect(reply.summary).toBe('AppKey #2 IsSuccess=true')
+    expect(reply.summary).toBe('AppKey response #2 IsSuccess=true')
     const s = find(reply.tree, 'entangle.is_success')
     expect(s.value).toBe(true)
     expect([...rangeBytes(reply.sources, s)]).toEqual([1])

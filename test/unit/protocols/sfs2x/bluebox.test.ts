@@ -104,11 +104,11 @@ describe('SFS2X BlueBox over HTTP', () => {
       [2, 'c2s', 'Handshake', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [2, 's2c', 'BlueBox data', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [2, 'c2s', 'BlueBox poll', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
-      [2, 's2c', 'Handshake', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
+      [2, 's2c', 'HandshakeResponse', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [3, 'c2s', 'Login', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [3, 'c2s', 'BlueBox poll', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [3, 's2c', 'BlueBox data', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
-      [3, 's2c', 'Login', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
+      [3, 's2c', 'LoginResponse', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [4, 'c2s', 'BlueBox poll', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [4, 's2c', 'BlueBox poll (empty)', 'sfs2x', 'tcp,http,bluebox,sfs2x'],
       [4, 'c2s', 'Login', 'sfs2x', 'tcp,http,bluebox,sfs2x']
