@@ -43,7 +43,8 @@ commands:
   serve [CAPTURE] [--port N] [--host 127.0.0.1]
       Serve the inspector UI to a browser.
 
-CONV in --decode-as is a conversation id or an ip:port of either side; PROTOCOL is a protocol id or 'unknown'.
+CONV in --decode-as is a conversation id or an ip:port of either side; PROTOCOL is a protocol id (photon,
+sfs2x, fignet, or enet or litenetlib for the transport alone) or 'unknown'.
 --jobs N decodes in N worker threads (default: cores - 1, at least 1); the output is the same for any N.`
 
 class CliExit extends Error {

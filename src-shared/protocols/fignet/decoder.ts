@@ -63,10 +63,10 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
       setClient: { value: (d: WireDir) => { this.clientDir ??= d; this.ctx.setClient(d) } }
     })
     if (probeLiteNetLib(first) > probeEnet(first)) {
-      this.transport = new LiteNetLibTransport(ctx, this, { protocol: PROTOCOL })
+      this.transport = new LiteNetLibTransport(ctx, this)
       this.transportName = 'LiteNetLib'
     } else {
-      this.transport = new EnetTransport(ctx, this, { protocol: PROTOCOL })
+      this.transport = new EnetTransport(ctx, this)
       this.transportName = 'ENet'
     }
   }
