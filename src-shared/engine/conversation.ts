@@ -71,6 +71,11 @@ class ConversationContext implements DecoderContext {
     this.conv.setClient(dir)
   }
 
+  get clientDir(): WireDir | undefined {
+    const side = this.conv.clientSide
+    return side === undefined ? undefined : side === 'a' ? 'a2b' : 'b2a'
+  }
+
   note(text: string): void {
     this.conv.note(text)
   }

@@ -35,6 +35,8 @@ export interface DecoderContext {
   readonly recording: boolean
   /** A protocol that knows who the client is (from its handshake) says so; flips a/b if needed. */
   setClient(dir: WireDir): void
+  /** The direction the client sends in, once known (for texts that name the client first, e.g. key lines). */
+  readonly clientDir?: WireDir
   /** A note about the whole conversation (shown on it and in the export). */
   note(text: string): void
   /** The WebSocket upgrade's request path and negotiated subprotocol, once seen. */

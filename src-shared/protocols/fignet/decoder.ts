@@ -4,6 +4,7 @@
 // id), and the registration timing the server enforces (about 5 s).
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
+import { keyConversation, missingKeyWarning } from '../../keys/hint'
 import type { MessageDraft } from '../../bytes/tree'
 import type { CarriedDecoder, CarriedPayload, CarriedResult } from '../carried'
 import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
@@ -189,7 +190,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     const d = this.directionOf(dir) ?? undefined
     const entries = store ? store.find('FIGNET_KEY', this.ctx.a, this.ctx.b, d) : []
     if (!entries.length) {
-      draft.warn('encrypted (secure session): add a FIGNET_KEY line to decrypt')
+      draft.warn(missingKeyWarning(['FIGNET_KEY'], keyConversation(this.ctx.a, this.ctx.b, this.clientDir ?? this.ctx.clientDir), d))
       return null
     }
     const keys = entries.map((e) => ({ key: e.key, from: `FIGNET_KEY ${e.direction ?? 'both'}${e.line ? ` (line ${e.line})` : ''}` }))
