@@ -1,8 +1,9 @@
 // The LiteNetLib transport for one conversation: one message per LiteNetLib packet (a Merged datagram gives
 // one per inner packet, a 2.x ReliableMerged packet one per payload), payloads handed to the carried protocol
 // (FigNet; none under "decode as litenetlib"), fragments reassembled in part order, ACKs and Pongs linked to
-// what they answer. The transport's own messages are of protocol `litenetlib` (the top-most one decoded). Conversation
-// state — the version, fragments, reliable sequences, pings, connect requests — lives here; wire.ts is pure.
+// what they answer. The transport's own messages are of protocol `litenetlib` (the top-most one decoded).
+// Conversation state — the version, fragments, reliable sequences, pings, connect requests — lives here;
+// wire.ts is pure.
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { MessageDraft, TreeBuilder } from '../../bytes/tree'
