@@ -43,7 +43,7 @@ export const DIRECTION_ARROW: Record<string, string> = { c2s: '→', s2c: '←',
 
 /** Protocols with a colour of their own; anything else uses the neutral one. */
 export function protocolClass(protocol: string): string {
-  return ['photon', 'sfs2x', 'fignet', 'websocket', 'enet', 'unknown'].includes(protocol) ? `proto-${protocol}` : 'proto-other'
+  return ['photon', 'sfs2x', 'fignet', 'websocket', 'enet', 'litenetlib', 'unknown'].includes(protocol) ? `proto-${protocol}` : 'proto-other'
 }
 
 /** A filter literal for a value shown in the tree. */

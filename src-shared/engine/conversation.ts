@@ -182,8 +182,9 @@ export class Conversation implements TcpGapListener {
 
   private get emit(): Emit {
     return (this.emitter ??= (m) => {
-      // Layers a decoder adds itself (ENet, LiteNetLib under FigNet) show in the conversation's stack.
-      if (m.protocol === this.protocol && m.stack.length > this.decodedStack.length) this.decodedStack = m.stack
+      // Layers a decoder adds itself (ENet, LiteNetLib under FigNet) show in the conversation's stack: from
+      // its protocol's messages, and from a transport's own (protocol `enet`, the top of their stack).
+      if ((m.protocol === this.protocol || m.protocol === m.stack[m.stack.length - 1]) && m.stack.length > this.decodedStack.length) this.decodedStack = m.stack
       this.deps.emit(this, m)
     })
   }

@@ -40,7 +40,8 @@ export interface DecoderContext {
   setClient(dir: WireDir): void
   /**
    * The client's wire direction once the conversation knows it (a handshake, a TCP SYN, the WebSocket
-   * upgrade), else undefined. Decoders that name messages by who sent them read it per message.
+   * upgrade), else undefined. Decoders that name messages by who sent them, or write texts that name the
+   * client first (key lines), read it per message.
    */
   readonly clientDir?: WireDir
   /** A note about the whole conversation (shown on it and in the export). */

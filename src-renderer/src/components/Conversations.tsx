@@ -4,7 +4,8 @@
 import { bytes, duration, num, protocolClass } from '../format'
 import { useInspector } from '../state/store'
 
-const PROTOCOLS = ['auto', 'photon', 'sfs2x', 'fignet', 'unknown']
+// `enet`/`litenetlib`: the transport alone, its payloads as bytes (FigNet not decoded on top).
+const PROTOCOLS = ['auto', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown']
 
 export function Conversations() {
   const conversations = useInspector((s) => s.conversations)

@@ -1,8 +1,10 @@
 // The ENet transport of one conversation (vanilla ENet 1.3 or ENet-CSharp, detected from the traffic): one
 // message per command, several per datagram. Payloads (SEND_RELIABLE / SEND_UNRELIABLE / SEND_UNSEQUENCED,
-// and fragments once reassembled) go to the CarriedDecoder of the protocol above; control commands (CONNECT,
-// ACK, PING, …) are messages of their own. Reliable commands are checked for retransmission and ACKs linked
-// to what they acknowledge; fragments are reassembled per direction, per kind and per channel.
+// and fragments once reassembled) go to the CarriedDecoder of the protocol above (none under "decode as
+// enet": the payload stays ENet data); control commands (CONNECT, ACK, PING, …) are messages of their own,
+// of protocol `enet`, as Wireshark labels a message by the top-most protocol decoded in it. Reliable
+// commands are checked for retransmission and ACKs linked to what they acknowledge; fragments are
+// reassembled per direction, per kind and per channel.
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { MessageDraft } from '../../bytes/tree'
@@ -61,14 +63,14 @@ export class EnetTransport implements ProtocolDecoder {
   private lastStack: string[] = ['udp']
 
   /**
-   * `opts.protocol`: the protocol control commands are messages of (the carried one, e.g. 'fignet');
+   * `carried`: the protocol the payloads carry (FigNet), or null to show them as ENet data;
    * `opts.fragmentLimits`: the reassembly limits (the assembler's defaults otherwise: 16 MiB per payload,
    * 65536 fragments, which no real ENet payload reaches, 64 MiB held per direction and kind).
    */
   constructor(
     private readonly ctx: DecoderContext,
-    private readonly carried: CarriedDecoder,
-    private readonly opts: { protocol: string; fragmentLimits?: FragmentLimits }
+    private readonly carried: CarriedDecoder | null,
+    opts: { fragmentLimits?: FragmentLimits } = {}
   ) {
     const limits = opts.fragmentLimits
     this.fragments = new FragmentLinks(F.reassembled, 'Reassembled payload', {
@@ -149,7 +151,7 @@ export class EnetTransport implements ProtocolDecoder {
     }
     draft.error = errorLine(error)
     emit({
-      dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: this.opts.protocol, stack: this.controlStack(pdu),
+      dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: ENET_LAYER, stack: this.controlStack(pdu),
       name, summary: `${name}, ${pdu.bytes.length - (at ?? 0)} bytes: ${error.message}`,
       value: { command: null, enet: { variant: this.detector.knownVariant } }, draft
     })
@@ -163,7 +165,7 @@ export class EnetTransport implements ProtocolDecoder {
     if (draft.tree.recording) draft.tree.add({ key: F.compressed_data.key, label: `Compressed commands: ${size} bytes`, type: 'bytes', value: pdu.bytes.subarray(r.pos), source, start: r.pos, length: size })
     draft.warn("COMPRESSED flag (bit 14): the commands are compressed (ENet's range coder or a compressor the application installed) and cannot be decoded")
     emit({
-      dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: this.opts.protocol, stack: this.controlStack(pdu),
+      dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: ENET_LAYER, stack: this.controlStack(pdu),
       name: 'Compressed datagram', summary: `Compressed datagram peer=${h.peerId}, ${size} bytes of compressed commands`,
       value: { command: null, compressed: true, enet: { peerId: h.peerId, sessionId: h.sessionId, sentTime: h.sentTime, variant: 'vanilla' } }, draft
     })
@@ -250,7 +252,7 @@ export class EnetTransport implements ProtocolDecoder {
   private control(pdu: Pdu, draft: MessageDraft, info: EnetInfo, name: string, summary: string, emit: Emit, error?: DecodeError, frames = pdu.frames, time = pdu.time): void {
     draft.tree.closeAll()
     if (error && draft.error === null) draft.error = errorLine(error)
-    emit({ dir: pdu.dir, frames, time, protocol: this.opts.protocol, stack: this.controlStack(pdu), name, summary, value: { command: info.command, channel: info.channel, enet: info }, draft })
+    emit({ dir: pdu.dir, frames, time, protocol: ENET_LAYER, stack: this.controlStack(pdu), name, summary, value: { command: info.command, channel: info.channel, enet: info }, draft })
   }
 
   private fragment(pdu: Pdu, draft: MessageDraft, source: number, info: EnetInfo, cmd: EnetCommand, frame: number, emit: Emit): void {
@@ -280,23 +282,32 @@ export class EnetTransport implements ProtocolDecoder {
     this.control(pdu, draft, info, cmd.name, summary, emit)
   }
 
-  /** Hands a whole payload (bytes[start, end) of `source`) to the carried protocol and emits its message. */
+  /**
+   * Hands a whole payload (bytes[start, end) of `source`) to the carried protocol and emits its message; with
+   * none (or when it fails) the message is ENet's own, its data already in the tree as `enet.data`.
+   */
   private deliver(pdu: Pdu, draft: MessageDraft, info: EnetInfo, delivery: string, bytes: Uint8Array, source: number, start: number, end: number, frames: number[], time: number, emit: Emit): void {
     draft.tree.closeAll()
     const payload: CarriedPayload = { dir: pdu.dir, channel: info.channel, delivery, frame: frames[frames.length - 1], time }
+    const own = (error?: DecodeError): CarriedResult => {
+      const from = info.fragmentFrames ? `, reassembled from frames ${info.fragmentFrames.join(', ')}` : ''
+      const seq = info.unsequencedGroup !== undefined ? `group=${info.unsequencedGroup}` : info.unreliableSeq !== undefined ? `seq=${info.reliableSeq}/${info.unreliableSeq}` : `seq=${info.reliableSeq}`
+      return { protocol: ENET_LAYER, name: info.command, summary: `${info.command} ch${info.channel} ${seq}: ${end - start} bytes of data${from}`, value: {}, error }
+    }
     let res: CarriedResult
     try {
-      res = this.carried.decode(new FieldReader(bytes, draft.tree, source, start, end), draft, payload)
+      res = this.carried ? this.carried.decode(new FieldReader(bytes, draft.tree, source, start, end), draft, payload) : own()
     } catch (e) {
       // The contract says decode() never throws; if it does, the payload still shows, with why.
-      res = { protocol: this.opts.protocol, name: 'Payload', summary: `${end - start} bytes`, value: {}, error: new DecodeError(`payload decoder failed: ${(e as Error).message}`, start) }
+      res = own(new DecodeError(`payload decoder failed: ${(e as Error).message}`, start))
     }
     draft.tree.closeAll()
     if (res.error && draft.error === null) draft.error = errorLine(res.error)
     if (info.retransmissionOf !== undefined) draft.warn(`the payload was delivered before, in frame ${info.retransmissionOf}`)
+    const stack = res.protocol === ENET_LAYER ? [...pdu.stack, ENET_LAYER] : [...pdu.stack, ENET_LAYER, res.protocol]
     emit({
-      dir: pdu.dir, frames, time, protocol: res.protocol, stack: [...pdu.stack, ENET_LAYER, res.protocol], name: res.name, summary: res.summary,
-      value: { ...res.value, channel: info.channel, delivery, enet: info }, draft
+      dir: pdu.dir, frames, time, protocol: res.protocol, stack, name: res.name, summary: res.summary,
+      value: { ...res.value, ...(res.protocol === ENET_LAYER ? { command: info.command } : {}), channel: info.channel, delivery, enet: info }, draft
     })
   }
 
@@ -308,7 +319,7 @@ export class EnetTransport implements ProtocolDecoder {
       const startSeq = lane === 'unreliable' ? inc.startSeq % 0x10000 : inc.startSeq
       const command = lane === 'unreliable' ? 'SEND_UNRELIABLE_FRAGMENT' : 'SEND_FRAGMENT'
       emit({
-        dir, frames: inc.frames, time: inc.lastTime, protocol: this.opts.protocol, stack: [...this.lastStack, ENET_LAYER],
+        dir, frames: inc.frames, time: inc.lastTime, protocol: ENET_LAYER, stack: [...this.lastStack, ENET_LAYER],
         name: 'Incomplete fragmented payload',
         summary: `${command} startSeq ${startSeq} ch${inc.channel}: ${inc.received} of ${inc.count} fragments (${inc.totalLength} bytes)`,
         value: { command, channel: inc.channel, enet: { startSeq, fragmentCount: inc.count, received: inc.received, missing: inc.missing, totalLength: inc.totalLength } },

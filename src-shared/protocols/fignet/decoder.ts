@@ -5,6 +5,7 @@
 // 5 s) and the handshake order (RegisterIdentity, its reply, then AppKey).
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
+import { keyConversation, missingKeyWarning } from '../../keys/hint'
 import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
 import type { CarriedDecoder, CarriedPayload, CarriedResult } from '../carried'
 import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
@@ -68,10 +69,10 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
       setClient: { value: (d: WireDir) => { this.clientDir ??= d; this.ctx.setClient(d) } }
     })
     if (probeLiteNetLib(first) > probeEnet(first)) {
-      this.transport = new LiteNetLibTransport(ctx, this, { protocol: PROTOCOL })
+      this.transport = new LiteNetLibTransport(ctx, this)
       this.transportName = 'LiteNetLib'
     } else {
-      this.transport = new EnetTransport(ctx, this, { protocol: PROTOCOL })
+      this.transport = new EnetTransport(ctx, this)
       this.transportName = 'ENet'
     }
   }
@@ -231,7 +232,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     const d = this.directionOf(dir) ?? undefined
     const entries = store ? store.find('FIGNET_KEY', this.ctx.a, this.ctx.b, d) : []
     if (!entries.length) {
-      draft.warn('encrypted (secure session): add a FIGNET_KEY line to decrypt')
+      draft.warn(missingKeyWarning(['FIGNET_KEY'], keyConversation(this.ctx.a, this.ctx.b, this.clientDir ?? this.ctx.clientDir), d))
       return null
     }
     const keys = entries.map((e) => ({ key: e.key, from: `FIGNET_KEY ${e.direction ?? 'both'}${e.line ? ` (line ${e.line})` : ''}` }))

@@ -1,7 +1,9 @@
 // The LiteNetLib transport for one conversation: one message per LiteNetLib packet (a Merged datagram gives
 // one per inner packet, a 2.x ReliableMerged packet one per payload), payloads handed to the carried protocol
-// (FigNet), fragments reassembled in part order, ACKs and Pongs linked to what they answer. Conversation
-// state — the version, fragments, reliable sequences, pings, connect requests — lives here; wire.ts is pure.
+// (FigNet; none under "decode as litenetlib"), fragments reassembled in part order, ACKs and Pongs linked to
+// what they answer. The transport's own messages are of protocol `litenetlib` (the top-most one decoded).
+// Conversation state — the version, fragments, reliable sequences, pings, connect requests — lives here;
+// wire.ts is pure.
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { MessageDraft, TreeBuilder } from '../../bytes/tree'
@@ -31,9 +33,9 @@ import {
 
 export { probeLiteNetLib } from './probe'
 
+export const LITENETLIB_LAYER = 'litenetlib'
+
 export interface LiteNetLibOptions {
-  /** Protocol name of the transport's own messages (Ack, Ping, ...), e.g. 'fignet'. */
-  protocol: string
   /** Limits of the fragment assemblers (defaults: see FragmentAssembler). */
   fragmentLimits?: FragmentLimits
 }
@@ -97,8 +99,9 @@ export class LiteNetLibTransport implements ProtocolDecoder {
 
   constructor(
     private readonly ctx: DecoderContext,
-    private readonly carried: CarriedDecoder,
-    private readonly opts: LiteNetLibOptions
+    /** The protocol the payloads carry (FigNet), or null to show them as LiteNetLib payloads. */
+    private readonly carried: CarriedDecoder | null,
+    private readonly opts: LiteNetLibOptions = {}
   ) {}
 
   private assembler(dir: WireDir): FragmentAssembler {
@@ -128,7 +131,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     if (pdu.bytes.length === 0) {
       const { draft } = this.draftFor(pdu, 0, base)
       draft.error = 'empty datagram: no LiteNetLib packet (offset 0)'
-      emit({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: this.opts.protocol, stack: [...pdu.stack, 'litenetlib'], name: 'Empty datagram', summary: 'empty UDP datagram', value: { litenetlib: { version: choice.version } }, draft })
+      emit({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: LITENETLIB_LAYER, stack: [...pdu.stack, LITENETLIB_LAYER], name: 'Empty datagram', summary: 'empty UDP datagram', value: { litenetlib: { version: choice.version } }, draft })
       return
     }
     const units = splitDatagram(base, choice.table)
@@ -367,25 +370,33 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     if (m.draft.tree.recording) m.draft.tree.add({ key: def.key, label, type: def.type, value: frame })
   }
 
-  /** Hands a payload to the carried protocol; the message is the carried protocol's. */
+  /**
+   * Hands a payload to the carried protocol; the message is the carried protocol's. With none (or when it
+   * fails) the message is LiteNetLib's own, its bytes already in the tree as `litenetlib.payload`.
+   */
   private deliver(m: MessageCtx, range: Range, channel: number, delivery: string, from?: { bytes: Uint8Array; source: number; frames: number[]; time: number }): void {
     const bytes = from?.bytes ?? m.base.bytes
     const source = from?.source ?? m.source
     const frames = from?.frames ?? m.pdu.frames
     const time = from?.time ?? m.pdu.time
     const r = new FieldReader(bytes, m.draft.tree, source, range.start, range.end)
+    const own = (error?: DecodeError): CarriedResult => {
+      const kind = from ? 'Fragment' : (m.packet?.kind ?? 'Packet')
+      const seq = m.packet?.sequence !== undefined ? ` seq=${m.packet.sequence}` : ''
+      const parts = from ? `, reassembled from frames ${from.frames.join(', ')}` : ''
+      return { protocol: LITENETLIB_LAYER, name: kind, summary: `${kind} ch=${channel} ${delivery}${seq}: ${range.end - range.start}-byte payload${parts}`, value: {}, error }
+    }
     let res: CarriedResult
     try {
-      res = this.carried.decode(r, m.draft, { dir: m.pdu.dir, channel, delivery, frame: m.frame, time })
+      res = this.carried ? this.carried.decode(r, m.draft, { dir: m.pdu.dir, channel, delivery, frame: m.frame, time }) : own()
     } catch (e) {
       // The contract says decode() does not throw; a bug there must not lose the transport's fields.
-      const error = e instanceof DecodeError ? e : new DecodeError(`payload decoder failed: ${(e as Error).message}`, range.start)
-      res = { protocol: this.opts.protocol, name: 'Undecoded payload', summary: `${range.end - range.start}-byte payload on ch=${channel} ${delivery}`, value: {}, error }
+      res = own(e instanceof DecodeError ? e : new DecodeError(`payload decoder failed: ${(e as Error).message}`, range.start))
     }
     m.draft.tree.closeAll(r.pos)
     this.emitMessage(m, {
       protocol: res.protocol,
-      stack: [...m.pdu.stack, 'litenetlib', res.protocol],
+      stack: res.protocol === LITENETLIB_LAYER ? [...m.pdu.stack, LITENETLIB_LAYER] : [...m.pdu.stack, LITENETLIB_LAYER, res.protocol],
       name: res.name,
       summary: res.summary,
       value: { ...res.value, channel, delivery, litenetlib: m.info },
@@ -407,7 +418,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       value.delivery = 'Unreliable'
     }
     m.draft.tree.closeAll()
-    this.emitMessage(m, { protocol: this.opts.protocol, stack: [...m.pdu.stack, 'litenetlib'], name, summary, value, error, frames: m.pdu.frames, time: m.pdu.time })
+    this.emitMessage(m, { protocol: LITENETLIB_LAYER, stack: [...m.pdu.stack, LITENETLIB_LAYER], name, summary, value, error, frames: m.pdu.frames, time: m.pdu.time })
   }
 
   private emitMessage(m: MessageCtx, o: { protocol: string; stack: string[]; name: string; summary: string; value: unknown; error?: DecodeError; frames: number[]; time: number }): void {
@@ -422,7 +433,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     const missing = `${inc.missingCount} of ${inc.count} parts missing (${inc.missing.join(', ')}${inc.missingCount > inc.missing.length ? ', …' : ''})`
     draft.error = `fragmented payload (fragment id ${inc.startSeq}, channel id ${inc.channel}) never completed: ${missing}${inc.state === 'evicted' ? '; dropped to bound memory' : ''}`
     emit({
-      dir, frames: inc.frames, time: inc.lastTime, protocol: this.opts.protocol, stack: [...this.stack, 'litenetlib'],
+      dir, frames: inc.frames, time: inc.lastTime, protocol: LITENETLIB_LAYER, stack: [...this.stack, LITENETLIB_LAYER],
       name: 'Incomplete fragmented payload',
       summary: `fragment id ${inc.startSeq} ch=${channel} ${delivery}: ${inc.received} of ${inc.count} parts (${inc.receivedBytes ?? 0} bytes)`,
       value: { channel, delivery, litenetlib: { fragment: { id: inc.startSeq, total: inc.count, received: inc.received, missing: inc.missing, missingCount: inc.missingCount, state: inc.state } } },

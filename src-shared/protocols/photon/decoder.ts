@@ -5,6 +5,7 @@
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { MessageDraft, TreeBuilder } from '../../bytes/tree'
 import type { KeyEntry } from '../../keys/keyfile'
+import { keyConversation, missingKeyWarning } from '../../keys/hint'
 import type { ByteStream } from '../../net/byte-stream'
 import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { aesKeyFromSecret, matchPrivateExponent, sharedSecret } from './crypto'
@@ -50,6 +51,13 @@ class PhotonSession implements MessageSession {
   onPublicKey(key: Uint8Array, fromResponse: boolean): void {
     if (fromResponse) this.serverPublic = key
     else this.clientPublic = key
+  }
+
+  missingKeyWarning(): string {
+    // A PHOTON_DH_PRIVATE line is there but the capture lacks InitEncryption's public keys: only the other two can open it.
+    const dhUseless = !(this.clientPublic && this.serverPublic) && !!this.ctx.keys?.find('PHOTON_DH_PRIVATE', this.ctx.a, this.ctx.b).length
+    const types = dhUseless ? (['PHOTON_SECRET', 'PHOTON_AES_KEY'] as const) : (['PHOTON_SECRET', 'PHOTON_AES_KEY', 'PHOTON_DH_PRIVATE'] as const)
+    return missingKeyWarning(types, keyConversation(this.ctx.a, this.ctx.b, this.ctx.clientDir))
   }
 
   aesKeys(): PhotonAesKey[] {

@@ -89,6 +89,8 @@ export interface MessageSession {
   /** A version guessed by trial parse that decoded cleanly, reused for later messages. */
   guessedVersion: GpVersion | null
   aesKeys(): PhotonAesKey[]
+  /** The warning of an encrypted message no key line covers: the line to add (keys/hint.ts). */
+  missingKeyWarning(): string
   onInit(version: GpVersion | null, appId: string): void
   /** InitEncryption carried a DH public key (request = client's, response = server's). */
   onPublicKey(key: Uint8Array, fromResponse: boolean): void
@@ -203,6 +205,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
   const keys = session.aesKeys().length
   res.summary = `${res.name} (encrypted, ${cipher.length} bytes${keys ? `; none of ${keys} key${keys > 1 ? 's' : ''} decrypts it` : '; no key'})`
   if (keys) draft.warn(`none of the ${keys} Photon key${keys > 1 ? 's' : ''} for this conversation decrypts this message`)
+  else draft.warn(session.missingKeyWarning())
 }
 
 const isGpBody = (t: number) => t >= MSG.OP_REQUEST && t <= MSG.MESSAGE

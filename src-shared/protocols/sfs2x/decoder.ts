@@ -3,6 +3,7 @@
 
 import { MessageDraft } from '../../bytes/tree'
 import type { KeyEntry } from '../../keys/keyfile'
+import { keyConversation, missingKeyWarning } from '../../keys/hint'
 import type { ByteStream } from '../../net/byte-stream'
 import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { F, F_ROOT } from './fields'
@@ -56,6 +57,8 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     this.maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH
   }
 
+  private readonly missingKeyWarning = (): string => missingKeyWarning(['SFS2X_AES'], keyConversation(this.ctx.a, this.ctx.b, this.ctx.clientDir))
+
   private keys(): readonly KeyEntry[] {
     const store = this.ctx.keys
     if (!store) return []
@@ -72,6 +75,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       maxDepth: this.maxDepth,
       keys: this.keys(),
       lastKey: this.lastKey,
+      missingKeyWarning: this.missingKeyWarning,
       xorFirst: this.dirs[dir].xorFirst,
       compressionThreshold: this.compressionThreshold,
       thresholdFromHandshake: this.thresholdFromHandshake,

@@ -83,6 +83,8 @@ export interface PacketContext {
   keys: readonly KeyEntry[]
   /** The key that worked last (tried first). */
   lastKey: KeyEntry | undefined
+  /** The warning of an encrypted packet no SFS2X_AES line covers: the line to add (keys/hint.ts). */
+  missingKeyWarning: () => string
   /** The Last War XOR was needed before in this direction (tried first). */
   xorFirst: boolean
   compressionThreshold: number
@@ -470,7 +472,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
       value.transforms = []
       out.name = 'Encrypted'
       out.summary = `encrypted body, ${body.length} bytes (no SFS2X_AES key for this conversation)`
-      draft.warn('encrypted (0x40): no SFS2X_AES key for this conversation, and the Last War XOR does not apply')
+      draft.warn(pc.missingKeyWarning())
       return out
     }
     for (const s of chosen.sources) draft.addSource(s.name, s.bytes)

@@ -111,7 +111,7 @@ describe('gamewire capture -i lo', () => {
     try {
       const sent = await runTraffic('enet-traffic.mjs', [String(port)])
       expect(sent.received.map((x: Line) => x.hex)).toEqual(sent.sent.map((x: Line) => x.hex)) // ENet delivered them all
-      // FigNet messages (ENet's own commands, CONNECT/ACK/PING, come out too, without a msgId).
+      // FigNet messages (ENet's own commands, CONNECT/ACK/PING, come out too, as protocol enet).
       const fignet = await cap.waitFor((c) => {
         const got = c.messages.filter((m) => m.protocol === 'fignet' && m.value.msgId !== undefined)
         return got.length >= sent.sent.length ? got : undefined

@@ -22,6 +22,7 @@ const FIX = join(__dirname, '../../fixtures')
 const PHOTON = join(FIX, 'ui/photon-session.pcapng')
 const SFS2X_AES = join(FIX, 'ui/sfs2x-aes.pcapng')
 const SDK_WS = join(FIX, 'sfs2x/sdk-ws.pcapng')
+const ENET = join(FIX, 'enet/enet-fignet-loopback.pcapng')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-core-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -293,6 +294,21 @@ describe('decode-as and statistics', () => {
     expect(c.getMessage(5).protocol).toBe('unknown')
     await c.setDecodeAs([])
     expect(c.getConversations()[0].protocol).toBe('photon')
+  })
+
+  it('counts the ENet commands alone as enet; decode as enet leaves FigNet off that conversation', async () => {
+    const c = newCore()
+    await c.open(ENET)
+    // the capture's 38 messages: 7 FigNet payloads, the rest ENet commands alone (docs/fignet.md's frame table)
+    expect(c.getStats().byProtocol).toEqual([{ protocol: 'enet', count: 31 }, { protocol: 'fignet', count: 7 }])
+    expect(c.getConversations()[0]).toMatchObject({ protocol: 'fignet', stack: ['udp', 'enet', 'fignet'] })
+    const acks = await c.setView({ filter: 'gamewire.protocol == enet && gamewire.name == "ACKNOWLEDGE"', sort: null, columns: [] })
+    expect(c.getRows(acks.id, 0, 100).rows.map((r) => r.protocol)).toEqual(Array(16).fill('enet'))
+    await c.setDecodeAs([{ match: 1, protocol: 'enet' }])
+    const view = await c.setView({ filter: '', sort: null, columns: [] })
+    expect(new Set(c.getRows(view.id, 0, 100).rows.map((r) => r.protocol))).toEqual(new Set(['enet']))
+    expect(c.getConversations()[0]).toMatchObject({ protocol: 'enet', stack: ['udp', 'enet'] })
+    expect(c.getStats().byProtocol).toEqual([{ protocol: 'enet', count: 38 }])
   })
 
   it('counts messages per time bucket, per name and per conversation', async () => {

@@ -137,7 +137,7 @@ describe('the shared ENet capture (vanilla ENet 1.3.5 via npm enet)', () => {
     expect(m.name).toBe('CONNECT')
     expect(m.summary).toBe('CONNECT mtu=1400 channels=4')
     expect(m.stack).toEqual(['udp', 'enet'])
-    expect(m.protocol).toBe('fignet')
+    expect(m.protocol).toBe('enet') // nothing above ENet decoded in it
     expect(enet(m).connect).toEqual({
       // a connecting peer leaves both session ids to the other side: 0xFF
       outgoingPeerId: 0, incomingSessionId: 0xff, outgoingSessionId: 0xff, mtu: 1400, windowSize: 65536, channelCount: 4,

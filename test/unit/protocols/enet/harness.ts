@@ -96,7 +96,7 @@ export interface Run {
 }
 
 /** Feeds datagrams to one EnetTransport; the first sender is side a. */
-export function runTransport(datagrams: Datagram[], opts: { protocol?: string; recording?: boolean; fragmentLimits?: FragmentLimits } = {}): Run {
+export function runTransport(datagrams: Datagram[], opts: { recording?: boolean; fragmentLimits?: FragmentLimits } = {}): Run {
   const carried = new RecordingCarried()
   const notes: string[] = []
   let client: WireDir | undefined
@@ -114,7 +114,7 @@ export function runTransport(datagrams: Datagram[], opts: { protocol?: string; r
       notes.push(text)
     }
   }
-  const t = new EnetTransport(ctx, carried, { protocol: opts.protocol ?? 'fignet', fragmentLimits: opts.fragmentLimits })
+  const t = new EnetTransport(ctx, carried, { fragmentLimits: opts.fragmentLimits })
   const messages: MessageOut[] = []
   const emit = (m: MessageOut) => messages.push(m)
   for (const d of datagrams) {

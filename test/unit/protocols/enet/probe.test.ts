@@ -69,7 +69,7 @@ describe('EnetTransport on the engine', () => {
       name: 'ENet (test)',
       carriers: ['udp'],
       probe: (input) => probeEnet(input.bytes),
-      create: (ctx) => new EnetTransport(ctx, new RecordingCarried(), { protocol: 'fignet' })
+      create: (ctx) => new EnetTransport(ctx, new RecordingCarried())
     }
     const registry = new ProtocolRegistry()
     registry.register(module)

@@ -182,7 +182,7 @@ describe('vanilla ENet', () => {
     expect(v(run.messages[2]).enet.throttle).toEqual({ interval: 5000, acceleration: 4, deceleration: 6 })
     expect(v(run.messages[3]).enet.disconnectData).toBe(0xabcd)
     expect(run.messages[1].stack).toEqual(['udp', 'enet'])
-    expect(run.messages[1].protocol).toBe('fignet')
+    expect(run.messages[1].protocol).toBe('enet')
     expect(find(run.messages[1].draft.tree.roots, 'datagram.index')).toMatchObject({ value: 1, label: 'Command 1 of 3 in this datagram' })
     expect(run.messages[1].draft.warnings).toEqual([])
   })

@@ -54,7 +54,7 @@ export function harness(o: { recording?: boolean; fragmentLimits?: FragmentLimit
     note: (t) => void notes.push(t)
   }
   const carried = new RecordingCarried()
-  const t = new LiteNetLibTransport(ctx, carried, { protocol: 'fignet', fragmentLimits: o.fragmentLimits })
+  const t = new LiteNetLibTransport(ctx, carried, { fragmentLimits: o.fragmentLimits })
   const out: MessageOut[] = []
   let frame = 0
   let clock = 1000
