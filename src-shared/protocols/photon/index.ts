@@ -84,5 +84,6 @@ export const photonModule: ProtocolModule = {
   carriers: ['udp', 'tcp', 'websocket'],
   ports: PORTS,
   probe: probePhoton,
+  reportsRoles: true,
   create: (ctx) => new PhotonDecoder(ctx)
 }

@@ -38,7 +38,6 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   private readonly maxDepth: number
   private compressionThreshold = DEFAULT_COMPRESSION_THRESHOLD
   private maxMessageSize: number | null = null
-  private clientSet = false
   private lastKey: KeyEntry | undefined
   private keyCache: { version: number; keys: readonly KeyEntry[] } | undefined
   private readonly dirs: Record<WireDir, DirState> = {
@@ -84,10 +83,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       this.dirs[dir].xorFirst = true
       this.ctx.note('SFS2X "Last War" variant: bodies XOR-obfuscated with their length')
     }
-    if (out.handshakeRequest && !this.clientSet) {
-      this.clientSet = true
-      this.ctx.setClient(dir)
-    }
+    if (out.sentBy) this.ctx.setClient(out.sentBy.side === 'client' ? dir : dir === 'a2b' ? 'b2a' : 'a2b', out.sentBy.from)
     if (out.compressionThreshold !== undefined) this.compressionThreshold = out.compressionThreshold
     if (out.maxMessageSize !== undefined) this.maxMessageSize = out.maxMessageSize
     return out

@@ -86,6 +86,7 @@ export function createSfs2xModule(opts: Sfs2xOptions = {}): ProtocolModule {
     carriers: ['tcp', 'websocket'],
     ports: [9933, 8080, 8443],
     probe: probeSfs2x,
+    reportsRoles: true,
     create: (ctx) => new Sfs2xDecoder(ctx, opts)
   }
 }

@@ -143,10 +143,10 @@ describe('SFS2X over raw TCP', () => {
     // joined mid-stream on port 7777: the server speaks first, then the client's Handshake
     const conn = new Conn(7777, false).s(vec('session/09_s2c_c0_a29')).c(vec('session/00_c2s_c0_a0')).s(vec('session/01_s2c_c0_a0'))
     const { messages, conversations } = runEngine(conn.frames)
-    expect(conversations[0]).toMatchObject({ protocol: 'sfs2x', client: `${C}:${CP}`, server: `${S}:7777`, roleFromHandshake: true })
-    // (a message emitted before the Handshake revealed the roles keeps its a/b direction)
+    expect(conversations[0]).toMatchObject({ protocol: 'sfs2x', client: `${C}:${CP}`, server: `${S}:7777`, roleFrom: 'handshake' })
+    // the server's PingPong came first, but it waited for the Handshake and leaves with the right direction
     expect(messages.map((m) => [m.direction, m.name])).toEqual([
-      ['a2b', 'PingPong'],
+      ['s2c', 'PingPong'],
       ['c2s', 'Handshake'],
       ['s2c', 'Handshake']
     ])
