@@ -5,14 +5,16 @@
 // ids would be a distinct string per conversation).
 
 import { resized } from '../bytes/columns'
-import type { ConversationInfo, Transport } from '../model/types'
+import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
 
 /** Why the engine ended a conversation before the end of the capture (or that the capture ended). */
 export type EndReason = 'closed' | 'idle' | 'limit' | 'capture end'
 
 const REASONS: EndReason[] = ['closed', 'idle', 'limit', 'capture end']
 const TCP = 1
-const ROLE = 2
+// What decided the roles: two bits at ROLE_SHIFT.
+const ROLES: RoleFrom[] = ['first-packet', 'port', 'semantics', 'handshake']
+const ROLE_SHIFT = 5
 /** Either endpoint is not a dotted IPv4 address: both are kept as strings in `otherEndpoints`. */
 const OTHER = 4
 const REASON_SHIFT = 3
@@ -133,7 +135,7 @@ export class ConversationTable {
     const server = packEndpoint(info.server)
     let f = STORED | (REASONS.indexOf(reason) << REASON_SHIFT)
     if (info.transport === 'tcp') f |= TCP
-    if (info.roleFromHandshake) f |= ROLE
+    f |= Math.max(0, ROLES.indexOf(info.roleFrom)) << ROLE_SHIFT
     if (client && server) {
       this.clientIp[i] = client.ip
       this.clientPort[i] = client.port
@@ -166,7 +168,7 @@ export class ConversationTable {
       transport: f & TCP ? 'tcp' : 'udp',
       client,
       server,
-      roleFromHandshake: (f & ROLE) !== 0,
+      roleFrom: ROLES[(f >> ROLE_SHIFT) & 3],
       protocol: shape.protocol,
       stack: [...shape.stack],
       frames: this.frames[i],

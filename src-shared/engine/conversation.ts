@@ -1,8 +1,16 @@
 // A conversation: one UDP endpoint pair or one TCP connection, with the layers stacked on it and the
 // protocol decoder chosen for it. Internally the side that sent first (or the SYN) is "a".
+//
+// Client and server come from the strongest evidence (RoleFrom): a handshake, message semantics, a
+// well-known server port, else the first packet. While only a port or the first packet backs them, the
+// conversation holds back its messages and keeps its inputs (at most HOLD_INPUTS); stronger evidence
+// then releases the messages, and if it swaps the roles the held inputs are first decoded again from the
+// start with a fresh decoder, so no message ever leaves with the old roles. Past the limit, or once the
+// roles rest on semantics or a handshake, they are final. All of this depends only on the conversation's
+// own frames, so a replay of them (the app's detail view) and any sharding decide the same.
 
 import { MessageDraft } from '../bytes/tree'
-import type { ConversationInfo, Transport } from '../model/types'
+import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
 import { TcpDirection, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
 import { detectHttpUpgrade, WebSocketConnection, type WsEvent } from '../net/websocket'
 import { HttpConnection, requestTarget, type HttpEvent } from '../net/http'
@@ -23,6 +31,17 @@ export function endpointString(e: Endpoint): string {
 
 /** How many payloads may go unclaimed before a conversation stops asking the probes. */
 const MAX_PROBES = 16
+
+/** Inputs (datagrams, segments) a conversation keeps while its roles may still swap; past it they are final. */
+export const HOLD_INPUTS = 64
+
+const RANK: Record<RoleFrom, number> = { 'first-packet': 0, port: 1, semantics: 2, handshake: 3 }
+const SEMANTICS = RANK.semantics
+
+/** What came into a conversation while its roles could still swap: enough to decode it again. */
+type HeldInput =
+  | { udp: true; dir: WireDir; payload: Uint8Array; frames: number[]; time: number }
+  | { udp: false; dir: WireDir; seg: TcpSegment; frame: number; time: number }
 
 // Stacks are shared between conversations, so nothing may mutate them (info() hands out copies).
 const UDP_STACK = ['udp']
@@ -73,13 +92,16 @@ class ConversationContext implements DecoderContext {
     return this.conv.deps.recording
   }
 
-  setClient(dir: WireDir): void {
-    this.conv.setClient(dir)
+  setClient(dir: WireDir, from: 'handshake' | 'semantics' = 'handshake'): void {
+    this.conv.setRole(dir === 'a2b' ? 'a' : 'b', from)
   }
 
-  get clientDir(): WireDir | undefined {
-    const side = this.conv.clientSide
-    return side === undefined ? undefined : side === 'a' ? 'a2b' : 'b2a'
+  get clientDir(): WireDir {
+    return this.conv.clientSide === 'a' ? 'a2b' : 'b2a'
+  }
+
+  get roleFrom(): RoleFrom {
+    return this.conv.roleFrom
   }
 
   note(text: string): void {
@@ -107,9 +129,15 @@ export class Conversation implements TcpGapListener {
   bytes = 0
   firstTime = Infinity
   lastTime = 0
-  /** Which internal side is the client, once known. */
-  clientSide: 'a' | 'b' | undefined = undefined
-  roleFromHandshake = false
+  /** Which internal side is the client, and what decided it. */
+  clientSide: 'a' | 'b' = 'a'
+  roleFrom: RoleFrom = 'first-packet'
+  /** The roles can no longer change (see the top of this file). */
+  private settled = false
+  /** While not settled: the inputs so far and the messages held back. */
+  private held: { inputs: HeldInput[]; out: MessageOut[] } | undefined = undefined
+  /** The roles swapped during the current input: decode the held inputs again after it. */
+  private swapped = false
   private noteList: string[] | undefined = undefined
   /** Layers under the protocol, bottom up. */
   stack: string[]
@@ -117,6 +145,8 @@ export class Conversation implements TcpGapListener {
   private decodedStack: readonly string[] = NO_LAYERS
   protocol = 'unknown'
   private decoder: ProtocolDecoder | undefined = undefined
+  /** The chosen protocol's decoder reports role evidence (ProtocolModule.reportsRoles). */
+  private reportsRoles = false
   private probes = 0
   // TCP only
   private tcp: { a2b: TcpDirection; b2a: TcpDirection } | undefined = undefined
@@ -144,11 +174,24 @@ export class Conversation implements TcpGapListener {
     readonly b: Endpoint,
     readonly deps: ConversationDeps,
     /** Forced protocol id ("decode as"), or 'unknown' to switch detection off. */
-    forced?: string
+    private readonly forced?: string
   ) {
     this.stack = transport === 'tcp' ? TCP_STACK : UDP_STACK
+    // A well-known server port on exactly one side names the server until better evidence comes.
+    const aServer = deps.registry.isServerPort(a.port)
+    const bServer = deps.registry.isServerPort(b.port)
+    if (aServer !== bServer) {
+      this.clientSide = aServer ? 'b' : 'a'
+      this.roleFrom = 'port'
+    }
+    this.startDecoding()
+  }
+
+  /** The decoding state a new conversation starts with (again when its roles swap). */
+  private startDecoding(): void {
+    const forced = this.forced
     if (forced && forced !== 'unknown') {
-      const m = deps.registry.get(forced)
+      const m = this.deps.registry.get(forced)
       if (m) this.useModule(m, 'decode as')
     }
     if (forced === 'unknown') {
@@ -169,10 +212,61 @@ export class Conversation implements TcpGapListener {
     return this.noteList ?? NO_LAYERS
   }
 
-  /** A protocol that knows who the client is (from its handshake) says so. */
-  setClient(dir: WireDir): void {
-    this.clientSide = dir === 'a2b' ? 'a' : 'b'
-    this.roleFromHandshake = true
+  /**
+   * Evidence that `side` is the client. Stronger evidence than the roles rest on replaces them (the first
+   * of equal strength wins); once the roles are settled nothing changes them.
+   */
+  setRole(side: 'a' | 'b', from: RoleFrom): void {
+    if (this.settled || RANK[from] <= RANK[this.roleFrom]) return
+    // Decoders read the roles (a first-packet guess as "unknown"): what was decoded with other roles is redone.
+    if (this.held && (side !== this.clientSide || this.roleFrom === 'first-packet')) this.swapped = true
+    this.clientSide = side
+    this.roleFrom = from
+  }
+
+  /** After each input: decode again if the roles swapped, and release the held messages once roles are final. */
+  private afterInput(): void {
+    if (this.settled) return
+    if (this.swapped) this.decodeAgain()
+    const h = this.held
+    // Messages came out of a decoder that never tells the roles (the fallback, or a protocol that does not):
+    // holding them back would only delay them.
+    const silent = !this.reportsRoles && !!h?.out.length
+    if (RANK[this.roleFrom] >= SEMANTICS || silent || (h && h.inputs.length >= HOLD_INPUTS)) this.settle()
+  }
+
+  /** The roles are final: the held messages go out (with directions from the final roles). */
+  private settle(): void {
+    if (this.settled) return
+    this.settled = true
+    const out = this.held?.out
+    this.held = undefined
+    if (out) for (const m of out) this.deps.emit(this, m)
+  }
+
+  /** The roles swapped: every held input is decoded again from the start, by a fresh decoder. */
+  private decodeAgain(): void {
+    const inputs = this.held!.inputs
+    this.held = { inputs, out: [] }
+    this.swapped = false
+    this.noteList = undefined
+    this.decodedStack = NO_LAYERS
+    this.protocol = 'unknown'
+    this.decoder = undefined
+    this.reportsRoles = false
+    this.context = undefined
+    this.probes = 0
+    this.stack = this.transport === 'tcp' ? TCP_STACK : UDP_STACK
+    this.tcp = undefined
+    this.tcpMode = DETECT
+    this.ws = undefined
+    this.startDecoding()
+    for (const i of inputs) {
+      if (i.udp) this.udpDatagram(i.dir, i.payload, i.frames, i.time, true)
+      else this.tcpSegment(i.dir, i.seg, i.frame, i.time, true)
+    }
+    // A second swap while decoding again (the new roles changed what was decoded) is not chased further.
+    this.swapped = false
   }
 
   websocketInfo(): { path?: string; protocol?: string } | undefined {
@@ -185,7 +279,8 @@ export class Conversation implements TcpGapListener {
       // Layers a decoder adds itself (ENet, LiteNetLib under FigNet) show in the conversation's stack: from
       // its protocol's messages, and from a transport's own (protocol `enet`, the top of their stack).
       if ((m.protocol === this.protocol || m.protocol === m.stack[m.stack.length - 1]) && m.stack.length > this.decodedStack.length) this.decodedStack = m.stack
-      this.deps.emit(this, m)
+      if (this.held) this.held.out.push(m)
+      else this.deps.emit(this, m)
     })
   }
 
@@ -198,6 +293,7 @@ export class Conversation implements TcpGapListener {
 
   private useModule(m: ProtocolModule, why: string): void {
     this.protocol = m.id
+    this.reportsRoles = m.reportsRoles === true
     this.context ??= new ConversationContext(this, endpointString(this.a), endpointString(this.b))
     this.decoder = m.create(this.context)
     if (why === 'decode as') this.note(`decoded as ${m.name} (forced)`)
@@ -227,11 +323,18 @@ export class Conversation implements TcpGapListener {
 
   // ---- UDP ----
 
-  udpDatagram(dir: WireDir, payload: Uint8Array, frames: number[], time: number): void {
+  /** Keeps an input while the roles may still swap. */
+  private hold(input: HeldInput): void {
+    if (!this.settled) (this.held ??= { inputs: [], out: [] }).inputs.push(input)
+  }
+
+  udpDatagram(dir: WireDir, payload: Uint8Array, frames: number[], time: number, again = false): void {
+    if (!again) this.hold({ udp: true, dir, payload, frames, time })
     const draft = new MessageDraft(this.deps.recording)
     const source = draft.addSource('UDP payload', payload)
     const decoder = this.decoderFor('udp', payload, dir) ?? this.deps.unknown
     this.runDatagram(decoder, { dir, frames, time, draft, source, offset: 0, bytes: payload, stack: ['udp'] })
+    if (!again) this.afterInput()
   }
 
   private runDatagram(decoder: ProtocolDecoder, pdu: Parameters<NonNullable<ProtocolDecoder['datagram']>>[0]): void {
@@ -248,11 +351,14 @@ export class Conversation implements TcpGapListener {
   // ---- TCP ----
 
   /** A TCP segment in `dir`: reassembled, and new in-order bytes decoded. */
-  tcpSegment(dir: WireDir, seg: TcpSegment, frame: number, time: number): void {
+  tcpSegment(dir: WireDir, seg: TcpSegment, frame: number, time: number, again = false): void {
+    if (!again) this.hold({ udp: false, dir, seg, frame, time })
     const t = (this.tcp ??= this.newTcp())
-    if (!t[dir].segment(seg, frame, time)) return
-    if (this.closed) this.afterClose(dir)
-    else this.tcpData(dir)
+    if (t[dir].segment(seg, frame, time)) {
+      if (this.closed) this.afterClose(dir)
+      else this.tcpData(dir)
+    }
+    if (!again) this.afterInput()
   }
 
   private newTcp(): { a2b: TcpDirection; b2a: TcpDirection } {
@@ -352,7 +458,7 @@ export class Conversation implements TcpGapListener {
     const dir: WireDir = ev.dir === 'c2s' ? 'a2b' : 'b2a'
     switch (ev.kind) {
       case 'message': {
-        if (ev.dir === 'c2s' && !this.roleFromHandshake) this.setClient('a2b')
+        if (ev.dir === 'c2s') this.setRole('a', 'handshake') // only a client sends HTTP requests
         const pdu = { dir, frames: ev.frames, time: ev.time, draft: ev.draft, source: ev.bodySource, offset: ev.bodyOffset, bytes: ev.body, stack: HTTP_STACK, http: { head: ev.head, request: ev.request, responseTimeMs: ev.responseTimeMs } }
         this.runDatagram(this.decoder ?? this.deps.unknown, pdu)
         return
@@ -428,10 +534,10 @@ export class Conversation implements TcpGapListener {
     const ws = this.ws!
     switch (ev.kind) {
       case 'handshake':
+        // The upgrade request is read from side a's stream only: a is its sender.
         if (ev.request) {
           ws.path = ev.request.path
-          this.roleFromHandshake = true
-          this.clientSide = 'a'
+          this.setRole('a', 'handshake')
         }
         if (ev.response) ws.protocol = ev.response.protocol
         this.emit(websocketHandshakeMessage(ev, dir))
@@ -459,6 +565,16 @@ export class Conversation implements TcpGapListener {
   /** End of capture (or of the conversation): give up on TCP holes and flush what every layer still holds. */
   finish(lastFrame: number): void {
     if (this.closed) return
+    this.flushDecoding(lastFrame)
+    // What only the end showed (e.g. a handshake in a stream's last bytes) swapped the roles.
+    if (this.swapped && !this.settled) {
+      this.decodeAgain()
+      this.flushDecoding(lastFrame)
+    }
+    this.settle()
+  }
+
+  private flushDecoding(lastFrame: number): void {
     if (this.tcp) {
       for (const dir of ['a2b', 'b2a'] as const) this.tcp[dir].flush(lastFrame)
       this.tcpData('a2b', true)
@@ -505,7 +621,7 @@ export class Conversation implements TcpGapListener {
       transport: this.transport,
       client: endpointString(client),
       server: endpointString(server),
-      roleFromHandshake: this.roleFromHandshake,
+      roleFrom: this.roleFrom,
       protocol: this.protocol,
       stack: this.protocol === 'unknown' ? [...this.stack] : this.protocolStack(),
       frames: this.frames,
@@ -530,9 +646,9 @@ export class Conversation implements TcpGapListener {
     return out
   }
 
-  /** Direction of a wire direction as exported: c2s/s2c when the client is known. */
+  /** Direction of a wire direction as exported: c2s/s2c when evidence decided the roles, not just the first packet. */
   direction(dir: WireDir): 'c2s' | 's2c' | 'a2b' | 'b2a' {
-    if (!this.clientSide) return dir
+    if (this.roleFrom === 'first-packet') return dir
     const fromA = dir === 'a2b'
     return fromA === (this.clientSide === 'a') ? 'c2s' : 's2c'
   }

@@ -359,10 +359,7 @@ export class Engine {
     }
     // A SYN/ACK seen first means its sender is the server: make the other side "a".
     const { conv, dir } = found ?? (isSyn && isAck ? { conv: this.open(key, 'tcp', dst, src), dir: 'b2a' as WireDir } : { conv: this.open(key, 'tcp', src, dst), dir: 'a2b' as WireDir })
-    if (isSyn) {
-      conv.clientSide = (dir === 'a2b') === !isAck ? 'a' : 'b'
-      conv.roleFromHandshake = true
-    }
+    if (isSyn) conv.setRole((dir === 'a2b') === !isAck ? 'a' : 'b', 'handshake')
     this.touchLive(conv)
     conv.touch(frameBytes, time)
     this.opts.onFrameConversation?.(frameNumber, conv.id)

@@ -285,7 +285,7 @@ export function conversationJson(c: ConversationInfo): Record<string, unknown> {
     bytes: c.bytes,
     firstTime: c.firstTime,
     lastTime: c.lastTime,
-    roleFromHandshake: c.roleFromHandshake
+    roleFrom: c.roleFrom
   }
   if (c.notes.length) o.notes = c.notes
   return o

@@ -1,7 +1,7 @@
 // The message model of the decoded-JSON contract (README.md, The decoded JSON).
 // Everything the CLI exports, the UI shows and the filter matches is expressed in these types.
 
-/** Who sent a message: c2s/s2c when the protocol or handshake tells who the client is, else a2b/b2a. */
+/** Who sent a message: c2s/s2c when evidence (handshake, semantics, port) decided the roles, else a2b/b2a. */
 export type Direction = 'c2s' | 's2c' | 'a2b' | 'b2a'
 
 export type Transport = 'udp' | 'tcp'
@@ -55,14 +55,21 @@ export interface DecodedMessage {
   indexed?: IndexedValues | null
 }
 
+/**
+ * What decided a conversation's client and server, strongest first: a handshake (TCP SYN, ENet CONNECT,
+ * Photon Init, ...), message semantics (only a Photon server sends events), a protocol's well-known server
+ * port, or only the first packet seen (its sender is taken as the client).
+ */
+export type RoleFrom = 'handshake' | 'semantics' | 'port' | 'first-packet'
+
 export interface ConversationInfo {
   id: number
   transport: Transport
-  /** `ip:port` (IPv6 in brackets) of the side that opened the conversation, or side a. */
+  /** `ip:port` (IPv6 in brackets) of the client and the server, as `roleFrom` decided them. */
   client: string
   server: string
-  /** True when client/server were decided from a handshake rather than the first packet seen. */
-  roleFromHandshake: boolean
+  /** What decided client and server (the strongest evidence seen while the roles could still change). */
+  roleFrom: RoleFrom
   protocol: string
   stack: string[]
   frames: number

@@ -12,7 +12,10 @@ export interface TakenBytes {
   bytes: Uint8Array
   /** Frame numbers that carried these bytes, ascending, without duplicates. */
   frames: number[]
-  /** Time of the last frame that carried a byte of them. */
+  /**
+   * Time of the frame that completed them: the latest (highest-numbered) frame that carried a byte of them,
+   * which is not the frame of their last byte when segments arrived out of order.
+   */
   time: number
   /** Stream offset of the first byte (bytes consumed from this direction before it). */
   offset: number
@@ -74,6 +77,7 @@ export class ByteStream {
     const bytes = this.peek(n)
     const frames: number[] = []
     let time = 0
+    let latest = -1
     let left = n
     const offset = this.consumed
     while (left > 0) {
@@ -81,7 +85,10 @@ export class ByteStream {
       const inChunk = c.data.length - this.head
       const used = Math.min(inChunk, left)
       if (frames[frames.length - 1] !== c.frame) frames.push(c.frame)
-      time = c.time
+      if (c.frame >= latest) {
+        latest = c.frame
+        time = c.time
+      }
       left -= used
       if (used === inChunk) {
         this.first++
@@ -110,6 +117,20 @@ export class ByteStream {
   get nextFrame(): number | undefined {
     return this.chunks[this.first]?.frame
   }
+}
+
+/** The time of the latest frame over several takes (a message made of several WebSocket frames). */
+export function latestTime(parts: readonly TakenBytes[]): number {
+  let frame = -1
+  let time = 0
+  for (const p of parts) {
+    const f = p.frames[p.frames.length - 1] ?? -1
+    if (f >= frame) {
+      frame = f
+      time = p.time
+    }
+  }
+  return time
 }
 
 function dedupeSorted(a: number[]): number[] {

@@ -126,6 +126,13 @@ interface Done {
 
 const isInt = (v: number) => Number.isSafeInteger(v)
 
+/** A message's time is the time of the frame that completed it: the latest (highest-numbered) of its frames. */
+function completedAt(p: Pending): number {
+  let latest = p.pieces[0]
+  for (const s of p.pieces) if (s.frame >= latest.frame) latest = s
+  return latest?.time ?? p.lastTime
+}
+
 /** totalLength recorded for numbered reassemblies, which never equals a real (positive) total length. */
 const NUMBERED = -1
 
@@ -228,7 +235,7 @@ export class FragmentAssembler {
         kind: 'complete',
         bytes,
         frames,
-        time: p.lastTime,
+        time: completedAt(p),
         pieces: sorted.map((s) => ({ offset: s.offset, length: s.data.length, frame: s.frame, number: s.number }))
       },
       evicted
@@ -286,7 +293,7 @@ export class FragmentAssembler {
       pieces.push({ offset: at, length: s.data.length, frame: s.frame, number: s.number })
       at += s.data.length
     }
-    return withEvicted({ kind: 'complete', bytes, frames: uniqueSorted(p.pieces.map((s) => s.frame)), time: p.lastTime, pieces }, stored.evicted)
+    return withEvicted({ kind: 'complete', bytes, frames: uniqueSorted(p.pieces.map((s) => s.frame)), time: completedAt(p), pieces }, stored.evicted)
   }
 
   /**

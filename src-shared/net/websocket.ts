@@ -31,7 +31,7 @@
 
 import { concatBytes } from '../bytes/concat'
 import { inflateCapped } from '../bytes/inflate'
-import type { ByteStream, TakenBytes } from './byte-stream'
+import { latestTime, type ByteStream, type TakenBytes } from './byte-stream'
 import { defineField, defineFields, type FieldDef } from '../bytes/fields'
 import { MessageDraft, label } from '../bytes/tree'
 import type { FieldScalar } from '../model/types'
@@ -664,7 +664,7 @@ export class WebSocketConnection {
       message: `connection ended inside a fragmented message starting at offset ${m.parts[0].taken.offset} (${m.parts.length} frame(s), no FIN)`,
       offset: m.parts[0].taken.offset,
       frames: unionFrames(m.parts),
-      time: m.parts[m.parts.length - 1].taken.time
+      time: latestTime(m.parts.map((p) => p.taken))
     })
   }
 
@@ -711,7 +711,7 @@ export class WebSocketConnection {
           message: `fragmented message starting at offset ${m.parts[0].taken.offset} never finished: a new message starts at offset ${wf.taken.offset}`,
           offset: m.parts[0].taken.offset,
           frames: unionFrames(m.parts),
-          time: m.parts[m.parts.length - 1].taken.time
+          time: latestTime(m.parts.map((p) => p.taken))
         })
       }
       st.msg = { opcode: wf.opcode as 1 | 2, compressed: wf.rsv1 && !!this.deflate, parts: [wf], size: wf.len, warnings: [] }
@@ -812,7 +812,7 @@ export class WebSocketConnection {
   private finish(dir: WsDirection, m: PendingMessage): WsMessageEvent | WsErrorEvent {
     const st = this.st[dir]
     const first = m.parts[0]
-    const last = m.parts[m.parts.length - 1]
+    const time = latestTime(m.parts.map((p) => p.taken))
     const kindLabel = `${m.opcode === 1 ? 'text' : 'binary'} message${m.compressed ? ' (compressed)' : ''}`
     const { draft, joined, joinedSource, joinedOffset } = this.frameDraft(m.parts, kindLabel)
     for (const w of m.warnings) draft.warn(w)
@@ -822,7 +822,7 @@ export class WebSocketConnection {
     const fail = (message: string): WsErrorEvent => {
       draft.error = message
       t.closeAll()
-      return { kind: 'error', dir, message, offset: first.taken.offset, frames, time: last.taken.time, draft }
+      return { kind: 'error', dir, message, offset: first.taken.offset, frames, time, draft }
     }
     let payload = joined
     let payloadSource = joinedSource
@@ -860,7 +860,7 @@ export class WebSocketConnection {
       text: m.opcode === 1,
       compressed: m.compressed,
       frames,
-      time: last.taken.time,
+      time,
       offset: first.taken.offset,
       payload,
       payloadSource,

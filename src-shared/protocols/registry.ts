@@ -5,8 +5,11 @@ import type { MessageDraft } from '../bytes/tree'
 import type { ByteStream } from '../net/byte-stream'
 import type { KeyStore } from '../keys/store'
 import type { HttpHead, HttpRequestRecord } from '../net/http'
+import type { RoleFrom } from '../model/types'
 
-/** Wire direction inside a conversation: a = the side that opened it (the client when known). */
+export type { RoleFrom }
+
+/** Wire direction inside a conversation: a = the side seen first (or the SYN's sender). */
 export type WireDir = 'a2b' | 'b2a'
 
 /** What a protocol's payload rides on, as the probe sees it. */
@@ -36,14 +39,18 @@ export interface DecoderContext {
   readonly b: string
   /** Whether decoders should build full field trees (false in the fast row pass). */
   readonly recording: boolean
-  /** A protocol that knows who the client is (from its handshake) says so; flips a/b if needed. */
-  setClient(dir: WireDir): void
   /**
-   * The client's wire direction once the conversation knows it (a handshake, a TCP SYN, the WebSocket
-   * upgrade), else undefined. Decoders that name messages by who sent them, or write texts that name the
-   * client first (key lines), read it per message.
+   * Evidence of who the client is: `dir` is the direction the client sends in. Call it before emitting the
+   * message that shows it. Stronger evidence than the conversation has changes its roles, and the
+   * conversation's frames are then decoded again from the start with the new roles.
    */
-  readonly clientDir?: WireDir
+  setClient(dir: WireDir, from?: 'handshake' | 'semantics'): void
+  /**
+   * The direction the conversation's client sends in, as decided so far, and what decided it. Decoders that
+   * name messages by who sent them, or write texts that name the client first (key lines), read it per message.
+   */
+  readonly clientDir: WireDir
+  readonly roleFrom: RoleFrom
   /** A note about the whole conversation (shown on it and in the export). */
   note(text: string): void
   /** The WebSocket upgrade's request path and negotiated subprotocol, once seen. */
@@ -103,13 +110,21 @@ export interface ProtocolModule {
   id: string
   name: string
   carriers: Carrier[]
-  /** Well-known ports, used only to break ties between equally confident probes. */
+  /**
+   * Well-known server ports: they break ties between equally confident probes, and a conversation with one
+   * on exactly one side takes that side as the server until a handshake or message semantics say otherwise.
+   */
   ports?: number[]
   /**
    * 0 = not mine; higher is surer (100 = certain); NEED_MORE = it could be mine but the bytes stop too
    * early to tell (a stream's first segment ending inside a frame header). Must not throw on any input.
    */
   probe(input: ProbeInput): number
+  /**
+   * Its decoder reports who the client is (DecoderContext.setClient, from a handshake or semantics): until
+   * it does, the conversation holds back its messages in case the roles swap. Without it, nothing is held.
+   */
+  reportsRoles?: boolean
   create(ctx: DecoderContext): ProtocolDecoder
 }
 
@@ -119,6 +134,7 @@ export class ProtocolRegistry {
   register(m: ProtocolModule): void {
     if (this.modules.some((x) => x.id === m.id)) throw new Error(`protocol ${m.id} registered twice`)
     this.modules.push(m)
+    this.serverPorts = undefined
   }
 
   get(id: string): ProtocolModule | undefined {
@@ -127,6 +143,14 @@ export class ProtocolRegistry {
 
   list(): readonly ProtocolModule[] {
     return this.modules
+  }
+
+  private serverPorts: Set<number> | undefined
+
+  /** Whether `port` is a registered protocol's well-known server port. */
+  isServerPort(port: number): boolean {
+    this.serverPorts ??= new Set(this.modules.flatMap((m) => m.ports ?? []))
+    return this.serverPorts.has(port)
   }
 
   /**

@@ -1,11 +1,19 @@
-// Conversations: client/server, protocol and stack, frames, bytes, duration. Clicking one filters the
+// Conversations: client/server (and what decided them), protocol and stack, frames, bytes, duration. Clicking one filters the
 // timeline to it; "decode as" forces a protocol (or switches detection off) and re-decodes.
 
 import { bytes, duration, num, protocolClass } from '../format'
 import { useInspector } from '../state/store'
+import type { RoleFrom } from '../../../src-shared/model/types'
 
 // `enet`/`litenetlib`: the transport alone, its payloads as bytes (FigNet not decoded on top).
 const PROTOCOLS = ['auto', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown']
+
+const ROLE_TEXT: Record<RoleFrom, string> = {
+  handshake: 'from the handshake',
+  semantics: 'from what each side sent (e.g. only a server sends events)',
+  port: "from the protocol's well-known server port",
+  'first-packet': 'the sender of the first packet seen (no better evidence)'
+}
 
 export function Conversations() {
   const conversations = useInspector((s) => s.conversations)
@@ -64,12 +72,13 @@ export function Conversations() {
                   </label>
                 </div>
                 <div className="conv-addr mono">
-                  <span title={c.roleFromHandshake ? 'client (from the handshake)' : 'side a (first seen)'}>{c.client}</span>
+                  <span title={`client (${ROLE_TEXT[c.roleFrom]})`}>{c.client}</span>
                   <span className="arrow">⇄</span>
                   <span>{c.server}</span>
                 </div>
                 <div className="conv-stats muted small">
                   <span>{c.transport.toUpperCase()}</span>
+                  <span className="conv-role" title={`client and server: ${ROLE_TEXT[c.roleFrom]}`}>roles by {c.roleFrom}</span>
                   <span>{num(c.frames)} frames</span>
                   <span>{bytes(c.bytes)}</span>
                   <span>{duration(Math.max(0, c.lastTime - c.firstTime))}</span>

@@ -35,7 +35,6 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   private prefixRevisions = 0
   /** The client's RegisterIdentity has been seen; its reply: 'ok', 'rejected' or 'unread' (encrypted). */
   private registerReply: 'ok' | 'rejected' | 'unread' | null = null
-  private clientDir: WireDir | null = null
   private firstTime: number | null = null
   private registeredAt: number | null = null
   private lateNoted = false
@@ -64,10 +63,8 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   private decryptedWith = ''
 
   private chooseTransport(first: Uint8Array): void {
-    // The transport's handshake (ENet CONNECT, LiteNetLib ConnectRequest) names the client: learn it too.
-    const ctx: DecoderContext = Object.create(this.ctx, {
-      setClient: { value: (d: WireDir) => { this.clientDir ??= d; this.ctx.setClient(d) } }
-    })
+    // The transport's handshake (ENet CONNECT, LiteNetLib ConnectRequest) names the client in the conversation.
+    const ctx = this.ctx
     if (probeLiteNetLib(first) > probeEnet(first)) {
       this.transport = new LiteNetLibTransport(ctx, this)
       this.transportName = 'LiteNetLib'
@@ -79,7 +76,6 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
 
   private wsMessage(pdu: Pdu, emit: Emit): void {
     this.transportName = 'WebSocket'
-    this.clientDir ??= 'a2b' // the side that sent the upgrade request
     const at = pduBytes(pdu, 'WebSocket message')
     const r = new FieldReader(at.bytes, pdu.draft.tree, at.source, at.start, at.end)
     const frame = pdu.frames[pdu.frames.length - 1]
@@ -175,22 +171,23 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     r.record(F_ENV.handshake, 'out-of-order', r.pos, 0, text)
   }
 
+  /** c2s/s2c once evidence decided the roles; null while they are only the first packet's guess. */
   private directionOf(dir: WireDir): 'c2s' | 's2c' | null {
-    if (!this.clientDir) return null
-    return dir === this.clientDir ? 'c2s' : 's2c'
+    if (this.ctx.roleFrom === 'first-packet') return null
+    return dir === this.ctx.clientDir ? 'c2s' : 's2c'
   }
 
   /** Callback ids pair a request with its reply (the server echoes the id on the same message id). */
   private onMessage(msgId: number, callbackId: number, p: CarriedPayload, draft: MessageDraft, value: Record<string, unknown>): void {
-    if (msgId === MSG_REGISTER_IDENTITY && !this.clientDir) {
-      this.clientDir = p.dir
-      this.ctx.setClient(p.dir)
-    }
-    if (callbackId === 0) return
     const other = p.dir === 'a2b' ? 'b2a' : 'a2b'
     const pending = (this.pendingMap ??= new Map())
-    const req = pending.get(`${other}:${msgId}:${callbackId}`)
+    const req = callbackId === 0 ? undefined : pending.get(`${other}:${msgId}:${callbackId}`)
+    // A client registers; the server's reply carries the same message id.
+    if (msgId === MSG_REGISTER_IDENTITY && !req) this.ctx.setClient(p.dir, 'handshake')
+    if (callbackId === 0) return
     if (req) {
+      // Only the server replies (docs/fignet.md): the request's sender is the client.
+      this.ctx.setClient(other, 'semantics')
       pending.delete(`${other}:${msgId}:${callbackId}`)
       const ms = Math.round((p.time - req.time) * 1e6) / 1e3
       value.responseTo = req.frame
@@ -232,7 +229,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     const d = this.directionOf(dir) ?? undefined
     const entries = store ? store.find('FIGNET_KEY', this.ctx.a, this.ctx.b, d) : []
     if (!entries.length) {
-      draft.warn(missingKeyWarning(['FIGNET_KEY'], keyConversation(this.ctx.a, this.ctx.b, this.clientDir ?? this.ctx.clientDir), d))
+      draft.warn(missingKeyWarning(['FIGNET_KEY'], keyConversation(this.ctx.a, this.ctx.b, this.ctx.clientDir), d))
       return null
     }
     const keys = entries.map((e) => ({ key: e.key, from: `FIGNET_KEY ${e.direction ?? 'both'}${e.line ? ` (line ${e.line})` : ''}` }))

@@ -47,5 +47,6 @@ export const fignetModule: ProtocolModule = {
   name: 'FigNet',
   carriers: ['udp', 'websocket'],
   probe: probeFigNet,
+  reportsRoles: true,
   create: (ctx) => new FigNetDecoder(ctx)
 }

@@ -270,6 +270,11 @@ export class LiteNetLibTransport implements ProtocolDecoder {
         const a = p.accept
         if (!a) return this.transportOut(m, p.kind, p.kind)
         const name = p.kind === 'PeerNotFound' ? 'PeerNotFound (network changed)' : 'ConnectAccept'
+        // The server answers ConnectRequest: the other side is the client.
+        if (p.kind === 'ConnectAccept' && !this.clientDir) {
+          this.clientDir = other(dir)
+          this.ctx.setClient(other(dir))
+        }
         const req = this.requests.get(a.connectionTime)
         let link = ''
         if (req && p.kind === 'ConnectAccept') {

@@ -98,7 +98,6 @@ export class PhotonDecoder implements ProtocolDecoder {
   private readonly reliable = new ReliableLinks(F_LINK.ack_frame)
   /** Requests waiting for their response, by direction and "(internal:)opcode", oldest first; made on first use. */
   private pendingMap: Map<string, PendingRequest[]> | undefined
-  private clientDir: WireDir | null = null
   private readonly tcpLost: Record<WireDir, string | null> = { a2b: null, b2a: null }
   /** SERVERTIME commands waiting for their ACK, keyed "dir:channel:seq" (oldest first, bounded). */
   private serverTimeAsks: Map<string, number> | undefined
@@ -107,19 +106,24 @@ export class PhotonDecoder implements ProtocolDecoder {
     this.session = new PhotonSession(ctx)
   }
 
-  private setClient(dir: WireDir): void {
-    if (this.clientDir) return
-    this.clientDir = dir
-    this.ctx.setClient(dir)
-  }
-
   // ---- messages (shared by every transport) ----
 
   private message(r: FieldReader, draft: MessageDraft, dir: WireDir, frame: number, time: number): MessageResult {
     const res = decodePhotonMessage(r, draft, this.session)
-    if (res.msgType === MSG.INIT) this.setClient(dir)
+    this.roleEvidence(res.msgType, dir)
     this.pair(res, dir, frame, time, draft)
     return res
+  }
+
+  /**
+   * Who sends which message type (docs/photon.md, Roles): Init and InitResponse are the handshake; only a
+   * client sends (internal) operation requests, only a server responses and events.
+   */
+  private roleEvidence(t: number | null, dir: WireDir): void {
+    if (t === MSG.INIT) this.ctx.setClient(dir, 'handshake')
+    else if (t === MSG.INIT_RESPONSE) this.ctx.setClient(other(dir), 'handshake')
+    else if (t === MSG.OP_REQUEST || t === MSG.INTERNAL_REQUEST) this.ctx.setClient(dir, 'semantics')
+    else if (t === MSG.OP_RESPONSE || t === MSG.INTERNAL_RESPONSE || t === MSG.EVENT) this.ctx.setClient(other(dir), 'semantics')
   }
 
   /** Links an OperationResponse to the oldest unanswered request with its code from the other side. */
@@ -253,7 +257,8 @@ export class PhotonDecoder implements ProtocolDecoder {
     let error: DecodeError | undefined
     let frames = pdu.frames
     let time = pdu.time
-    if (cmd.type === CMD.CONNECT) this.setClient(dir)
+    if (cmd.type === CMD.CONNECT) this.ctx.setClient(dir, 'handshake')
+    else if (cmd.type === CMD.VERIFYCONNECT) this.ctx.setClient(other(dir), 'handshake')
     if (cmd.flags & 1 && !isAck(cmd.type)) {
       const first = this.reliable.reliable(draft, dir, cmd.channel, cmd.reliableSeq, frame, pdu.time)
       if (first !== undefined) (base as Record<string, unknown>).retransmissionOf = first
@@ -324,7 +329,7 @@ export class PhotonDecoder implements ProtocolDecoder {
   // ---- TCP ----
 
   private fromClient(dir: WireDir): boolean {
-    return (this.clientDir ?? 'a2b') === dir
+    return this.ctx.clientDir === dir
   }
 
   stream(dir: WireDir, s: ByteStream, stack: string[], emit: Emit, final: boolean): void {

@@ -13,7 +13,7 @@ import { carriesMessage, readCommand, readHeader } from './udp'
 export { PhotonDecoder } from './decoder'
 
 /** Official ports (UDP NameServer/Master/Game, TCP, WebSocket); they only break ties between probes. */
-const PORTS = [5055, 5056, 5058, 27000, 27001, 27002, 4530, 4531, 4533, 9090, 9091, 9093]
+const PORTS = [5055, 5056, 5058, 27000, 27001, 27002, 4530, 4531, 4533, 9090, 9091, 9093, 19090, 19091, 19093]
 const WS_URL = /[?&](libversion|sid|app)=/i
 
 /** A whole datagram whose header and every command parse to its exact end is near certainly Photon. */
@@ -89,5 +89,6 @@ export const photonModule: ProtocolModule = {
   carriers: ['udp', 'tcp', 'websocket'],
   ports: PORTS,
   probe: probePhoton,
+  reportsRoles: true,
   create: (ctx) => new PhotonDecoder(ctx)
 }

@@ -41,7 +41,6 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   private compressionThreshold = DEFAULT_COMPRESSION_THRESHOLD
   private thresholdFromHandshake = false
   private maxMessageSize: number | null = null
-  private clientSet = false
   private lastKey: KeyEntry | undefined
   private keyCache: { version: number; keys: readonly KeyEntry[] } | undefined
   private readonly dirs: Record<WireDir, DirState> = {
@@ -81,7 +80,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       thresholdFromHandshake: this.thresholdFromHandshake,
       jsSdk,
       maxMessageSize: this.maxMessageSize,
-      fromServer: this.ctx.clientDir === undefined ? null : this.ctx.clientDir !== dir
+      fromServer: this.ctx.roleFrom === 'first-packet' ? null : this.ctx.clientDir !== dir
     }
   }
 
@@ -93,10 +92,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       this.dirs[dir].xorFirst = true
       this.ctx.note('SFS2X "Last War" variant: bodies XOR-obfuscated with their length')
     }
-    if (out.handshakeRequest && !this.clientSet) {
-      this.clientSet = true
-      this.ctx.setClient(dir)
-    }
+    if (out.sentBy) this.ctx.setClient(out.sentBy.side === 'client' ? dir : dir === 'a2b' ? 'b2a' : 'a2b', out.sentBy.from)
     if (out.compressionThreshold !== undefined) {
       this.compressionThreshold = out.compressionThreshold
       this.thresholdFromHandshake = true

@@ -90,6 +90,7 @@ export function createSfs2xModule(opts: Sfs2xOptions = {}): ProtocolModule {
     carriers: ['tcp', 'websocket', 'http'],
     ports: [9933, 8080, 8443],
     probe: probeSfs2x,
+    reportsRoles: true,
     create: (ctx) => new Sfs2xDecoder(ctx, opts)
   }
 }

@@ -121,7 +121,8 @@ export interface PacketOutput {
   /** Learned from this packet. */
   usedKey?: KeyEntry
   usedXor?: boolean
-  handshakeRequest?: boolean
+  /** Who sent it, when its content says (docs/sfs2x.md, Roles): the Handshake, or a field only one side sends. */
+  sentBy?: { side: 'client' | 'server'; from: 'handshake' | 'semantics' }
   compressionThreshold?: number
   maxMessageSize?: number
 }
@@ -637,8 +638,10 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
       const tk = str(p.get('tk'))
       const ct = num(p.get('ct'))
       const ms = num(p.get('ms'))
+      // The request carries the API version, the response the session token.
+      if (api !== undefined) out.sentBy = { side: 'client', from: 'handshake' }
+      else if (tk !== undefined) out.sentBy = { side: 'server', from: 'handshake' }
       if (api !== undefined) {
-        out.handshakeRequest = true
         field(F.api, 'p.api', api)
         kv('api', api)
       }
@@ -667,6 +670,8 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
       const pw = str(p.get('pw'))
       if (zn !== undefined) field(F.zone, 'p.zn', zn)
       if (un !== undefined) field(F.user, 'p.un', un)
+      // Only the Login request carries the password (hash).
+      if (pw !== undefined) out.sentBy = { side: 'client', from: 'semantics' }
       if (pw !== undefined) field(F.password, 'p.pw', pw, `Password hash: ${pw === '' ? '(empty: no password)' : JSON.stringify(pw)}`)
       kv('zone', zn)
       kv('user', un)
@@ -688,6 +693,8 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
       }
     }
     if (ec !== undefined) {
+      // An error code is only ever in a server's response.
+      out.sentBy ??= { side: 'server', from: 'semantics' }
       field(F.error_code, 'p.ec', ec)
       kv('ec', ec)
     }

@@ -53,7 +53,7 @@ describe('conversations', () => {
       tcpFrame(C, 40000, S, 80, 101, ACK | PSH, 'hi'),
       tcpFrame(S, 80, C, 40000, 501, ACK | PSH, 'yo')
     ])
-    expect(conversations[0]).toMatchObject({ client: '10.0.0.1:40000', server: '10.0.0.2:80', roleFromHandshake: true })
+    expect(conversations[0]).toMatchObject({ client: '10.0.0.1:40000', server: '10.0.0.2:80', roleFrom: 'handshake' })
     expect(messages.map((m) => m.direction)).toEqual(['c2s', 's2c'])
   })
 
@@ -92,7 +92,7 @@ describe('decoder registry', () => {
     const registry = new ProtocolRegistry()
     registry.register(toyModule())
     const { conversations, messages } = run([udpFrame(C, 5000, S, 6000, 'TOY hello'), udpFrame(S, 6000, C, 5000, 'anything')], registry)
-    expect(conversations[0]).toMatchObject({ protocol: 'toy', stack: ['udp', 'toy'], roleFromHandshake: true })
+    expect(conversations[0]).toMatchObject({ protocol: 'toy', stack: ['udp', 'toy'], roleFrom: 'handshake' })
     expect(messages.map((m) => [m.protocol, m.direction, m.summary])).toEqual([['toy', 'c2s', 'TOY hello'], ['toy', 's2c', 'anything']])
     expect(messages[0].stack).toEqual(['udp', 'toy'])
   })

@@ -179,7 +179,7 @@ describe('decoded-JSON export', () => {
 
   it('writes a long conversation list in pieces that join to the one-document form', () => {
     const conversations: ConversationInfo[] = Array.from({ length: 5000 }, (_, i) => ({
-      id: i + 1, transport: i % 2 ? 'tcp' : 'udp', client: `10.0.${i >> 8}.${i & 255}:40000`, server: '[::1]:5055', roleFromHandshake: i % 3 === 0,
+      id: i + 1, transport: i % 2 ? 'tcp' : 'udp', client: `10.0.${i >> 8}.${i & 255}:40000`, server: '[::1]:5055', roleFrom: i % 3 === 0 ? 'handshake' : 'first-packet',
       protocol: 'unknown', stack: ['udp'], frames: 2, bytes: 140, firstTime: 1.5, lastTime: 2.25, notes: i % 7 ? [] : ['a "note"']
     }))
     const source = { file: 'f', frames: 10_000, linkTypes: ['ETHERNET'], warnings: ['w'] }
@@ -199,7 +199,7 @@ describe('decoded-JSON export', () => {
 
   it('streams a json document and ndjson lines that parse, in chunks whatever their size', () => {
     const conv: ConversationInfo = {
-      id: 1, transport: 'udp', client: '127.0.0.1:1', server: '127.0.0.1:2', roleFromHandshake: false, protocol: 'photon', stack: ['udp', 'photon'],
+      id: 1, transport: 'udp', client: '127.0.0.1:1', server: '127.0.0.1:2', roleFrom: 'port', protocol: 'photon', stack: ['udp', 'photon'],
       frames: 2, bytes: 10, firstTime: 1, lastTime: 2, notes: ['n\u00e9']
     }
     for (const format of ['json', 'ndjson'] as const) {

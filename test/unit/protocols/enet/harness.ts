@@ -108,7 +108,13 @@ export function runTransport(datagrams: Datagram[], opts: { recording?: boolean;
     b: datagrams[0]?.dst ?? 'b',
     recording: opts.recording ?? true,
     setClient(dir) {
-      client = dir
+      client ??= dir
+    },
+    get clientDir() {
+      return client ?? 'a2b'
+    },
+    get roleFrom() {
+      return client ? 'handshake' : 'first-packet'
     },
     note(text) {
       notes.push(text)

@@ -85,7 +85,7 @@ describe('EnetTransport on the engine', () => {
     expect(convs).toHaveLength(1)
     expect(convs[0].client).toBe('127.0.0.1:50463')
     expect(convs[0].server).toBe('127.0.0.1:17777')
-    expect(convs[0].roleFromHandshake).toBe(true)
+    expect(convs[0].roleFrom).toBe('handshake')
     expect(messages).toHaveLength(38)
     const payloads = messages.filter((m) => (m.value as { delivery?: string }).delivery)
     expect(payloads.map((m) => m.direction)).toEqual(['c2s', 's2c', 'c2s', 'c2s', 'c2s', 'c2s', 'c2s'])

@@ -51,6 +51,12 @@ export function harness(o: { recording?: boolean; fragmentLimits?: FragmentLimit
   const ctx: DecoderContext = {
     conversationId: 1, keys: undefined, a: '10.0.0.1:50000', b: '10.0.0.2:9050', recording,
     setClient: (d) => void clients.push(d),
+    get clientDir() {
+      return clients[0] ?? 'a2b'
+    },
+    get roleFrom() {
+      return clients.length ? 'handshake' : 'first-packet'
+    },
     note: (t) => void notes.push(t)
   }
   const carried = new RecordingCarried()

@@ -110,10 +110,10 @@ describe('SFS2X over raw TCP', () => {
     // joined mid-stream on port 7777: the server speaks first, then the client's Handshake
     const conn = new Conn(7777, false).s(vec('session/09_s2c_c0_a29')).c(vec('session/00_c2s_c0_a0')).s(vec('session/01_s2c_c0_a0'))
     const { messages, conversations } = runEngine(conn.frames)
-    expect(conversations[0]).toMatchObject({ protocol: 'sfs2x', client: `${C}:${CP}`, server: `${S}:7777`, roleFromHandshake: true })
-    // (a message emitted before the Handshake revealed the roles keeps its a/b direction, and its request name)
+    expect(conversations[0]).toMatchObject({ protocol: 'sfs2x', client: `${C}:${CP}`, server: `${S}:7777`, roleFrom: 'handshake' })
+    // the server's PingPong came first, but it waited for the Handshake and leaves with the right direction
     expect(messages.map((m) => [m.direction, m.name])).toEqual([
-      ['a2b', 'PingPong'],
+      ['s2c', 'PingPong'],
       ['c2s', 'Handshake'],
       ['s2c', 'HandshakeResponse']
     ])
@@ -351,7 +351,7 @@ describe('server messages are named as a user reads them (docs/sfs2x.md)', () =>
 
   it('without the roles (joined mid-stream, no Handshake) keeps the action names; server events are named anyway', () => {
     const { messages, conversations } = runEngine(traffic(new Conn(SP, false)).frames)
-    expect(conversations[0].roleFromHandshake).toBe(false)
+    expect(conversations[0].roleFrom).toBe('first-packet')
     expect(messages.map((m) => m.name)).toEqual([
       'JoinRoom', 'JoinRoom', 'JoinRoom', 'JoinRoom', 'UserEnterRoom', 'SetUserVariables', 'SetUserVariables', 'GenericMessage', 'GenericMessage', 'CallExtension'
     ])

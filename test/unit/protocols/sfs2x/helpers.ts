@@ -243,6 +243,12 @@ export function harness(opts: { keys?: KeyStore; recording?: boolean; options?: 
     b: '10.0.0.2:9933',
     recording: opts.recording ?? true,
     setClient: (d) => clients.push(d),
+    get clientDir() {
+      return clients[0] ?? 'a2b'
+    },
+    get roleFrom() {
+      return clients.length ? 'handshake' : 'first-packet'
+    },
     note: (n) => notes.push(n)
   }
   const dec = new Sfs2xDecoder(ctx, opts.options)
