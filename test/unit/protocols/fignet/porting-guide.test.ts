@@ -99,7 +99,7 @@ describe('2. the prefix form, from evidence across messages', () => {
     expect(form.label).toMatch(/the 4-byte prefix form would read message 60000, but it comes only from old v1\.0\.6 binaries/)
     expect(findAll(fn[0].tree, 'fignet.hash')).toHaveLength(0)
     expect(fn[1].summary).toBe('RegisterIdentity #1 peerType=Client app="app"')
-    expect(fn[2].summary).toBe('RegisterIdentity #1 peerType=Server app=""')
+    expect(fn[2].summary).toBe('RegisterIdentity response #1 peerType=Server app=""')
     expect(value(fn[3])).toMatchObject({ msgId: 60002, magic: null, payload: { peerType: { value: 1, name: 'Client' } } })
     for (const m of fn.slice(1)) {
       expect(m.error, m.summary).toBeNull()

@@ -112,8 +112,9 @@ describe('SFS2X over raw TCP', () => {
     const { messages, conversations } = runEngine(conn.frames)
     expect(conversations[0]).toMatchObject({ protocol: 'sfs2x', client: `${C}:${CP}`, server: `${S}:7777`, roleFrom: 'handshake' })
     // the server's PingPong came first, but it waited for the Handshake and leaves with the right direction
+    // and, from the server, as the response it is
     expect(messages.map((m) => [m.direction, m.name])).toEqual([
-      ['s2c', 'PingPong'],
+      ['s2c', 'PingPongResponse'],
       ['c2s', 'Handshake'],
       ['s2c', 'HandshakeResponse']
     ])
@@ -349,11 +350,15 @@ describe('server messages are named as a user reads them (docs/sfs2x.md)', () =>
     expect(find(messages[2].tree, 'sfs2x.action')).toMatchObject({ value: 13, label: 'Action: 13 (CallExtension)' })
   })
 
-  it('without the roles (joined mid-stream, no Handshake) keeps the action names; server events are named anyway', () => {
-    const { messages, conversations } = runEngine(traffic(new Conn(SP, false)).frames)
+  it('without the roles (joined mid-stream, no Handshake, no server port, no telling message) keeps the action names; server events are named anyway', () => {
+    const quiet = (conn: Conn) => conn.c(packet(joinRoom)).s(packet(joinRoomOk)).s(packet(userEnterRoom)).s(packet(extReply))
+    const { messages, conversations } = runEngine(quiet(new Conn(7777, false)).frames)
     expect(conversations[0].roleFrom).toBe('first-packet')
-    expect(messages.map((m) => m.name)).toEqual([
-      'JoinRoom', 'JoinRoom', 'JoinRoom', 'JoinRoom', 'UserEnterRoom', 'SetUserVariables', 'SetUserVariables', 'GenericMessage', 'GenericMessage', 'CallExtension'
-    ])
+    expect(messages.map((m) => [m.direction, m.name])).toEqual([['a2b', 'JoinRoom'], ['b2a', 'JoinRoom'], ['b2a', 'UserEnterRoom'], ['b2a', 'CallExtension']])
+    // the same bytes on SFS2X's port: the port names the server, and its messages are named as such
+    resetFrames()
+    const onPort = runEngine(quiet(new Conn(SP, false)).frames)
+    expect(onPort.conversations[0].roleFrom).toBe('port')
+    expect(onPort.messages.map((m) => [m.direction, m.name])).toEqual([['c2s', 'JoinRoom'], ['s2c', 'JoinRoomResponse'], ['s2c', 'UserEnterRoom'], ['s2c', 'ExtensionResponse']])
   })
 })

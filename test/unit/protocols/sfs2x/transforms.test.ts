@@ -277,7 +277,7 @@ describe('envelope', () => {
     expect(login.m.summary).toBe('Login zone=Zone user=bob')
     expect(find(login.m.draft.tree.roots, 'sfs2x.password').label).toBe('Password hash: "6817b085c98c04ca42071d266e34772f"')
     expect(find(login.m.draft.tree.roots, 'sfs2x.zone').value).toBe('Zone')
-    expect(h.decode(packet(envelope(0, 1, { ec: t.short(28), ep: t.strArr(['bob']) })), 'b2a').m.summary).toBe('Login ec=28')
+    expect(h.decode(packet(envelope(0, 1, { ec: t.short(28), ep: t.strArr(['bob']) })), 'b2a').m.summary).toBe('LoginResponse ec=28')
     const ev = h.decode(packet(envelope(0, 1000, { r: t.int(3), u: t.arr(t.int(7), t.str('alice')) })), 'b2a').m
     expect([ev.name, ev.summary, val(ev).action]).toEqual(['UserEnterRoom', 'UserEnterRoom r=3 u=[2]', 'UserEnterRoom'])
     const gm = h.decode(packet(envelope(0, 7, { t: t.byte(0), r: t.int(1), m: t.str('hello all') }))).m

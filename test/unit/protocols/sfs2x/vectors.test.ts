@@ -79,17 +79,18 @@ describe('SDK vectors', () => {
       })
     expect(rows).toEqual([
       ['Handshake', 'Handshake api=1.8.6 cl=JavaScript'],
-      ['Handshake', 'Handshake tk=0f1e2d3c4b5a69788796a5b4c3d2e1f0 ct=1024 ms=500000'],
+      // once the Handshake named the client, what the server sends is named as its response
+      ['HandshakeResponse', 'HandshakeResponse tk=0f1e2d3c4b5a69788796a5b4c3d2e1f0 ct=1024 ms=500000'],
       ['Login', 'Login zone=TestZone user=alice'],
-      ['Login', 'Login zone=TestZone user=alice id=7'],
+      ['LoginResponse', 'LoginResponse zone=TestZone user=alice id=7'],
       ['CallExtension', 'CallExtension move room=3'],
-      ['CallExtension', 'CallExtension move'],
+      ['ExtensionResponse', 'ExtensionResponse move'],
       ['CallExtension', 'CallExtension bulk room=-1'],
-      ['CallExtension', 'CallExtension bulk'],
+      ['ExtensionResponse', 'ExtensionResponse bulk'],
       ['PingPong', 'PingPong'],
-      ['PingPong', 'PingPong'],
+      ['PingPongResponse', 'PingPongResponse'],
       ['Logout', 'Logout'],
-      ['Logout', 'Logout zn=TestZone']
+      ['LogoutResponse', 'LogoutResponse zn=TestZone']
     ])
     // the Handshake request names its sender the client, the response (its token) and the Login request
     // (its password) say the same; the other packets say nothing about the roles
