@@ -9,12 +9,14 @@ import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/protocols/registry'
 import { isIndexField } from '../../src-shared/bytes/fields'
+import { LAYER_FAMILIES } from '../../src-shared/net/layer-fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
 
 const CELL_MAX = 160
 
-// Keys messageMetaFields fills from the frame and conversation (no tree needed).
-const META_PREFIXES = ['gamewire.', 'frame.']
+// Keys messageMetaFields fills from the frame and conversation (no tree needed). Other frame.* keys
+// (frame.len…) are the frames' layers, which need trees built with layers.
+const META_PREFIXES = ['gamewire.']
 const META_FAMILIES = new Set(['gamewire', 'frame', 'ip', 'ipv6', 'udp', 'tcp'])
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */
@@ -26,6 +28,11 @@ export function isMetaKey(key: string): boolean {
 /** True when matching or showing these field keys needs the field trees (some key is not a meta key). */
 export function needsTree(keys: readonly string[]): boolean {
   return keys.some((k) => !isMetaKey(k))
+}
+
+/** True when a key is a frame/link/IP/transport field only trees built with the frames' layers hold. */
+export function isLayerKey(key: string): boolean {
+  return !isMetaKey(key) && LAYER_FAMILIES.has(key.split('.')[0])
 }
 
 export function formatCell(values: readonly FieldScalar[]): string {
@@ -55,6 +62,8 @@ export interface ViewPlan {
 export class ViewMatcher {
   readonly filter: CompiledFilter | undefined
   readonly needsTree: boolean
+  /** Trees must carry the frames' layers (a key such as ip.ttl or frame.len). */
+  readonly needsLayers: boolean
   readonly plan: ViewPlan
 
   /** Throws FilterError for a bad filter. */
@@ -62,6 +71,7 @@ export class ViewMatcher {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...(this.filter?.fields ?? []), ...columns]
     this.needsTree = needsTree(keys)
+    this.needsLayers = keys.some(isLayerKey)
     const replay = new Set<string>()
     let all = false
     for (const k of keys) {

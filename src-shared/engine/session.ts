@@ -17,6 +17,8 @@ export interface SessionOptions {
   /** Display filter; messages that do not match are not passed on. */
   filter?: string | CompiledFilter
   recording?: boolean
+  /** With trees: the frames' layers first in each message (EngineOptions.layers). */
+  layers?: boolean
   decodeAs?: DecodeAsRule[]
   /** Ending conversations early to bound memory (Engine's default when not given). */
   eviction?: EvictionOptions | false
@@ -39,6 +41,8 @@ export class DecodeSession {
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,
       recording: opts.recording ?? true,
+      layers: opts.layers,
+      interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       eviction: opts.eviction,
       onMessage: (m, conv, dir) => {

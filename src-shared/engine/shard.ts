@@ -245,7 +245,7 @@ export class ShardDecoder {
           stack: m.stack,
           name: m.name,
           summary: m.summary,
-          length: m.sources[0]?.bytes.length ?? 0,
+          length: m.sources[m.layerSources ?? 0]?.bytes.length ?? 0,
           error: m.error,
           warnings: m.warnings,
           indexed: m.indexed ?? null
