@@ -28,9 +28,10 @@ const USAGE = `usage: gamewire <command> [options]
 
 commands:
   decode CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none]
-                 [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--jobs N]
+                 [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--jobs N]
       Decode a .pcap or .pcapng file to the decoded-JSON document (stdout or OUT).
       --tree none leaves each message's field tree out (faster, smaller).
+      --layers puts each message's frames first (frame, link, IP, UDP/TCP fields; Frame N sources).
   capture -i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng]
           [--keylog FILE] [--filter EXPR] [--format ndjson] [--tree full|none]
           [--snaplen N] [--buffer-size MiB] [--no-promisc]
@@ -98,6 +99,7 @@ const DECODE_OPTIONS: OptionSpec[] = [
   { name: 'decode-as', short: 'd', value: true, repeat: true },
   { name: 'include-keys' },
   { name: 'include-bytes' },
+  { name: 'layers' },
   { name: 'quiet', short: 'q' },
   { name: 'jobs', short: 'j', value: true }
 ]
@@ -118,6 +120,7 @@ async function decodeCommand(argv: string[]): Promise<number> {
   const format = one(a, 'format') ?? 'json'
   if (format !== 'json' && format !== 'ndjson') fail(`--format must be json or ndjson, got '${format}'`)
   const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
+  if (a.flags.has('layers')) job.layers = true
   const keylog = one(a, 'keylog')
   if (keylog) {
     readableFile(keylog, 'key file')

@@ -102,6 +102,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
     decodeAs: job.decodeAs,
     // Without trees in the output, trees are built only when the filter reads tree fields.
     recording: job.tree !== 'none' || needsTree(filter?.fields ?? []),
+    layers: job.layers,
     onMessage: (m) => {
       if (only && !only.has(m.id)) return
       written++
@@ -150,7 +151,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
   let written = 0
   const pool = new ShardPool(
     job.jobs!,
-    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree },
+    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree, layers: job.layers },
     {
       body: (id, conversation, body) => {
         if (body === null) return

@@ -461,11 +461,14 @@ export class SessionCore {
     onFrameConversation?(frame: number, conv: number): void
     decodeAs?: DecodeAsRule[]
     eviction?: EvictionOptions
+    layers?: boolean
   }): Engine {
     return new Engine({
       registry: createDefaultRegistry(),
       keys: this.keys,
       recording: o.recording,
+      layers: o.layers,
+      interface: (id) => this.store?.interfaces[id],
       decodeAs: o.decodeAs ?? this.decodeAs,
       eviction: o.eviction,
       onMessage: o.onMessage,
@@ -485,6 +488,7 @@ export class SessionCore {
   private async replayAll(o: {
     token: Token
     recording: boolean
+    layers?: boolean
     onMessage(m: DecodedMessage, conv: Conversation, dir: WireDir): void
     onProgress?(fraction: number): void
   }): Promise<Engine> {
@@ -691,6 +695,7 @@ export class SessionCore {
       await this.replayAll({
         token,
         recording,
+        layers: matcher.needsLayers,
         onMessage: (m, conv, dir) => fromTree(m.id - 1, matcher.target(m, conv, dir)),
         onProgress: (p) => onProgress(0.1 + 0.9 * p)
       })
@@ -704,7 +709,7 @@ export class SessionCore {
       let k = 0
       const engine = this.conversationEngine(conversation, recording, (m, conv, dir) => {
         if (k < rows.length) fromTree(rows[k++], matcher.target(m, conv, dir))
-      })
+      }, matcher.needsLayers)
       const store = this.requireStore()
       for (const f of store.framesOf(conversation)) engine.addFrame(store.get(f))
       engine.finish()
@@ -720,10 +725,11 @@ export class SessionCore {
   }
 
   /** An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the session's keys and rules. */
-  private conversationEngine(conversation: number, recording: boolean, onMessage: (m: DecodedMessage, conv: Conversation, dir: WireDir) => void): Engine {
+  private conversationEngine(conversation: number, recording: boolean, onMessage: (m: DecodedMessage, conv: Conversation, dir: WireDir) => void, layers = false): Engine {
     const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === conversation ? [{ ...r, match: 1 }] : []))
     return this.newEngine({
       recording,
+      layers,
       decodeAs,
       // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
       // close may end it early here too, so its messages come out as in the full decode.
@@ -823,7 +829,7 @@ export class SessionCore {
         if ((m.frames[0] ?? 0) < fresh.treesFrom) return
         fresh.recent.set(k, m)
         if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
-      })
+      }, true) // the detail shows the frames under the message
       c = this.cursor = fresh
     }
     const treesOn = (from: number) => {
@@ -842,6 +848,24 @@ export class SessionCore {
       c.engine.finish()
     }
     return c.recent.get(wanted) ?? null
+  }
+
+  /**
+   * The message frame `frame` carries (the lowest id when several): one whose first or last frame it is,
+   * else one of the same conversation whose frames span it. For summaries that point at a frame.
+   */
+  findFrame(frame: number): number | null {
+    const store = this.store
+    if (!store || !Number.isInteger(frame) || frame < 1 || frame > store.count) return null
+    const index = this.rows.index
+    let spanning: number[] = []
+    for (let r = 0; r < this.rows.count; r++) {
+      const row = index.row(r)
+      if (row.firstFrame === frame || row.lastFrame === frame) return r + 1
+      if (row.firstFrame < frame && frame < row.lastFrame) spanning.push(r)
+    }
+    spanning = spanning.filter((r) => store.framesOf(index.conversationAt(r)).includes(frame))
+    return spanning.length ? spanning[0] + 1 : null
   }
 
   getMessage(id: number): MessageDetail {

@@ -26,6 +26,8 @@ export interface ShardSetup {
   filter?: string
   includeSourceBytes?: boolean
   tree?: TreeMode
+  /** Export mode: the frames' layers in the messages (DecodeJob.layers). */
+  layers?: boolean
   frameConversations?: boolean
 }
 
@@ -51,6 +53,7 @@ export function createShard(setup: ShardSetup): ShardDecoder {
     filter,
     writeBody: (w, m) => writeMessageBody(w, m, message),
     recording: setup.tree !== 'none' || needsTree(filter?.fields ?? []),
+    layers: setup.layers,
     frameConversations: setup.frameConversations
   })
 }

@@ -3,13 +3,12 @@
 // fields (a conversation click, a time brush) runs on the fast pass without building trees.
 
 import { compileFilter, targetFromMessage, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
-import { META_KEYS, messageMetaFields } from '../../src-shared/engine/meta-fields'
+import { META_KEYS, messageMetaFields, needsLayers } from '../../src-shared/engine/meta-fields'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/protocols/registry'
 import { isIndexField } from '../../src-shared/bytes/fields'
-import { LAYER_FAMILIES } from '../../src-shared/net/layer-fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
 
 const CELL_MAX = 160
@@ -30,10 +29,6 @@ export function needsTree(keys: readonly string[]): boolean {
   return keys.some((k) => !isMetaKey(k))
 }
 
-/** True when a key is a frame/link/IP/transport field only trees built with the frames' layers hold. */
-export function isLayerKey(key: string): boolean {
-  return !isMetaKey(key) && LAYER_FAMILIES.has(key.split('.')[0])
-}
 
 export function formatCell(values: readonly FieldScalar[]): string {
   let out = ''
@@ -71,7 +66,7 @@ export class ViewMatcher {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...(this.filter?.fields ?? []), ...columns]
     this.needsTree = needsTree(keys)
-    this.needsLayers = keys.some(isLayerKey)
+    this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
     let all = false
     for (const k of keys) {

@@ -4,7 +4,7 @@
 // meaning): without layers they come from here; when a tree has them, the tree's values are used.
 
 import { defineField, type FieldType } from '../bytes/fields'
-import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP } from '../net/layer-fields'
+import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, LAYER_FAMILIES } from '../net/layer-fields'
 import type { DecodedMessage, FieldScalar } from '../model/types'
 import type { Conversation } from './conversation'
 import type { WireDir } from '../protocols/registry'
@@ -40,6 +40,21 @@ for (const [key, name, type] of META_FIELDS) defineField(key, name, type as Fiel
 
 /** The keys messageMetaFields fills: from the frame, the conversation and the message's own row. */
 export const META_KEYS: ReadonlySet<string> = new Set(META_FIELDS.map(([key]) => key))
+
+// Bare layer names the message's stack does not give (a tree with layers has them).
+const LINK_LAYERS = new Set(['eth', 'vlan', 'sll', 'null'])
+
+/**
+ * True when a filter or column on these keys needs trees built with the frames' layers: a frame, link,
+ * IP or transport field that is not a meta field (ip.ttl, frame.len, tcp.seq, eth.src…).
+ */
+export function needsLayers(keys: readonly string[]): boolean {
+  return keys.some((k) => {
+    if (META_KEYS.has(k)) return false
+    const family = k.split('.', 1)[0]
+    return k.includes('.') ? LAYER_FAMILIES.has(family) : LINK_LAYERS.has(k)
+  })
+}
 
 export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: WireDir): Record<string, FieldScalar[]> {
   const { src, dst } = conv.endpoints(dir)

@@ -24,7 +24,8 @@ import type { Conversation, Endpoint } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
 import { conversationKey } from './conversation-table'
 import { endpointString } from './conversation'
-import { messageMetaFields } from './meta-fields'
+import { messageMetaFields, needsLayers } from './meta-fields'
+import { withoutLayers } from '../net/layers'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
 
@@ -173,6 +174,8 @@ export interface ShardOptions {
   writeBody?(w: JsonBytes, m: DecodedMessage): void
   /** Build field trees (export mode: unless the export leaves trees out and the filter needs none). */
   recording?: boolean
+  /** Export mode: the frames' layers in the messages written (also built, then taken off, for a filter reading them). */
+  layers?: boolean
   /** Report which conversation each frame went to (the app's detail replay needs it). */
   frameConversations?: boolean
 }
@@ -202,6 +205,7 @@ export class ShardDecoder {
       registry: opts.registry,
       keys: opts.keys,
       recording: opts.mode === 'export' && (opts.recording ?? true),
+      layers: opts.mode === 'export' && (opts.layers || needsLayers(opts.filter?.fields ?? [])),
       decodeAs: opts.decodeAs,
       onConversation: (c) => {
         this.event(EventKind.Conversation, c.id, this.convs.length)
@@ -256,7 +260,7 @@ export class ShardDecoder {
       const f = this.opts.filter
       if (!f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) {
         this.starts.push(this.written + this.out.buffered)
-        this.opts.writeBody!(this.out, m)
+        this.opts.writeBody!(this.out, this.opts.layers ? m : withoutLayers(m))
         this.ends.push(this.written + this.out.buffered)
       } else {
         this.starts.push(-1)

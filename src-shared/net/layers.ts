@@ -88,6 +88,17 @@ export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | u
   return { ...m, tree: [...tree.roots, ...m.tree], sources: [...sources, ...m.sources], layerSources: shift }
 }
 
+/** The message as decoded without layers (a filter needed them, the output does not): undoes withLayers. */
+export function withoutLayers(m: DecodedMessage): DecodedMessage {
+  const k = m.layerSources
+  if (!k) return m
+  const tree = m.tree.slice(k)
+  shiftSources(tree, -k)
+  const out = { ...m, tree, sources: m.sources.slice(k) }
+  delete out.layerSources
+  return out
+}
+
 function shiftSources(nodes: FieldNode[], by: number): void {
   const stack = [nodes]
   while (stack.length) {
