@@ -852,7 +852,8 @@ export class SessionCore {
 
   /**
    * The message frame `frame` carries (the lowest id when several): one whose first or last frame it is,
-   * else one of the same conversation whose frames span it. For summaries that point at a frame.
+   * else one of the same conversation whose frames span it (a middle segment of a reassembled message, or
+   * an ACK between its segments). For summaries that point at a frame.
    */
   findFrame(frame: number): number | null {
     const store = this.store

@@ -14,7 +14,7 @@
 // The same file and keys therefore give the same ids, rows and export for any number of shards. The shard
 // and the merge are plain code: src-main/host/shard-pool.ts runs shards on worker threads, tests in-process.
 
-import type { CaptureFrame } from '../capture/types'
+import type { CaptureFrame, CaptureInterface } from '../capture/types'
 import type { KeyStore } from '../keys/store'
 import type { ConversationInfo, DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
@@ -39,6 +39,10 @@ import { concatBytes } from '../bytes/concat'
 export interface FrameBatch {
   meta: Float64Array
   data: Uint8Array
+  /** pcapng comments of frames in the batch, by frame number (the frame nodes of trees with layers). */
+  comments?: [number, string[]][]
+  /** The capture's interfaces, sent with the first batch after one was added (names in the frame nodes). */
+  interfaces?: CaptureInterface[]
 }
 
 const FRAME_FIELDS = 7
@@ -48,9 +52,11 @@ export class FrameBatcher {
   private meta: number[] = []
   private chunks: Uint8Array[] = []
   private bytes = 0
+  private comments: [number, string[]][] | undefined
   count = 0
 
   add(f: CaptureFrame): void {
+    if (f.comments?.length) (this.comments ??= []).push([f.number, f.comments])
     this.meta.push(f.number, f.interfaceId, f.linkType, f.noTimestamp ? -1 : f.tsSec, f.tsNsec, f.originalLength, f.data.length)
     this.chunks.push(f.data)
     this.bytes += f.data.length
@@ -74,7 +80,9 @@ export class FrameBatcher {
       data.set(c, at)
       at += c.length
     }
-    const batch = { meta: Float64Array.from(this.meta), data }
+    const batch: FrameBatch = { meta: Float64Array.from(this.meta), data }
+    if (this.comments) batch.comments = this.comments
+    this.comments = undefined
     this.meta = []
     this.chunks = []
     this.bytes = 0
@@ -85,6 +93,7 @@ export class FrameBatcher {
 
 /** The frames of a batch; a tick comes as a frame with `tick` set and no bytes. */
 export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame & { tick?: true }> {
+  const comments = b.comments ? new Map(b.comments) : undefined
   let at = 0
   for (let i = 0; i + FRAME_FIELDS <= b.meta.length; i += FRAME_FIELDS) {
     const len = b.meta[i + 6]
@@ -103,6 +112,8 @@ export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame & { tick?: 
       data: b.data.subarray(at, at + len)
     }
     if (tsSec < 0) f.noTimestamp = true
+    const c = comments?.get(f.number)
+    if (c) f.comments = c
     at += len
     yield f
   }
@@ -197,6 +208,7 @@ export class ShardDecoder {
     this.written += c.length
   })
   private tag = 0
+  private interfaces: CaptureInterface[] = []
   private sub = AFTER_ENDINGS
   private finishing = false
 
@@ -206,6 +218,7 @@ export class ShardDecoder {
       keys: opts.keys,
       recording: opts.mode === 'export' && (opts.recording ?? true),
       layers: opts.mode === 'export' && (opts.layers || needsLayers(opts.filter?.fields ?? [])),
+      interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       onConversation: (c) => {
         this.event(EventKind.Conversation, c.id, this.convs.length)
@@ -273,6 +286,7 @@ export class ShardDecoder {
 
   /** Decodes a batch of frames; returns what it produced. */
   frames(batch: FrameBatch): ShardReport {
+    if (batch.interfaces) this.interfaces = batch.interfaces
     for (const f of unpackFrames(batch)) {
       if (f.number > this.tag) this.tag = f.number
       if (f.tick) this.engine.tick(f)

@@ -40,15 +40,15 @@ export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, 
   // Metadata, not read from the frame's bytes: no bytes of their own (position 0, length 0, as Wireshark).
   const all = 0
   r.record(F_FRAME.interface_id, f.interfaceId, 0, all, iface?.name ? `Interface id: ${f.interfaceId} (${iface.name})` : undefined)
-  if (iface?.name) r.record(F_FRAME.interface_name, iface.name, 0, all)
+  if (iface?.name) r.record(F_FRAME.interface_name, iface.name, 0, all, `Interface name: ${iface.name}`)
   if (!f.noTimestamp) {
-    r.record(F_FRAME.time, frameTimeText(f), 0, all)
+    r.record(F_FRAME.time, frameTimeText(f), 0, all, () => `Arrival time: ${frameTimeText(f)}`)
     r.record(F_FRAME.time_epoch, frameTime(f), 0, all, () => `Epoch arrival time: ${f.tsSec}.${String(f.tsNsec).padStart(9, '0')}`)
   }
   r.record(F_FRAME.number, f.number, 0, all)
   r.record(F_FRAME.len, f.originalLength, 0, all, `Frame length: ${f.originalLength} bytes`)
   r.record(F_FRAME.cap_len, data.length, 0, all, `Capture length: ${data.length} bytes`)
-  for (const c of f.comments ?? []) r.record(F_FRAME.comment, c, 0, all)
+  for (const c of f.comments ?? []) r.record(F_FRAME.comment, c, 0, all, `Comment: ${c}`)
   const link = decodeLink(f.linkType, data, r)
   if (link.network !== 'other') {
     const ip = link.network === 'ipv4' ? parseIpv4(data, link.offset, r) : parseIpv6(data, link.offset, r)
