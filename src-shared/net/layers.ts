@@ -2,7 +2,8 @@
 // group (number, time, lengths, interface, comments) holding the link, IP/IPv6 and UDP/TCP headers, every
 // field with its bytes in that frame's own data source `Frame N`. Built only when a tree is built with
 // layers (the detail view, `decode --layers`, filters on these fields): the same link/IP/transport parsers
-// as the engine's network pass run again over the frame with a recording FieldReader.
+// as the engine's network pass run again over the frame with a recording FieldReader. Conventions and
+// sources: docs/capture-files.md (The frame under a message).
 
 import { FieldReader } from '../bytes/reader'
 import { TreeBuilder } from '../bytes/tree'
