@@ -198,6 +198,10 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
     const [view, id] = arity('findRow', args, 2, 2)
     return [int('findRow', 'viewId', view, 0, UINT32), int('findRow', 'messageId', id, 1, UINT32)]
   },
+  findFrame(args) {
+    const [frame] = arity('findFrame', args, 1, 1)
+    return [int('findFrame', 'frame', frame, 1, UINT32)]
+  },
   getMessage(args) {
     const [id] = arity('getMessage', args, 1, 1)
     return [int('getMessage', 'id', id, 1, UINT32)]

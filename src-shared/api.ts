@@ -319,6 +319,8 @@ export interface InspectorRequests {
   getRows(viewId: number, start: number, count: number): Promise<RowBatch>
   /** Position of a message in a view, or -1. */
   findRow(viewId: number, messageId: number): Promise<number>
+  /** The id of the message that frame `frame` carries (the first, when it carries several), or null. */
+  findFrame(frame: number): Promise<number | null>
   /** The message's tree, data sources and value, decoded on demand (capped: see MessageDetail). */
   getMessage(id: number): Promise<MessageDetail>
   /** Bytes of one of a message's data sources, as hex: at most MAX_SOURCE_PAGE bytes from `offset`. */
@@ -359,7 +361,7 @@ export interface InspectorApi extends InspectorRequests {
 /** Every request name, in one place for the transports. */
 export const REQUEST_NAMES: readonly RequestName[] = [
   'openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow',
-  'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
+  'findFrame', 'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
   'cancelJob', 'listCaptureDevices', 'startCapture', 'stopCapture', 'restartCapture', 'saveCapture'
 ]
 

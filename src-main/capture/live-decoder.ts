@@ -60,7 +60,7 @@ export function rowOf(m: DecodedMessage): IndexRow {
     protocol: m.protocol,
     name: m.name,
     summary: m.summary,
-    length: m.sources[0]?.bytes.length ?? 0,
+    length: m.sources[m.layerSources ?? 0]?.bytes.length ?? 0,
     error: m.error !== null,
     warning: m.warnings.length > 0
   }

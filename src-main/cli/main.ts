@@ -83,6 +83,7 @@ async function decodeCommand(a: ParsedArgs): Promise<number> {
   const format = one(a, 'format') ?? 'json'
   if (format !== 'json' && format !== 'ndjson') fail(`--format must be json or ndjson, got '${format}'`)
   const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
+  if (a.flags.has('layers')) job.layers = true
   const keylog = one(a, 'keylog')
   if (keylog) {
     readableFile(keylog, 'key file')
@@ -321,7 +322,7 @@ const COMMANDS: Command[] = [
   {
     name: 'decode',
     brief: 'Decode a capture file to the decoded-JSON document',
-    synopsis: 'CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--jobs N] [-q]',
+    synopsis: 'CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--jobs N] [-q]',
     summary: 'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT).',
     positional: 1,
     options: [
@@ -333,6 +334,7 @@ const COMMANDS: Command[] = [
       DECODE_AS,
       { name: 'include-keys', help: 'write the keys from --keylog into the export' },
       INCLUDE_BYTES,
+      { name: 'layers', help: "put each message's frames first in its tree (frame, link, IP, UDP/TCP fields; Frame N sources)" },
       JOBS,
       PROGRESS_QUIET
     ],

@@ -14,6 +14,8 @@ export interface DecodeJob {
   includeSourceBytes?: boolean
   /** 'none': messages without their field tree (default 'full'). */
   tree?: TreeMode
+  /** Each message's frames first in its tree and sources (frame, link, IP, UDP/TCP; `--layers`). */
+  layers?: boolean
   /** Only these message ids (the UI's "export selected"). */
   ids?: number[]
   /** Decode in this many shard workers (1 or absent: one engine on the job's own thread). */

@@ -33,6 +33,8 @@ export class FrameStore {
   private convUnsorted = new Uint8Array(0)
   count = 0
   readonly interfaces: CaptureInterface[] = []
+  /** pcapng frame comments, by frame number (few frames have any; the frame node shows them). */
+  private comments: Map<number, string[]> | undefined
   private closed = false
 
   constructor(parent = tmpdir()) {
@@ -44,6 +46,7 @@ export class FrameStore {
   append(f: CaptureFrame): void {
     if (f.number !== this.count + 1) throw new Error(`frame store: expected frame ${this.count + 1}, got ${f.number}`)
     if (this.count === this.offsets.length) this.grow()
+    if (f.comments?.length) (this.comments ??= new Map()).set(f.number, f.comments)
     const size = HEADER + f.data.length
     if (this.used + size > this.buf.length) this.flush()
     this.offsets[this.count] = this.written + this.used
@@ -178,6 +181,8 @@ export class FrameStore {
       data: new Uint8Array(b.buffer, b.byteOffset + at + HEADER, len)
     }
     if (tsSec < 0) frame.noTimestamp = true
+    const comments = this.comments?.get(number)
+    if (comments) frame.comments = comments
     return frame
   }
 

@@ -227,6 +227,9 @@ export class InspectorSession implements InspectorRequests {
   findRow(viewId: number, messageId: number) {
     return this.call<number>('findRow', [viewId, messageId])
   }
+  findFrame(frame: number) {
+    return this.call<number | null>('findFrame', [frame])
+  }
   getMessage(id: number) {
     return this.call<Awaited<ReturnType<InspectorRequests['getMessage']>>>('getMessage', [id])
   }

@@ -10,7 +10,7 @@ import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
-import type { CaptureFrame } from '../../src-shared/capture/types'
+import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 import { needsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
@@ -52,7 +52,7 @@ export interface HeldFrames {
 async function feed(
   job: DecodeJob,
   held: HeldFrames | undefined,
-  sink: { frame(f: CaptureFrame): void; warn(w: string): void },
+  sink: { frame(f: CaptureFrame): void; warn(w: string): void; iface?(i: CaptureInterface): void },
   pause: (done: number, total: number) => Promise<void>
 ): Promise<void> {
   if (held) {
@@ -65,7 +65,7 @@ async function feed(
     return
   }
   const total = statSync(job.file).size
-  const reader = new CaptureReader({ onFrame: (f) => sink.frame(f), onWarning: (w) => sink.warn(w) })
+  const reader = new CaptureReader({ onInterface: (i) => sink.iface?.(i), onFrame: (f) => sink.frame(f), onWarning: (w) => sink.warn(w) })
   let bytes = 0
   for await (const chunk of createReadStream(job.file, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     bytes += chunk.length
@@ -102,6 +102,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
     decodeAs: job.decodeAs,
     // Without trees in the output, trees are built only when the filter reads tree fields.
     recording: job.tree !== 'none' || needsTree(filter?.fields ?? []),
+    layers: job.layers,
     onMessage: (m) => {
       if (only && !only.has(m.id)) return
       written++
@@ -109,7 +110,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
     }
   })
   let lastProgress = 0
-  await feed(job, held, { frame: (f) => session.addFrame(f), warn: (w) => session.engine.warn(w) }, async (done, total) => {
+  await feed(job, held, { frame: (f) => session.addFrame(f), warn: (w) => session.engine.warn(w), iface: (i) => session.interfaces.push(i) }, async (done, total) => {
     writer.flush(OUTPUT_CHUNK / 2)
     await io.flush()
     const now = Date.now()
@@ -150,7 +151,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
   let written = 0
   const pool = new ShardPool(
     job.jobs!,
-    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree },
+    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree, layers: job.layers },
     {
       body: (id, conversation, body) => {
         if (body === null) return
@@ -162,7 +163,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
   )
   try {
     let lastProgress = 0
-    await feed(job, held, { frame: (f) => pool.push(f), warn: (w) => pool.warn(w) }, async (done, total) => {
+    await feed(job, held, { frame: (f) => pool.push(f), warn: (w) => pool.warn(w), iface: (i) => pool.addInterface(i) }, async (done, total) => {
       await pool.drain()
       writer.flush(OUTPUT_CHUNK / 2)
       await io.flush()

@@ -87,6 +87,10 @@ export class SessionCore {
   findRow(viewId: number, messageId: number): number {
     return this.view.findRow(viewId, messageId)
   }
+  findFrame(frame: number): number | null {
+    return this.details.findFrame(frame)
+  }
+
   getMessage(id: number): MessageDetail {
     return this.details.getMessage(id)
   }

@@ -4,7 +4,7 @@ import type { InspectorEvent } from '../../src-shared/api'
 
 /** SessionCore methods the host may call (the worker refuses anything else). */
 export const CORE_METHODS = [
-  'open', 'status', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'getMessage', 'getSourceBytes',
+  'open', 'status', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'findFrame', 'getMessage', 'getSourceBytes',
   'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob',
   'setCaptureState', 'beginLive', 'liveFrames', 'endLive', 'saveFrames', 'close'
 ] as const

@@ -5,9 +5,9 @@
 
 import { DECODE_WORKER_LIMITS } from './worker-limits'
 import { Worker } from 'node:worker_threads'
-import type { CaptureFrame } from '../../src-shared/capture/types'
+import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
-import { FrameBatcher, ShardDecoder, ShardMerger, ShardRouter, type MergeSink, type ShardReport } from '../../src-shared/engine/shard'
+import { FrameBatcher, ShardDecoder, ShardMerger, ShardRouter, type FrameBatch, type MergeSink, type ShardReport } from '../../src-shared/engine/shard'
 import { compileFilter } from '../../src-shared/filter'
 import { writeMessageBody, type TreeMode } from '../../src-shared/export/json'
 import { needsTree } from './view-matcher'
@@ -26,10 +26,12 @@ export interface ShardSetup {
   filter?: string
   includeSourceBytes?: boolean
   tree?: TreeMode
+  /** Export mode: the frames' layers in the messages (DecodeJob.layers). */
+  layers?: boolean
   frameConversations?: boolean
 }
 
-export type ShardRequest = { type: 'frames'; meta: Float64Array; data: Uint8Array } | { type: 'end'; lastFrame: number }
+export type ShardRequest = ({ type: 'frames' } & FrameBatch) | { type: 'end'; lastFrame: number }
 export type ShardReply = { type: 'report'; report: ShardReport } | { type: 'fatal'; message: string }
 
 /** The default number of decoding workers: one per core, less the one that reads and merges; at least 1. */
@@ -51,6 +53,7 @@ export function createShard(setup: ShardSetup): ShardDecoder {
     filter,
     writeBody: (w, m) => writeMessageBody(w, m, message),
     recording: setup.tree !== 'none' || needsTree(filter?.fields ?? []),
+    layers: setup.layers,
     frameConversations: setup.frameConversations
   })
 }
@@ -66,6 +69,8 @@ interface ShardSlot {
   inFlight: number
   /** The highest frame the shard has reported done. */
   done: number
+  /** How many of the capture's interfaces it has been sent. */
+  interfacesSent: number
   stop(): void
 }
 
@@ -95,8 +100,10 @@ export class ShardPool {
     this.slots = Array.from({ length: n }, (_, i) => (inProcess ? this.localSlot(i, setup) : this.workerSlot(i, setup)))
   }
 
+  private readonly interfaces: CaptureInterface[] = []
+
   private slot(send: (r: ShardRequest) => void, stop: () => void): ShardSlot {
-    return { send, stop, batcher: new FrameBatcher(), inFlight: 0, done: 0 }
+    return { send, stop, batcher: new FrameBatcher(), inFlight: 0, done: 0, interfacesSent: 0 }
   }
 
   private workerSlot(i: number, setup: ShardSetup): ShardSlot {
@@ -151,8 +158,12 @@ export class ShardPool {
   private flushSlot(s: ShardSlot): void {
     if (s.batcher.count === 0) return
     const b = s.batcher.take()
+    if (s.interfacesSent < this.interfaces.length) {
+      b.interfaces = [...this.interfaces]
+      s.interfacesSent = this.interfaces.length
+    }
     s.inFlight++
-    s.send({ type: 'frames', meta: b.meta, data: b.data })
+    s.send({ type: 'frames', ...b })
   }
 
   /** Frames read so far, and messages merged so far (progress). */
@@ -166,6 +177,11 @@ export class ShardPool {
   /** A warning about the input itself (the capture reader's), in order with the frames read so far. */
   warn(text: string): void {
     this.merger.ownWarning(text, Math.max(1, this.lastFrame))
+  }
+
+  /** An interface of the capture (pcapng IDB): the shards name it in the frame nodes of trees with layers. */
+  addInterface(i: CaptureInterface): void {
+    this.interfaces.push(i)
   }
 
   push(f: CaptureFrame): void {

@@ -3,7 +3,7 @@
 // fields (a conversation click, a time brush) runs on the fast pass without building trees.
 
 import { compileFilter, targetFromMessage, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
-import { META_KEYS, messageMetaFields } from '../../src-shared/engine/meta-fields'
+import { META_KEYS, messageMetaFields, needsLayers } from '../../src-shared/engine/meta-fields'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
@@ -13,8 +13,9 @@ import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/
 
 const CELL_MAX = 160
 
-// Keys messageMetaFields fills from the frame and conversation (no tree needed).
-const META_PREFIXES = ['gamewire.', 'frame.']
+// Keys messageMetaFields fills from the frame and conversation (no tree needed). Other frame.* keys
+// (frame.len…) are the frames' layers, which need trees built with layers.
+const META_PREFIXES = ['gamewire.']
 const META_FAMILIES = new Set(['gamewire', 'frame', 'ip', 'ipv6', 'udp', 'tcp'])
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */
@@ -27,6 +28,7 @@ export function isMetaKey(key: string): boolean {
 export function needsTree(keys: readonly string[]): boolean {
   return keys.some((k) => !isMetaKey(k))
 }
+
 
 export function formatCell(values: readonly FieldScalar[]): string {
   let out = ''
@@ -55,6 +57,8 @@ export interface ViewPlan {
 export class ViewMatcher {
   readonly filter: CompiledFilter | undefined
   readonly needsTree: boolean
+  /** Trees must carry the frames' layers (a key such as ip.ttl or frame.len). */
+  readonly needsLayers: boolean
   readonly plan: ViewPlan
 
   /** Throws FilterError for a bad filter. */
@@ -62,6 +66,7 @@ export class ViewMatcher {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...(this.filter?.fields ?? []), ...columns]
     this.needsTree = needsTree(keys)
+    this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
     let all = false
     for (const k of keys) {

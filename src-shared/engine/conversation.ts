@@ -11,7 +11,7 @@
 
 import { MessageDraft } from '../bytes/tree'
 import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
-import { TcpDirection, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
+import { TcpDirection, type TcpBases, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
 import { detectHttpUpgrade, WebSocketConnection, type WsEvent } from '../net/websocket'
 import { HttpConnection, requestTarget, type HttpEvent } from '../net/http'
 import type { ByteStream } from '../net/byte-stream'
@@ -651,6 +651,18 @@ export class Conversation implements TcpGapListener {
     if (this.roleFrom === 'first-packet') return dir
     const fromA = dir === 'a2b'
     return fromA === (this.clientSide === 'a') ? 'c2s' : 's2c'
+  }
+
+  /** The relative sequence-number bases of the TCP direction sent from `ip`:`port` (net/tcp.ts TcpBases). */
+  tcpBases(ip: string, port: number): TcpBases | undefined {
+    const t = this.tcp
+    if (!t) return undefined
+    const fromA = this.a.port === port && this.a.ip === ip
+    const out = fromA ? t.a2b : t.b2a
+    const back = fromA ? t.b2a : t.a2b
+    if (out.base < 0) return undefined
+    // Until the other side has sent a segment, the acknowledgment number has no relative form.
+    return { seq: out.base, ack: back.base < 0 ? undefined : back.base }
   }
 
   /** The endpoints a message in `dir` went from and to. */

@@ -2,9 +2,10 @@
 // conversations -> (TCP reassembly, WebSocket) -> protocol decoders. Deterministic: the same frames and
 // keys give the same messages.
 
-import { LinkTypeName, frameTime, type CaptureFrame } from '../capture/types'
+import { LinkTypeName, frameTime, type CaptureFrame, type CaptureInterface } from '../capture/types'
 import type { DecodedMessage, ConversationInfo } from '../model/types'
 import { decodeLink } from '../net/link'
+import { FrameKeep, withLayers } from '../net/layers'
 import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
 import { parseTcp, parseUdp, TcpFlag, type TcpSegment } from '../net/tcp'
 import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
@@ -42,6 +43,13 @@ export interface EngineOptions {
   keys?: KeyStore
   /** Build field trees (the CLI export and detail views); off for the fast row pass. */
   recording?: boolean
+  /**
+   * With trees, put each message's frames first in them (frame, link, IP, UDP/TCP fields, net/layers.ts).
+   * Frames are then kept from the moment trees are on until their messages are out (a byte budget).
+   */
+  layers?: boolean
+  /** The capture's interfaces by id, for the frame nodes' interface names. */
+  interface?(id: number): CaptureInterface | undefined
   decodeAs?: DecodeAsRule[]
   /** Ending conversations early (default DEFAULT_EVICTION); false keeps every one open to the end. */
   eviction?: EvictionOptions | false
@@ -150,6 +158,8 @@ export class Engine {
   recording: boolean
   /** The last frame given to network() is an IP fragment the defragmenter keeps until its datagram is whole. */
   heldLastFrame = false
+  /** Frames for the layer trees; only while recording with `layers` (the index pass keeps none). */
+  private keep: FrameKeep | null = null
 
   constructor(private readonly opts: EngineOptions) {
     this.recording = opts.recording ?? true
@@ -188,6 +198,7 @@ export class Engine {
   }
 
   addFrame(frame: CaptureFrame): void {
+    if (this.recording && this.opts.layers) (this.keep ??= new FrameKeep()).put(frame)
     const unit = this.network(frame)
     if (unit) this.deliver(unit)
   }
@@ -372,7 +383,7 @@ export class Engine {
   }
 
   private emit(conv: Conversation, m: MessageOut): void {
-    const msg: DecodedMessage = {
+    let msg: DecodedMessage = {
       id: this.nextMessageId++,
       conversation: conv.id,
       direction: conv.direction(m.dir),
@@ -390,6 +401,10 @@ export class Engine {
     }
     if (m.draft.tree.indexed) msg.indexed = m.draft.tree.indexed
     m.draft.tree.closeAll()
+    const keep = this.keep
+    if (keep && m.draft.tree.recording) {
+      msg = withLayers(msg, msg.frames.map((n) => keep.get(n)), { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) })
+    }
     this.stats.messages++
     if (msg.error) this.stats.errors++
     this.opts.onMessage(msg, conv, m.dir)
@@ -406,6 +421,7 @@ export class Engine {
     const left = this.defrag.incomplete()
     if (left.length) this.warn(`${left.length} fragmented IP datagram(s) never completed (frames ${left.flatMap((l) => l.frames).slice(0, 10).join(', ')})`)
     this.defrag = new IpDefragmenter() // its fragments point into capture buffers: let them go
+    this.keep?.clear()
     this.stats.linkTypes = [...this.linkTypes]
   }
 

@@ -24,7 +24,7 @@ const OTHER = '(other)'
 
 /** What the index keeps of a message: a decoded message, or a shard's row with its payload length. */
 export type IndexInput = Pick<DecodedMessage, 'time' | 'frames' | 'conversation' | 'direction' | 'protocol' | 'stack' | 'name' | 'summary' | 'error' | 'warnings' | 'indexed'> &
-  ({ sources: DecodedMessage['sources'] } | { length: number })
+  ({ sources: DecodedMessage['sources']; layerSources?: number } | { length: number })
 
 export interface IndexRow {
   id: number
@@ -236,7 +236,7 @@ export class MessageIndex {
     this.firstFrame[i] = m.frames[0] ?? 0
     this.lastFrame[i] = m.frames[m.frames.length - 1] ?? 0
     this.conversation[i] = m.conversation
-    this.length[i] = 'length' in m ? m.length : (m.sources[0]?.bytes.length ?? 0)
+    this.length[i] = 'length' in m ? m.length : (m.sources[m.layerSources ?? 0]?.bytes.length ?? 0)
     this.nameId[i] = this.names.id(m.name)
     this.protocolId[i] = this.protocols.id(m.protocol)
     const cut = m.summary.length > SUMMARY_MAX

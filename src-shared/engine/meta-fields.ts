@@ -1,25 +1,29 @@
 // Fields every message has besides its decoded tree: frame, IP and transport fields (as Wireshark names
-// them) and the message's own attributes. The filter matches them like any decoded field.
+// them) and the message's own attributes. The filter matches them like any decoded field. The frame, IP
+// and port fields are the ones the layer tree records (net/layer-fields.ts declares them, with the same
+// meaning): without layers they come from here; when a tree has them, the tree's values are used.
 
-import { defineField } from '../bytes/fields'
+import { defineField, type FieldType } from '../bytes/fields'
+import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, LAYER_FAMILIES } from '../net/layer-fields'
 import type { DecodedMessage, FieldScalar } from '../model/types'
 import type { Conversation } from './conversation'
 import type { WireDir } from '../protocols/registry'
 
+const layer = (d: { key: string; name: string; type: string }) => [d.key, d.name, d.type] as const
 const META_FIELDS = [
-  ['frame.number', 'Frame number', 'u32'],
-  ['frame.time_epoch', 'Frame time (epoch seconds)', 'f64'],
-  ['ip.src', 'IPv4 source', 'ipv4'],
-  ['ip.dst', 'IPv4 destination', 'ipv4'],
+  layer(F_FRAME.number),
+  layer(F_FRAME.time_epoch),
+  layer(F_IP.src),
+  layer(F_IP.dst),
   ['ip.addr', 'IPv4 source or destination', 'ipv4'],
-  ['ipv6.src', 'IPv6 source', 'ipv6'],
-  ['ipv6.dst', 'IPv6 destination', 'ipv6'],
+  layer(F_IPV6.src),
+  layer(F_IPV6.dst),
   ['ipv6.addr', 'IPv6 source or destination', 'ipv6'],
-  ['udp.srcport', 'UDP source port', 'u16'],
-  ['udp.dstport', 'UDP destination port', 'u16'],
+  layer(F_UDP.srcport),
+  layer(F_UDP.dstport),
   ['udp.port', 'UDP source or destination port', 'u16'],
-  ['tcp.srcport', 'TCP source port', 'u16'],
-  ['tcp.dstport', 'TCP destination port', 'u16'],
+  layer(F_TCP.srcport),
+  layer(F_TCP.dstport),
   ['tcp.port', 'TCP source or destination port', 'u16'],
   ['gamewire.conversation', 'Conversation id', 'u32'],
   ['gamewire.direction', 'Direction (c2s, s2c, a2b, b2a)', 'string'],
@@ -32,10 +36,25 @@ const META_FIELDS = [
 ] as const
 
 // Declared so autocomplete knows them.
-for (const [key, name, type] of META_FIELDS) defineField(key, name, type)
+for (const [key, name, type] of META_FIELDS) defineField(key, name, type as FieldType)
 
 /** The keys messageMetaFields fills: from the frame, the conversation and the message's own row. */
 export const META_KEYS: ReadonlySet<string> = new Set(META_FIELDS.map(([key]) => key))
+
+// Bare layer names the message's stack does not give (a tree with layers has them).
+const LINK_LAYERS = new Set(['eth', 'vlan', 'sll', 'null'])
+
+/**
+ * True when a filter or column on these keys needs trees built with the frames' layers: a frame, link,
+ * IP or transport field that is not a meta field (ip.ttl, frame.len, tcp.seq, eth.src…).
+ */
+export function needsLayers(keys: readonly string[]): boolean {
+  return keys.some((k) => {
+    if (META_KEYS.has(k)) return false
+    const family = k.split('.', 1)[0]
+    return k.includes('.') ? LAYER_FAMILIES.has(family) : LINK_LAYERS.has(k)
+  })
+}
 
 export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: WireDir): Record<string, FieldScalar[]> {
   const { src, dst } = conv.endpoints(dir)
@@ -56,7 +75,7 @@ export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: Wi
     'gamewire.protocol': [m.protocol],
     'gamewire.name': [m.name],
     'gamewire.summary': [m.summary],
-    'gamewire.length': [m.sources[0]?.bytes.length ?? 0]
+    'gamewire.length': [m.sources[m.layerSources ?? 0]?.bytes.length ?? 0]
   }
   if (m.error) out['gamewire.error'] = [m.error]
   if (m.warnings.length) out['gamewire.warning'] = m.warnings

@@ -10,13 +10,19 @@ import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { Conversation } from './conversation'
 import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
-import { messageMetaFields } from './meta-fields'
+import { messageMetaFields, needsLayers } from './meta-fields'
+import { withoutLayers } from '../net/layers'
 
 export interface SessionOptions {
   keys?: KeyStore
   /** Display filter; messages that do not match are not passed on. */
   filter?: string | CompiledFilter
   recording?: boolean
+  /**
+   * With trees: the frames' layers first in each message (EngineOptions.layers). Without it they are still
+   * built for a filter that reads them, and taken off the messages passed on.
+   */
+  layers?: boolean
   decodeAs?: DecodeAsRule[]
   /** Ending conversations early to bound memory (Engine's default when not given). */
   eviction?: EvictionOptions | false
@@ -35,16 +41,19 @@ export class DecodeSession {
 
   constructor(private readonly opts: SessionOptions) {
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
+    const strip = !opts.layers && needsLayers(this.filter?.fields ?? [])
     this.engine = new Engine({
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,
       recording: opts.recording ?? true,
+      layers: opts.layers || strip,
+      interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       eviction: opts.eviction,
       onMessage: (m, conv, dir) => {
         if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) return
         this.matched++
-        opts.onMessage(m, conv, dir)
+        opts.onMessage(strip ? withoutLayers(m) : m, conv, dir)
       }
     })
     this.reader = new CaptureReader({

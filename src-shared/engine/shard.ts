@@ -14,7 +14,7 @@
 // The same file and keys therefore give the same ids, rows and export for any number of shards. The shard
 // and the merge are plain code: src-main/host/shard-pool.ts runs shards on worker threads, tests in-process.
 
-import type { CaptureFrame } from '../capture/types'
+import type { CaptureFrame, CaptureInterface } from '../capture/types'
 import type { KeyStore } from '../keys/store'
 import type { ConversationInfo, DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
@@ -24,7 +24,8 @@ import type { Conversation, Endpoint } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
 import { conversationKey } from './conversation-table'
 import { endpointString } from './conversation'
-import { messageMetaFields } from './meta-fields'
+import { messageMetaFields, needsLayers } from './meta-fields'
+import { withoutLayers } from '../net/layers'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
 
@@ -38,6 +39,10 @@ import { concatBytes } from '../bytes/concat'
 export interface FrameBatch {
   meta: Float64Array
   data: Uint8Array
+  /** pcapng comments of frames in the batch, by frame number (the frame nodes of trees with layers). */
+  comments?: [number, string[]][]
+  /** The capture's interfaces, sent with the first batch after one was added (names in the frame nodes). */
+  interfaces?: CaptureInterface[]
 }
 
 const FRAME_FIELDS = 7
@@ -47,9 +52,11 @@ export class FrameBatcher {
   private meta: number[] = []
   private chunks: Uint8Array[] = []
   private bytes = 0
+  private comments: [number, string[]][] | undefined
   count = 0
 
   add(f: CaptureFrame): void {
+    if (f.comments?.length) (this.comments ??= []).push([f.number, f.comments])
     this.meta.push(f.number, f.interfaceId, f.linkType, f.noTimestamp ? -1 : f.tsSec, f.tsNsec, f.originalLength, f.data.length)
     this.chunks.push(f.data)
     this.bytes += f.data.length
@@ -73,7 +80,9 @@ export class FrameBatcher {
       data.set(c, at)
       at += c.length
     }
-    const batch = { meta: Float64Array.from(this.meta), data }
+    const batch: FrameBatch = { meta: Float64Array.from(this.meta), data }
+    if (this.comments) batch.comments = this.comments
+    this.comments = undefined
     this.meta = []
     this.chunks = []
     this.bytes = 0
@@ -84,6 +93,7 @@ export class FrameBatcher {
 
 /** The frames of a batch; a tick comes as a frame with `tick` set and no bytes. */
 export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame & { tick?: true }> {
+  const comments = b.comments ? new Map(b.comments) : undefined
   let at = 0
   for (let i = 0; i + FRAME_FIELDS <= b.meta.length; i += FRAME_FIELDS) {
     const len = b.meta[i + 6]
@@ -102,6 +112,8 @@ export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame & { tick?: 
       data: b.data.subarray(at, at + len)
     }
     if (tsSec < 0) f.noTimestamp = true
+    const c = comments?.get(f.number)
+    if (c) f.comments = c
     at += len
     yield f
   }
@@ -173,6 +185,8 @@ export interface ShardOptions {
   writeBody?(w: JsonBytes, m: DecodedMessage): void
   /** Build field trees (export mode: unless the export leaves trees out and the filter needs none). */
   recording?: boolean
+  /** Export mode: the frames' layers in the messages written (also built, then taken off, for a filter reading them). */
+  layers?: boolean
   /** Report which conversation each frame went to (the app's detail replay needs it). */
   frameConversations?: boolean
 }
@@ -194,6 +208,7 @@ export class ShardDecoder {
     this.written += c.length
   })
   private tag = 0
+  private interfaces: CaptureInterface[] = []
   private sub = AFTER_ENDINGS
   private finishing = false
 
@@ -202,6 +217,8 @@ export class ShardDecoder {
       registry: opts.registry,
       keys: opts.keys,
       recording: opts.mode === 'export' && (opts.recording ?? true),
+      layers: opts.mode === 'export' && (opts.layers || needsLayers(opts.filter?.fields ?? [])),
+      interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       onConversation: (c) => {
         this.event(EventKind.Conversation, c.id, this.convs.length)
@@ -245,7 +262,7 @@ export class ShardDecoder {
           stack: m.stack,
           name: m.name,
           summary: m.summary,
-          length: m.sources[0]?.bytes.length ?? 0,
+          length: m.sources[m.layerSources ?? 0]?.bytes.length ?? 0,
           error: m.error,
           warnings: m.warnings,
           indexed: m.indexed ?? null
@@ -256,7 +273,7 @@ export class ShardDecoder {
       const f = this.opts.filter
       if (!f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) {
         this.starts.push(this.written + this.out.buffered)
-        this.opts.writeBody!(this.out, m)
+        this.opts.writeBody!(this.out, this.opts.layers ? m : withoutLayers(m))
         this.ends.push(this.written + this.out.buffered)
       } else {
         this.starts.push(-1)
@@ -269,6 +286,7 @@ export class ShardDecoder {
 
   /** Decodes a batch of frames; returns what it produced. */
   frames(batch: FrameBatch): ShardReport {
+    if (batch.interfaces) this.interfaces = batch.interfaces
     for (const f of unpackFrames(batch)) {
       if (f.number > this.tag) this.tag = f.number
       if (f.tick) this.engine.tick(f)

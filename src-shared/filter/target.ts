@@ -40,7 +40,8 @@ class MapTarget implements FilterTarget {
  * Flattens a message for filtering: every tree node with a `value` adds it to its key (in tree
  * order), every node counts for `has`, the protocol and each stack layer are present keys with the
  * value `true` (unless the tree gave them values), and `extra` (frame/ip/udp/tcp fields from the
- * engine) adds more occurrences.
+ * engine) adds the keys the tree has no values for: a tree built with the frames' layers holds those
+ * same fields per frame, and one key keeps one set of values.
  */
 export function targetFromMessage(
   msg: Pick<DecodedMessage, 'tree' | 'protocol' | 'stack'>,
@@ -71,7 +72,7 @@ export function targetFromMessage(
   if (extra) {
     for (const key of Object.keys(extra)) {
       const vs = extra[key]
-      if (!vs || vs.length === 0) continue
+      if (!vs || vs.length === 0 || t.map.has(key)) continue
       t.mark(key)
       for (const v of vs) t.push(key, v)
     }

@@ -51,6 +51,8 @@ export interface DecodedMessage {
   sources: DataSource[]
   warnings: string[]
   error: string | null
+  /** With the frames' layers (net/layers.ts): how many `Frame N` sources come first in `sources`. */
+  layerSources?: number
   /** Decoded without a tree (the index pass): the values of the index fields; the tree is then empty. */
   indexed?: IndexedValues | null
 }

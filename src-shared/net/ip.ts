@@ -1,4 +1,9 @@
 // IPv4 and IPv6 headers, and reassembly of fragmented datagrams (both versions share one reassembler).
+// Given a FieldReader over the frame, the header parsers also record the header fields with their byte
+// ranges (net/layers.ts); the index pass passes none.
+
+import type { FieldReader } from '../bytes/reader'
+import { F_IP, F_IPV6 } from './layer-fields'
 
 export interface IpPacket {
   version: 4 | 6
@@ -37,7 +42,7 @@ export function ipv6ToString(b: Uint8Array, at: number): string {
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`
 }
 
-export function parseIpv4(d: Uint8Array, off: number): IpResult {
+export function parseIpv4(d: Uint8Array, off: number, r?: FieldReader): IpResult {
   if (d.length - off < 20) return { ok: false, reason: 'truncated IPv4 header' }
   const ihl = (d[off] & 0x0f) * 4
   if (d[off] >> 4 !== 4 || ihl < 20) return { ok: false, reason: 'bad IPv4 header' }
@@ -54,6 +59,7 @@ export function parseIpv4(d: Uint8Array, off: number): IpResult {
   const protocol = d[off + 9]
   const src = ipv4ToString(d, off + 12)
   const dst = ipv4ToString(d, off + 16)
+  if (r) recordIpv4(r, d, off, ihl, { total, id, flagsFrag, src, dst })
   const packet: IpPacket = { version: 4, src, dst, protocol, payload: d.subarray(off + ihl, end), ttl: d[off + 8] }
   if (more || fragOffset > 0) packet.fragment = { key: `4|${src}|${dst}|${protocol}|${id}`, offset: fragOffset, more }
   return { ok: true, packet }
@@ -62,7 +68,7 @@ export function parseIpv4(d: Uint8Array, off: number): IpResult {
 const IPV6_EXT = new Set([0, 43, 60]) // hop-by-hop, routing, destination options: skipped over
 const IPV6_FRAGMENT = 44
 
-export function parseIpv6(d: Uint8Array, off: number): IpResult {
+export function parseIpv6(d: Uint8Array, off: number, r?: FieldReader): IpResult {
   if (d.length - off < 40) return { ok: false, reason: 'truncated IPv6 header' }
   if (d[off] >> 4 !== 6) return { ok: false, reason: 'bad IPv6 header' }
   const payloadLen = (d[off + 4] << 8) | d[off + 5]
@@ -72,11 +78,25 @@ export function parseIpv6(d: Uint8Array, off: number): IpResult {
   const src = ipv6ToString(d, off + 8)
   const dst = ipv6ToString(d, off + 24)
   let fragment: IpPacket['fragment']
+  if (r) {
+    r.pos = off
+    r.open(F_IPV6.ipv6, `Internet Protocol Version 6, Src: ${src}, Dst: ${dst}`)
+    const word = ((d[off] << 24) | (d[off + 1] << 16) | (d[off + 2] << 8) | d[off + 3]) >>> 0
+    r.record(F_IPV6.version, d[off] >> 4, off, 1)
+    r.record(F_IPV6.tclass, (word >>> 20) & 0xff, off, 4)
+    r.record(F_IPV6.flow, word & 0xfffff, off + 1, 3)
+    r.record(F_IPV6.plen, payloadLen, off + 4, 2)
+    r.record(F_IPV6.nxt, next, off + 6, 1)
+    r.record(F_IPV6.hlim, d[off + 7], off + 7, 1)
+    r.record(F_IPV6.src, src, off + 8, 16)
+    r.record(F_IPV6.dst, dst, off + 24, 16)
+  }
   for (let hops = 0; hops < 16; hops++) {
     if (IPV6_EXT.has(next)) {
       if (end - p < 8) return { ok: false, reason: 'truncated IPv6 extension header' }
       const len = (d[p + 1] + 1) * 8
       if (end - p < len) return { ok: false, reason: 'truncated IPv6 extension header' }
+      r?.record(F_IPV6.ext, next, p, len)
       next = d[p]
       p += len
     } else if (next === IPV6_FRAGMENT) {
@@ -84,6 +104,16 @@ export function parseIpv6(d: Uint8Array, off: number): IpResult {
       const offFlags = (d[p + 2] << 8) | d[p + 3]
       const ident = ((d[p + 4] << 24) | (d[p + 5] << 16) | (d[p + 6] << 8) | d[p + 7]) >>> 0
       const fragNext = d[p]
+      if (r) {
+        r.pos = p
+        r.open(F_IPV6.fraghdr, `Fragment header, offset ${offFlags & 0xfff8}, ${offFlags & 1 ? 'more fragments' : 'last fragment'}`)
+        r.record(F_IPV6['fraghdr.nxt'], fragNext, p, 1)
+        r.record(F_IPV6['fraghdr.offset'], offFlags >> 3, p + 2, 2, () => `Offset: ${offFlags >> 3} (${offFlags & 0xfff8} bytes)`)
+        r.record(F_IPV6['fraghdr.more'], (offFlags & 1) === 1, p + 2, 2)
+        r.record(F_IPV6['fraghdr.ident'], ident, p + 4, 4, () => `Identification: 0x${ident.toString(16).padStart(8, '0')}`)
+        r.pos = p + 8
+        r.close()
+      }
       fragment = { key: `6|${src}|${dst}|${fragNext}|${ident}`, offset: offFlags & 0xfff8, more: (offFlags & 1) === 1 }
       next = fragNext
       p += 8
@@ -92,7 +122,40 @@ export function parseIpv6(d: Uint8Array, off: number): IpResult {
       break
     } else break
   }
+  // (on an early return above the group stays open: the layer builder closes what is left)
+  if (r) {
+    r.pos = p
+    r.close()
+  }
   return { ok: true, packet: { version: 6, src, dst, protocol: next, payload: d.subarray(p, end), ttl: d[off + 7], fragment } }
+}
+
+function recordIpv4(r: FieldReader, d: Uint8Array, off: number, ihl: number, h: { total: number; id: number; flagsFrag: number; src: string; dst: string }): void {
+  r.pos = off
+  r.open(F_IP.ip, `Internet Protocol Version 4, Src: ${h.src}, Dst: ${h.dst}`)
+  r.record(F_IP.version, d[off] >> 4, off, 1)
+  r.record(F_IP.hdr_len, ihl, off, 1, () => `Header length: ${ihl} bytes (${ihl >> 2})`)
+  const ds = d[off + 1]
+  r.record(F_IP.dsfield, ds, off + 1, 1, () => `Differentiated services field: 0x${ds.toString(16).padStart(2, '0')}`)
+  r.record(F_IP['dsfield.dscp'], ds >> 2, off + 1, 1)
+  r.record(F_IP['dsfield.ecn'], ds & 3, off + 1, 1)
+  r.record(F_IP.len, h.total, off + 2, 2)
+  r.record(F_IP.id, h.id, off + 4, 2, () => `Identification: 0x${h.id.toString(16).padStart(4, '0')} (${h.id})`)
+  const flags = h.flagsFrag >> 13
+  r.record(F_IP.flags, flags, off + 6, 1, () => `Flags: 0x${flags.toString(16)}${flags & 2 ? ", Don't fragment" : ''}${flags & 1 ? ', More fragments' : ''}`)
+  r.record(F_IP['flags.rb'], (flags & 4) !== 0, off + 6, 1)
+  r.record(F_IP['flags.df'], (flags & 2) !== 0, off + 6, 1)
+  r.record(F_IP['flags.mf'], (flags & 1) !== 0, off + 6, 1)
+  const units = h.flagsFrag & 0x1fff
+  r.record(F_IP.frag_offset, units, off + 6, 2, () => `Fragment offset: ${units} (${units * 8} bytes)`)
+  r.record(F_IP.ttl, d[off + 8], off + 8, 1)
+  r.record(F_IP.proto, d[off + 9], off + 9, 1)
+  const sum = (d[off + 10] << 8) | d[off + 11]
+  r.record(F_IP.checksum, sum, off + 10, 2, () => `Header checksum: 0x${sum.toString(16).padStart(4, '0')} [not verified]`)
+  r.record(F_IP.src, h.src, off + 12, 4)
+  r.record(F_IP.dst, h.dst, off + 16, 4)
+  r.pos = off + ihl
+  r.close()
 }
 
 interface PendingDatagram {

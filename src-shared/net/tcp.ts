@@ -1,6 +1,9 @@
-// TCP segment parsing and per-direction stream reassembly.
+// TCP segment parsing and per-direction stream reassembly. Given a FieldReader over the frame (and where
+// the header starts in it), the UDP and TCP header parsers also record their fields (net/layers.ts).
 
+import type { FieldReader } from '../bytes/reader'
 import { ByteStream } from './byte-stream'
+import { F_TCP, F_UDP } from './layer-fields'
 
 export interface TcpSegment {
   srcPort: number
@@ -20,19 +23,43 @@ export interface UdpDatagram {
   payload: Uint8Array
 }
 
-export function parseUdp(d: Uint8Array): UdpDatagram | { error: string } {
+/** `d` starts at the UDP header; `at` is where that is in the frame `r` reads (for the recorded ranges). */
+export function parseUdp(d: Uint8Array, r?: FieldReader, at = 0): UdpDatagram | { error: string } {
   if (d.length < 8) return { error: 'truncated UDP header' }
   const len = (d[4] << 8) | d[5]
   // Length 0 is legal for jumbograms over IPv6; otherwise trust it only within the bytes present.
   const end = len >= 8 ? Math.min(d.length, len) : d.length
-  return { srcPort: (d[0] << 8) | d[1], dstPort: (d[2] << 8) | d[3], payload: d.subarray(8, end) }
+  const srcPort = (d[0] << 8) | d[1]
+  const dstPort = (d[2] << 8) | d[3]
+  if (r) {
+    r.pos = at
+    r.open(F_UDP.udp, `User Datagram Protocol, Src Port: ${srcPort}, Dst Port: ${dstPort}`)
+    r.record(F_UDP.srcport, srcPort, at, 2)
+    r.record(F_UDP.dstport, dstPort, at + 2, 2)
+    r.record(F_UDP.length, len, at + 4, 2)
+    const sum = (d[6] << 8) | d[7]
+    r.record(F_UDP.checksum, sum, at + 6, 2, () => `Checksum: 0x${sum.toString(16).padStart(4, '0')} [not verified]`)
+    r.pos = at + 8
+    r.close()
+  }
+  return { srcPort, dstPort, payload: d.subarray(8, end) }
 }
 
-export function parseTcp(d: Uint8Array): TcpSegment | { error: string } {
+/**
+ * The relative sequence numbers' bases (Wireshark's tcp.seq/tcp.ack): per direction, the sequence number
+ * that counts as 0 (the SYN's, or one before the first segment seen when the capture joined mid-stream).
+ */
+export interface TcpBases {
+  seq: number
+  ack?: number
+}
+
+/** `d` starts at the TCP header; `at` is where that is in the frame `r` reads. */
+export function parseTcp(d: Uint8Array, r?: FieldReader, at = 0, bases?: TcpBases): TcpSegment | { error: string } {
   if (d.length < 20) return { error: 'truncated TCP header' }
   const dataOffset = (d[12] >> 4) * 4
   if (dataOffset < 20 || dataOffset > d.length) return { error: `bad TCP data offset ${dataOffset}` }
-  return {
+  const seg: TcpSegment = {
     srcPort: (d[0] << 8) | d[1],
     dstPort: (d[2] << 8) | d[3],
     seq: ((d[4] << 24) | (d[5] << 16) | (d[6] << 8) | d[7]) >>> 0,
@@ -41,6 +68,46 @@ export function parseTcp(d: Uint8Array): TcpSegment | { error: string } {
     window: (d[14] << 8) | d[15],
     payload: d.subarray(dataOffset)
   }
+  if (r) recordTcp(r, d, at, dataOffset, seg, bases)
+  return seg
+}
+
+const FLAG_NAMES: [number, string, keyof typeof F_TCP][] = [
+  [TcpFlag.URG, 'URG', 'flags.urg'],
+  [TcpFlag.ACK, 'ACK', 'flags.ack'],
+  [TcpFlag.PSH, 'PSH', 'flags.push'],
+  [TcpFlag.RST, 'RST', 'flags.reset'],
+  [TcpFlag.SYN, 'SYN', 'flags.syn'],
+  [TcpFlag.FIN, 'FIN', 'flags.fin']
+]
+
+function recordTcp(r: FieldReader, d: Uint8Array, at: number, hdr: number, seg: TcpSegment, bases?: TcpBases): void {
+  const set = FLAG_NAMES.filter(([bit]) => seg.flags & bit).map(([, name]) => name)
+  r.pos = at
+  r.open(F_TCP.tcp, `Transmission Control Protocol, Src Port: ${seg.srcPort}, Dst Port: ${seg.dstPort}, Len: ${seg.payload.length}${set.length ? ` [${set.join(', ')}]` : ''}`)
+  r.record(F_TCP.srcport, seg.srcPort, at, 2)
+  r.record(F_TCP.dstport, seg.dstPort, at + 2, 2)
+  r.record(F_TCP.len, seg.payload.length, at, 0)
+  if (bases) r.record(F_TCP.seq, (seg.seq - bases.seq) >>> 0, at + 4, 4)
+  r.record(F_TCP.seq_raw, seg.seq, at + 4, 4)
+  // The acknowledgment number means something only with ACK set (Wireshark leaves it out otherwise).
+  if (seg.flags & TcpFlag.ACK) {
+    if (bases?.ack !== undefined) r.record(F_TCP.ack, (seg.ack - bases.ack) >>> 0, at + 8, 4)
+    r.record(F_TCP.ack_raw, seg.ack, at + 8, 4)
+  }
+  r.record(F_TCP.hdr_len, hdr, at + 12, 1, () => `Header length: ${hdr} bytes (${hdr >> 2})`)
+  r.pos = at + 12
+  r.open(F_TCP.flags, `Flags: 0x${seg.flags.toString(16).padStart(3, '0')}${set.length ? ` (${set.join(', ')})` : ''}`, seg.flags)
+  for (const [bit, , key] of FLAG_NAMES) r.record(F_TCP[key], (seg.flags & bit) !== 0, at + 13, 1)
+  r.pos = at + 14
+  r.close()
+  r.record(F_TCP.window_size_value, seg.window, at + 14, 2)
+  const sum = (d[16] << 8) | d[17]
+  r.record(F_TCP.checksum, sum, at + 16, 2, () => `Checksum: 0x${sum.toString(16).padStart(4, '0')} [not verified]`)
+  r.record(F_TCP.urgent_pointer, (d[18] << 8) | d[19], at + 18, 2)
+  if (hdr > 20) r.record(F_TCP.options, d.subarray(20, hdr), at + 20, hdr - 20)
+  r.pos = at + hdr
+  r.close()
 }
 
 export interface TcpGap {
@@ -94,6 +161,8 @@ export class TcpDirection {
   /** Sequence number just after the FIN, once one is seen. */
   private finSeq = -1
   private flags = 0
+  /** The relative sequence numbers' base (TcpBases), -1 before the first segment. */
+  base = -1
   retransmissions = 0
   outOfOrder = 0
   overlaps = 0
@@ -135,6 +204,8 @@ export class TcpDirection {
   /** Adds a segment; returns true when new in-order bytes were delivered to `stream`. */
   segment(seg: TcpSegment, frame: number, time: number): boolean {
     if (seg.flags & TcpFlag.RST) this.flags |= RST_SEEN
+    // As Wireshark: the SYN is relative 0; joining mid-stream, the first segment seen is relative 1.
+    if (this.base < 0 || (seg.flags & TcpFlag.SYN && !this.synSeen)) this.base = seg.flags & TcpFlag.SYN ? seg.seq : (seg.seq - 1) >>> 0
     let seq = seg.seq
     if (seg.flags & TcpFlag.SYN) {
       this.flags |= SYN_SEEN

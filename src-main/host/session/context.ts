@@ -150,11 +150,13 @@ export class SessionContext {
     return this.store
   }
 
-  newEngine(o: { recording: boolean; onMessage: OnMessage; onFrameConversation?(frame: number, conv: number): void; decodeAs?: DecodeAsRule[]; eviction?: EvictionOptions }): Engine {
+  newEngine(o: { recording: boolean; layers?: boolean; onMessage: OnMessage; onFrameConversation?(frame: number, conv: number): void; decodeAs?: DecodeAsRule[]; eviction?: EvictionOptions }): Engine {
     return new Engine({
       registry: createDefaultRegistry(),
       keys: this.keys,
       recording: o.recording,
+      layers: o.layers,
+      interface: (id) => this.store?.interfaces[id],
       decodeAs: o.decodeAs ?? this.decodeAs,
       eviction: o.eviction,
       onMessage: o.onMessage,
@@ -163,10 +165,11 @@ export class SessionContext {
   }
 
   /** An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the session's keys and rules. */
-  conversationEngine(conversation: number, recording: boolean, onMessage: OnMessage): Engine {
+  conversationEngine(conversation: number, recording: boolean, onMessage: OnMessage, layers = false): Engine {
     const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === conversation ? [{ ...r, match: 1 }] : []))
     return this.newEngine({
       recording,
+      layers,
       decodeAs,
       // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
       // close may end it early here too, so its messages come out as in the full decode.
@@ -179,7 +182,7 @@ export class SessionContext {
    * Replays every stored frame through a fresh engine (same keys and decode-as rules), yielding to the
    * event loop between slices. The message ids it produces are the index's row numbers + 1.
    */
-  async replayAll(o: { token: Token; recording: boolean; onMessage: OnMessage; onProgress?(fraction: number): void }): Promise<Engine> {
+  async replayAll(o: { token: Token; recording: boolean; layers?: boolean; onMessage: OnMessage; onProgress?(fraction: number): void }): Promise<Engine> {
     const store = this.requireStore()
     const engine = this.newEngine(o)
     for (const w of this.readerWarnings) engine.warn(w)

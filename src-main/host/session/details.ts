@@ -112,6 +112,26 @@ export class DetailPart {
     return detail
   }
 
+  /**
+   * The message frame `frame` carries (the lowest id when several): one whose first or last frame it is,
+   * else one of the same conversation whose frames span it (a middle segment of a reassembled message, or
+   * an ACK between its segments). For summaries that point at a frame.
+   */
+  findFrame(frame: number): number | null {
+    const store = this.ctx.store
+    if (!store || !Number.isInteger(frame) || frame < 1 || frame > store.count) return null
+    const rows = this.ctx.rows
+    const index = rows.index
+    let spanning: number[] = []
+    for (let r = 0; r < rows.count; r++) {
+      const row = index.row(r)
+      if (row.firstFrame === frame || row.lastFrame === frame) return r + 1
+      if (row.firstFrame < frame && frame < row.lastFrame) spanning.push(r)
+    }
+    spanning = spanning.filter((r) => store.framesOf(index.conversationAt(r)).includes(frame))
+    return spanning.length ? spanning[0] + 1 : null
+  }
+
   /** A page of a message's data source (the hex view asks for what it shows beyond the inline bytes). */
   getSourceBytes(id: number, source: number, offset: number, length: number): SourcePage {
     const key = `${this.ctx.generation}:${id}`
@@ -154,7 +174,7 @@ export class DetailPart {
         if ((m.frames[0] ?? 0) < fresh.treesFrom) return
         fresh.recent.set(k, m)
         if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
-      })
+      }, true) // the detail shows the frames under the message
       c = this.cursor = fresh
     }
     const treesOn = (from: number) => {

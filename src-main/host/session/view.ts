@@ -193,6 +193,7 @@ export class ViewPart {
       await ctx.replayAll({
         token,
         recording,
+        layers: matcher.needsLayers,
         onMessage: (m, conv, dir) => fromTree(m.id - 1, matcher.target(m, conv, dir)),
         onProgress: (p) => onProgress(0.1 + 0.9 * p)
       })
@@ -206,7 +207,7 @@ export class ViewPart {
       let k = 0
       const engine = ctx.conversationEngine(conversation, recording, (m, conv, dir) => {
         if (k < rows.length) fromTree(rows[k++], matcher.target(m, conv, dir))
-      })
+      }, matcher.needsLayers)
       const store = ctx.requireStore()
       for (const f of store.framesOf(conversation)) engine.addFrame(store.get(f))
       engine.finish()

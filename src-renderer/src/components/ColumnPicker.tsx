@@ -10,7 +10,11 @@ export function ColumnPicker({ onClose }: { onClose(): void }) {
   const box = useRef<HTMLDivElement>(null)
   const shown = useMemo(() => {
     const t = q.trim().toLowerCase()
-    return fields.filter((f) => !columns.includes(f.key) && (!t || f.key.toLowerCase().includes(t) || f.name.toLowerCase().includes(t))).slice(0, 200)
+    const found = fields.filter((f) => !columns.includes(f.key) && (!t || f.key.toLowerCase().includes(t) || f.name.toLowerCase().includes(t)))
+    // The frame numbers first: the column Wireshark users look for.
+    const frame = found.findIndex((f) => f.key === 'frame.number')
+    if (frame > 0) found.unshift(...found.splice(frame, 1))
+    return found.slice(0, 200)
   }, [fields, columns, q])
 
   useEffect(() => {

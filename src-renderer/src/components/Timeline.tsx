@@ -17,6 +17,7 @@ import type { TimelineRow } from '../../../src-shared/api'
 import { clock, DIRECTION_ARROW, num, protocolClass, relative } from '../format'
 import { rowCache, useInspector } from '../state/store'
 import { ColumnPicker } from './ColumnPicker'
+import { FrameLinks } from './FrameLinks'
 
 const ROW_HEIGHT = 24
 const features = tableFeatures({ columnSizingFeature, columnResizingFeature, rowSortingFeature })
@@ -51,7 +52,7 @@ const BUILTIN: { id: string; header: string; size: number; meta: ColumnMeta }[] 
   },
   { id: 'name', header: 'Message', size: 190, meta: { className: 'name', render: (r) => r.name } },
   { id: 'length', header: 'Length', size: 64, meta: { className: 'num', render: (r) => r.length } },
-  { id: 'summary', header: 'Summary', size: 520, meta: { className: 'summary', render: (r) => r.summary } }
+  { id: 'summary', header: 'Summary', size: 520, meta: { className: 'summary', render: (r) => <FrameLinks text={r.summary} /> } }
 ]
 
 export function Timeline() {

@@ -128,6 +128,8 @@ export interface InspectorState {
   addColumn(key: string): void
   removeColumn(key: string): void
   select(id: number | null, mode?: 'replace' | 'toggle'): void
+  /** Selects the message frame `frame` carries (a summary's "→ frame 3"). */
+  goToFrame(frame: number): Promise<void>
   selectNode(path: string | null): void
   selectByte(source: number, offset: number): void
   setHexSource(i: number): void
@@ -161,7 +163,8 @@ function expandedFor(tree: TreeNode[], depth = 2): Record<string, boolean> {
   const walk = (nodes: TreeNode[], prefix: string, d: number) => {
     nodes.forEach((n, i) => {
       const path = prefix ? `${prefix}/${i}` : String(i)
-      if (n.children.length && d < depth) {
+      // The frame groups (frame, link, IP, UDP/TCP) start closed, as in Wireshark: the message is what one reads.
+      if (n.children.length && d < depth && !(d === 0 && n.key === 'frame')) {
         out[path] = true
         walk(n.children, path, d + 1)
       }
@@ -407,6 +410,18 @@ export const useInspector = create<InspectorState>()((set, get) => {
       if (get().selectedId === id && get().detail?.id === id) return
       set({ selectedId: id, picked: [], selectedNode: null, detailError: null })
       loadDetail(id)
+    },
+
+    async goToFrame(frame) {
+      const api = get().api
+      if (!api) return
+      try {
+        const id = await api.findFrame(frame)
+        if (id === null) get().notify('info', `Frame ${frame} carries no message`)
+        else get().select(id)
+      } catch (e) {
+        get().notify('error', errorMessage(e))
+      }
     },
 
     selectNode(path) {

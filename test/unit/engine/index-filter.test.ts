@@ -10,7 +10,7 @@ import { allFields, isIndexField } from '../../../src-shared/bytes/fields'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { Engine, type EngineOptions } from '../../../src-shared/engine/engine'
 import { IndexTarget, MessageIndex } from '../../../src-shared/engine/message-index'
-import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
+import { META_KEYS, messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -62,7 +62,10 @@ function full(file: string): FilterTarget[] {
 }
 
 const LAYERS = ['udp', 'tcp', 'websocket', 'http', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown', 'ip', 'ipv6', 'frame', 'gamewire']
-const META = allFields().filter((f) => /^(frame|ip|ipv6|udp|tcp|gamewire)\./.test(f.key)).map((f) => f.key)
+// The meta fields (frame number and time, addresses, ports, gamewire.*); the other frame/IP/UDP/TCP fields
+// are the frames' layers, which only a tree built with layers holds (net/layers.ts).
+const META = [...META_KEYS]
+const LAYER_ONLY = allFields().filter((f) => /^(frame|eth|ip|ipv6|udp|tcp)\./.test(f.key) && !META_KEYS.has(f.key)).map((f) => f.key)
 const INDEXED = allFields().filter((f) => f.index).map((f) => f.key)
 
 describe('index pass answers filters as the full decode does', () => {
@@ -70,6 +73,9 @@ describe('index pass answers filters as the full decode does', () => {
     for (const k of ['photon.op.code', 'photon.ev.code', 'sfs2x.cmd', 'sfs2x.controller', 'fignet.msg_id', 'enet.channel']) expect(isIndexField(k)).toBe(true)
     for (const k of [...META, ...INDEXED, ...LAYERS]) expect(IndexTarget.answers(k, isIndexField)).toBe(true)
     expect(IndexTarget.answers('photon.param.key', isIndexField)).toBe(false)
+    expect(META.length).toBeGreaterThan(15)
+    expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.len', 'tcp.seq', 'eth.src', 'udp.length']))
+    for (const k of LAYER_ONLY) expect(IndexTarget.answers(k, isIndexField)).toBe(false)
   })
 
   it.each(files.map((f) => [f.slice(root.length + 1), f]))('%s', (_name, file) => {

@@ -1,6 +1,7 @@
 // Message detail rebuilds one message by replaying its conversation, decoding the messages before it without
 // trees and turning trees on at its first frame. Every message of every committed capture, visited forwards,
-// backwards and at random, must equal the full decode with trees (the CLI's), tree and sources alike.
+// backwards and at random, must equal the full decode with trees and the frames' layers (the CLI's
+// `decode --layers`), tree and sources alike.
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -34,7 +35,7 @@ function fullDecode(file: string): DecodedMessage[] {
   // As the app adds them: keys typed or imported there have no key-file line to name.
   keys.addAll(parseKeyFile(KEYS).keys.map((k) => ({ ...k, line: 0 })))
   const out: DecodedMessage[] = []
-  const s = new DecodeSession({ keys, onMessage: (m) => out.push(m) })
+  const s = new DecodeSession({ keys, layers: true, onMessage: (m) => out.push(m) })
   s.push(new Uint8Array(readFileSync(file)))
   s.end()
   return out

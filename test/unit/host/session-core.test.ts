@@ -27,11 +27,11 @@ const tmp = mkdtempSync(join(tmpdir(), 'gamewire-core-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 /** Every message of a capture with its tree, decoded the CLI's way (whole file, one pass). */
-function fullDecode(file: string, keyText = ''): DecodedMessage[] {
+function fullDecode(file: string, keyText = '', layers = false): DecodedMessage[] {
   const keys = new KeyStore()
   if (keyText) keys.addAll(parseKeyFile(keyText).keys)
   const out: DecodedMessage[] = []
-  const s = new DecodeSession({ keys, onMessage: (m) => out.push(m) })
+  const s = new DecodeSession({ keys, layers, onMessage: (m) => out.push(m) })
   s.push(new Uint8Array(readFileSync(file)))
   s.end()
   return out
@@ -93,7 +93,8 @@ describe('opening a capture', () => {
   it('rebuilds any message with its tree from its conversation alone, equal to the full decode', async () => {
     const c = newCore()
     await c.open(SDK_WS)
-    const expected = fullDecode(SDK_WS)
+    // The detail shows the frames under the message: the CLI's decode with --layers.
+    const expected = fullDecode(SDK_WS, '', true)
     for (const m of expected) {
       const d = c.getMessage(m.id)
       const j = messageJson(m, { includeSourceBytes: true }) as any

@@ -1,0 +1,144 @@
+// The frame under a message, as Wireshark shows it first: per frame that carried the message, a `frame`
+// group (number, time, lengths, interface, comments) holding the link, IP/IPv6 and UDP/TCP headers, every
+// field with its bytes in that frame's own data source `Frame N`. Built only when a tree is built with
+// layers (the detail view, `decode --layers`, filters on these fields): the same link/IP/transport parsers
+// as the engine's network pass run again over the frame with a recording FieldReader. Conventions and
+// sources: docs/capture-files.md (The frame under a message).
+
+import { FieldReader } from '../bytes/reader'
+import { TreeBuilder } from '../bytes/tree'
+import { frameTime, type CaptureFrame, type CaptureInterface } from '../capture/types'
+import type { DataSource, DecodedMessage, FieldNode } from '../model/types'
+import { parseIpv4, parseIpv6 } from './ip'
+import { F_FRAME } from './layer-fields'
+import { decodeLink } from './link'
+import { parseTcp, parseUdp, type TcpBases } from './tcp'
+
+export interface LayerContext {
+  /** The capture's interfaces by id (names in the frame node), when known. */
+  iface?(id: number): CaptureInterface | undefined
+  /** Relative sequence-number bases for a TCP frame from `src` (ip, port), when the connection is known. */
+  tcpBases?(srcIp: string, srcPort: number): TcpBases | undefined
+}
+
+/** Arrival time as ISO 8601 UTC with the capture's nanoseconds. */
+export function frameTimeText(f: Pick<CaptureFrame, 'tsSec' | 'tsNsec'>): string {
+  const iso = new Date(f.tsSec * 1000).toISOString() // …T18:58:59.000Z
+  return `${iso.slice(0, 19)}.${String(f.tsNsec).padStart(9, '0')}Z`
+}
+
+/**
+ * Records one frame's group into `tree` (a recording builder), its fields pointing into data source
+ * `source` (the frame's bytes). Malformed headers end the group where parsing stopped; nothing throws.
+ */
+export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, ctx: LayerContext = {}): void {
+  const data = f.data
+  const r = new FieldReader(data, tree, source)
+  const depth = tree.depth
+  const iface = ctx.iface?.(f.interfaceId)
+  const on = iface?.name ? `on interface ${iface.name}, id ${f.interfaceId}` : `on interface id ${f.interfaceId}`
+  r.open(F_FRAME.frame, `Frame ${f.number}: ${f.originalLength} bytes on wire (${f.originalLength * 8} bits), ${data.length} bytes captured (${data.length * 8} bits) ${on}`)
+  // Metadata, not read from the frame's bytes: no bytes of their own (position 0, length 0, as Wireshark).
+  const all = 0
+  r.record(F_FRAME.interface_id, f.interfaceId, 0, all, iface?.name ? `Interface id: ${f.interfaceId} (${iface.name})` : undefined)
+  if (iface?.name) r.record(F_FRAME.interface_name, iface.name, 0, all, `Interface name: ${iface.name}`)
+  if (!f.noTimestamp) {
+    r.record(F_FRAME.time, frameTimeText(f), 0, all, () => `Arrival time: ${frameTimeText(f)}`)
+    r.record(F_FRAME.time_epoch, frameTime(f), 0, all, () => `Epoch arrival time: ${f.tsSec}.${String(f.tsNsec).padStart(9, '0')}`)
+  }
+  r.record(F_FRAME.number, f.number, 0, all)
+  r.record(F_FRAME.len, f.originalLength, 0, all, `Frame length: ${f.originalLength} bytes`)
+  r.record(F_FRAME.cap_len, data.length, 0, all, `Capture length: ${data.length} bytes`)
+  for (const c of f.comments ?? []) r.record(F_FRAME.comment, c, 0, all, `Comment: ${c}`)
+  const link = decodeLink(f.linkType, data, r)
+  if (link.network !== 'other') {
+    const ip = link.network === 'ipv4' ? parseIpv4(data, link.offset, r) : parseIpv6(data, link.offset, r)
+    // The transport header is in this frame unless it is a later fragment of an IP datagram.
+    if (ip.ok && (!ip.packet.fragment || ip.packet.fragment.offset === 0)) {
+      const p = ip.packet
+      const at = p.payload.byteOffset - data.byteOffset
+      if (p.protocol === 17) parseUdp(p.payload, r, at)
+      else if (p.protocol === 6) parseTcp(p.payload, r, at, ctx.tcpBases?.(p.src, (p.payload[0] << 8) | p.payload[1]))
+    }
+  }
+  while (tree.depth > depth + 1) tree.close()
+  r.pos = data.length
+  r.close()
+}
+
+/**
+ * The message with its frames' groups first in the tree and their `Frame N` sources first in `sources`
+ * (the protocol's own fields move up by as many sources). `frames` are the message's frames in order;
+ * one no longer held (undefined) gets a group that says so.
+ */
+export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | undefined)[], ctx: LayerContext = {}): DecodedMessage {
+  const tree = new TreeBuilder(true)
+  const sources: DataSource[] = []
+  for (let i = 0; i < m.frames.length; i++) {
+    const f = frames[i]
+    const n = m.frames[i]
+    if (!f) {
+      tree.add({ key: F_FRAME.frame.key, label: `Frame ${n}`, type: 'none', children: [{ key: F_FRAME.number.key, label: `Frame number: ${n}`, type: 'u32', value: n }, { key: F_FRAME.bytes_missing.key, label: 'Frame no longer held: its bytes were let go before this message was complete', type: 'string', value: 'not held' }] })
+      continue
+    }
+    sources.push({ name: `Frame ${n}`, bytes: f.data })
+    recordFrame(tree, sources.length - 1, f, ctx)
+  }
+  const shift = sources.length
+  if (shift) shiftSources(m.tree, shift)
+  return { ...m, tree: [...tree.roots, ...m.tree], sources: [...sources, ...m.sources], layerSources: shift }
+}
+
+/** The message as decoded without layers (a filter needed them, the output does not): undoes withLayers. */
+export function withoutLayers(m: DecodedMessage): DecodedMessage {
+  const k = m.layerSources
+  if (!k) return m
+  const tree = m.tree.slice(k)
+  shiftSources(tree, -k)
+  const out = { ...m, tree, sources: m.sources.slice(k) }
+  delete out.layerSources
+  return out
+}
+
+function shiftSources(nodes: FieldNode[], by: number): void {
+  const stack = [nodes]
+  while (stack.length) {
+    for (const n of stack.pop()!) {
+      if (n.source !== undefined) n.source += by
+      if (n.children) stack.push(n.children)
+    }
+  }
+}
+
+/**
+ * The frames a message's layers need, kept while trees with layers are built: the most recent ones up to a
+ * byte budget (a message's frames are nearly always recent; one older than the budget is reported missing).
+ */
+export class FrameKeep {
+  private frames = new Map<number, CaptureFrame>()
+  private bytes = 0
+
+  constructor(private readonly budget = 64 << 20) {}
+
+  put(f: CaptureFrame): void {
+    if (this.frames.has(f.number)) return
+    // A copy: the capture reader's chunk behind `data` is not kept alive by it.
+    const copy: CaptureFrame = { ...f, data: f.data.slice() }
+    this.frames.set(f.number, copy)
+    this.bytes += copy.data.length + 64
+    while (this.bytes > this.budget && this.frames.size > 1) {
+      const [n, old] = this.frames.entries().next().value!
+      this.frames.delete(n)
+      this.bytes -= old.data.length + 64
+    }
+  }
+
+  get(n: number): CaptureFrame | undefined {
+    return this.frames.get(n)
+  }
+
+  clear(): void {
+    this.frames.clear()
+    this.bytes = 0
+  }
+}
