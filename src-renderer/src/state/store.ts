@@ -96,6 +96,8 @@ export interface InspectorState {
   fields: FieldInfo[]
   keys: KeyInfo[]
   stats: CaptureStatistics | null
+  /** Statistics count every message, not only the display filter's. */
+  statsAll: boolean
 
   selectedId: number | null
   /** Extra rows picked with Ctrl/Shift for "export selected". */
@@ -141,6 +143,7 @@ export interface InspectorState {
   addKeys(text: string): Promise<KeyInfo[] | null>
   removeKey(line: string): Promise<void>
   loadStats(): Promise<void>
+  setStatsAll(all: boolean): void
   openExport(format: ExportRequest['format']): void
   closeExport(): void
   setCaptureDialog(open: boolean): void
@@ -173,6 +176,8 @@ function expandedFor(tree: TreeNode[], depth = 2): Record<string, boolean> {
 
 export const useInspector = create<InspectorState>()((set, get) => {
   let detailRequest = 0
+  let statsRequest = 0
+  let statsView = -1
 
   const savePrefs = () => {
     const s = get()
@@ -241,6 +246,11 @@ export const useInspector = create<InspectorState>()((set, get) => {
         const v = e.view
         if (v.id !== rowCache.viewId) rowCache.reset(v.id)
         set((s) => ({ view: v, rowsVersion: s.rowsVersion + 1 }))
+        // The statistics follow the display filter: count again once a new view is computed.
+        if (v.state === 'done' && v.id !== statsView && get().panel === 'stats') {
+          statsView = v.id
+          void get().loadStats()
+        }
         break
       }
       case 'keys':
@@ -298,6 +308,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
     fields: [],
     keys: [],
     stats: null,
+    statsAll: false,
     selectedId: null,
     picked: [],
     detail: null,
@@ -499,11 +510,18 @@ export const useInspector = create<InspectorState>()((set, get) => {
     async loadStats() {
       const api = get().api
       if (!api) return
+      const req = ++statsRequest
       try {
-        set({ stats: await api.getStats() })
+        const stats = await api.getStats({ all: get().statsAll })
+        if (req === statsRequest) set({ stats })
       } catch (e) {
-        get().notify('error', errorMessage(e))
+        if (req === statsRequest) get().notify('error', errorMessage(e))
       }
+    },
+
+    setStatsAll(all) {
+      set({ statsAll: all })
+      void get().loadStats()
     },
 
     openExport(format) {
