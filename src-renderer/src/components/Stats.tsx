@@ -42,7 +42,9 @@ function RateChart({ timeline, onRange }: { timeline: CaptureStatistics['timelin
     for (let j = i; j < Math.min(counts.length, i + per); j++) s += counts[j]
     bars.push(s)
   }
-  const max = Math.max(1, ...bars)
+  // An even top, so the middle grid line is a whole number of messages.
+  const peak = Math.max(1, ...bars)
+  const max = peak === 1 ? 1 : Math.ceil(peak / 2) * 2
   const barW = bars.length ? plotW / bars.length : plotW
   const barStep = step * per
   const xToBar = (clientX: number) => {
@@ -84,7 +86,7 @@ function RateChart({ timeline, onRange }: { timeline: CaptureStatistics['timelin
               <line x1={AXIS_W} x2={AXIS_W + plotW} y1={4} y2={4} className="grid" />
               <line x1={AXIS_W} x2={AXIS_W + plotW} y1={4 + plotH / 2} y2={4 + plotH / 2} className="grid" />
               <text x={AXIS_W - 4} y={8} textAnchor="end">{num(max)}</text>
-              <text x={AXIS_W - 4} y={8 + plotH / 2} textAnchor="end">{num(Math.round(max / 2))}</text>
+              {max > 1 && <text x={AXIS_W - 4} y={8 + plotH / 2} textAnchor="end">{num(max / 2)}</text>}
               <text x={AXIS_W - 4} y={4 + plotH} textAnchor="end">0</text>
               {counts.length > 0 && (
                 <>

@@ -22,6 +22,7 @@ import type {
   ViewSpec
 } from '../../../src-shared/api'
 import type { ConversationInfo } from '../../../src-shared/model/types'
+import { plural } from '../format'
 import { registerFields } from './fields'
 import { RowCache } from './row-cache'
 
@@ -231,6 +232,8 @@ export const useInspector = create<InspectorState>()((set, get) => {
         // While capturing, conversations appear without a new generation.
         if (live && before && before.conversations !== e.status.conversations) refreshLists()
         if (!before || before.generation !== e.status.generation || before.phase !== e.status.phase) {
+          // Other messages now: the old statistics would describe a capture no longer shown.
+          if (before && before.generation !== e.status.generation) set({ stats: null })
           refreshLists()
           const sel = get().selectedId
           if (e.status.phase === 'opening' && before?.source?.kind === 'file' && e.status.source?.kind === 'file' && before.source.path !== e.status.source.path) {
@@ -268,7 +271,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
             a.click()
             a.remove()
           }
-          get().notify('info', `Exported ${job.result.messages.toLocaleString()} messages${job.result.file ? ` to ${job.result.file}` : ''}`)
+          get().notify('info', `Exported ${plural(job.result.messages, 'message')}${job.result.file ? ` to ${job.result.file}` : ''}`)
         } else if (job.state === 'failed') get().notify('error', `Export failed: ${job.error}`)
         break
       }
@@ -487,7 +490,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
       try {
         const change = await api.addKeys(text)
         set({ keys: change.keys })
-        const note = change.added === 0 ? 'No new keys (already present)' : `Added ${change.added} key${change.added === 1 ? '' : 's'}${change.redecoded.length ? `; re-decoded conversation${change.redecoded.length === 1 ? '' : 's'} ${change.redecoded.join(', ')}` : ''}`
+        const note = change.added === 0 ? 'No new keys (already present)' : `Added ${plural(change.added, 'key')}${change.redecoded.length ? `; re-decoded conversation${change.redecoded.length === 1 ? '' : 's'} ${change.redecoded.join(', ')}` : ''}`
         get().notify('info', [note, ...change.warnings].join('. '))
         return change.keys
       } catch (e) {
