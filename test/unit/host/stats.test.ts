@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
 import { nearestRank } from '../../../src-main/host/session/stats'
 import { STATS_TOP_N } from '../../../src-shared/api'
+import { ApiArgumentError, validateRequest } from '../../../src-shared/api-validate'
 import { LATENCY_EXPECTED, LATENCY_PLAN, latencyCapture } from '../../fixtures/ui/latency-capture'
 import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
 
@@ -21,6 +22,14 @@ function core(): SessionCore {
 }
 
 describe('statistics', () => {
+  it('getStats takes no argument or { all: boolean } from the untrusted side', () => {
+    expect(validateRequest('getStats', [])).toEqual([])
+    expect(validateRequest('getStats', [undefined])).toEqual([])
+    expect(validateRequest('getStats', [{ all: true }])).toEqual([{ all: true }])
+    expect(validateRequest('getStats', [{}])).toEqual([{}])
+    for (const bad of [[{ all: 'yes' }], [null], [[true]], ['all'], [{ all: true }, 1]]) expect(() => validateRequest('getStats', bad)).toThrow(ApiArgumentError)
+  })
+
   it('nearest-rank percentiles', () => {
     expect(nearestRank([10, 20, 30, 40, 100], 0.5)).toBe(30)
     expect(nearestRank([10, 20, 30, 40, 100], 0.95)).toBe(100)
