@@ -229,7 +229,13 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
     return [text('removeKey', 'key line', line, 4096)]
   },
   exportKeys: (args) => (arity('exportKeys', args, 0, 0), []),
-  getStats: (args) => (arity('getStats', args, 0, 0), []),
+  getStats(args) {
+    const [o] = arity('getStats', args, 0, 1)
+    if (o === undefined) return []
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new ApiArgumentError(`getStats: options must be an object, got ${describe(o)}`)
+    const all = (o as { all?: unknown }).all
+    return [all === undefined ? {} : { all: bool('getStats', 'all', all) }]
+  },
   startExport(args) {
     const [req] = arity('startExport', args, 1, 1)
     return [exportRequest('startExport', req)]

@@ -247,13 +247,63 @@ export interface KeyChange {
 
 // ---- statistics ----
 
+/** Which messages getStats counts. */
+export interface StatsOptions {
+  /** Every message of the capture, not only the ones the timeline's display filter keeps. */
+  all?: boolean
+}
+
+/** A conversation in the statistics: the messages in scope and their payload bytes. */
+export interface ConversationStat {
+  id: number
+  client: string
+  server: string
+  protocol: string
+  messages: number
+  /** Payload bytes of those messages (what the timeline's Length column shows, summed). */
+  bytes: number
+}
+
+/** What a top-N list leaves out, summed. */
+export interface OthersStat {
+  items: number
+  messages: number
+  bytes: number
+}
+
+/** Request/response pairs of one operation; latencies in milliseconds (nearest-rank percentiles). */
+export interface OperationStat {
+  protocol: string
+  /** The operation's name: the response's name without a trailing " response". */
+  name: string
+  pairs: number
+  p50: number
+  p95: number
+  max: number
+}
+
 export interface CaptureStatistics {
+  /** The messages counted: the display filter's (`filter`), or all of them (`filter` is then ''). */
+  scope: { filter: string; messages: number; total: number }
   /** Messages per time bucket: bucket i covers [start + i*step, start + (i+1)*step). */
   timeline: { start: number; step: number; counts: number[] }
-  byName: { protocol: string; name: string; count: number }[]
+  /** The names with the most messages (at most STATS_TOP_N), and the rest. */
+  byName: { protocol: string; name: string; count: number; bytes: number }[]
+  otherNames: OthersStat
   byProtocol: { protocol: string; count: number }[]
-  byConversation: { id: number; client: string; server: string; protocol: string; frames: number; bytes: number; messages: number }[]
+  /** The conversations with the most payload bytes, and with the most messages (at most STATS_TOP_N each). */
+  topByBytes: ConversationStat[]
+  topByMessages: ConversationStat[]
+  othersByBytes: OthersStat
+  othersByMessages: OthersStat
+  /** Conversations with a message in scope. */
+  conversations: number
+  /** Request/response pairs per operation, most pairs first; null when the latency pass could not run. */
+  operations: OperationStat[] | null
 }
+
+/** Length of the top lists in CaptureStatistics. */
+export const STATS_TOP_N = 10
 
 // ---- long jobs (export) ----
 
@@ -332,7 +382,7 @@ export interface InspectorRequests {
   removeKey(line: string): Promise<KeyChange>
   /** The keys as key-file text. */
   exportKeys(): Promise<string>
-  getStats(): Promise<CaptureStatistics>
+  getStats(options?: StatsOptions): Promise<CaptureStatistics>
   startExport(request: ExportRequest): Promise<JobInfo>
   cancelJob(id: number): Promise<void>
   /** Capture devices, presets, and whether live capture can run at all. */

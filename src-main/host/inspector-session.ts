@@ -18,6 +18,7 @@ import type {
   InspectorRequests,
   JobInfo,
   SessionStatus,
+  StatsOptions,
   ViewSpec
 } from '../../src-shared/api'
 import { deviceTraffic, captureUnavailableReason, listDevices } from '../capture/devices'
@@ -253,8 +254,8 @@ export class InspectorSession implements InspectorRequests {
   exportKeys() {
     return this.call<string>('exportKeys')
   }
-  getStats() {
-    return this.call<Awaited<ReturnType<InspectorRequests['getStats']>>>('getStats')
+  getStats(options?: StatsOptions) {
+    return this.call<Awaited<ReturnType<InspectorRequests['getStats']>>>('getStats', options === undefined ? [] : [options])
   }
 
   async startExport(request: ExportRequest): Promise<JobInfo> {

@@ -24,6 +24,7 @@ import type {
   SourcePage,
   RowBatch,
   SessionStatus,
+  StatsOptions,
   ViewInfo,
   ViewSpec
 } from '../../src-shared/api'
@@ -132,8 +133,10 @@ export class SessionCore {
   exportKeys(): string {
     return this.keys.exportKeys()
   }
-  getStats(): CaptureStatistics {
-    return getStats(this.ctx)
+  /** Statistics over the display filter's rows (once its view is computed), or all rows with `all`. */
+  async getStats(options: StatsOptions = {}): Promise<CaptureStatistics> {
+    if (this.view.computing) await this.view.start()
+    return getStats(this.ctx, options)
   }
 
   // ---- exports ----

@@ -1,7 +1,7 @@
 // The window: toolbar (open, filter bar, panels, export, theme), timeline over the detail area (tree
 // beside hex/JSON), an optional side panel (conversations, keys, statistics), the status bar.
 
-import { useEffect, useState } from 'react'
+import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { CapturePanel } from './components/CapturePanel'
 import { Conversations } from './components/Conversations'
 import { DetailTree } from './components/DetailTree'
@@ -16,6 +16,45 @@ import { Stats } from './components/Stats'
 import { StatusBar } from './components/StatusBar'
 import { Timeline } from './components/Timeline'
 import { useInspector, type Panel } from './state/store'
+
+/** Pane sizes the user set (px), kept like the filter history. */
+const PANES_KEY = 'gamewire.panes'
+/** Readable minimum sizes (px): a timeline of a few rows, a tree, a hex dump with its ASCII column, a side panel. */
+export const PANE_MIN = { timeline: 140, detail: 150, tree: 240, bytes: 590, side: 260, sideMax: 720 }
+
+interface PaneSizes {
+  timeline: number
+  tree: number
+  side: number
+}
+
+function loadPanes(): PaneSizes {
+  const fallback = { timeline: Math.round(window.innerHeight * 0.46), tree: Math.round(window.innerWidth * 0.42), side: 360 }
+  try {
+    const v = JSON.parse(localStorage.getItem(PANES_KEY) ?? 'null') as Partial<PaneSizes> | null
+    const ok = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0
+    return { timeline: ok(v?.timeline) ? v.timeline : fallback.timeline, tree: ok(v?.tree) ? v.tree : fallback.tree, side: ok(v?.side) ? v.side : fallback.side }
+  } catch {
+    return fallback
+  }
+}
+
+const clamp = (v: number, lo: number, hi: number) => Math.max(lo, Math.min(Math.max(lo, hi), v))
+
+/**
+ * The sizes shown in a workspace of `w`×`h`: the user's sizes, shrunk when the window is too small for
+ * them so that each pane keeps its minimum (the side panel gives way first, then the tree); the user's
+ * sizes come back when the window grows again.
+ */
+function fitPanes(p: PaneSizes, w: number, h: number, side: boolean): PaneSizes {
+  const sideW = side ? clamp(p.side, PANE_MIN.side, Math.min(PANE_MIN.sideMax, w - 1 - PANE_MIN.tree - 1 - PANE_MIN.bytes)) : 0
+  const mainW = w - (side ? sideW + 1 : 0)
+  return {
+    side: sideW,
+    tree: clamp(p.tree, PANE_MIN.tree, mainW - 1 - PANE_MIN.bytes),
+    timeline: clamp(p.timeline, PANE_MIN.timeline, h - 1 - PANE_MIN.detail)
+  }
+}
 
 const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'conversations', label: 'Conversations', key: 'conversations' },
@@ -32,9 +71,34 @@ export function App() {
   const { setPanel, setBottomTab, toggleTheme, openExport, chooseFile } = useInspector.getState()
   const [openDialog, setOpenDialog] = useState(false)
   const [dragging, setDragging] = useState(false)
-  const [timelineHeight, setTimelineHeight] = useState(() => Math.round(window.innerHeight * 0.46))
-  const [treeWidth, setTreeWidth] = useState(() => Math.round(window.innerWidth * 0.42))
-  const [sideWidth, setSideWidth] = useState(360)
+  const [panes, setPanes] = useState(loadPanes)
+  const workspace = useRef<HTMLDivElement>(null)
+  const [area, setArea] = useState({ w: window.innerWidth, h: window.innerHeight - 80 })
+  useLayoutEffect(() => {
+    const el = workspace.current
+    if (!el) return
+    const measure = () => setArea({ w: el.clientWidth, h: el.clientHeight })
+    measure()
+    const ro = new ResizeObserver(measure)
+    ro.observe(el)
+    return () => ro.disconnect()
+  }, [])
+  useEffect(() => {
+    try {
+      localStorage.setItem(PANES_KEY, JSON.stringify(panes))
+    } catch {
+      // storage disabled: sizes last until the page is closed
+    }
+  }, [panes])
+  const fit = fitPanes(panes, area.w, area.h, panel !== null)
+  // A drag moves the divider from where it is shown (the fitted size); what it leaves is the new
+  // preference. Functional updates, so moves that arrive before a re-render add up.
+  const resize = (pane: keyof PaneSizes, delta: number) =>
+    setPanes((p) => {
+      const shown = fitPanes(p, area.w, area.h, panel !== null)
+      const next = fitPanes({ ...shown, [pane]: shown[pane] + delta }, area.w, area.h, panel !== null)
+      return { ...p, [pane]: next[pane] }
+    })
 
   useEffect(() => {
     document.documentElement.dataset.theme = theme
@@ -107,18 +171,18 @@ export function App() {
           {theme === 'dark' ? '☀' : '☾'}
         </button>
       </header>
-      <div className="workspace">
+      <div className="workspace" ref={workspace}>
         <main className="main-area">
-          <div className="timeline-pane" style={{ height: timelineHeight }}>
+          <div className="timeline-pane" style={{ height: fit.timeline }} data-testid="timeline-pane">
             <Timeline />
           </div>
-          <Splitter direction="column" onResize={(d) => setTimelineHeight((h) => Math.max(120, Math.min(window.innerHeight - 220, h + d)))} />
+          <Splitter direction="column" testid="split-timeline" onResize={(d) => resize('timeline', d)} />
           <div className="detail-area">
-            <div className="tree-pane" style={{ width: treeWidth }}>
+            <div className="tree-pane" style={{ width: fit.tree }} data-testid="tree-pane">
               <DetailTree />
             </div>
-            <Splitter direction="row" onResize={(d) => setTreeWidth((w) => Math.max(240, Math.min(window.innerWidth - 320, w + d)))} />
-            <div className="bytes-pane">
+            <Splitter direction="row" testid="split-tree" onResize={(d) => resize('tree', d)} />
+            <div className="bytes-pane" data-testid="bytes-pane">
               <div className="tabs bottom-tabs" role="tablist">
                 <button role="tab" className={`tab ${bottomTab === 'hex' ? 'active' : ''}`} aria-selected={bottomTab === 'hex'} onClick={() => setBottomTab('hex')} data-testid="tab-hex">
                   Bytes
@@ -133,8 +197,8 @@ export function App() {
         </main>
         {panel && (
           <>
-            <Splitter direction="row" onResize={(d) => setSideWidth((w) => Math.max(260, Math.min(720, w - d)))} />
-            <aside className="side" style={{ width: sideWidth }}>
+            <Splitter direction="row" testid="split-side" onResize={(d) => resize('side', -d)} />
+            <aside className="side" style={{ width: fit.side }} data-testid="side-pane">
               {panel === 'conversations' && <Conversations />}
               {panel === 'keys' && <KeyPanel />}
               {panel === 'stats' && <Stats />}

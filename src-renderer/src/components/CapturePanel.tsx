@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from 'react'
 import type { CaptureDeviceList, CaptureOptions } from '../../../src-shared/api'
-import { num } from '../format'
+import { num, plural } from '../format'
 import { errorMessage, useInspector } from '../state/store'
 
 export function CapturePanel() {
@@ -35,6 +35,11 @@ function CaptureForm() {
   const [busy, setBusy] = useState(false)
   const [saved, setSaved] = useState<string | null>(null)
   const active = cap?.state === 'capturing' || cap?.state === 'starting' || cap?.state === 'stopping'
+  const status = useInspector((s) => s.status)
+  const liveSource = status?.source?.kind === 'interface'
+  // Save and Restart need a capture: frames from an interface to save, a started capture to restart.
+  const canSave = liveSource && (status?.frames ?? 0) > 0
+  const canRestart = !!cap?.interface && (active || liveSource) && cap.state !== 'starting' && cap.state !== 'stopping'
 
   useEffect(() => {
     if (!api) return
@@ -100,8 +105,8 @@ function CaptureForm() {
         a.click()
         a.remove()
       }
-      setSaved(`Saved ${num(r.frames)} frames${r.file ? ` to ${r.file}` : ` as ${r.fileName}`}`)
-      notify('info', `Saved ${num(r.frames)} frames as pcapng`)
+      setSaved(`Saved ${plural(r.frames, 'frame')}${r.file ? ` to ${r.file}` : ` as ${r.fileName}`}`)
+      notify('info', `Saved ${plural(r.frames, 'frame')} as pcapng`)
     })
 
   const filterError = error && (error.kind === 'filter' || /filter|syntax/i.test(error.text)) ? error.text : null
@@ -188,15 +193,15 @@ function CaptureForm() {
       )}
       {cap && cap.state !== 'off' && (
         <div className="muted" data-testid="capture-summary">
-          {cap.state} {cap.interface ? `on ${cap.interface}` : ''} · {num(cap.frames ?? 0)} frames · dropped {cap.dropped == null ? 'n/a' : num(cap.dropped)}
+          {cap.state} {cap.interface ? `on ${cap.interface}` : ''} · {plural(cap.frames ?? 0, 'frame')} · dropped {cap.dropped == null ? 'n/a' : num(cap.dropped)}
         </div>
       )}
       {saved && <div data-testid="capture-saved">{saved}</div>}
       <div className="modal-actions">
-        <button className="button" onClick={save} disabled={busy} data-testid="capture-save" title="Save the captured frames as pcapng">
+        <button className="button" onClick={save} disabled={busy || !canSave} data-testid="capture-save" title={canSave ? 'Save the captured frames as pcapng' : 'Nothing captured to save'}>
           Save…
         </button>
-        <button className="button" onClick={() => void run(() => api!.restartCapture())} disabled={busy || cap?.state === 'starting'} data-testid="capture-restart">
+        <button className="button" onClick={() => void run(() => api!.restartCapture())} disabled={busy || !canRestart} data-testid="capture-restart" title={canRestart ? 'Stop and start again with the same options' : 'No capture to restart'}>
           Restart
         </button>
         <button className="button" onClick={() => void run(() => api!.stopCapture())} disabled={busy || !active} data-testid="capture-stop">

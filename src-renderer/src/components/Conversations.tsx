@@ -1,7 +1,12 @@
-// Conversations: client/server (and what decided them), protocol and stack, frames, bytes, duration. Clicking one filters the
-// timeline to it; "decode as" forces a protocol (or switches detection off) and re-decodes.
+// Conversations: client/server (and what decided them), protocol and stack, frames, bytes, duration. Only the visible entries are
+// in the DOM (@tanstack/react-virtual), so captures with thousands of conversations open and click at
+// once; the list sorts by id, protocol, frames, bytes or duration. Clicking one filters the timeline to
+// it; "decode as" forces a protocol (or switches detection off) and re-decodes.
 
-import { bytes, duration, num, protocolClass } from '../format'
+import { useMemo, useRef, useState } from 'react'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import type { ConversationInfo } from '../../../src-shared/model/types'
+import { bytes, duration, num, plural, protocolClass } from '../format'
 import { useInspector } from '../state/store'
 import type { RoleFrom } from '../../../src-shared/model/types'
 
@@ -15,12 +20,69 @@ const ROLE_TEXT: Record<RoleFrom, string> = {
   'first-packet': 'the sender of the first packet seen (no better evidence)'
 }
 
+type SortKey = 'id' | 'protocol' | 'frames' | 'bytes' | 'duration'
+const SORTS: { key: SortKey; label: string }[] = [
+  { key: 'id', label: 'No.' },
+  { key: 'protocol', label: 'Protocol' },
+  { key: 'frames', label: 'Frames' },
+  { key: 'bytes', label: 'Bytes' },
+  { key: 'duration', label: 'Duration' }
+]
+const SORT_KEY = 'gamewire.conversationSort'
+
+const span = (c: ConversationInfo) => Math.max(0, c.lastTime - c.firstTime)
+const compare: Record<SortKey, (a: ConversationInfo, b: ConversationInfo) => number> = {
+  id: (a, b) => a.id - b.id,
+  protocol: (a, b) => a.protocol.localeCompare(b.protocol),
+  frames: (a, b) => a.frames - b.frames,
+  bytes: (a, b) => a.bytes - b.bytes,
+  duration: (a, b) => span(a) - span(b)
+}
+
+function loadSort(): { key: SortKey; desc: boolean } {
+  try {
+    const v = JSON.parse(localStorage.getItem(SORT_KEY) ?? 'null') as { key?: unknown; desc?: unknown } | null
+    if (v && SORTS.some((s) => s.key === v.key)) return { key: v.key as SortKey, desc: v.desc === true }
+  } catch {
+    // a preference: ignore what cannot be read
+  }
+  return { key: 'id', desc: false }
+}
+
 export function Conversations() {
   const conversations = useInspector((s) => s.conversations)
   const status = useInspector((s) => s.status)
   const filter = useInspector((s) => s.spec.filter)
   const { applyFilter, setDecodeAs } = useInspector.getState()
   const rules = status?.decodeAs ?? []
+  const scroller = useRef<HTMLDivElement>(null)
+  const [sort, setSortState] = useState(loadSort)
+
+  const setSort = (key: SortKey) => {
+    // Numbers read biggest first on the first click; names and ids smallest first.
+    const next = sort.key === key ? { key, desc: !sort.desc } : { key, desc: key === 'frames' || key === 'bytes' || key === 'duration' }
+    setSortState(next)
+    try {
+      localStorage.setItem(SORT_KEY, JSON.stringify(next))
+    } catch {
+      // storage disabled: the sort still applies
+    }
+  }
+
+  const sorted = useMemo(() => {
+    const cmp = compare[sort.key]
+    const dir = sort.desc ? -1 : 1
+    // Ties keep id order either way.
+    return [...conversations].sort((a, b) => cmp(a, b) * dir || a.id - b.id)
+  }, [conversations, sort])
+
+  const virtualizer = useVirtualizer({
+    count: sorted.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 74,
+    overscan: 6,
+    getItemKey: (i) => sorted[i].id
+  })
 
   const forced = (id: number) => rules.find((r) => r.match === id)?.protocol ?? 'auto'
   const setRule = (id: number, protocol: string) => {
@@ -29,64 +91,88 @@ export function Conversations() {
   }
 
   return (
-    <section className="side-panel" data-testid="conversations" aria-label="Conversations">
+    <section className="side-panel conversations-panel" data-testid="conversations" aria-label="Conversations">
       <header className="side-head">
         <h2>Conversations</h2>
-        <span className="muted">{num(conversations.length)}</span>
+        <span className="muted" data-testid="conversation-count">{num(conversations.length)}</span>
       </header>
+      {conversations.length > 0 && (
+        <div className="conv-sort" role="toolbar" aria-label="Sort conversations" data-sort={sort.key} data-desc={sort.desc}>
+          <span className="muted small">Sort</span>
+          {SORTS.map((s) => (
+            <button
+              key={s.key}
+              className={`chip ${sort.key === s.key ? 'active' : ''}`}
+              aria-pressed={sort.key === s.key}
+              data-testid={`conv-sort-${s.key}`}
+              onClick={() => setSort(s.key)}
+              title={`Sort by ${s.label.toLowerCase()}${sort.key === s.key ? ' (click again to reverse)' : ''}`}
+            >
+              {s.label}
+              {sort.key === s.key && <span className="sort-mark">{sort.desc ? ' ▼' : ' ▲'}</span>}
+            </button>
+          ))}
+        </div>
+      )}
       {conversations.length === 0 ? (
         <div className="empty-state small">
           <p>No conversations yet.</p>
         </div>
       ) : (
-        <div className="conv-list">
-          {conversations.map((c) => {
-            const selectFilter = `gamewire.conversation == ${c.id}`
-            const active = filter === selectFilter
-            return (
-              <div
-                key={c.id}
-                className={`conv ${active ? 'active' : ''}`}
-                data-testid="conversation"
-                data-id={c.id}
-                role="button"
-                tabIndex={0}
-                onClick={() => void applyFilter(active ? '' : selectFilter)}
-                onKeyDown={(e) => e.key === 'Enter' && void applyFilter(active ? '' : selectFilter)}
-                title={c.notes.join('\n') || 'Click to show only this conversation'}
-              >
-                <div className="conv-top">
-                  <span className="conv-id">#{c.id}</span>
-                  <span className={`proto-badge ${protocolClass(c.protocol)}`}>{c.protocol}</span>
-                  <span className="muted small">{c.stack.join(' / ')}</span>
-                  <span className="spacer" />
-                  <label className="decode-as" onClick={(e) => e.stopPropagation()} title="Decode as…">
-                    <span className="muted small">as</span>
-                    <select value={forced(c.id)} onChange={(e) => setRule(c.id, e.target.value)} aria-label={`Decode conversation ${c.id} as`}>
-                      {PROTOCOLS.map((p) => (
-                        <option key={p} value={p}>
-                          {p}
-                        </option>
-                      ))}
-                    </select>
-                  </label>
+        <div className="conv-scroll" ref={scroller} data-testid="conversation-list">
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const c = sorted[item.index]
+              const selectFilter = `gamewire.conversation == ${c.id}`
+              const active = filter === selectFilter
+              return (
+                <div
+                  key={item.key}
+                  ref={virtualizer.measureElement}
+                  data-index={item.index}
+                  className={`conv ${active ? 'active' : ''}`}
+                  style={{ transform: `translateY(${item.start}px)` }}
+                  data-testid="conversation"
+                  data-id={c.id}
+                  role="button"
+                  tabIndex={0}
+                  onClick={() => void applyFilter(active ? '' : selectFilter)}
+                  onKeyDown={(e) => e.key === 'Enter' && void applyFilter(active ? '' : selectFilter)}
+                  title={c.notes.join('\n') || 'Click to show only this conversation'}
+                >
+                  <div className="conv-top">
+                    <span className="conv-id">#{c.id}</span>
+                    <span className={`proto-badge ${protocolClass(c.protocol)}`}>{c.protocol}</span>
+                    <span className="muted small conv-stack">{c.stack.join(' / ')}</span>
+                    <span className="spacer" />
+                    <label className="decode-as" onClick={(e) => e.stopPropagation()} title="Decode as…">
+                      <span className="muted small">as</span>
+                      <select value={forced(c.id)} onChange={(e) => setRule(c.id, e.target.value)} aria-label={`Decode conversation ${c.id} as`}>
+                        {PROTOCOLS.map((p) => (
+                          <option key={p} value={p}>
+                            {p}
+                          </option>
+                        ))}
+                      </select>
+                    </label>
+                  </div>
+                  <div className="conv-addr mono">
+                    <span title={`client (${ROLE_TEXT[c.roleFrom]})`}>{c.client}</span>
+                    <span className="arrow">⇄</span>
+                    <span>{c.server}</span>
+                  </div>
+                  <div className="conv-stats muted small">
+                    <span>{c.transport.toUpperCase()}</span>
+                    <span className="conv-role" title={`client and server: ${ROLE_TEXT[c.roleFrom]}`}>roles by {c.roleFrom}</span>
+                    <span data-testid="conv-frames">{plural(c.frames, 'frame')}</span>
+                    <span data-testid="conv-bytes" data-bytes={c.bytes}>{bytes(c.bytes)}</span>
+                    <span data-testid="conv-duration">{duration(span(c))}</span>
+                  </div>
+                  {c.notes.length > 0 && <div className="conv-notes small">{c.notes[0]}</div>}
                 </div>
-                <div className="conv-addr mono">
-                  <span title={`client (${ROLE_TEXT[c.roleFrom]})`}>{c.client}</span>
-                  <span className="arrow">⇄</span>
-                  <span>{c.server}</span>
-                </div>
-                <div className="conv-stats muted small">
-                  <span>{c.transport.toUpperCase()}</span>
-                  <span className="conv-role" title={`client and server: ${ROLE_TEXT[c.roleFrom]}`}>roles by {c.roleFrom}</span>
-                  <span>{num(c.frames)} frames</span>
-                  <span>{bytes(c.bytes)}</span>
-                  <span>{duration(Math.max(0, c.lastTime - c.firstTime))}</span>
-                </div>
-                {c.notes.length > 0 && <div className="conv-notes small">{c.notes[0]}</div>}
-              </div>
-            )
-          })}
+              )
+            })}
+          </div>
         </div>
       )}
     </section>

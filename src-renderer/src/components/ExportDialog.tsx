@@ -3,7 +3,7 @@
 
 import { useState } from 'react'
 import type { ExportFormat, ExportScope } from '../../../src-shared/api'
-import { num } from '../format'
+import { num, plural } from '../format'
 import { useInspector } from '../state/store'
 
 export function ExportDialog() {
@@ -36,8 +36,8 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
     if (j) setJobId(j.id)
   }
   const counts: Record<ExportScope, string> = {
-    all: `${num(view?.total ?? 0)} messages`,
-    filtered: view?.filter ? `${num(view.count)} messages matching the filter` : 'no filter applied',
+    all: plural(view?.total ?? 0, 'message'),
+    filtered: view?.filter ? `${plural(view.count, 'message')} matching the filter` : 'no filter applied',
     selected: `${num(ids.length)} selected`
   }
   return (
@@ -93,7 +93,7 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
                 </button>
               </>
             )}
-            {job.state === 'done' && <span data-testid="export-done">Done: {num(job.result?.messages ?? 0)} messages{job.result?.file ? ` written to ${job.result.file}` : ', downloading'}.</span>}
+            {job.state === 'done' && <span data-testid="export-done">Done: {plural(job.result?.messages ?? 0, 'message')}{job.result?.file ? ` written to ${job.result.file}` : ', downloading'}.</span>}
             {job.state === 'cancelled' && <span>Cancelled.</span>}
             {job.state === 'failed' && <span className="error">{job.error}</span>}
           </div>

@@ -3,6 +3,7 @@
 // written into exports unless asked.
 
 import { useMemo, useRef, useState } from 'react'
+import { plural } from '../format'
 import { useInspector } from '../state/store'
 
 type KeyType = 'PHOTON_AES_KEY' | 'PHOTON_SECRET' | 'PHOTON_DH_PRIVATE' | 'SFS2X_AES' | 'FIGNET_KEY'
@@ -50,8 +51,8 @@ export function KeyPanel() {
   )
   const keyBytes = keyHex(key)
   const ivBytes = keyHex(iv)
-  const keyProblem = !key.trim() ? null : !keyBytes ? 'not hex or base64' : spec.bytes && keyBytes.length !== spec.bytes * 2 ? `needs ${spec.bytes} bytes, got ${keyBytes.length / 2}` : null
-  const ivProblem = !spec.iv || !iv.trim() ? null : !ivBytes ? 'not hex or base64' : ivBytes.length !== 32 ? `needs 16 bytes, got ${ivBytes.length / 2}` : null
+  const keyProblem = !key.trim() ? null : !keyBytes ? 'not hex or base64' : spec.bytes && keyBytes.length !== spec.bytes * 2 ? `needs ${spec.bytes} bytes, got ${plural(keyBytes.length / 2, 'byte')}` : null
+  const ivProblem = !spec.iv || !iv.trim() ? null : !ivBytes ? 'not hex or base64' : ivBytes.length !== 32 ? `needs 16 bytes, got ${plural(ivBytes.length / 2, 'byte')}` : null
   const ready = !!keyBytes && !keyProblem && (!spec.iv || (!!ivBytes && !ivProblem))
 
   const add = async () => {

@@ -2,11 +2,15 @@
 
 import { useRef } from 'react'
 
-export function Splitter({ direction, onResize }: { direction: 'row' | 'column'; onResize(delta: number): void }) {
+export function Splitter({ direction, onResize, testid }: { direction: 'row' | 'column'; onResize(delta: number): void; testid?: string }) {
   const last = useRef(0)
+  // The move handler lives for the whole drag: call the latest onResize, not the one of the mousedown render.
+  const latest = useRef(onResize)
+  latest.current = onResize
   return (
     <div
       className={`splitter ${direction}`}
+      data-testid={testid}
       role="separator"
       aria-orientation={direction === 'row' ? 'vertical' : 'horizontal'}
       onMouseDown={(e) => {
@@ -14,7 +18,7 @@ export function Splitter({ direction, onResize }: { direction: 'row' | 'column';
         last.current = direction === 'row' ? e.clientX : e.clientY
         const move = (ev: MouseEvent) => {
           const pos = direction === 'row' ? ev.clientX : ev.clientY
-          onResize(pos - last.current)
+          latest.current(pos - last.current)
           last.current = pos
         }
         const up = () => {

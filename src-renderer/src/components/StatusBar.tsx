@@ -12,6 +12,9 @@ export function StatusBar() {
   const cap = status?.captureState
   const source = status?.source
   const progress = status?.progress
+  // The capture's state and counters describe the live capture: once a file is the open capture they
+  // no longer apply (unless a capture is running meanwhile).
+  const live = source?.kind === 'interface' || cap?.state === 'capturing' || cap?.state === 'starting' || cap?.state === 'stopping'
 
   return (
     <footer className="status-bar" data-testid="status-bar" data-phase={status?.phase ?? 'none'}>
@@ -57,9 +60,9 @@ export function StatusBar() {
             {plural(status.keys, 'key')}
           </span>
           <span className={`capture capture-${cap?.state ?? 'off'}`} data-testid="capture-state" title={cap?.error ?? 'Live capture'}>
-            {cap?.state === 'capturing' ? `● Capturing on ${cap.interface}` : cap?.state === 'error' ? `Capture error` : cap?.state && cap.state !== 'off' ? `Capture ${cap.state}` : 'Not capturing'}
+            {cap?.state === 'capturing' ? `● Capturing on ${cap.interface}` : cap?.state === 'error' ? `Capture error` : live && cap?.state && cap.state !== 'off' ? `Capture ${cap.state}` : 'Not capturing'}
           </span>
-          {cap && cap.frames !== undefined && (
+          {live && cap && cap.frames !== undefined && (
             <span className="muted" data-testid="capture-counts" title="Frames libpcap delivered; drops by the kernel/libpcap buffer and by the interface (n/a when libpcap cannot say); frames the ring limit removed">
               {plural(cap.frames, 'frame')} received · dropped {cap.dropped == null ? 'n/a' : num(cap.dropped)} · if-dropped {cap.ifDropped == null ? 'n/a' : num(cap.ifDropped)}
               {cap.ringDropped ? ` · ring dropped ${num(cap.ringDropped)}` : ''}

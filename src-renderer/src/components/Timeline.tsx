@@ -174,10 +174,11 @@ export function Timeline() {
   const phase = status?.phase ?? 'empty'
   let empty: React.ReactNode = null
   if (count === 0) {
-    if (view?.state === 'error') empty = <><strong>The filter has an error</strong><p>{view.error}</p></>
+    // An open that failed leaves an error view too: say what failed to open, not that a filter did.
+    if (phase === 'error') empty = <><strong>Could not open the capture</strong><p data-testid="open-error">{status?.error}</p></>
+    else if (view?.state === 'error') empty = <><strong>The filter has an error</strong><p>{view.error}</p></>
     else if (phase === 'opening' || view?.state === 'running') empty = <><div className="spinner" /><p>{phase === 'opening' ? 'Reading the capture…' : 'Filtering…'}</p></>
     else if (phase === 'empty') empty = <><strong>No capture open</strong><p>Open a .pcap or .pcapng file, or drop one here.</p></>
-    else if (phase === 'error') empty = <><strong>Could not open the capture</strong><p>{status?.error}</p></>
     else if (spec.filter) empty = <><strong>No messages match the filter</strong><p className="mono">{spec.filter}</p></>
     else empty = <><strong>No game messages in this capture</strong><p>Frames were read, but no conversation carried a decodable payload.</p></>
   }
@@ -242,7 +243,7 @@ export function Timeline() {
         {empty ? (
           <div className="empty-state">{empty}</div>
         ) : (
-          <div style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
+          <div className="timeline-rows" style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
             {items.map((item) => {
               const row = rowCache.get(item.index)
               if (!row) {

@@ -22,6 +22,7 @@ import type {
   ViewSpec
 } from '../../../src-shared/api'
 import type { ConversationInfo } from '../../../src-shared/model/types'
+import { plural } from '../format'
 import { registerFields } from './fields'
 import { RowCache } from './row-cache'
 
@@ -96,6 +97,8 @@ export interface InspectorState {
   fields: FieldInfo[]
   keys: KeyInfo[]
   stats: CaptureStatistics | null
+  /** Statistics count every message, not only the display filter's. */
+  statsAll: boolean
 
   selectedId: number | null
   /** Extra rows picked with Ctrl/Shift for "export selected". */
@@ -143,6 +146,7 @@ export interface InspectorState {
   addKeys(text: string): Promise<KeyInfo[] | null>
   removeKey(line: string): Promise<void>
   loadStats(): Promise<void>
+  setStatsAll(all: boolean): void
   openExport(format: ExportRequest['format']): void
   closeExport(): void
   setCaptureDialog(open: boolean): void
@@ -176,6 +180,8 @@ function expandedFor(tree: TreeNode[], depth = 2): Record<string, boolean> {
 
 export const useInspector = create<InspectorState>()((set, get) => {
   let detailRequest = 0
+  let statsRequest = 0
+  let statsView = -1
 
   const savePrefs = () => {
     const s = get()
@@ -229,6 +235,8 @@ export const useInspector = create<InspectorState>()((set, get) => {
         // While capturing, conversations appear without a new generation.
         if (live && before && before.conversations !== e.status.conversations) refreshLists()
         if (!before || before.generation !== e.status.generation || before.phase !== e.status.phase) {
+          // Other messages now: the old statistics would describe a capture no longer shown.
+          if (before && before.generation !== e.status.generation) set({ stats: null })
           refreshLists()
           const sel = get().selectedId
           if (e.status.phase === 'opening' && before?.source?.kind === 'file' && e.status.source?.kind === 'file' && before.source.path !== e.status.source.path) {
@@ -244,6 +252,11 @@ export const useInspector = create<InspectorState>()((set, get) => {
         const v = e.view
         if (v.id !== rowCache.viewId) rowCache.reset(v.id)
         set((s) => ({ view: v, rowsVersion: s.rowsVersion + 1 }))
+        // The statistics follow the display filter: count again once a new view is computed.
+        if (v.state === 'done' && v.id !== statsView && get().panel === 'stats') {
+          statsView = v.id
+          void get().loadStats()
+        }
         break
       }
       case 'keys':
@@ -261,7 +274,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
             a.click()
             a.remove()
           }
-          get().notify('info', `Exported ${job.result.messages.toLocaleString()} messages${job.result.file ? ` to ${job.result.file}` : ''}`)
+          get().notify('info', `Exported ${plural(job.result.messages, 'message')}${job.result.file ? ` to ${job.result.file}` : ''}`)
         } else if (job.state === 'failed') get().notify('error', `Export failed: ${job.error}`)
         break
       }
@@ -301,6 +314,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
     fields: [],
     keys: [],
     stats: null,
+    statsAll: false,
     selectedId: null,
     picked: [],
     detail: null,
@@ -491,7 +505,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
       try {
         const change = await api.addKeys(text)
         set({ keys: change.keys })
-        const note = change.added === 0 ? 'No new keys (already present)' : `Added ${change.added} key${change.added === 1 ? '' : 's'}${change.redecoded.length ? `; re-decoded conversation${change.redecoded.length === 1 ? '' : 's'} ${change.redecoded.join(', ')}` : ''}`
+        const note = change.added === 0 ? 'No new keys (already present)' : `Added ${plural(change.added, 'key')}${change.redecoded.length ? `; re-decoded conversation${change.redecoded.length === 1 ? '' : 's'} ${change.redecoded.join(', ')}` : ''}`
         get().notify('info', [note, ...change.warnings].join('. '))
         return change.keys
       } catch (e) {
@@ -514,11 +528,18 @@ export const useInspector = create<InspectorState>()((set, get) => {
     async loadStats() {
       const api = get().api
       if (!api) return
+      const req = ++statsRequest
       try {
-        set({ stats: await api.getStats() })
+        const stats = await api.getStats({ all: get().statsAll })
+        if (req === statsRequest) set({ stats })
       } catch (e) {
-        get().notify('error', errorMessage(e))
+        if (req === statsRequest) get().notify('error', errorMessage(e))
       }
+    },
+
+    setStatsAll(all) {
+      set({ statsAll: all })
+      void get().loadStats()
     },
 
     openExport(format) {
