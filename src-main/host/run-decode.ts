@@ -1,6 +1,7 @@
 // Runs one decode job: streams the capture file through a DecodeSession and writes the export as UTF-8
 // chunks. Plain Node, no worker specifics, so tests can run it in-process; decode-worker.ts wraps it.
 
+import { withSessionLinks } from '../../src-shared/engine/session-links'
 import { createReadStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
@@ -124,7 +125,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
   const warnings = [...stats.warnings]
   const tail = writer.endPieces(
     { file: name, frames: stats.frames, linkTypes: stats.linkTypes, warnings },
-    session.engine.conversations(),
+    withSessionLinks(() => session.engine.conversations()),
     { messages: written, errors: stats.errors }
   )
   for (const _ of tail) await io.flush()
@@ -175,7 +176,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     })
     const r = await pool.end()
     const name = held ? held.name : basename(job.file)
-    for (const _ of writer.endPieces({ file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages: written, errors: r.errors })) await io.flush()
+    for (const _ of writer.endPieces({ file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, withSessionLinks(() => r.conversations), { messages: written, errors: r.errors })) await io.flush()
     await io.flush()
     return { frames: r.frames, messages: r.messages, matched: written, errors: r.errors, warnings: warnings.list }
   } finally {

@@ -10,6 +10,7 @@
 //   details.ts  one message rebuilt with its tree                exports.ts  export jobs (JSON, pcapng)
 //   live.ts     a live capture's frames as the open capture      keys.ts     the key store; stats.ts statistics
 
+import { withSessionLinks } from '../../src-shared/engine/session-links'
 import type {
   CaptureStatistics,
   CaptureStatus,
@@ -103,7 +104,7 @@ export class SessionCore {
   // ---- conversations, fields, filters, decode-as ----
 
   getConversations(): ConversationInfo[] {
-    return [...this.ctx.conversations.conversations()]
+    return [...withSessionLinks(() => this.ctx.conversations.conversations())]
   }
   getFields(): FieldInfo[] {
     return getFields()

@@ -8,6 +8,12 @@ import type { CaptureFrame } from '../../../../src-shared/capture/types'
 import type { DecodedMessage, FieldNode } from '../../../../src-shared/model/types'
 import { find, findAll, loadVectors, rangeBytes, runEngine, unhex } from './helpers'
 import { checkRanges } from '../../helpers/decode'
+import { decodeToText } from '../../helpers/run-decode'
+import { PcapngWriter } from '../../../../src-shared/capture/pcapng-writer'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const C = '10.0.0.1'
 const S = '10.0.0.2'
@@ -214,5 +220,26 @@ describe('SFS2X BlueBox over HTTP', () => {
     const { messages, conversations } = runEngine([...plain.frames, ...tls.frames])
     expect(messages.filter((m) => m.conversation === 1).map((m) => [m.protocol, m.stack.join(',')])).toEqual([['unknown', 'tcp'], ['unknown', 'tcp']])
     expect(conversations[1].notes).toContain('HTTPS on port 8443 (e.g. SFS2X BlueBox or WebSocket over TLS): stays undecoded')
+  })
+})
+
+describe('one BlueBox session over several connections', () => {
+  it('the exported conversation list notes, on each, every conversation of its session (1 job and 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-bluebox-'))
+    try {
+      const w = new PcapngWriter()
+      const file = join(dir, 'bluebox.pcapng')
+      writeFileSync(file, Buffer.concat([w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }]), ...bluebox().map((f) => w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data }))]))
+      // in-process with one engine, and through the built CLI with two shard workers
+      const bin = join(__dirname, '../../../../bin/gamewire.mjs')
+      const docs = [JSON.parse((await decodeToText({ file, format: 'json', jobs: 1 })).text), JSON.parse(execFileSync(process.execPath, [bin, 'decode', file, '-j', '2'], { encoding: 'utf8' }))]
+      for (const [jobs, doc] of docs.entries()) {
+        const ids = doc.conversations.map((c: { id: number }) => `#${c.id}`).join(', ')
+        expect(doc.conversations).toHaveLength(4)
+        for (const c of doc.conversations) expect(c.notes, `run ${jobs}`).toContain(`BlueBox session ${SESSION} spans conversations ${ids} (one HTTP connection per request)`)
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
