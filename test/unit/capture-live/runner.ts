@@ -1,24 +1,13 @@
 // Runs `gamewire capture` as users do (node bin/gamewire.mjs on the built output) and watches its
 // stdout line by line while it runs, so a test can tell messages that arrived during the capture from
-// ones printed at the end. Also: free ports and the build check shared by the live-capture tests.
+// ones printed at the end. Also: free ports. The build is test/global-build.ts's (vitest globalSetup).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { createSocket } from 'node:dgram'
 import { join } from 'node:path'
 
 export const ROOT = join(__dirname, '../../..')
 export const BIN = join(ROOT, 'bin/gamewire.mjs')
-
-/** The CLI runs the built code; `npm test` builds before the tests, this covers running vitest alone. */
-export function ensureBuilt(): void {
-  try {
-    statSync(join(ROOT, 'out/main/capture-process.js'))
-    statSync(join(ROOT, 'out/main/cli.js'))
-  } catch {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
-  }
-}
 
 /** A port nobody listens on right now (TCP and UDP both free). */
 export async function freePort(): Promise<number> {

@@ -2,7 +2,7 @@
 // `gamewire serve` process on the generated captures: open, scroll, filter (valid and invalid), select,
 // tree -> hex and hex -> tree linking, the JSON view, keyboard navigation, conversations, adding keys
 // that decrypt Photon and SFS2X messages, and exports compared with `gamewire decode`. Screenshots go
-// to test/artifacts/ (gitignored). Needs the build (`npm test` builds first).
+// to test/artifacts/ (gitignored). Runs the build (test/global-build.ts keeps it fresh).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
