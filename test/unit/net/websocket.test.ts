@@ -3,6 +3,7 @@ import net from 'node:net'
 import zlib from 'node:zlib'
 import { join } from 'node:path'
 import { WebSocketServer, WebSocket } from 'ws'
+import * as wsLib from 'ws'
 import { ByteStream } from '../../../src-shared/net/byte-stream'
 import {
   detectHttpUpgrade,
@@ -822,6 +823,32 @@ describe('websocket malformed input', () => {
     )
     expect(d2.conn.mode).toBe('websocket')
     expect(controls(d2.events).map((c) => c.closeCode)).toEqual([1001])
+  })
+
+  it('a masked close as the very first frame: its code is read unmasked, both to accept it and to reject a fake one', () => {
+    // Frames from the ws library's own framer (Sender.frame, RFC 6455 masking), not the test's wsFrame.
+    const Sender = (wsLib as unknown as { Sender: { frame(d: Buffer, o: object): Buffer[] } }).Sender
+    const maskedClose = (payload: Buffer, key: number[]) =>
+      Uint8Array.from(Buffer.concat(Sender.frame(payload, { fin: true, opcode: 8, mask: true, readOnly: false, generateMask: (m: Buffer) => m.set(key) })))
+    const first = (frame: Uint8Array) => synth([['c2s', REQUEST], ['s2c', response()], ['c2s', frame]], {}, true)
+    const close = (code: number, reason = '') => Buffer.concat([Buffer.from([code >> 8, code & 0xff]), Buffer.from(reason)])
+
+    // 1000 "bye" under a key that makes the wire bytes of the code 00 00 (code 0, invalid if read masked)
+    const ok = maskedClose(close(1000, 'bye'), [0x03, 0xe8, 0x5a, 0xa5])
+    expect([...ok.subarray(0, 8)]).toEqual([0x88, 0x85, 0x03, 0xe8, 0x5a, 0xa5, 0x00, 0x00])
+    const d = first(ok)
+    expect(d.conn.mode).toBe('websocket')
+    expect(errors(d.events)).toEqual([])
+    expect(controls(d.events, 'c2s').map((c) => [c.opcode, c.closeCode, c.closeReason])).toEqual([[8, 1000, 'bye']])
+    const c = controls(d.events, 'c2s')[0]
+    expect(findAll(c.draft.tree.roots, 'websocket.masking_key').map((n) => hex(n.value as Uint8Array))).toEqual(['03e85aa5'])
+
+    // 999 (invalid) under a key that makes the wire bytes 03 e8 (1000, valid if read masked): not a WebSocket close
+    const fake = maskedClose(close(999), [0x00, 0x0f, 0x00, 0x00])
+    expect([...fake.subarray(6, 8)]).toEqual([0x03, 0xe8])
+    const f = first(fake)
+    expect(modes(f.events).map((m) => [m.mode, m.reason])).toEqual([['websocket', expect.any(String)], ['raw', expect.stringContaining('invalid close code 999')]])
+    expect(controls(f.events)).toEqual([])
   })
 
   it('reports a non-101 answer as http-failed and leaves the body', () => {
