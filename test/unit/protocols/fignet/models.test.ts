@@ -2,6 +2,11 @@
 // MemoryPack writer (from the guide's field lists) encodes, decodeFigNetPayload decodes by message id and
 // direction; the typed payload must equal what the guide says, every leaf's range must re-read to its
 // value, and the quirks must be labelled where they bite.
+//
+// Which expectations are independent: the registry table (GUIDE_REGISTRY) and the field names/types checked in
+// 'schema table and registry' are copied from the porting guide's tables, and the C# type widths from the C#
+// spec. The round trips use the test's own MemoryPack writer, written from the same guide and MemoryPack spec
+// as the decoder: they prove the two agree, not that either matches a real FigNet build.
 import { describe, it, expect } from 'vitest'
 import { lookupField } from '../../../../src-shared/bytes/fields'
 import { MODELS, fieldKey, parseType } from '../../../../src-shared/protocols/fignet/models'
