@@ -1,5 +1,6 @@
 // `npm run bench`, live part: bounded bursts of Photon datagrams sent on loopback at rising rates while
-// `gamewire capture -i lo` captures and decodes them; prints, per rate, what was captured and decoded,
+// `gamewire capture -i lo` captures and decodes them, and then the app's path (forward-only capture into
+// the session core); prints, per rate, what was captured and decoded,
 // then the highest rate with zero drops. Numbers, not pass/fail.
 //
 // A drop is any datagram sent that did not come out decoded: lost before gamewire saw it (the cap binding
@@ -11,6 +12,7 @@ import { fork, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runnerImport } from 'vite'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(root, 'bin/gamewire.mjs')
@@ -106,30 +108,50 @@ async function cliBurst(rate, n, port) {
   return { seconds, received: summary.capture.received, decoded: summary.stats.messages, delivered: r.lines - 1, dropped: summary.capture.outputDropped + summary.capture.decodeDropped, photon: summary.conversations.some((c) => c.protocol === 'photon') }
 }
 
-/** The app path: the capture process as LiveCaptureHost drives it (built out/main/capture-process.js), message rows in batches. */
+/**
+ * The app path: the capture process forward-only (libpcap and nothing else, as the app starts it) sending
+ * frame batches to a SessionCore, which decodes each frame once into the timeline's rows. The core runs on
+ * this process's thread here (in the app it has a worker thread of its own).
+ */
 async function appBurst(rate, n, port) {
+  const { SessionCore } = await loadCore()
+  const core = new SessionCore({ emit: () => undefined, demoCapturePath: () => '' })
   const child = fork(join(root, 'out/main/capture-process.js'), [], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
-  let rows = 0
+  child.on('error', () => undefined) // an ack racing the process's exit
   let stopped
+  let pending = Promise.resolve()
   const done = new Promise((resolve, reject) => {
     child.on('message', (m) => {
-      if (m.type === 'batch') {
-        rows += m.rows?.length ?? 0
-        child.send({ type: 'ack', seq: m.seq })
+      if (m.type === 'started') core.beginLive({ device: m.device, linkType: m.linkType, snapLen: 262144, ringFrames: n, ringBytes: 1 << 30 })
+      else if (m.type === 'batch') {
+        // Acknowledged once the core has taken the batch, as InspectorSession does: a slow core slows the output.
+        pending = pending.then(() => {
+          if (m.frames) core.liveFrames(m.frames)
+          if (child.connected) child.send({ type: 'ack', seq: m.seq })
+        })
       } else if (m.type === 'stopped') stopped = m
       else if (m.type === 'fatal') reject(new Error(m.message))
     })
     child.on('exit', () => resolve())
   })
   const started = new Promise((resolve) => child.on('message', (m) => m.type === 'started' && resolve()))
-  child.send({ type: 'start', options: { device: 'lo', filter: `udp port ${port}`, bufferSize: 64 << 20, ring: { frames: n }, output: { rows: true }, maxFrames: n } })
+  child.send({ type: 'start', options: { device: 'lo', filter: `udp port ${port}`, bufferSize: 64 << 20, ring: { frames: n, bytes: 1 << 30 }, forwardOnly: true, output: { frames: true }, maxFrames: n } })
   await Promise.race([started, done])
   const seconds = await sendBurst(port, n, rate)
-  const timer = setTimeout(() => child.send({ type: 'stop' }), 3000)
+  const timer = setTimeout(() => child.connected && child.send({ type: 'stop' }), 3000)
   await done
+  await pending
   clearTimeout(timer)
+  const status = core.endLive()
+  core.close()
   const s = stopped.stats
-  return { seconds, received: s.received, decoded: s.messages, delivered: rows, dropped: s.outputDropped + s.decodeDropped, photon: stopped.conversations.some((c) => c.protocol === 'photon') }
+  return { seconds, received: s.received, decoded: status.messages, delivered: status.messages, dropped: s.outputDropped + s.decodeDropped + s.framesNotSent, photon: core.getConversations().some((c) => c.protocol === 'photon') || status.messages > 0 }
+}
+
+let coreModule
+async function loadCore() {
+  coreModule ??= (await runnerImport(join(root, 'src-main/host/session-core.ts'), { configFile: false, logLevel: 'error' })).module
+  return coreModule
 }
 
 async function ladder(label, burst) {
@@ -160,4 +182,4 @@ async function ladder(label, burst) {
 
 console.log(`live capture + decode on lo: bursts of ${BURST_SECONDS} s (at most ${MAX_BURST.toLocaleString('en')} datagrams), libpcap buffer 64 MiB`)
 await ladder('gamewire capture -i lo (NDJSON with field trees, to a pipe):', cliBurst)
-await ladder('LiveCaptureHost protocol as the app uses it (message rows in batches):', appBurst)
+await ladder('the app path: forward-only capture process, frames decoded once by the session core (rows):', appBurst)

@@ -3,18 +3,16 @@
 // capture is stopped. Traffic: Photon datagrams from the tests' own encoder, the official sfs2x-api client
 // against a stub WebSocket server, and FigNet envelopes over a real ENet peer (npm enet). The -w file is
 // checked with tshark.
-import { describe, it, expect, beforeAll } from 'vitest'
+import { describe, it, expect } from 'vitest'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from './photon-traffic'
 import { spawnSync } from 'node:child_process'
-import { BIN, ensureBuilt, freePort, runCapture, runTraffic, startCapture, tsharkFrames, type Line, type RunningCapture } from './runner'
+import { BIN, freePort, runCapture, runTraffic, startCapture, tsharkFrames, type Line, type RunningCapture } from './runner'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-live-'))
-
-beforeAll(() => ensureBuilt(), 300_000)
 
 const named = (c: RunningCapture, protocol: string, name: string, direction?: string): Line | undefined =>
   c.messages.find((m) => m.protocol === protocol && m.name === name && (!direction || m.direction === direction))

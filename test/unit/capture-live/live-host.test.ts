@@ -1,7 +1,7 @@
 // LiveCaptureHost, the module the app and `gamewire serve` drive, on the real loopback device: batches
 // while capturing, keys added mid-capture, the ring limit and save-while-capturing, raw frames for a host
 // that keeps its own store, a forward-only capture that decodes nothing, and its failure kinds.
-import { describe, it, expect, beforeAll, afterEach } from 'vitest'
+import { describe, it, expect, afterEach } from 'vitest'
 import { randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
@@ -11,10 +11,9 @@ import { LiveCaptureHost, LiveCaptureFailure, type CaptureSpawner } from '../../
 import { unpackFrames, type LiveBatch } from '../../../src-main/capture/live-protocol'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from './photon-traffic'
-import { ensureBuilt, freePort, noDecoderSpawner, tsharkFrames, type Line } from './runner'
+import { freePort, noDecoderSpawner, tsharkFrames, type Line } from './runner'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-live-host-'))
-beforeAll(() => ensureBuilt(), 300_000)
 
 /** A host whose batches are collected; `until` waits for a condition on them. */
 function collectingHost(config: { spawn?: CaptureSpawner } = {}) {

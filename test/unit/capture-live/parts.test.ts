@@ -1,6 +1,6 @@
 // The pieces of live capture that need no traffic: error wording, link types, presets, the frame ring,
 // the pcapng file writer (read back by tshark), the device list, and what happens without `cap`.
-import { describe, it, expect, beforeAll } from 'vitest'
+import { describe, it, expect } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createSocket } from 'node:dgram'
@@ -12,10 +12,9 @@ import { FrameRing } from '../../../src-main/capture/frame-ring'
 import { PcapngFile } from '../../../src-main/capture/pcapng-file'
 import { deviceTraffic, friendlyDeviceName, listDevices } from '../../../src-main/capture/devices'
 import { LiveCaptureHost } from '../../../src-main/capture/live-host'
-import { ensureBuilt, ROOT, tsharkFrames } from './runner'
+import { ROOT, tsharkFrames } from './runner'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gw-live-parts-'))
-beforeAll(() => ensureBuilt(), 300_000)
 
 describe('open errors become one actionable line', () => {
   it('permission errors, in the wordings libpcap versions use, say how to grant the right', () => {

@@ -1,7 +1,7 @@
 // Runs `gamewire capture` as users do (node bin/gamewire.mjs on the built output) and watches its
 // stdout line by line while it runs, so a test can tell messages that arrived during the capture from
-// ones printed at the end. Also: free ports, the build check and a capture-process spawner that forbids
-// a decoder, shared by the live-capture tests.
+// ones printed at the end. Also: free ports and a capture-process spawner that forbids a decoder, shared
+// by the live-capture tests. The build is test/global-build.ts's (vitest globalSetup).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,16 +12,6 @@ import { forkCaptureProcess, type CaptureSpawner } from '../../../src-main/captu
 
 export const ROOT = join(__dirname, '../../..')
 export const BIN = join(ROOT, 'bin/gamewire.mjs')
-
-/** The CLI runs the built code; `npm test` builds before the tests, this covers running vitest alone. */
-export function ensureBuilt(): void {
-  try {
-    statSync(join(ROOT, 'out/main/capture-process.js'))
-    statSync(join(ROOT, 'out/main/cli.js'))
-  } catch {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
-  }
-}
 
 /** A port nobody listens on right now (TCP and UDP both free). */
 export async function freePort(): Promise<number> {

@@ -1,6 +1,6 @@
-// The CLI as users run it: `node bin/gamewire.mjs` on the built output (npm test builds first).
-import { describe, it, expect, beforeAll } from 'vitest'
-import { spawnSync, execFileSync } from 'node:child_process'
+// The CLI as users run it: `node bin/gamewire.mjs` on the built output (test/global-build.ts builds it when stale).
+import { describe, it, expect } from 'vitest'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, writeFileSync, readFileSync, readdirSync, copyFileSync, statSync, truncateSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,15 +14,6 @@ function gw(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
-
-beforeAll(() => {
-  // The CLI runs the built code; `npm test` builds before the tests, this covers running vitest alone.
-  try {
-    statSync(join(ROOT, 'out/main/cli.js'))
-  } catch {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
-  }
-})
 
 describe('gamewire decode', () => {
   it('writes the decoded-JSON document of the contract', () => {

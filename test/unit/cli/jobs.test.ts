@@ -1,8 +1,7 @@
 // `--jobs N` through the built CLI, with real worker threads: the export and the stats are byte-identical
 // for any N (the merge reproduces one engine's order), and bad values are one-line usage errors.
-import { beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync, spawnSync } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 
 const ROOT = join(__dirname, '../../..')
@@ -13,14 +12,6 @@ function gw(...args: string[]) {
   const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
   return { code: r.status, stdout: r.stdout, stderr: r.stderr }
 }
-
-beforeAll(() => {
-  try {
-    statSync(join(ROOT, 'out/main/shard-worker.js'))
-  } catch {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
-  }
-})
 
 const captures = ['resources/demo.pcapng', 'test/fixtures/net/loopback.pcapng', 'test/fixtures/sfs2x/sdk-ws-deflate.pcapng', 'test/fixtures/capture/pcap-truncated.pcap']
 

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { inflateRawSync, constants as zlibConstants } from 'node:zlib'
 import { join } from 'node:path'
 import { decodeFile } from '../helpers/decode'
+import { TCP_OVERLAP_C2S, TCP_OVERLAP_S2C, tcpOverlapPcapng } from '../../fixtures/net/build-tcp-overlap'
 import { toHex } from '../../../src-shared/bytes/tree'
 import type { ConversationInfo, DecodedMessage } from '../../../src-shared/model/types'
 
@@ -69,7 +70,7 @@ function streamOf(messages: DecodedMessage[], conv: number, dir: string): string
     .join('')
 }
 
-const FIXTURES = ['loopback.pcapng', 'link-raw.pcap', 'link-ipv4.pcap', 'link-null.pcap', 'link-loop.pcap', 'link-sll.pcap', 'link-sll2.pcap', 'link-vlan.pcap', 'tcp-reordered.pcapng']
+const FIXTURES = ['loopback.pcapng', 'link-raw.pcap', 'link-ipv4.pcap', 'link-null.pcap', 'link-loop.pcap', 'link-sll.pcap', 'link-sll2.pcap', 'link-vlan.pcap', 'tcp-reordered.pcapng', 'tcp-overlap.pcapng']
 
 describe.each(FIXTURES)('%s against tshark', (name) => {
   const file = join(NET, name)
@@ -129,6 +130,25 @@ describe('TCP stream reassembly against tshark', () => {
     expect(streamOf(ours.messages, conv.id, 's2c')).toBe(expected.server)
     expect(conv.notes.some((n) => /retransmitted/.test(n))).toBe(true)
     expect(conv.notes.some((n) => /out-of-order/.test(n))).toBe(true)
+  })
+
+  it('trims partial overlaps and drops retransmissions at their exact boundaries (tcp-overlap.pcapng, hand-built; oracle: tshark follow)', () => {
+    const file = join(NET, 'tcp-overlap.pcapng')
+    expect(Buffer.from(tcpOverlapPcapng()).equals(readFileSync(file)), 'committed file = build-tcp-overlap.ts output').toBe(true)
+    const follow = tsharkFollow(file, 0)
+    // tshark agrees with what the sender sent (the generator's streams) ...
+    expect(follow.client).toBe(toHex(TCP_OVERLAP_C2S))
+    expect(follow.server).toBe(toHex(TCP_OVERLAP_S2C))
+    // ... and so does gamewire
+    const ours = decodeFile(file)
+    expect(ours.conversations).toHaveLength(1)
+    const conv = ours.conversations[0]
+    expect(conv.stack).toEqual(['tcp'])
+    expect(streamOf(ours.messages, conv.id, 'c2s')).toBe(follow.client)
+    expect(streamOf(ours.messages, conv.id, 's2c')).toBe(follow.server)
+    // counted from the generator's plan: 500-1000 again, 300-700 and 1400-2100 bring nothing new (two of them
+    // end exactly at the delivered end); 1700-2100 and 1550-1800 wait behind the hole; overlaps are not retransmissions
+    expect(conv.notes).toEqual(['3 retransmitted TCP segments ignored', '2 out-of-order TCP segments reordered'])
   })
 
   it('recognises the one-shot HTTP upgrade preamble and hands on the raw bytes after it', () => {

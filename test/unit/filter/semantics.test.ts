@@ -193,6 +193,22 @@ describe('value types', () => {
     expect(m('n contains 6d:6f', s)).toBe(true) // bytes of "mo"
   })
 
+  // As docs/filter-language.md defines it (the empty string is a substring of every string). Wireshark
+  // differs: tshark 4.0.17 -Y 'http.host contains ""' matches no packet; the doc lists the difference.
+  test('contains "": true for every string and byte-array occurrence, empty ones included; never for a number or an absent field', () => {
+    expect(m('n contains ""', { n: ['move'] })).toBe(true)
+    expect(m('n contains ""', { n: [''] })).toBe(true)
+    expect(m('d contains ""', { d: [new Uint8Array([1, 2])] })).toBe(true)
+    expect(m('d contains ""', { d: [new Uint8Array(0)] })).toBe(true)
+    expect(m('a contains ""', { a: [5] })).toBe(false)
+    expect(m('a contains ""', { a: [true] })).toBe(false)
+    expect(m('a contains ""', { b: ['x'] })).toBe(false)
+    expect(m('!(a contains "")', { b: ['x'] })).toBe(true)
+    // field against field: an empty string occurrence on the right is contained too
+    expect(m('x.a contains x.b', { 'x.a': ['hello'], 'x.b': [''] })).toBe(true)
+    expect(m('x.a contains x.b', { 'x.a': [7], 'x.b': [''] })).toBe(false)
+  })
+
   test('unquoted strings are accepted for registered string fields', () => {
     expect(m('ft.name == move', { 'ft.name': ['move'] })).toBe(true)
     expect(m('ft.name contains ov', { 'ft.name': ['move'] })).toBe(true)

@@ -10,6 +10,7 @@ import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { KeyStore } from '../../../src-shared/keys/store'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { compileFilter, targetFromMessage } from '../../../src-shared/filter'
+import { rangeProblems } from './ranges'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 
 export interface Decoded {
@@ -30,17 +31,7 @@ export function decodeFile(file: string): Decoded {
 
 /** Every field range must lie inside its data source. */
 export function checkRanges(m: DecodedMessage): void {
-  const walk = (nodes: FieldNode[]) => {
-    for (const n of nodes) {
-      if (n.source !== undefined) {
-        expect(n.source).toBeLessThan(m.sources.length)
-        expect(n.start! >= 0 && n.length! >= 0).toBe(true)
-        expect(n.start! + n.length!).toBeLessThanOrEqual(m.sources[n.source].bytes.length)
-      }
-      walk(n.children ?? [])
-    }
-  }
-  walk(m.tree)
+  expect(rangeProblems(m)).toEqual([])
 }
 
 export function keyStore(lines: string): KeyStore {

@@ -3,7 +3,7 @@
 // was sent, a display filter keeps up with new traffic, a key added mid-capture decrypts later (and
 // earlier) encrypted messages, and the frames are saved as pcapng and read back by tshark. The capture
 // process only forwards frames (it cannot start a decoder here): the session's core decodes each once.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,11 +13,10 @@ import { runDecode } from '../../../src-main/host/run-decode'
 import type { InspectorEvent, SessionStatus, TimelineRow } from '../../../src-shared/api'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from '../capture-live/photon-traffic'
-import { ensureBuilt, freePort, noDecoderSpawner, tsharkFrames } from '../capture-live/runner'
+import { freePort, noDecoderSpawner, tsharkFrames } from '../capture-live/runner'
 
 const WORKER = join(__dirname, '../../../out/main/session-worker.js')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-live-session-'))
-beforeAll(() => ensureBuilt(), 300_000)
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
 function session() {

@@ -1,10 +1,11 @@
 import { describe, it, expect, afterEach } from 'vitest'
 import net from 'node:net'
 import zlib from 'node:zlib'
+import { join } from 'node:path'
 import { WebSocketServer, WebSocket } from 'ws'
+import * as wsLib from 'ws'
 import { ByteStream } from '../../../src-shared/net/byte-stream'
 import {
-  WebSocketConnection,
   detectHttpUpgrade,
   parseHttpHead,
   MAX_HTTP_HEAD,
@@ -17,16 +18,16 @@ import {
   type WsHandshakeEvent
 } from '../../../src-shared/net/websocket'
 import type { FieldNode } from '../../../src-shared/model/types'
+import { withinTimeLimit } from '../helpers/time-limit'
+import { decode, decodeNormalized, hex, normalize, type Chunk, type Decoded, type Dir } from './ws-decode'
+
+// The byte-by-byte and fuzz decodes run in a worker that is stopped after this long (a loop that makes no
+// progress would otherwise hang vitest, whose timeout cannot interrupt synchronous code).
+const WS_DECODE = join(__dirname, 'ws-decode.ts')
+const LIMIT_S = 30
 
 // ---------------------------------------------------------------------------------------------------------
 // Recording relay: what TCP reassembly would deliver, chunk by chunk, with fake frame numbers.
-
-type Dir = 'c2s' | 's2c'
-interface Chunk {
-  dir: Dir
-  data: Uint8Array
-  frame: number
-}
 
 interface Relay {
   port: number
@@ -77,64 +78,6 @@ function startRelay(targetPort: number): Promise<Relay> {
       resolve({ port, chunks, done, close })
     })
   })
-}
-
-// ---------------------------------------------------------------------------------------------------------
-// Feeding recorded chunks into the decoder.
-
-interface Decoded {
-  events: WsEvent[]
-  conn: WebSocketConnection
-  c2s: ByteStream
-  s2c: ByteStream
-}
-
-function decode(chunks: Chunk[], opts: WebSocketOptions = {}, byteByByte = false, finish = true): Decoded {
-  const c2s = new ByteStream()
-  const s2c = new ByteStream()
-  const conn = new WebSocketConnection(c2s, s2c, opts)
-  const events: WsEvent[] = []
-  for (const ch of chunks) {
-    const stream = ch.dir === 'c2s' ? c2s : s2c
-    const time = ch.frame / 1000
-    if (byteByByte) {
-      for (let i = 0; i < ch.data.length; i++) {
-        stream.push(ch.data.subarray(i, i + 1), ch.frame, time)
-        events.push(...conn.process(ch.dir))
-      }
-    } else {
-      stream.push(ch.data, ch.frame, time)
-      events.push(...conn.process(ch.dir))
-    }
-  }
-  if (finish) events.push(...conn.process('c2s', true), ...conn.process('s2c', true))
-  return { events, conn, c2s, s2c }
-}
-
-const hex = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')
-
-function treeJson(nodes: FieldNode[]): unknown {
-  return nodes.map((n) => ({
-    ...n,
-    value: n.value instanceof Uint8Array ? hex(n.value) : typeof n.value === 'bigint' ? String(n.value) : n.value,
-    children: n.children ? treeJson(n.children) : undefined
-  }))
-}
-
-/** A comparable, fully expanded view of an event (bytes as hex, trees as JSON). */
-function normalize(e: WsEvent): unknown {
-  const out: Record<string, unknown> = { ...e }
-  for (const k of ['payload', 'bytes'] as const) if (k in e) out[k] = hex((e as unknown as Record<string, Uint8Array>)[k])
-  if ('head' in e) out.head = JSON.stringify(e.head)
-  if ('draft' in e && e.draft) {
-    out.draft = {
-      sources: e.draft.sources.map((s) => ({ name: s.name, bytes: hex(s.bytes) })),
-      tree: treeJson(e.draft.tree.roots),
-      warnings: e.draft.warnings,
-      error: e.draft.error
-    }
-  }
-  return out
 }
 
 const messages = (ev: WsEvent[], dir?: Dir) => ev.filter((e): e is WsMessageEvent => e.kind === 'message' && (!dir || e.dir === dir))
@@ -444,8 +387,8 @@ describe('websocket over a recorded ws session', () => {
     // a message spread over several TCP chunks lists all of their frame numbers
     expect(c2s[7].frames.length).toBeGreaterThan(1)
 
-    const bytewise = decode(s.chunks, {}, true)
-    expect(bytewise.events.map(normalize)).toEqual(d.events.map(normalize))
+    const bytewise = await withinTimeLimit<unknown[]>(WS_DECODE, 'decodeNormalized', [s.chunks, {}, true], LIMIT_S)
+    expect(bytewise).toEqual(d.events.map(normalize))
   })
 
   it('decodes permessage-deflate with context takeover', async () => {
@@ -466,8 +409,8 @@ describe('websocket over a recorded ws session', () => {
       expect(sizes.length).toBeGreaterThanOrEqual(8)
       expect(Math.max(...sizes.slice(-4))).toBeLessThan(sizes[0] * 0.6)
     }
-    const bytewise = decode(s.chunks, {}, true)
-    expect(bytewise.events.map(normalize)).toEqual(d.events.map(normalize))
+    const bytewise = await withinTimeLimit<unknown[]>(WS_DECODE, 'decodeNormalized', [s.chunks, {}, true], LIMIT_S)
+    expect(bytewise).toEqual(d.events.map(normalize))
   })
 
   it('decodes permessage-deflate without context takeover (and small window bits)', async () => {
@@ -489,8 +432,8 @@ describe('websocket over a recorded ws session', () => {
       const sizes = similarWireSizes(d.events, dir)
       expect(Math.max(...sizes.slice(-4))).toBeGreaterThan(sizes[0] * 0.8)
     }
-    const bytewise = decode(s.chunks, {}, true)
-    expect(bytewise.events.map(normalize)).toEqual(d.events.map(normalize))
+    const bytewise = await withinTimeLimit<unknown[]>(WS_DECODE, 'decodeNormalized', [s.chunks, {}, true], LIMIT_S)
+    expect(bytewise).toEqual(d.events.map(normalize))
   })
 
   it('decodes permessage-deflate with takeover in one direction only', async () => {
@@ -554,8 +497,11 @@ describe('fake upgrade preamble', () => {
     client.write(request)
     await relay.done
 
+    // byte by byte first under the time limit, so the in-process runs below cannot hang
+    const limited = await withinTimeLimit<unknown[]>(WS_DECODE, 'decodeNormalized', [relay.chunks, {}, true, false], LIMIT_S)
     for (const byteByByte of [false, true]) {
       const d = decode(relay.chunks, {}, byteByByte, false)
+      if (byteByByte) expect(d.events.map(normalize)).toEqual(limited)
       expect(d.conn.mode).toBe('raw')
       const m = modes(d.events)
       expect(m.map((e) => e.mode)).toEqual(['websocket', 'raw'])
@@ -744,6 +690,13 @@ describe('websocket frames: byte ranges', () => {
 })
 
 describe('websocket malformed input', () => {
+  it('any payload bytes (masked or not, inflated or not) and junk headers: decoding always finishes and never throws', async () => {
+    const r = await withinTimeLimit<{ runs: number; events: number; thrown: string[] }>(WS_DECODE, 'fuzzWebSocket', [20261204, 400], LIMIT_S)
+    expect(r.thrown).toEqual([])
+    expect(r.runs).toBe(400)
+    expect(r.events).toBeGreaterThan(400 * 3) // two handshakes and at least one more event per run
+  })
+
   it('keeps a truncated frame pending until final, then reports it', () => {
     const frame = clientFrame({ opcode: 2, payload: rand(50) })
     const d = synth([
@@ -870,6 +823,32 @@ describe('websocket malformed input', () => {
     )
     expect(d2.conn.mode).toBe('websocket')
     expect(controls(d2.events).map((c) => c.closeCode)).toEqual([1001])
+  })
+
+  it('a masked close as the very first frame: its code is read unmasked, both to accept it and to reject a fake one', () => {
+    // Frames from the ws library's own framer (Sender.frame, RFC 6455 masking), not the test's wsFrame.
+    const Sender = (wsLib as unknown as { Sender: { frame(d: Buffer, o: object): Buffer[] } }).Sender
+    const maskedClose = (payload: Buffer, key: number[]) =>
+      Uint8Array.from(Buffer.concat(Sender.frame(payload, { fin: true, opcode: 8, mask: true, readOnly: false, generateMask: (m: Buffer) => m.set(key) })))
+    const first = (frame: Uint8Array) => synth([['c2s', REQUEST], ['s2c', response()], ['c2s', frame]], {}, true)
+    const close = (code: number, reason = '') => Buffer.concat([Buffer.from([code >> 8, code & 0xff]), Buffer.from(reason)])
+
+    // 1000 "bye" under a key that makes the wire bytes of the code 00 00 (code 0, invalid if read masked)
+    const ok = maskedClose(close(1000, 'bye'), [0x03, 0xe8, 0x5a, 0xa5])
+    expect([...ok.subarray(0, 8)]).toEqual([0x88, 0x85, 0x03, 0xe8, 0x5a, 0xa5, 0x00, 0x00])
+    const d = first(ok)
+    expect(d.conn.mode).toBe('websocket')
+    expect(errors(d.events)).toEqual([])
+    expect(controls(d.events, 'c2s').map((c) => [c.opcode, c.closeCode, c.closeReason])).toEqual([[8, 1000, 'bye']])
+    const c = controls(d.events, 'c2s')[0]
+    expect(findAll(c.draft.tree.roots, 'websocket.masking_key').map((n) => hex(n.value as Uint8Array))).toEqual(['03e85aa5'])
+
+    // 999 (invalid) under a key that makes the wire bytes 03 e8 (1000, valid if read masked): not a WebSocket close
+    const fake = maskedClose(close(999), [0x00, 0x0f, 0x00, 0x00])
+    expect([...fake.subarray(6, 8)]).toEqual([0x03, 0xe8])
+    const f = first(fake)
+    expect(modes(f.events).map((m) => [m.mode, m.reason])).toEqual([['websocket', expect.any(String)], ['raw', expect.stringContaining('invalid close code 999')]])
+    expect(controls(f.events)).toEqual([])
   })
 
   it('reports a non-101 answer as http-failed and leaves the body', () => {

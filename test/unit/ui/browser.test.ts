@@ -2,7 +2,7 @@
 // `gamewire serve` process on the generated captures: open, scroll, filter (valid and invalid), select,
 // tree -> hex and hex -> tree linking, the JSON view, keyboard navigation, conversations, adding keys
 // that decrypt Photon and SFS2X messages, and exports compared with `gamewire decode`. Screenshots go
-// to test/artifacts/ (gitignored). Needs the build (`npm test` builds first).
+// to test/artifacts/ (gitignored). Runs the build (test/global-build.ts keeps it fresh).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -95,6 +95,44 @@ afterAll(async () => {
   server?.kill('SIGTERM')
   rmSync(tmp, { recursive: true, force: true })
 })
+
+type Exported = { direction: string; frames: number[]; value: { msgType: number; code: number; encrypted: boolean; reliableSeq: number; parameters: Record<string, { type: string; value: unknown }> } }
+type HashEntry = { key: { type: string; value: number }; value: { type: string; value: unknown; decoded?: { x: number; y: number; z: number } } }
+
+/** What photonFrames() sent: 150 RaiseEvent (op 253) requests and their code-1 events, the encrypted Authenticate and its reply, the fragmented event 200. */
+function expectPhotonSessionExport(doc: { format: string; messages: Exported[] }): void {
+  expect(doc.format).toBe('gamewire/1')
+  const ms = doc.messages
+  const is = (m: Exported, dir: string, msgType: number, code: number) => m.direction === dir && m.value?.msgType === msgType && m.value.code === code
+  const raise = ms.filter((m) => is(m, 'c2s', 2, 253))
+  const events = ms.filter((m) => is(m, 's2c', 4, 1))
+  expect([raise.length, events.length]).toEqual([150, 150])
+  for (let i = 0; i < 150; i++) {
+    // the script's position: x = round(sin(i/9)·1000)/100, z = round(cos(i/9)·1000)/100, sent as float32 (the event mirrors x)
+    const x = Math.round(Math.sin(i / 9) * 1000) / 100
+    const z = Math.round(Math.cos(i / 9) * 1000) / 100
+    const r = raise[i].value
+    expect(r.reliableSeq).toBe(6 + i) // five reliable client messages before the first RaiseEvent
+    expect(r.parameters['244']).toEqual({ type: 'Byte', value: 1 })
+    const h = r.parameters['245'].value as HashEntry[]
+    expect(h.map((e) => [e.key.value, e.value.type])).toEqual([[0, 'Custom'], [1, 'Int32']])
+    expect(h[0].value.decoded).toEqual({ x: Math.fround(x), y: 0, z: Math.fround(z) })
+    expect(h[1].value.value).toBe(i)
+    const e = events[i].value
+    expect(e.reliableSeq).toBe(10 + i) // six reliable server messages and three fragments before
+    expect((e.parameters['245'].value as HashEntry[])[0].value.decoded).toEqual({ x: Math.fround(-x) + 0, y: 0, z: Math.fround(z) })
+    expect(e.parameters['254']).toEqual({ type: 'Int32', value: 2 })
+  }
+  const auth = ms.filter((m) => is(m, 'c2s', 2, 230))
+  expect(auth.map((m) => [m.value.encrypted, m.value.parameters])).toEqual([[true, { 221: { type: 'String', value: PHOTON_SECRET_TOKEN }, 224: { type: 'String', value: 'demo-app' } }]])
+  expect(ms.filter((m) => m.direction === 's2c' && m.value?.msgType === 3 && m.value.code === 230).map((m) => m.value.parameters)).toEqual([{ 225: { type: 'String', value: 'user-42' } }])
+  const blob = ms.filter((m) => is(m, 's2c', 4, 200))
+  expect(blob).toHaveLength(1)
+  expect(blob[0].frames).toHaveLength(3) // 3000 bytes of map blob in 1152-byte fragments
+  // pattern(3000, 4) of build-captures.ts
+  const pattern = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 73 + 4 * 29 + 11) & 0xff)).toString('hex')
+  expect(blob[0].value.parameters['245']).toEqual({ type: 'ByteArray', value: pattern })
+}
 
 describe('the inspector in a browser', { timeout: 60_000 }, () => {
   it('opens the capture: rows stream in and the status bar shows the totals', async () => {
@@ -278,6 +316,9 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     const keyFile = join(tmp, 'photon.keys')
     writeFileSync(keyFile, PHOTON_KEY_LINE + '\n')
     expect(readFileSync(saved, 'utf8')).toBe(cli(['decode', PHOTON, '--keylog', keyFile]))
+    // The UI and the CLI run the same code, so also check the export against what the capture's traffic
+    // script (test/fixtures/ui/build-captures.ts, photonFrames) put on the wire: independent expectations.
+    expectPhotonSessionExport(JSON.parse(readFileSync(saved, 'utf8')))
     await page.waitForSelector('[data-testid=export-done]')
     await shot('09-export')
     await page.keyboard.press('Escape')

@@ -1,6 +1,6 @@
 // The capture panel in headless Chromium against a real `gamewire serve` (root, device lo): pick lo,
 // a BPF filter for a test port, start, watch rows arrive while Photon traffic is sent, stop, save, and
-// read the saved pcapng back with tshark. Needs the build (`npm run build`).
+// read the saved pcapng back with tshark. Runs the build (test/global-build.ts keeps it fresh).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'

@@ -46,6 +46,20 @@ function leaf(nodes: FieldNode[], key: string): FieldNode {
   return n
 }
 
+// Each field's width in bytes as docs/photon.md (UDP transport: packet and command headers, command bodies) gives it;
+// 0: a group or variable-length bytes. Written from the doc, not from udp-fields.ts.
+const SPEC_WIDTH: Record<string, number> = {
+  'photon.header': 0, 'photon.peer_id': 2, 'photon.flags': 1, 'photon.command_count': 1, 'photon.sent_time': 4, 'photon.challenge': 4, 'photon.crc': 4,
+  'photon.cmd': 0, 'photon.cmd.type': 1, 'photon.channel': 1, 'photon.cmd.flags': 1, 'photon.cmd.reserved': 1, 'photon.cmd.length': 4, 'photon.cmd.seq': 4,
+  'photon.cmd.payload': 0, 'photon.ack.seq': 4, 'photon.ack.sent_time': 4, 'photon.unreliable_seq': 4, 'photon.unsequenced_group': 4,
+  'photon.frag.start_seq': 4, 'photon.frag.count': 4, 'photon.frag.number': 4, 'photon.frag.total_length': 4, 'photon.frag.offset': 4, 'photon.frag.data': 0,
+  'photon.connect.reserved': 2, 'photon.connect.mtu': 2, 'photon.connect.window_size': 4, 'photon.connect.channel_count': 4,
+  'photon.connect.incoming_bandwidth': 4, 'photon.connect.outgoing_bandwidth': 4, 'photon.connect.throttle_interval': 4,
+  'photon.connect.throttle_acceleration': 4, 'photon.connect.throttle_deceleration': 4,
+  'photon.verify.peer_id': 2, 'photon.verify.mtu': 2, 'photon.verify.window_size': 4, 'photon.verify.channel_count': 4, 'photon.verify.rest': 0,
+  'photon.disconnect.reason': 1
+}
+const TYPE_WIDTH: Record<string, number> = { u8: 1, i8: 1, u16: 2, i16: 2, u32: 4, i32: 4, bytes: 0, none: 0 }
 const SIGNED = new Set(['photon.peer_id', 'photon.cmd.length', 'photon.cmd.seq', 'photon.ack.seq', 'photon.unreliable_seq', 'photon.unsequenced_group', 'photon.verify.peer_id'])
 
 /** Slices the node's range out of the datagram and decodes it independently; must equal node.value and `expected`. */
@@ -369,7 +383,12 @@ describe('Photon UDP commands', () => {
       const keys = new Set<string>()
       const walk = (ns: FieldNode[]) => ns.forEach((n) => (keys.add(n.key), walk(n.children ?? [])))
       walk(p.roots)
-      for (const k of keys) expect(lookupField(k), k).toBeDefined()
+      for (const k of keys) {
+        expect(k in SPEC_WIDTH, `${k} is in photon.md §2`).toBe(true)
+        const def = lookupField(k)!
+        expect([k, TYPE_WIDTH[def?.type]], k).toEqual([k, SPEC_WIDTH[k]])
+        if (SIGNED.has(k) || (k.startsWith('photon.frag.') && SPEC_WIDTH[k] > 0)) expect(def.type, k).toMatch(/^i/)
+      }
     }
   })
 

@@ -2,9 +2,8 @@
 // Last War fixture: the display filter fields of the SFS2X decoder select exactly the packets the truth
 // file says they should.
 
-import { describe, it, expect, beforeAll } from 'vitest'
-import { spawnSync, execFileSync } from 'node:child_process'
-import { statSync, readdirSync } from 'node:fs'
+import { describe, it, expect } from 'vitest'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { FIXTURES, loadTruth, compact, type Typed, type TruthPacket } from './helpers'
 
@@ -12,27 +11,6 @@ const ROOT = join(__dirname, '../../../..')
 const BIN = join(ROOT, 'bin/gamewire.mjs')
 const FILE = join(FIXTURES, 'lastwar-tcp.pcapng')
 const truth = loadTruth('lastwar-tcp')
-
-function newestSource(dir: string): number {
-  let t = 0
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name)
-    t = Math.max(t, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs)
-  }
-  return t
-}
-
-beforeAll(() => {
-  // The CLI runs the built code (`npm test` builds first). Build when there is no build, or when it is
-  // older than the shared sources (e.g. built before the SFS2X decoder landed).
-  let built = 0
-  try {
-    built = statSync(join(ROOT, 'out/main/cli.js')).mtimeMs
-  } catch {
-    built = 0
-  }
-  if (built < newestSource(join(ROOT, 'src-shared'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' })
-}, 300_000)
 
 interface Doc {
   conversations: Array<{ protocol: string; stack: string[]; server: string }>
