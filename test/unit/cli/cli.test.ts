@@ -5,15 +5,9 @@ import { mkdtempSync, writeFileSync, readFileSync, readdirSync, copyFileSync, st
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const ROOT = join(__dirname, '../../..')
-const BIN = join(ROOT, 'bin/gamewire.mjs')
+import { BIN, ROOT, gw } from '../helpers/cli'
 const LOOPBACK = join(ROOT, 'test/fixtures/net/loopback.pcapng')
 const tmp = mkdtempSync(join(tmpdir(), 'gw-cli-'))
-
-function gw(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
 describe('gamewire decode', () => {
   it('writes the decoded-JSON document of the contract', () => {

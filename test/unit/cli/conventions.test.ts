@@ -6,15 +6,9 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const ROOT = join(__dirname, '../../..')
-const BIN = join(ROOT, 'bin/gamewire.mjs')
+import { BIN, ROOT, gw } from '../helpers/cli'
 const DEMO = join(ROOT, 'resources/demo.pcapng')
 const COMMANDS = ['decode', 'stats', 'capture', 'devices', 'serve']
-
-function gw(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
 /** The command run under a pseudo-terminal (`script`, util-linux): what a user at a terminal sees. */
 function tty(...args: string[]) {

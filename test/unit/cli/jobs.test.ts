@@ -4,14 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 
-const ROOT = join(__dirname, '../../..')
-const BIN = join(ROOT, 'bin/gamewire.mjs')
+import { BIN, ROOT, gw } from '../helpers/cli'
 const KEYS = join(ROOT, 'test/fixtures/ui/keys.txt')
-
-function gw(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
 const captures = ['resources/demo.pcapng', 'test/fixtures/net/loopback.pcapng', 'test/fixtures/sfs2x/sdk-ws-deflate.pcapng', 'test/fixtures/capture/pcap-truncated.pcap']
 

@@ -6,14 +6,8 @@ import { spawnSync, execFileSync } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 
-const ROOT = join(__dirname, '../../..')
-const BIN = join(ROOT, 'bin/gamewire.mjs')
+import { BIN, ROOT, gw } from '../helpers/cli'
 const LOOPBACK = join(ROOT, 'test/fixtures/net/loopback.pcapng')
-
-function gw(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
 beforeAll(() => {
   try {

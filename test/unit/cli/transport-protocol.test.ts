@@ -9,15 +9,9 @@ import { pcapngBytes } from '../../fixtures/ui/build-captures'
 import { resetFrames, udpFrame } from '../helpers/frames'
 import { channelId, DELIVERY, packets, socketAddress, ticksAt } from '../protocols/litenetlib/encoder'
 
-const ROOT = join(__dirname, '../../..')
-const BIN = join(ROOT, 'bin/gamewire.mjs')
+import { BIN, ROOT, gw } from '../helpers/cli'
 const ENET = join(ROOT, 'test/fixtures/enet/enet-fignet-loopback.pcapng')
 const tmp = mkdtempSync(join(tmpdir(), 'gw-transport-'))
-
-function gw(...args: string[]) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 28 })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
 
 interface Line {
   protocol: string
