@@ -10,6 +10,7 @@ import type { WireDir } from '../protocols/registry'
 import { FieldColumns } from './field-columns'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
+import { defineProtocols } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
@@ -83,6 +84,8 @@ export interface ConversationEnds {
 const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 /** Names a message's stack can hold: transports, carriers and protocols. */
 export const LAYERS: ReadonlySet<string> = new Set(['udp', 'tcp', 'websocket', 'http', 'http-preamble', 'bluebox', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown'])
+// A filter may name any layer (`websocket`), as Wireshark accepts protocol names.
+defineProtocols(LAYERS)
 const EMPTY: readonly FieldScalar[] = []
 
 /**
