@@ -1,16 +1,16 @@
-// The timeline: @tanstack/react-table owns the columns (sizes, resizing, sort state; sorting itself runs
-// on the host), @tanstack/react-virtual renders only the visible rows, which come from the row cache in
-// blocks. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click picks extra rows.
+// The timeline: @tanstack/react-table owns the columns (sizes, resizing), @tanstack/react-virtual renders
+// only the visible rows, which come from the row cache in blocks. A header click sorts ascending, again
+// descending, a third time back to capture order; the host sorts (the view spec's sort), never the
+// renderer. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click picks extra rows,
+// Shift+click a range.
 
 import { useEffect, useMemo, useRef, useState } from 'react'
 import {
   columnResizingFeature,
   columnSizingFeature,
   createColumnHelper,
-  rowSortingFeature,
   tableFeatures,
-  useTable,
-  type SortingState
+  useTable
 } from '@tanstack/react-table'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import type { TimelineRow } from '../../../src-shared/api'
@@ -19,7 +19,7 @@ import { rowCache, useInspector } from '../state/store'
 import { ColumnPicker } from './ColumnPicker'
 
 const ROW_HEIGHT = 24
-const features = tableFeatures({ columnSizingFeature, columnResizingFeature, rowSortingFeature })
+const features = tableFeatures({ columnSizingFeature, columnResizingFeature })
 const helper = createColumnHelper<typeof features, TimelineRow>()
 const NO_DATA: TimelineRow[] = []
 
@@ -85,20 +85,12 @@ export function Timeline() {
     ],
     [spec.columns]
   )
-  const sorting: SortingState = spec.sort ? [{ id: spec.sort.column, desc: spec.sort.desc }] : []
-  const table = useTable({
-    features,
-    columns,
-    data: NO_DATA,
-    manualSorting: true,
-    enableSortingRemoval: true,
-    columnResizeMode: 'onChange',
-    state: { sorting },
-    onSortingChange: (updater) => {
-      const next = typeof updater === 'function' ? updater(sorting) : updater
-      setSort(next[0] ? { column: next[0].id, desc: next[0].desc } : null)
-    }
-  })
+  const table = useTable({ features, columns, data: NO_DATA, columnResizeMode: 'onChange' })
+  /** Ascending, then descending, then capture order again. */
+  const cycleSort = (column: string) => {
+    const s = spec.sort
+    setSort(s?.column !== column ? { column, desc: false } : !s.desc ? { column, desc: true } : null)
+  }
   const headers = table.getHeaderGroups()[0]?.headers ?? []
   const totalWidth = table.getTotalSize()
 
@@ -185,7 +177,7 @@ export function Timeline() {
     <div className="timeline" data-testid="timeline" data-count={count} data-view-state={viewState}>
       <div className="timeline-head" role="row" style={{ width: totalWidth + 40 }}>
         {headers.map((h) => {
-          const sorted = h.column.getIsSorted()
+          const sorted = spec.sort?.column === h.column.id ? (spec.sort.desc ? 'desc' : 'asc') : false
           const extra = spec.columns.includes(h.column.id)
           return (
             <div
@@ -195,7 +187,7 @@ export function Timeline() {
               style={{ width: h.getSize() }}
               aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
             >
-              <button className="th-label" onClick={h.column.getToggleSortingHandler()} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
+              <button className="th-label" data-testid="column-header" data-column={h.column.id} onClick={() => cycleSort(h.column.id)} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
                 {h.column.id === 'time' ? (
                   <span>
                     Time{' '}
