@@ -339,6 +339,21 @@ export class MessageIndex {
     return out
   }
 
+  /**
+   * The key families (first key segment) that occur in the indexed messages: every layer of every stack,
+   * the families of index fields with a value, and the meta families the messages' conversations give
+   * (`ip` or `ipv6`, `frame`, `gamewire`). The column picker offers their fields first.
+   */
+  presentFamilies(): Set<string> {
+    const out = new Set<string>()
+    if (this.count === 0) return out
+    out.add('frame').add('gamewire')
+    for (let id = 0; id < this.stacks.all().length; id++) for (const l of this.stacks.layers(id)) out.add(l)
+    for (const k of this.fields.keys()) out.add(k.split('.', 1)[0])
+    for (const e of this.ends.values()) out.add(e.a.ip.includes(':') ? 'ipv6' : 'ip')
+    return out
+  }
+
   /** A filter target over the index, moved from row to row with `at`; answers the keys `answers` accepts. */
   target(): IndexTarget {
     return new IndexTarget(this)

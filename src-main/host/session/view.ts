@@ -288,9 +288,15 @@ export class ViewPart {
   }
 }
 
-export function getFields(): FieldInfo[] {
+// Field families carried under another layer's name (Entangle models travel in FigNet messages).
+const FAMILY_LAYER: Record<string, string> = { entangle: 'fignet' }
+
+/** Every registered field; with `present` (the families in the open capture), those fields are marked. */
+export function getFields(present?: ReadonlySet<string>): FieldInfo[] {
   return allFields().map((f) => {
     const out: FieldInfo = { key: f.key, name: f.name, type: f.type }
+    const family = f.key.split('.', 1)[0]
+    if (present?.has(FAMILY_LAYER[family] ?? family)) out.present = true
     if (f.names) out.names = Object.fromEntries(Object.entries(f.names).map(([k, v]) => [k, String(v)]))
     return out
   })

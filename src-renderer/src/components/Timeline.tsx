@@ -13,7 +13,7 @@ import {
   useTable
 } from '@tanstack/react-table'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import type { TimelineRow } from '../../../src-shared/api'
+import { MAX_ROWS_PER_REQUEST, type TimelineRow } from '../../../src-shared/api'
 import { clock, DIRECTION_ARROW, num, protocolClass, relative } from '../format'
 import { rowCache, useInspector } from '../state/store'
 import { ColumnPicker } from './ColumnPicker'
@@ -63,9 +63,13 @@ export function Timeline() {
   const timeMode = useInspector((s) => s.timeMode)
   const timeOrigin = useInspector((s) => s.status?.timeOrigin ?? null)
   useInspector((s) => s.rowsVersion) // re-render when rows land
-  const { select, setSort, removeColumn, toggleTimeMode } = useInspector.getState()
+  const { select, selectRange, setSort, removeColumn, toggleTimeMode } = useInspector.getState()
   const scroller = useRef<HTMLDivElement>(null)
   const [cursor, setCursor] = useState(-1)
+  /** Where a Shift+click range starts: the row last clicked without Shift (view index). */
+  const anchor = useRef(-1)
+  const anchorView = useRef(-1)
+  const rangeSeq = useRef(0)
   const [picker, setPicker] = useState(false)
 
   const count = view?.count ?? 0
@@ -119,9 +123,13 @@ export function Timeline() {
     const api = useInspector.getState().api
     if (!api || !view || selectedId === null) return
     let live = true
+    const newView = anchorView.current !== view.id
+    anchorView.current = view.id
     void api.findRow(view.id, selectedId).then((i) => {
       if (!live) return
       setCursor(i)
+      // the rows moved: a range now starts at the selected row
+      if (newView) anchor.current = i
       if (i >= 0) virtualizer.scrollToIndex(i, { align: 'auto' })
     })
     return () => {
@@ -129,9 +137,34 @@ export function Timeline() {
     }
   }, [view?.id, view?.state, selectedId])
 
+  /** Selects the rows between the anchor and view index `to` (both included), fetching ids not in the cache. */
+  const selectTo = async (to: number, focus: number) => {
+    const api = useInspector.getState().api
+    if (!api || !view) return
+    const from = anchor.current >= 0 && anchor.current < count ? anchor.current : to
+    const lo = Math.min(from, to)
+    const hi = Math.max(from, to)
+    const seq = ++rangeSeq.current
+    const ids: number[] = []
+    for (let i = lo; i <= hi; ) {
+      const row = rowCache.get(i)
+      if (row) {
+        ids.push(row.id)
+        i++
+        continue
+      }
+      const batch = await api.getRows(view.id, i, Math.min(MAX_ROWS_PER_REQUEST, hi - i + 1))
+      if (seq !== rangeSeq.current || batch.viewId !== view.id || batch.rows.length === 0) return
+      for (const r of batch.rows) ids.push(r.id)
+      i += batch.rows.length
+    }
+    if (seq === rangeSeq.current) selectRange(focus, ids)
+  }
+
   const moveTo = (i: number) => {
     if (count === 0) return
     const idx = Math.max(0, Math.min(count - 1, i))
+    anchor.current = idx
     setCursor(idx)
     virtualizer.scrollToIndex(idx, { align: 'auto' })
     const row = rowCache.get(idx)
@@ -254,8 +287,14 @@ export function Timeline() {
                   title={row.error ? 'Decode error (see the detail tree)' : row.warning ? 'Decoded with warnings' : undefined}
                   onMouseDown={(e) => {
                     if (e.button !== 0) return
-                    if (e.ctrlKey || e.metaKey) select(row.id, 'toggle')
-                    else {
+                    if (e.shiftKey) {
+                      e.preventDefault() // no text selection
+                      void selectTo(item.index, row.id)
+                    } else if (e.ctrlKey || e.metaKey) {
+                      anchor.current = item.index
+                      select(row.id, 'toggle')
+                    } else {
+                      anchor.current = item.index
                       setCursor(item.index)
                       select(row.id)
                     }
@@ -281,7 +320,11 @@ export function Timeline() {
           {num(count)} {spec.filter || view?.count !== view?.total ? `of ${num(view?.total ?? 0)} ` : ''}
           messages
         </span>
-        {picked.length > 0 && <span className="picked-count">{picked.length} picked (Ctrl+click)</span>}
+        {picked.length > 0 && (
+          <span className="picked-count" data-testid="selected-count">
+            {num(picked.length + (selectedId !== null && !picked.includes(selectedId) ? 1 : 0))} selected (Shift+click a range, Ctrl+click one)
+          </span>
+        )}
       </div>
     </div>
   )

@@ -98,7 +98,7 @@ export interface InspectorState {
   stats: CaptureStatistics | null
 
   selectedId: number | null
-  /** Extra rows picked with Ctrl/Shift for "export selected". */
+  /** Extra rows picked with Ctrl+click or a Shift+click range, for "export selected". */
   picked: number[]
   detail: MessageDetail | null
   detailError: string | null
@@ -128,6 +128,8 @@ export interface InspectorState {
   addColumn(key: string): void
   removeColumn(key: string): void
   select(id: number | null, mode?: 'replace' | 'toggle'): void
+  /** A Shift+click range: `ids` (view order) become the selection, `focus` the row shown in detail. */
+  selectRange(focus: number, ids: number[]): void
   selectNode(path: string | null): void
   selectByte(source: number, offset: number): void
   setHexSource(i: number): void
@@ -212,6 +214,8 @@ export const useInspector = create<InspectorState>()((set, get) => {
     if (!api) return
     void api.getConversations().then((conversations) => set({ conversations }), () => undefined)
     void api.listKeys().then((keys) => set({ keys }), () => undefined)
+    // which fields are present changes with the capture (the column picker lists those first)
+    void api.getFields().then((fields) => set({ fields }), () => undefined)
     if (get().panel === 'stats') void get().loadStats()
   }
 
@@ -407,6 +411,16 @@ export const useInspector = create<InspectorState>()((set, get) => {
       if (get().selectedId === id && get().detail?.id === id) return
       set({ selectedId: id, picked: [], selectedNode: null, detailError: null })
       loadDetail(id)
+    },
+
+    selectRange(focus, ids) {
+      const picked = ids.filter((id) => id !== focus)
+      if (get().selectedId === focus && get().detail?.id === focus) {
+        set({ picked })
+        return
+      }
+      set({ selectedId: focus, picked, selectedNode: null, detailError: null })
+      loadDetail(focus)
     },
 
     selectNode(path) {
