@@ -127,6 +127,8 @@ export interface FieldInfo {
   type: FieldType
   /** Named values of integer fields, for autocomplete (`RaiseEvent` -> 253). */
   names?: Record<string, string>
+  /** The field's protocol or layer occurs in the open capture (the column picker lists these first). */
+  present?: boolean
 }
 
 export type FilterCheck =

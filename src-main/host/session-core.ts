@@ -107,7 +107,7 @@ export class SessionCore {
     return [...withSessionLinks(() => this.ctx.conversations.conversations())]
   }
   getFields(): FieldInfo[] {
-    return getFields()
+    return getFields(this.ctx.phase === 'ready' ? this.ctx.rows.index.presentFamilies() : undefined)
   }
   checkFilter(text: string): FilterCheck {
     return checkFilter(text)

@@ -26,6 +26,21 @@ export interface FieldDef {
 export type FieldOptions = { names?: Record<number, string>; description?: string; index?: boolean }
 
 const registry = new Map<string, FieldDef>()
+/** Every dotted prefix of a registered key (`photon.op` of `photon.op.code`): subtree names a filter may test. */
+const subtrees = new Set<string>()
+
+/**
+ * A family of keys a decoder makes from the traffic (Photon parameter codes and Hashtable keys, SFSObject
+ * entry names): not registered one by one, but a filter naming one is still a valid field reference.
+ */
+export interface DynamicFields {
+  prefix: string
+  name: string
+  /** The first segment after the prefix must match (`photon.param.<code>`: digits). Any segment when absent. */
+  segment?: RegExp
+}
+
+const dynamicFamilies = new Map<string, DynamicFields>()
 
 /**
  * Declares a field. Redeclaring a key with the same name and type returns the first declaration (modules
@@ -42,7 +57,48 @@ export function defineField(key: string, name: string, type: FieldType, opts: Fi
   }
   const def: FieldDef = { key, name, type, ...opts }
   registry.set(key, def)
+  for (let dot = key.indexOf('.'); dot > 0; dot = key.indexOf('.', dot + 1)) subtrees.add(key.slice(0, dot))
   return def
+}
+
+/** Declares a family of keys built at run time under `prefix` (`defineDynamicFields('sfs2x.p', 'SFSObject entry')`). */
+export function defineDynamicFields(prefix: string, name: string, opts: { segment?: RegExp } = {}): DynamicFields {
+  const existing = dynamicFamilies.get(prefix)
+  if (existing) return existing
+  const family: DynamicFields = { prefix, name, ...opts }
+  dynamicFamilies.set(prefix, family)
+  return family
+}
+
+/** The dynamic family `key` belongs to (`photon.param.255.x` -> photon.param), if any. */
+export function dynamicFamilyOf(key: string): DynamicFields | undefined {
+  for (let dot = key.lastIndexOf('.'); dot > 0; dot = key.lastIndexOf('.', dot - 1)) {
+    const family = dynamicFamilies.get(key.slice(0, dot))
+    if (!family) continue
+    const rest = key.slice(dot + 1)
+    const segment = rest.split('.', 1)[0]
+    if (segment && (!family.segment || family.segment.test(segment))) return family
+  }
+  return undefined
+}
+
+export function allDynamicFields(): DynamicFields[] {
+  return [...dynamicFamilies.values()]
+}
+
+const protocols = new Set<string>()
+
+/** Declares protocol and layer names (`photon`, `websocket`): a filter may test for them. */
+export function defineProtocols(names: Iterable<string>): void {
+  for (const n of names) protocols.add(n)
+}
+
+/**
+ * True when a filter may name `key`, as Wireshark accepts a field or a protocol: a registered field, a
+ * subtree of registered fields (`photon.op`), a protocol or layer name, or a key of a dynamic family.
+ */
+export function isKnownKey(key: string): boolean {
+  return registry.has(key) || subtrees.has(key) || protocols.has(key) || dynamicFamilies.has(key) || dynamicFamilyOf(key) !== undefined
 }
 
 /** Declares a family of fields under one prefix: `defineFields('udp', { srcport: ['Source port', 'u16'] })`. */

@@ -10,6 +10,7 @@ import type { WireDir } from '../protocols/registry'
 import { FieldColumns } from './field-columns'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
+import { defineProtocols } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
@@ -83,6 +84,8 @@ export interface ConversationEnds {
 const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 /** Names a message's stack can hold: transports, carriers and protocols. */
 export const LAYERS: ReadonlySet<string> = new Set(['udp', 'tcp', 'websocket', 'http', 'http-preamble', 'bluebox', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown'])
+// A filter may name any layer (`websocket`), as Wireshark accepts protocol names.
+defineProtocols(LAYERS)
 const EMPTY: readonly FieldScalar[] = []
 
 /**
@@ -333,6 +336,21 @@ export class MessageIndex {
     order.forEach((k, r) => (rank[k] = r))
     const ids = column === 'protocol' ? this.protocolId : column === 'name' ? this.nameId : this.summaryRef
     for (let i = 0; i < this.count; i++) out[i] = rank[ids[i]]
+    return out
+  }
+
+  /**
+   * The key families (first key segment) that occur in the indexed messages: every layer of every stack,
+   * the families of index fields with a value, and the meta families the messages' conversations give
+   * (`ip` or `ipv6`, `frame`, `gamewire`). The column picker offers their fields first.
+   */
+  presentFamilies(): Set<string> {
+    const out = new Set<string>()
+    if (this.count === 0) return out
+    out.add('frame').add('gamewire')
+    for (let id = 0; id < this.stacks.all().length; id++) for (const l of this.stacks.layers(id)) out.add(l)
+    for (const k of this.fields.keys()) out.add(k.split('.', 1)[0])
+    for (const e of this.ends.values()) out.add(e.a.ip.includes(':') ? 'ipv6' : 'ip')
     return out
   }
 

@@ -14,7 +14,10 @@
 
 import { concatBytes } from '../bytes/concat'
 import type { FieldScalar } from '../model/types'
-import { lookupField, type FieldDef } from '../bytes/fields'
+import { isKnownKey, lookupField, type FieldDef } from '../bytes/fields'
+// Declares the protocol and layer names and the frame/IP/transport/gamewire fields every message has, so
+// they are known names wherever a filter is compiled.
+import '../engine/message-index'
 import { tokenize, FilterError, BYTES_RE, parseAddressWord, type Token } from './lexer'
 import {
   type Literal, eqLit, cmpLit, containsLit, cmpScalar, containsScalar, utf8, latin1
@@ -26,6 +29,14 @@ export interface FilterTarget {
   values(key: string): readonly FieldScalar[]
   /** True when `key` occurs, or any field under `key + '.'` occurs (protocols and subtrees). */
   has(key: string): boolean
+}
+
+export interface CompileOptions {
+  /**
+   * Accept any field name, not only registered fields, protocols and dynamic key families. For targets
+   * made up of arbitrary keys (the filter's own unit tests); every filter a user types is checked.
+   */
+  anyField?: boolean
 }
 
 export interface CompiledFilter {
@@ -50,7 +61,7 @@ interface Operand {
   end: number
 }
 
-type Rhs = { lit: Literal } | { field: Getter; key: string; start: number; end: number }
+type Rhs = { lit: Literal } | { field: Getter; key: string; start: number; end: number; def?: FieldDef }
 type SetElem = { lit: Literal } | { lo: Literal; hi: Literal }
 
 const MAX_DEPTH = 256
@@ -65,6 +76,7 @@ function fail(message: string, start: number, end: number): never {
   throw new FilterError(message, start, end)
 }
 
+/** What a registered field's values are, for type errors ('any' when the language compares them loosely). */
 function kindOfDef(def: FieldDef | undefined): ValueKind {
   if (!def) return 'any'
   switch (def.type) {
@@ -275,10 +287,28 @@ function codePoints(s: string): number {
   return n
 }
 
+const KIND_WORD: Record<ValueKind, string> = { any: 'value', number: 'number', string: 'string', bytes: 'byte array' }
+
+/** How a literal reads in a type error. */
+function literalKind(lit: Literal): string {
+  if (lit.str !== undefined) return `the string ${lit.text}`
+  if (lit.bool !== undefined) return `the boolean ${lit.text}`
+  if (lit.ip !== undefined) return `the address ${lit.text}`
+  if (lit.num !== undefined) return `the number ${lit.text}`
+  return `the byte string ${lit.text}`
+}
+
+/** What an operand is called in a type error: `frame.number (u32)`, `len(x)`. */
+function operandName(op: Operand): string {
+  return op.def ? `${op.def.key} (${op.def.type})` : `${op.key} (${KIND_WORD[op.kind]})`
+}
+
 class Parser {
   private pos = 0
   private depth = 0
   readonly fields: string[] = []
+  /** Every field name written, with its position, for the name check after parsing. */
+  readonly refs: { key: string; start: number; end: number }[] = []
 
   constructor(private readonly toks: Token[]) {}
 
@@ -429,6 +459,7 @@ class Parser {
     }
     const key = t.text
     this.useField(key)
+    this.refs.push({ key, start: t.start, end: t.end })
     const def = lookupField(key)
     return this.parseSlices({
       get: (tt) => tt.values(key),
@@ -567,9 +598,46 @@ class Parser {
   }
 
   private comparison(op: string, operand: Operand, rhs: Rhs): Pred {
-    if ('field' in rhs) return fieldVsField(op, operand.get, rhs.field)
-    const lit = rhs.lit
+    if ('field' in rhs) {
+      const other = kindOfDef(rhs.def)
+      if (operand.kind !== 'any' && other !== 'any' && operand.kind !== other && !(operand.kind !== 'number' && other !== 'number')) {
+        fail(`${operandName(operand)} cannot be compared with ${rhs.key} (${rhs.def!.type}) at ${rhs.start}`, rhs.start, rhs.end)
+      }
+      return fieldVsField(op, operand.get, rhs.field)
+    }
+    const lit = this.typed(operand, rhs.lit)
     return quantify(op, operand.get, (v) => eqLit(v, lit), (v) => cmpLit(v, lit))
+  }
+
+  /**
+   * Checks a literal against the operand's type as Wireshark does: a string is no number (unless it is
+   * one of the field's value names, `"RaiseEvent"`), a number or boolean is no string, a byte array takes
+   * byte strings and strings, a boolean field takes true/false/1/0. Untyped keys (dynamic keys, protocols)
+   * take anything.
+   */
+  private typed(operand: Operand, lit: Literal): Literal {
+    const bad = (): never => fail(`${operandName(operand)} cannot be compared with ${literalKind(lit)} at ${lit.start}`, lit.start, lit.end)
+    if (operand.def?.type === 'bool') {
+      if (lit.str !== undefined || lit.ip !== undefined) bad()
+      return lit
+    }
+    switch (operand.kind) {
+      case 'number':
+        if (lit.str !== undefined) {
+          const named = operand.def?.names ? lookupName(operand.def, lit.str) : undefined
+          return named === undefined ? bad() : intLiteral(BigInt(named), lit.start, lit.end, lit.text)
+        }
+        if (lit.num === undefined && lit.bool === undefined) bad()
+        return lit
+      case 'string':
+        if (lit.str === undefined && (lit.num !== undefined || lit.bool !== undefined)) bad()
+        return lit
+      case 'bytes':
+        if (lit.str === undefined && lit.bytes === undefined) bad()
+        return lit
+      default:
+        return lit
+    }
   }
 
   private parseRegex(opTok: Token): RegExp {
@@ -657,7 +725,8 @@ class Parser {
     if (allowField && isField) {
       const key = t.text
       this.useField(key)
-      return { field: (tt) => tt.values(key), key, start: t.start, end: t.end }
+      this.refs.push({ key, start: t.start, end: t.end })
+      return { field: (tt) => tt.values(key), key, start: t.start, end: t.end, def: lookupField(key) }
     }
     if (/^[0-9a-fA-F]{2}$/.test(t.text) && (operand.kind === 'bytes' || (operand.kind === 'any' && !def?.names))) {
       return { lit: { text: t.text, start: t.start, end: t.end, bytes: hexBytes(t.text) } }
@@ -695,10 +764,12 @@ class Parser {
       }
       lastComma = false
       const lo = this.parseValue(prev, operand, false) as { lit: Literal }
+      lo.lit = this.typed(operand, lo.lit)
       const dots = this.peek()
       if (dots && dots.kind === 'operator' && dots.op === '..') {
         this.next()
         const hi = this.parseValue(dots, operand, false) as { lit: Literal }
+        hi.lit = this.typed(operand, hi.lit)
         if (lo.lit.int !== undefined && hi.lit.int !== undefined && lo.lit.int > hi.lit.int) {
           fail(`empty range ${lo.lit.text}..${hi.lit.text} at ${lo.lit.start}`, lo.lit.start, hi.lit.end)
         }
@@ -726,12 +797,18 @@ class Parser {
  * Compiles a display filter. Throws FilterError (with the character range of the problem) when the
  * expression is invalid. An empty or blank expression matches everything.
  */
-export function compileFilter(expr: string): CompiledFilter {
+export function compileFilter(expr: string, opts: CompileOptions = {}): CompiledFilter {
   const toks = tokenize(expr)
   for (const t of toks) if (t.kind === 'error') throw new FilterError(t.error ?? `invalid token at ${t.start}`, t.start, t.end)
   if (toks.length === 0) return { source: expr, fields: [], matches: () => true }
   const parser = new Parser(toks)
   const pred = parser.parse()
+  // Names are checked once the syntax is known good, as Wireshark's semantic pass does.
+  if (!opts.anyField) {
+    for (const r of parser.refs) {
+      if (!isKnownKey(r.key)) fail(`'${r.key}' at ${r.start} is neither a field nor a protocol`, r.start, r.end)
+    }
+  }
   return { source: expr, fields: parser.fields, matches: pred }
 }
 

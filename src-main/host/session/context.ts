@@ -42,6 +42,11 @@ export interface ViewState {
   state: ViewInfo['state']
   progress: number
   error: string | null
+  /**
+   * What the filter and columns gave before sorting, over the first `total` rows: a new sort of the same
+   * filter and columns starts from it instead of evaluating the rows again.
+   */
+  unsorted?: { order: Uint32Array<ArrayBuffer> | null; count: number; total: number }
 }
 
 export function emptyView(id: number, spec: ViewSpec, generation: number): ViewState {

@@ -83,7 +83,11 @@ export function FilterBar() {
           {error.message}
         </div>
       )}
-      {view?.state === 'running' && spec.filter && <span className="filter-busy">filtering {Math.round(view.progress * 100)}%</span>}
+      {view?.state === 'running' && spec.filter && (
+        <span className="filter-busy" data-testid="filter-progress">
+          filtering {Math.round(view.progress * 100)}%
+        </span>
+      )}
       {spec.filter && (
         <button className="icon-button" title="Clear the filter" onClick={() => void apply('')}>
           ✕

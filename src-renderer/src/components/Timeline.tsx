@@ -1,26 +1,26 @@
-// The timeline: @tanstack/react-table owns the columns (sizes, resizing, sort state; sorting itself runs
-// on the host), @tanstack/react-virtual renders only the visible rows, which come from the row cache in
-// blocks. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click picks extra rows.
+// The timeline: @tanstack/react-table owns the columns (sizes, resizing), @tanstack/react-virtual renders
+// only the visible rows, which come from the row cache in blocks. A header click sorts ascending, again
+// descending, a third time back to capture order; the host sorts (the view spec's sort), never the
+// renderer. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click picks extra rows,
+// Shift+click a range.
 
 import { useEffect, useMemo, useRef, useState } from 'react'
 import {
   columnResizingFeature,
   columnSizingFeature,
   createColumnHelper,
-  rowSortingFeature,
   tableFeatures,
-  useTable,
-  type SortingState
+  useTable
 } from '@tanstack/react-table'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import type { TimelineRow } from '../../../src-shared/api'
+import { MAX_ROWS_PER_REQUEST, type TimelineRow } from '../../../src-shared/api'
 import { clock, DIRECTION_ARROW, num, protocolClass, relative } from '../format'
 import { rowCache, useInspector } from '../state/store'
 import { ColumnPicker } from './ColumnPicker'
 import { FrameLinks } from './FrameLinks'
 
 const ROW_HEIGHT = 24
-const features = tableFeatures({ columnSizingFeature, columnResizingFeature, rowSortingFeature })
+const features = tableFeatures({ columnSizingFeature, columnResizingFeature })
 const helper = createColumnHelper<typeof features, TimelineRow>()
 const NO_DATA: TimelineRow[] = []
 
@@ -64,9 +64,13 @@ export function Timeline() {
   const timeMode = useInspector((s) => s.timeMode)
   const timeOrigin = useInspector((s) => s.status?.timeOrigin ?? null)
   useInspector((s) => s.rowsVersion) // re-render when rows land
-  const { select, setSort, removeColumn, toggleTimeMode } = useInspector.getState()
+  const { select, selectRange, setSort, removeColumn, toggleTimeMode } = useInspector.getState()
   const scroller = useRef<HTMLDivElement>(null)
   const [cursor, setCursor] = useState(-1)
+  /** Where a Shift+click range starts: the row last clicked without Shift (view index). */
+  const anchor = useRef(-1)
+  const anchorView = useRef(-1)
+  const rangeSeq = useRef(0)
   const [picker, setPicker] = useState(false)
 
   const count = view?.count ?? 0
@@ -86,20 +90,12 @@ export function Timeline() {
     ],
     [spec.columns]
   )
-  const sorting: SortingState = spec.sort ? [{ id: spec.sort.column, desc: spec.sort.desc }] : []
-  const table = useTable({
-    features,
-    columns,
-    data: NO_DATA,
-    manualSorting: true,
-    enableSortingRemoval: true,
-    columnResizeMode: 'onChange',
-    state: { sorting },
-    onSortingChange: (updater) => {
-      const next = typeof updater === 'function' ? updater(sorting) : updater
-      setSort(next[0] ? { column: next[0].id, desc: next[0].desc } : null)
-    }
-  })
+  const table = useTable({ features, columns, data: NO_DATA, columnResizeMode: 'onChange' })
+  /** Ascending, then descending, then capture order again. */
+  const cycleSort = (column: string) => {
+    const s = spec.sort
+    setSort(s?.column !== column ? { column, desc: false } : !s.desc ? { column, desc: true } : null)
+  }
   const headers = table.getHeaderGroups()[0]?.headers ?? []
   const totalWidth = table.getTotalSize()
 
@@ -128,9 +124,13 @@ export function Timeline() {
     const api = useInspector.getState().api
     if (!api || !view || selectedId === null) return
     let live = true
+    const newView = anchorView.current !== view.id
+    anchorView.current = view.id
     void api.findRow(view.id, selectedId).then((i) => {
       if (!live) return
       setCursor(i)
+      // the rows moved: a range now starts at the selected row
+      if (newView) anchor.current = i
       if (i >= 0) virtualizer.scrollToIndex(i, { align: 'auto' })
     })
     return () => {
@@ -138,9 +138,34 @@ export function Timeline() {
     }
   }, [view?.id, view?.state, selectedId])
 
+  /** Selects the rows between the anchor and view index `to` (both included), fetching ids not in the cache. */
+  const selectTo = async (to: number, focus: number) => {
+    const api = useInspector.getState().api
+    if (!api || !view) return
+    const from = anchor.current >= 0 && anchor.current < count ? anchor.current : to
+    const lo = Math.min(from, to)
+    const hi = Math.max(from, to)
+    const seq = ++rangeSeq.current
+    const ids: number[] = []
+    for (let i = lo; i <= hi; ) {
+      const row = rowCache.get(i)
+      if (row) {
+        ids.push(row.id)
+        i++
+        continue
+      }
+      const batch = await api.getRows(view.id, i, Math.min(MAX_ROWS_PER_REQUEST, hi - i + 1))
+      if (seq !== rangeSeq.current || batch.viewId !== view.id || batch.rows.length === 0) return
+      for (const r of batch.rows) ids.push(r.id)
+      i += batch.rows.length
+    }
+    if (seq === rangeSeq.current) selectRange(focus, ids)
+  }
+
   const moveTo = (i: number) => {
     if (count === 0) return
     const idx = Math.max(0, Math.min(count - 1, i))
+    anchor.current = idx
     setCursor(idx)
     virtualizer.scrollToIndex(idx, { align: 'auto' })
     const row = rowCache.get(idx)
@@ -187,7 +212,7 @@ export function Timeline() {
     <div className="timeline" data-testid="timeline" data-count={count} data-view-state={viewState}>
       <div className="timeline-head" role="row" style={{ width: totalWidth + 40 }}>
         {headers.map((h) => {
-          const sorted = h.column.getIsSorted()
+          const sorted = spec.sort?.column === h.column.id ? (spec.sort.desc ? 'desc' : 'asc') : false
           const extra = spec.columns.includes(h.column.id)
           return (
             <div
@@ -197,7 +222,7 @@ export function Timeline() {
               style={{ width: h.getSize() }}
               aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
             >
-              <button className="th-label" onClick={h.column.getToggleSortingHandler()} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
+              <button className="th-label" data-testid="column-header" data-column={h.column.id} onClick={() => cycleSort(h.column.id)} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
                 {h.column.id === 'time' ? (
                   <span>
                     Time{' '}
@@ -264,8 +289,14 @@ export function Timeline() {
                   title={row.error ? 'Decode error (see the detail tree)' : row.warning ? 'Decoded with warnings' : undefined}
                   onMouseDown={(e) => {
                     if (e.button !== 0) return
-                    if (e.ctrlKey || e.metaKey) select(row.id, 'toggle')
-                    else {
+                    if (e.shiftKey) {
+                      e.preventDefault() // no text selection
+                      void selectTo(item.index, row.id)
+                    } else if (e.ctrlKey || e.metaKey) {
+                      anchor.current = item.index
+                      select(row.id, 'toggle')
+                    } else {
+                      anchor.current = item.index
                       setCursor(item.index)
                       select(row.id)
                     }
@@ -291,7 +322,11 @@ export function Timeline() {
           {num(count)} {spec.filter || view?.count !== view?.total ? `of ${num(view?.total ?? 0)} ` : ''}
           messages
         </span>
-        {picked.length > 0 && <span className="picked-count">{picked.length} picked (Ctrl+click)</span>}
+        {picked.length > 0 && (
+          <span className="picked-count" data-testid="selected-count">
+            {num(picked.length + (selectedId !== null && !picked.includes(selectedId) ? 1 : 0))} selected (Shift+click a range, Ctrl+click one)
+          </span>
+        )}
       </div>
     </div>
   )

@@ -101,7 +101,7 @@ export interface InspectorState {
   statsAll: boolean
 
   selectedId: number | null
-  /** Extra rows picked with Ctrl/Shift for "export selected". */
+  /** Extra rows picked with Ctrl+click or a Shift+click range, for "export selected". */
   picked: number[]
   detail: MessageDetail | null
   detailError: string | null
@@ -133,6 +133,8 @@ export interface InspectorState {
   select(id: number | null, mode?: 'replace' | 'toggle'): void
   /** Selects the message frame `frame` carries (a summary's "→ frame 3"). */
   goToFrame(frame: number): Promise<void>
+  /** A Shift+click range: `ids` (view order) become the selection, `focus` the row shown in detail. */
+  selectRange(focus: number, ids: number[]): void
   selectNode(path: string | null): void
   selectByte(source: number, offset: number): void
   setHexSource(i: number): void
@@ -221,6 +223,8 @@ export const useInspector = create<InspectorState>()((set, get) => {
     if (!api) return
     void api.getConversations().then((conversations) => set({ conversations }), () => undefined)
     void api.listKeys().then((keys) => set({ keys }), () => undefined)
+    // which fields are present changes with the capture (the column picker lists those first)
+    void api.getFields().then((fields) => set({ fields }), () => undefined)
     if (get().panel === 'stats') void get().loadStats()
   }
 
@@ -436,6 +440,16 @@ export const useInspector = create<InspectorState>()((set, get) => {
       } catch (e) {
         get().notify('error', errorMessage(e))
       }
+    },
+
+    selectRange(focus, ids) {
+      const picked = ids.filter((id) => id !== focus)
+      if (get().selectedId === focus && get().detail?.id === focus) {
+        set({ picked })
+        return
+      }
+      set({ selectedId: focus, picked, selectedNode: null, detailError: null })
+      loadDetail(focus)
     },
 
     selectNode(path) {

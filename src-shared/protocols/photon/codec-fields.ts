@@ -2,7 +2,8 @@
 // and their nested entries `photon.param.<code>.<key>` (keys come from the traffic: made on the fly by
 // valueDef, not registered).
 
-import { defineField, defineFields, type FieldDef, type FieldType } from '../../bytes/fields'
+import { EVENTS, INTERNAL_OPERATIONS, OPERATIONS } from './names'
+import { defineDynamicFields, defineField, defineFields, type FieldDef, type FieldType } from '../../bytes/fields'
 
 export const F_PARAM = defineField('photon.param', 'Parameter', 'none', {
   description: 'Parameters are photon.param.<code> (e.g. photon.param.254); Hashtable/Dictionary entries add .<key>'
@@ -17,8 +18,10 @@ export const F_BODY = defineFields('photon', {
   key: ['Parameter code', 'u8']
 })
 
-export const F_OP = defineFields('photon.op', { code: ['Operation code', 'u8', { index: true }] })
-export const F_EV = defineFields('photon.ev', { code: ['Event code', 'u8', { index: true }] })
+// Named values for filters and autocomplete (`photon.op.code == RaiseEvent`); the tree labels name codes
+// per message type (codeLeaf), since internal operations reuse codes 0 and 1.
+export const F_OP = defineFields('photon.op', { code: ['Operation code', 'u8', { index: true, names: { ...INTERNAL_OPERATIONS, ...OPERATIONS } }] })
+export const F_EV = defineFields('photon.ev', { code: ['Event code', 'u8', { index: true, names: { ...EVENTS } }] })
 
 export const F_VALUE = defineFields('photon.value', {
   type: ['Type code', 'u8', { description: 'GpBinary type byte (Protocol16 letters, Protocol18 codes)' }],
@@ -36,6 +39,13 @@ export const F_VALUE = defineFields('photon.value', {
 
 /** The node of a value read on its own (readTypedValue). */
 export const F_VALUE_ROOT = defineField('photon.value', 'Value', 'none')
+
+// Keys made from the traffic: parameters by code and, under any value, Hashtable/Dictionary entries by
+// key (`<parent>.<key>`) and nested parameter tables by code (`<parent>.<code>`).
+defineDynamicFields('photon.param', 'Parameter by code', { segment: /^[0-9]+$/ })
+defineDynamicFields('photon.value', 'Entry of a value read on its own')
+defineDynamicFields('photon.message', 'Entry of a Message object')
+defineDynamicFields('photon.debug_message', 'Entry of a debug message')
 
 /** Field definition for a dynamic key (`photon.param.254.x`), not registered. */
 const valueDefs = new Map<string, FieldDef>()

@@ -1,7 +1,7 @@
 // The SFS2X filter fields. Body entries are `sfs2x.p.<path>` (declared on the fly by the codec, not here:
 // their keys come from the traffic).
 
-import { defineField, defineFields, type FieldDef, type FieldType } from '../../bytes/fields'
+import { defineDynamicFields, defineField, defineFields, type FieldDef, type FieldType } from '../../bytes/fields'
 import { ACTION_NAMES, CONTROLLER_NAMES } from './names'
 
 export const F_ROOT = defineField('sfs2x', 'SmartFoxServer 2X', 'none')
@@ -49,6 +49,9 @@ export const F_HEADER_BITS = defineFields('sfs2x.header', {
   forward: ['Forward (shard id follows)', 'bool'],
   reserved: ['Reserved bits', 'u8']
 })
+
+/** Body entries `sfs2x.p.<name>.<name>…`: the names come from the traffic. */
+defineDynamicFields('sfs2x.p', 'SFSObject entry')
 
 /** A field definition for a body entry `sfs2x.p.<path>`, not registered (keys come from the traffic). */
 const pathDefs = new Map<string, FieldDef>()

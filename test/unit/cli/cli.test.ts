@@ -123,6 +123,9 @@ describe('gamewire decode', () => {
       [['decode', LOOPBACK, '--tree'], /^gamewire: option --tree needs a value$/m],
       [['decode', LOOPBACK, '--tree', 'none', '--tree', 'full'], /^gamewire: option --tree given twice$/m],
       [['decode', LOOPBACK, '--filter', 'udp.port =='], /^gamewire: filter: /],
+      // names and types are checked as Wireshark does, with the position
+      [['decode', LOOPBACK, '--filter', 'photon.nosuch == 1'], /^gamewire: filter: 'photon\.nosuch' at 0 is neither a field nor a protocol$/m],
+      [['decode', LOOPBACK, '--filter', 'frame.number > "abc"'], /^gamewire: filter: frame\.number \(u32\) cannot be compared with the string "abc" at 15$/m],
       [['decode', LOOPBACK, '--keylog', badKeys], /^gamewire: line 2: /],
       [['frobnicate'], /^gamewire: unknown command 'frobnicate'/],
       [['capture'], /^gamewire: capture needs an interface/],
