@@ -236,6 +236,8 @@ export interface KeyInfo {
   direction?: string
   /** Conversations of the open capture this key applies to. */
   covers: number[]
+  /** Came with the bundled demo capture: never saved with the user's keys, dropped when another capture opens. */
+  demo?: true
 }
 
 export interface KeyChange {

@@ -115,7 +115,8 @@ export class InspectorSession implements InspectorRequests {
   }
 
   private dispatch(e: InspectorEvent): void {
-    if (e.type === 'keys') this.persistKeys(e.keys.map((k) => k.line))
+    // the demo's own keys are not the user's: they are never saved
+    if (e.type === 'keys') this.persistKeys(e.keys.filter((k) => !k.demo).map((k) => k.line))
     for (const cb of [...this.listeners]) {
       try {
         cb(e)

@@ -2,7 +2,7 @@
 // and from the build output (out/main/index.js, or a shared chunk under out/main/chunks/).
 
 import { existsSync } from 'node:fs'
-import { dirname, join, parse } from 'node:path'
+import { basename, dirname, join, parse } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const MAX_LEVELS_UP = 6
@@ -27,4 +27,9 @@ export function appRoot(moduleUrl: string = import.meta.url): string {
 /** The bundled demo capture opened when no file is given. */
 export function demoCapturePath(): string {
   return join(appRoot(), 'resources', 'demo.pcapng')
+}
+
+/** The demo capture's own key file, next to it: resources/demo.pcapng → resources/demo-keys.txt. */
+export function demoKeysPath(capture: string): string {
+  return join(dirname(capture), `${basename(capture).replace(/\.pcapng$/, '')}-keys.txt`)
 }

@@ -32,6 +32,8 @@ import type {
 import '../../src-shared/engine/meta-fields'
 import type { ConversationInfo } from '../../src-shared/model/types'
 import type { PackedFrames } from '../capture/live-protocol'
+import { readFileSync } from 'node:fs'
+import { demoKeysPath } from './paths'
 import { CapturePart } from './session/capture'
 import { SessionContext, type SessionCoreOptions } from './session/context'
 import { DetailPart } from './session/details'
@@ -74,8 +76,14 @@ export class SessionCore {
     return this.ctx.status()
   }
 
-  open(path?: string): Promise<SessionStatus> {
-    return this.capture.open(path)
+  /** Opens `path`, or the bundled demo with its own key file (resources/demo-keys.txt) when no path is given. */
+  async open(path?: string): Promise<SessionStatus> {
+    const changed = this.keys.setDemoKeys(path === undefined ? demoKeyText(this.ctx.opts.demoCapturePath()) : '')
+    try {
+      return await this.capture.open(path)
+    } finally {
+      if (changed) this.keys.emitKeys()
+    }
   }
 
   // ---- the timeline view ----
@@ -173,5 +181,14 @@ export class SessionCore {
     this.ctx.store = null
     this.details.forget()
     this.ctx.live = null
+  }
+}
+
+/** The demo capture's key file text, or '' when it has none. */
+function demoKeyText(capture: string): string {
+  try {
+    return readFileSync(demoKeysPath(capture), 'utf8')
+  } catch {
+    return ''
   }
 }

@@ -39,12 +39,12 @@ import * as lnl from '../unit/protocols/litenetlib/encoder'
 // ---- plumbing ----
 
 /** One frame at `t` microseconds after the capture start. */
-interface Out {
+export interface Out {
   t: number
   frame: CaptureFrame
 }
-type Gen = Generator<Out, void, undefined>
-type Rand = () => number
+export type Gen = Generator<Out, void, undefined>
+export type Rand = () => number
 
 interface Env {
   /** Set once enough frames are out: sessions finish what they started, close, and slots stop. */
@@ -53,11 +53,11 @@ interface Env {
   seed: number
 }
 
-const MS = 1000
+export const MS = 1000
 const int = (r: Rand, n: number) => Math.floor(r() * n)
 const pick = <T>(r: Rand, xs: readonly T[]): T => xs[int(r, xs.length)]
 const jitter = (r: Rand, ms: number) => Math.round(r() * ms * MS)
-const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
+export const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
 /** Key material from the seed and a label (never from the PRNG stream, so keys do not shift traffic). */
 const secret = (n: number, seed: number, label: string) => Uint8Array.from(createHash('sha256').update(`gamewire bench ${seed} ${label}`).digest().subarray(0, n))
 
@@ -88,7 +88,7 @@ function* slot(env: Env, session: (n: number) => Gen): Gen {
 
 const MSS = 1460
 
-class Tcp {
+export class Tcp {
   private seq: [number, number]
   constructor(
     private readonly c: string,
@@ -144,16 +144,16 @@ const PHOTON_TCP = { ip: '10.1.0.12', port: 4530 }
 const PHOTON_WS = { ip: '10.1.0.13', port: 9090 }
 
 /** F3, message type (bit 7 = encrypted), body. */
-const photonMsg = (type: number, body: Uint8Array, encrypted = false) => Uint8Array.from([0xf3, type | (encrypted ? 0x80 : 0), ...body])
+export const photonMsg = (type: number, body: Uint8Array, encrypted = false) => Uint8Array.from([0xf3, type | (encrypted ? 0x80 : 0), ...body])
 
 /** Photon's payload encryption: AES-256-CBC, zero IV, PKCS#7 (photon.md §6). */
-function photonEncrypt(key: Uint8Array, body: Uint8Array): Uint8Array {
+export function photonEncrypt(key: Uint8Array, body: Uint8Array): Uint8Array {
   const c = createCipheriv('aes-256-cbc', key, Buffer.alloc(16))
   return Uint8Array.from(Buffer.concat([c.update(body), c.final()]))
 }
 
 /** Message bodies of a Photon Realtime / PUN session, in either GpBinary version. */
-class PhotonScript {
+export class PhotonScript {
   constructor(
     readonly ver: GpVersion,
     private readonly r: Rand
@@ -255,7 +255,7 @@ class PhotonScript {
  * One Photon UDP peer link: reliable sequence numbers per channel and side, ACKs owed to the other side
  * (sent in its next datagram), datagram headers with the peer's sent time.
  */
-class PhotonUdpLink {
+export class PhotonUdpLink {
   private readonly rel: Map<number, number>[] = [new Map(), new Map()]
   private readonly unrel: Map<number, number>[] = [new Map(), new Map()]
   private readonly owed: Uint8Array[][] = [[], []]
@@ -549,15 +549,15 @@ function* sfsSession(o: SfsSlot): Gen {
 
 // ---- FigNet (ENet and LiteNetLib) ----
 
-const FIGNET_ENET = { ip: '10.1.0.30', port: 7777 }
+export const FIGNET_ENET = { ip: '10.1.0.30', port: 7777 }
 const FIGNET_LNL = { ip: '10.1.0.31', port: 9050 }
 
 /** FigNet envelope: u16 LE message id, flags (callback id), payload. */
-const fig = (msgId: number, callbackId: number, body: Uint8Array) => enet.envelope(msgId, callbackId, body)
-const mp = (model: string, v: ModelValue) => writeModel(new MpWriter(), model, v).done()
+export const fig = (msgId: number, callbackId: number, body: Uint8Array) => enet.envelope(msgId, callbackId, body)
+export const mp = (model: string, v: ModelValue) => writeModel(new MpWriter(), model, v).done()
 
 /** FigNet/Entangle payloads for one player. */
-class FigScript {
+export class FigScript {
   private seq = 0
   constructor(private readonly r: Rand) {}
 
@@ -615,7 +615,7 @@ class FigScript {
 type FigSlot = PeerSlot
 
 /** ENet peer: reliable sequence numbers per channel and side, owed ACKs, unreliable sequence numbers. */
-class EnetLink {
+export class EnetLink {
   private readonly rel: Map<number, number>[] = [new Map(), new Map()]
   private readonly unrel: Map<number, number>[] = [new Map(), new Map()]
   private readonly owed: Uint8Array[][] = [[], []]

@@ -93,6 +93,8 @@ export class SessionContext {
   conversations: ConversationSource = NO_CONVERSATIONS
   captureState: CaptureStatus = { state: 'off' }
   readonly keys = new KeyStore()
+  /** Lines of the keys that came with the demo capture (KeysPart.setDemoKeys), not the user's. */
+  readonly demoKeys = new Set<string>()
   decodeAs: DecodeAsRule[] = []
   /** The timeline's current view (view.ts computes it; live intake grows it). */
   view: ViewState = emptyView(0, { filter: '', sort: null, columns: [] }, 0)

@@ -16,6 +16,7 @@ export class KeysPart {
     const conv = k.conversation === '*' ? '*' : `${k.conversation.client}-${k.conversation.server}`
     const info: KeyInfo = { line: formatKeyLine(k), type: k.type, conversation: conv, covers: this.covers(k) }
     if (k.direction) info.direction = k.direction
+    if (this.ctx.demoKeys.has(info.line)) info.demo = true
     return info
   }
 
@@ -49,6 +50,8 @@ export class KeysPart {
   /** Adds key-file text. Throws KeyFileError (naming the line) for a malformed line. */
   async addKeys(text: string): Promise<KeyChange> {
     const parsed = parseKeyFile(text)
+    // a demo key the user adds themselves becomes theirs (saved with their keys)
+    for (const k of parsed.keys) this.ctx.demoKeys.delete(formatKeyLine(k))
     const fresh = parsed.keys.filter((k) => this.ctx.keys.add({ ...k, line: 0 }))
     return this.keysChanged(fresh, fresh.length, 0, parsed.warnings)
   }
@@ -57,6 +60,28 @@ export class KeysPart {
     const parsed = parseKeyFile(line)
     const gone = parsed.keys.filter((k) => this.ctx.keys.remove(k))
     return this.keysChanged(gone, 0, gone.length, parsed.warnings)
+  }
+
+  /**
+   * Replaces the demo's keys (none when `text` is empty) before a capture opens: the demo's key file comes
+   * with the demo only. Keys the user already had are left alone. Returns whether the key list changed.
+   */
+  setDemoKeys(text: string): boolean {
+    let changed = false
+    for (const line of this.ctx.demoKeys) changed = parseKeyFile(line).keys.some((k) => this.ctx.keys.remove(k)) || changed
+    this.ctx.demoKeys.clear()
+    for (const k of parseKeyFile(text).keys) {
+      if (!this.ctx.keys.add({ ...k, line: 0 })) continue
+      this.ctx.demoKeys.add(formatKeyLine(k))
+      changed = true
+    }
+    return changed
+  }
+
+  /** Tells the shells the key list (after a change they did not ask for, e.g. the demo's keys). */
+  emitKeys(): void {
+    this.ctx.emitStatus()
+    this.ctx.opts.emit({ type: 'keys', keys: this.listKeys() })
   }
 
   exportKeys(): string {

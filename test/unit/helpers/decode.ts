@@ -19,10 +19,10 @@ export interface Decoded {
   frames: number
 }
 
-/** Decodes a capture file, pushing it in odd-sized chunks as a stream would. */
-export function decodeFile(file: string): Decoded {
+/** Decodes a capture file (with `keys`, if given), pushing it in odd-sized chunks as a stream would. */
+export function decodeFile(file: string, keys?: KeyStore): Decoded {
   const messages: DecodedMessage[] = []
-  const s = new DecodeSession({ onMessage: (m) => messages.push(m) })
+  const s = new DecodeSession({ keys, onMessage: (m) => messages.push(m) })
   const bytes = readFileSync(file)
   for (let i = 0; i < bytes.length; i += 4093) s.push(new Uint8Array(bytes.subarray(i, i + 4093)))
   s.end()

@@ -7,12 +7,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InspectorSession } from '../../../src-main/host/inspector-session'
 import type { InspectorEvent } from '../../../src-shared/api'
-import { decodeFile } from '../helpers/decode'
+import { decodeFile, keyStore } from '../helpers/decode'
 import { resetFrames, udpFrame } from '../helpers/frames'
 import { pcapngBytes } from '../../fixtures/ui/build-captures'
-import { writeFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 
 const DEMO = join(__dirname, '../../../resources/demo.pcapng')
+const DEMO_KEYS = readFileSync(join(__dirname, '../../../resources/demo-keys.txt'), 'utf8')
 const WORKER = join(__dirname, '../../../out/main/session-worker.js')
 const SDK_WS = join(__dirname, '../../fixtures/sfs2x/sdk-ws.pcapng')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-session-test-'))
@@ -31,7 +32,8 @@ describe('InspectorSession on its worker thread', () => {
     s.onEvent((e) => events.push(e))
     try {
       const status = await s.openCapture()
-      const expected = decodeFile(DEMO)
+      // the demo opens with its own key file
+      const expected = decodeFile(DEMO, keyStore(DEMO_KEYS))
       expect(status).toMatchObject({ phase: 'ready', messages: expected.messages.length, frames: expected.frames })
       expect((await s.getConversations()).map((c) => c.protocol)).toEqual(expected.conversations.map((c) => c.protocol))
       const view = await s.setView({ filter: '', sort: null, columns: [] })
@@ -40,6 +42,45 @@ describe('InspectorSession on its worker thread', () => {
       expect((await s.getMessage(1)).tree).not.toEqual([])
       expect(events.some((e) => e.type === 'status' && e.status.phase === 'opening')).toBe(true)
       expect(events.some((e) => e.type === 'view')).toBe(true)
+    } finally {
+      await s.close()
+    }
+  })
+
+  it("loads the demo's key file with the demo only, and never saves it with the user's keys", async () => {
+    const keysDir = mkdtempSync(join(tmp, 'keys-'))
+    const { s } = session({ keysDir })
+    const demoLine = DEMO_KEYS.split('\n').find((l) => l.startsWith('PHOTON_AES_KEY'))!
+    const userLine = `SFS2X_AES 10.0.0.1:40000-10.0.0.2:9933 ${'11'.repeat(16)} ${'22'.repeat(16)}`
+    const saved = () => {
+      try {
+        return readFileSync(join(keysDir, 'keys.txt'), 'utf8')
+      } catch {
+        return ''
+      }
+    }
+    try {
+      await s.openCapture()
+      const keys = await s.listKeys()
+      expect(keys.map((k) => [k.line, k.demo, k.covers])).toEqual([[demoLine, true, [1]]])
+      const view = await s.setView({ filter: '', sort: null, columns: [] })
+      const rows = (await s.getRows(view.id, 0, 5000)).rows
+      const auth = rows.filter((r) => r.conversation === 1 && r.name.startsWith('Authenticate'))
+      expect(auth.map((r) => r.name)).toEqual(['Authenticate', 'Authenticate response'])
+      // a key the user adds is saved; the demo's is not
+      await s.addKeys(userLine)
+      await s.flushKeys()
+      expect(saved()).toContain(userLine)
+      expect(saved()).not.toContain(demoLine)
+      // another capture: the demo's key goes, the user's stays
+      await s.openCapture(SDK_WS)
+      expect((await s.listKeys()).map((k) => k.line)).toEqual([userLine])
+      await s.flushKeys()
+      expect(saved()).toContain(userLine)
+      expect(saved()).not.toContain(demoLine)
+      // back to the demo: its key is back
+      await s.openCapture()
+      expect((await s.listKeys()).map((k) => [k.line, k.demo])).toEqual([[userLine, undefined], [demoLine, true]])
     } finally {
       await s.close()
     }
