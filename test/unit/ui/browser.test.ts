@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { BIN, openPage, ROOT, startServe } from './harness'
+import { BIN, exportTo, openPage, ROOT, startServe } from './harness'
 import { writeBigBodyCapture } from '../helpers/big-capture'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { PHOTON_AES_KEY, PHOTON_KEY_LINE, PHOTON_SECRET_TOKEN, SFS2X_IV, SFS2X_KEY, SFS2X_SECRET_COMMAND } from '../../fixtures/ui/build-captures'
@@ -306,12 +306,8 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
   })
 
   it('exports all messages as JSON identical to `gamewire decode` with the same key', async () => {
-    await page.click('[data-testid=export-button]')
-    await page.click('[data-testid=export-format-json]')
-    await page.click('[data-testid=export-scope-all]')
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
     const saved = join(tmp, 'export.json')
-    await download.saveAs(saved)
+    const download = await exportTo(page, 'json', 'all', saved)
     expect(download.suggestedFilename()).toBe('photon-session.json')
     const keyFile = join(tmp, 'photon.keys')
     writeFileSync(keyFile, PHOTON_KEY_LINE + '\n')
@@ -326,14 +322,11 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
   })
 
   it('exports NDJSON without field trees when they are unticked, identical to `gamewire decode --tree none`', async () => {
-    await page.click('[data-testid=export-button]')
-    await page.click('[data-testid=export-format-ndjson]')
-    await page.click('[data-testid=export-scope-all]')
-    expect(await page.isChecked('[data-testid=export-trees]')).toBe(true)
-    await page.click('[data-testid=export-trees]')
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
     const saved = join(tmp, 'export-no-trees.ndjson')
-    await download.saveAs(saved)
+    await exportTo(page, 'ndjson', 'all', saved, async () => {
+      expect(await page.isChecked('[data-testid=export-trees]')).toBe(true)
+      await page.click('[data-testid=export-trees]')
+    })
     const keyFile = join(tmp, 'photon.keys')
     writeFileSync(keyFile, PHOTON_KEY_LINE + '\n')
     expect(readFileSync(saved, 'utf8')).toBe(cli(['decode', PHOTON, '--keylog', keyFile, '--format', 'ndjson', '--tree', 'none']))
@@ -344,12 +337,8 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
   it('exports the filtered frames as pcapng: exactly the frames of the matching messages', async () => {
     await typeFilter('photon.op.code == 226')
     await waitForView(2)
-    await page.click('[data-testid=export-button]')
-    await page.click('[data-testid=export-format-pcapng]')
-    await page.click('[data-testid=export-scope-filtered]')
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
     const saved = join(tmp, 'filtered.pcapng')
-    await download.saveAs(saved)
+    await exportTo(page, 'pcapng', 'filtered', saved)
     await page.locator('.modal-backdrop').click({ position: { x: 5, y: 5 } })
     const frames: number[] = []
     const r = new CaptureReader({ onFrame: (f) => frames.push(f.data.length) })

@@ -2,7 +2,7 @@
 // headless Debian Chromium (playwright-core) on a page of it that records page errors.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
-import { chromium, type Browser, type Page } from 'playwright-core'
+import { chromium, type Browser, type Download, type Page } from 'playwright-core'
 
 export const ROOT = join(__dirname, '../../..')
 export const BIN = join(ROOT, 'bin/gamewire.mjs')
@@ -31,4 +31,18 @@ export async function openPage(url: string, problems: string[], o: { consoleErro
   if (o.consoleErrors) page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`) })
   await page.goto(url)
   return { browser, page }
+}
+
+/**
+ * Export… as a person does it: the format and scope buttons, `adjust` for anything else (e.g. untick the
+ * trees), Start; the download is saved to `path`. The dialog stays open for the caller to check and close.
+ */
+export async function exportTo(page: Page, format: 'json' | 'ndjson' | 'pcapng', scope: 'all' | 'filtered' | 'selected', path: string, adjust?: () => Promise<void>): Promise<Download> {
+  await page.click('[data-testid=export-button]')
+  await page.click(`[data-testid=export-format-${format}]`)
+  await page.click(`[data-testid=export-scope-${scope}]`)
+  await adjust?.()
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
+  await download.saveAs(path)
+  return download
 }

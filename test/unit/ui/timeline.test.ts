@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { BIN, openPage, ROOT, startServe } from './harness'
+import { BIN, openPage, ROOT, startServe, exportTo } from './harness'
 import { writeGameCapture } from '../../bench/game-traffic'
 
 const PHOTON = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
@@ -238,12 +238,8 @@ describe('the timeline in a browser', { timeout: 90_000 }, () => {
     await expect.poll(() => page.locator('[data-testid=selected-count]').innerText()).toMatch(/^5 selected/)
     const chosen = range.filter((id) => id !== order[4])
     await shot('range-selected')
-    await page.click('[data-testid=export-button]')
-    await page.click('[data-testid=export-format-json]')
-    await page.click('[data-testid=export-scope-selected]')
-    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid=export-start]')])
     const saved = join(tmp, 'selected.json')
-    await download.saveAs(saved)
+    await exportTo(page, 'json', 'selected', saved)
     await page.locator('.modal-backdrop').click({ position: { x: 5, y: 5 } })
     const doc = JSON.parse(readFileSync(saved, 'utf8')) as { messages: Message[] }
     expect(doc.messages.map((m) => m.id)).toEqual([...chosen].sort((a, b) => a - b))
