@@ -150,6 +150,28 @@ describe('the timeline in a browser', { timeout: 90_000 }, () => {
     await clickHeader('length', 'none')
   })
 
+  it('resizes a column by dragging its header edge: the header and its cells follow; a double-click restores it', async () => {
+    const name = header('name')
+    const headers = await page.locator('[role=columnheader]').evaluateAll((els) => els.map((e) => e.querySelector('[data-testid=column-header]')?.getAttribute('data-column')))
+    const column = headers.indexOf('name')
+    expect(column).toBeGreaterThan(0)
+    const cellWidth = () => page.locator('[data-testid=timeline-row]').first().locator('[role=gridcell]').nth(column).evaluate((e) => e.getBoundingClientRect().width)
+    const before = (await name.boundingBox())!
+    const handle = (await name.locator('.resizer').boundingBox())!
+    await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2)
+    await page.mouse.down()
+    await page.mouse.move(handle.x + handle.width / 2 + 40, handle.y + handle.height / 2, { steps: 4 })
+    await page.mouse.move(handle.x + handle.width / 2 + 90, handle.y + handle.height / 2, { steps: 4 })
+    await page.mouse.up()
+    const after = (await name.boundingBox())!
+    expect(after.width).toBeGreaterThan(before.width + 80)
+    expect(after.width).toBeLessThan(before.width + 100)
+    // the Message cells are as wide as their header
+    expect(Math.abs((await cellWidth()) - after.width)).toBeLessThan(2)
+    await name.locator('.resizer').dblclick()
+    await expect.poll(async () => Math.round((await name.boundingBox())!.width)).toBe(Math.round(before.width))
+  })
+
   it('the column picker lists the capture\'s fields first and adds the typed field on Enter', async () => {
     await page.click('button[title="Add a column from any field"]')
     const options = page.locator('[data-testid=column-picker] [role=option]')
