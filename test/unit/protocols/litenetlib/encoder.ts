@@ -1,5 +1,5 @@
-// An independent LiteNetLib encoder for the transport tests, written from shared/protocols/fignet-transports-
-// and-codecs.md §5 and the LiteNetLib sources it cites (NetPacket.cs, InternalPackets.cs, ReliableChannel.cs,
+// An independent LiteNetLib encoder for the transport tests, written from docs/fignet.md (LiteNetLib) and the
+// RevenantX/LiteNetLib sources (NetPacket.cs, InternalPackets.cs, ReliableChannel.cs,
 // SequencedChannel.cs, NetPeer.cs; the 0.9-line copy for ProtocolId 11), not from the decoder. Everything is
 // little-endian except the .NET SocketAddress port (network order).
 
