@@ -37,16 +37,12 @@ export function FilterBar() {
   const apply = async (text: string) => {
     setShowHistory(false)
     if (text !== draft) setExternal((e) => ({ text, n: e.n + 1 }))
-    // Checked now, not by the debounced check: Enter can come before it answers.
-    if (text.trim()) {
-      const r = await useInspector.getState().checkFilter(text)
-      if (r && !r.ok) {
-        checkSeq.current++
-        setError({ message: r.message, start: r.start, end: r.end })
-        return
-      }
+    // The store checks it before applying (Enter can come before the debounced check answers).
+    const r = await useInspector.getState().applyFilter(text)
+    if (r && !r.ok) {
+      checkSeq.current++
+      setError({ message: r.message, start: r.start, end: r.end })
     }
-    void useInspector.getState().applyFilter(text)
   }
   const dirty = draft.trim() !== spec.filter
   const state = error ? 'invalid' : draft.trim() ? 'valid' : 'empty'

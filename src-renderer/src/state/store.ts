@@ -125,7 +125,8 @@ export interface InspectorState {
   start(api: InspectorApi | undefined): Promise<void>
   open(path?: string): Promise<void>
   chooseFile(): Promise<void>
-  applyFilter(text: string): Promise<void>
+  /** Applies a valid filter; an invalid one is not applied and its check is returned (null: applied). */
+  applyFilter(text: string): Promise<FilterCheck | null>
   checkFilter(text: string): Promise<FilterCheck | null>
   setSort(sort: SortSpec | null): void
   addColumn(key: string): void
@@ -377,7 +378,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
       // An invalid filter is never applied nor kept in the history: the bar shows its error instead.
       if (filter) {
         const check = await get().checkFilter(filter)
-        if (check && !check.ok) return
+        if (check && !check.ok) return check
       }
       if (filter) {
         const history = [filter, ...get().filterHistory.filter((h) => h !== filter)].slice(0, MAX_HISTORY)
@@ -385,6 +386,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
         saveJson(HISTORY_KEY, history)
       }
       await pushView({ ...get().spec, filter })
+      return null
     },
 
     async checkFilter(text) {
