@@ -13,6 +13,7 @@
 // - output waiting for a host that is behind (at most WINDOW unacknowledged batches, then MAX_PENDING_*):
 //   past it messages are not sent (`outputDropped`).
 
+import { DECODE_WORKER_LIMITS } from '../host/worker-limits'
 import { isMainThread, Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
 import { FORMAT, conversationJson } from '../../src-shared/export/json'
@@ -144,7 +145,7 @@ class CaptureRun {
     this.batchMs = Math.max(20, Math.min(5000, opts.batchMs ?? DEFAULT_BATCH_MS))
     this.ring = opts.ring === null ? null : new FrameRing(opts.ring ?? {})
     const setup: DecoderSetup = { displayFilter: opts.displayFilter, keylog: opts.keylog, decodeAs: opts.decodeAs, output: opts.output ?? { ndjson: true } }
-    this.decoder = opts.forwardOnly ? null : new Worker(fileURLToPath(import.meta.url), { workerData: setup })
+    this.decoder = opts.forwardOnly ? null : new Worker(fileURLToPath(import.meta.url), { workerData: setup, resourceLimits: DECODE_WORKER_LIMITS })
   }
 
   /** Waits for the decoder if there is one (a bad display filter or key file fails here), then opens the device. */
