@@ -15,7 +15,7 @@ export const F_BODY = defineFields('photon', {
   debug_message: ['Debug message', 'none', { description: 'OperationResponse debug message: any typed value (usually null or a string)' }],
   disconnect_code: ['Disconnect code', 'i16', { description: 'DisconnectMessage (msgType 5) code' }],
   message: ['Message object', 'none', { description: 'The serialized object of a Message (msgType 8)' }],
-  key: ['Parameter code', 'u8']
+  key: ['Parameter code', 'u8', { index: true }]
 })
 
 // Named values for filters and autocomplete (`photon.op.code == RaiseEvent`); the tree labels name codes

@@ -750,10 +750,9 @@ class GpWalker {
       try {
         code = r.u8(null)
         const key = prefix === null ? PARAM_KEYS[code] : `${prefix}.${code}`
-        if (node) {
-          node.key = key
-          r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
-        }
+        if (node) node.key = key
+        // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
+        r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
         this.wire = undefined
         v = this.typed(key, depth)
       } finally {
