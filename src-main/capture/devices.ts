@@ -69,8 +69,15 @@ export function loadCap(): CapModule {
     loaded = nodeRequire('cap') as CapModule
     return loaded
   } catch (e) {
+    const why = (e as Error).message.split('\n')[0]
+    // cap is an optional dependency: npm leaves it out when its build fails (no libpcap headers).
+    if ((e as { code?: string }).code === 'MODULE_NOT_FOUND' && /'cap'/.test(why)) {
+      throw new CaptureUnavailable(
+        "live capture unavailable: the optional libpcap binding 'cap' is not installed (npm skips it when libpcap-dev is missing); install libpcap-dev (e.g. apt-get install libpcap-dev) and run `npm install` again (see README \"Live capture\")"
+      )
+    }
     throw new CaptureUnavailable(
-      `live capture unavailable: the libpcap binding 'cap' did not load (${(e as Error).message.split('\n')[0]}); install libpcap-dev and run \`npm rebuild cap\` (for the Electron app: rebuild it for Electron, see README "Live capture")`
+      `live capture unavailable: the libpcap binding 'cap' did not load (${why}); install libpcap-dev and run \`npm rebuild cap\` (for the Electron app: rebuild it for Electron, see README "Live capture")`
     )
   }
 }
