@@ -19,6 +19,20 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runnerImport } from 'vite'
+import { usage } from '../script-usage.mjs'
+
+usage(`usage: node test/bench/bench.mjs   (npm run bench)
+gamewire against tshark on the same captures in the same run; prints numbers, never pass/fail. No arguments.
+Runs \`npm run build\` first, and keeps its captures in .bench/ (generated when missing: the game capture and
+its key file by make-game-capture.mjs, the generic capture by make-bench-capture.mjs). Needs tshark and
+capinfos; the UI row needs /usr/bin/chromium; the live part needs capture rights.
+Environment:
+  BENCH_FRAMES=N           frames in the game capture (default 200000)
+  BENCH_GENERIC_FRAMES=N   frames in the generic capture (default 200000)
+  BENCH_BUILD=0            skip \`npm run build\` (measure out/ as it is)
+  BENCH_LIVE=0             skip the live part (live-bench.mjs)
+  BENCH_LIVE_RATES=...     the live part's rates (see live-bench.mjs --help)
+`)
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(root, 'bin/gamewire.mjs')

@@ -13,6 +13,15 @@ import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runnerImport } from 'vite'
+import { usage } from '../script-usage.mjs'
+
+usage(`usage: sudo node test/bench/live-bench.mjs   (npm run bench runs it unless BENCH_LIVE=0)
+Bursts of Photon datagrams on loopback at rising rates while \`gamewire capture -i lo\`, then the app's
+capture path, capture and decode them; prints per rate what was captured and decoded, and the highest rate
+with zero drops. No arguments; writes no files. Needs capture rights (root) and \`npm run build\` first.
+Environment:
+  BENCH_LIVE_RATES=1000,5000   the rates in datagrams/s (default 1000,2000,5000,10000,20000,40000,80000)
+`)
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(root, 'bin/gamewire.mjs')

@@ -5,6 +5,12 @@
 
 import { createWriteStream } from 'node:fs'
 import { ipv4Frame, pcapFileHeader, pcapRecordHeader, tcpPacket, udpPacket } from './packets.mjs'
+import { usage } from '../script-usage.mjs'
+
+usage(`usage: node test/bench/make-bench-capture.mjs OUT.pcap [FRAMES]
+Writes the generic benchmark capture to OUT.pcap: about FRAMES (default 200000) Ethernet frames of
+game-like UDP datagrams, TCP streams and IP fragments, classic pcap, deterministic (seeded).
+`)
 
 const out = process.argv[2]
 const target = Number(process.argv[3] ?? 200_000)

@@ -7,6 +7,7 @@
 
 import { createWriteStream } from 'node:fs'
 import { ipv4Frame, pcapFileHeader, pcapRecordHeader, tcpPacket, udpPacket } from './packets.mjs'
+import { usage } from '../script-usage.mjs'
 
 export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 2000, seed = 1 } = {}) {
   let s = seed >>> 0 || 1
@@ -125,6 +126,10 @@ export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+  usage(`usage: node test/bench/make-conversations-capture.mjs OUT.pcap [--udp N] [--tcp N] [--rate PER_SECOND] [--seed S]
+Writes OUT.pcap: N UDP conversations (a request and its reply) and N short TCP connections (default 0 of
+each), starting PER_SECOND a second (default 2000), deterministic for a seed S (default 1).
+`, { options: ['--udp', '--tcp', '--rate', '--seed'] })
   const args = process.argv.slice(2)
   const out = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'))
   const opt = (name, dflt) => {

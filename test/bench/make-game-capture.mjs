@@ -3,6 +3,12 @@
 // usage: node test/bench/make-game-capture.mjs OUT.pcapng [FRAMES] [SEED]   (keys go to OUT.keys)
 import { fileURLToPath } from 'node:url'
 import { runnerImport } from 'vite'
+import { usage } from '../script-usage.mjs'
+
+usage(`usage: node test/bench/make-game-capture.mjs OUT.pcapng [FRAMES] [SEED]
+Writes the benchmark's game capture (test/bench/game-traffic.ts: Photon, SFS2X and FigNet on every
+carrier) to OUT.pcapng and its key file to OUT.pcapng.keys. FRAMES defaults to 200000, SEED to 1.
+`)
 
 const [out, framesText = '200000', seedText = '1'] = process.argv.slice(2)
 if (!out) {

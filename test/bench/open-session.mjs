@@ -9,6 +9,15 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
+import { usage } from '../script-usage.mjs'
+
+usage(`usage: node test/bench/open-session.mjs CAPTURE [--conversations]
+Opens CAPTURE the way the app does (the built session worker: index pass, frame store, conversation list),
+waits until the session is ready and prints frames, messages and conversations; for measuring peak RSS:
+  /usr/bin/time -f '%M' node test/bench/open-session.mjs CAPTURE
+--conversations  also fetches the conversation list, as the UI's conversation panel does.
+Needs \`npm run build\` first. Its session files go to a temporary directory, removed at the end.
+`, { options: ['--conversations'] })
 
 const file = process.argv[2]
 if (!file) {

@@ -9,6 +9,12 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pcapRecordHeader } from './packets.mjs'
+import { usage } from '../script-usage.mjs'
+
+usage(`usage: node test/bench/repeat-capture.mjs IN.pcap[ng] OUT.pcap COPIES
+Writes OUT.pcap: IN repeated COPIES times (1..65535), each copy later in time with its IPv4 addresses moved
+(second octets) so every copy is its own set of conversations. Needs editcap.
+`)
 
 const [input, out, copiesText] = process.argv.slice(2)
 const copies = Number(copiesText)

@@ -4,6 +4,12 @@
 // docs/fignet.md. No gamewire code is involved.
 //   node enet-traffic.mjs PORT   -> prints one JSON line: what the client sent and the server received
 import { createRequire } from 'node:module'
+import { usage } from '../../script-usage.mjs'
+
+usage(`usage: node test/unit/capture-live/enet-traffic.mjs PORT
+FigNet messages over a real ENet peer pair on 127.0.0.1:PORT, for the live-capture tests; prints one JSON
+line (what the client sent and the server received). Writes no files.
+`)
 
 const enet = createRequire(import.meta.url)('enet')
 const port = Number(process.argv[2])

@@ -4,6 +4,12 @@
 //   node sfs2x-traffic.mjs PORT   -> prints one JSON line: the extension commands and parameters sent
 import { WebSocketServer, WebSocket } from 'ws'
 import { SFS2X, sdkCodec, toSdkObject } from '../../fixtures/sfs2x/sfs-lib.mjs'
+import { usage } from '../../script-usage.mjs'
+
+usage(`usage: node test/unit/capture-live/sfs2x-traffic.mjs PORT
+One short SFS2X session over WebSocket on 127.0.0.1:PORT (the sfs2x-api client against a stub server), for
+the live-capture tests; prints one JSON line (the extension commands and parameters sent). Writes no files.
+`)
 
 const port = Number(process.argv[2])
 const HOST = '127.0.0.1'

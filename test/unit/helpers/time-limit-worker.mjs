@@ -2,6 +2,12 @@
 // transform vitest uses), tells the parent it is ready, runs one exported function and posts its result.
 import { parentPort, workerData } from 'node:worker_threads'
 import { runnerImport } from 'vite'
+import { usage } from '../../script-usage.mjs'
+
+usage(`usage: new Worker('test/unit/helpers/time-limit-worker.mjs', { workerData: { file, fn, args } })
+Not a command: the worker thread of test/unit/helpers/time-limit.ts. Loads the TypeScript module \`file\`
+through Vite's module runner and posts the result of its export \`fn(...args)\` to the parent. Writes no files.
+`)
 
 const { file, fn, args } = workerData
 try {
