@@ -83,7 +83,6 @@ interface Raised {
   key: string
   code: number
   cache: number
-  data: string
   frame: number
   actorNr: number
   delivered: number[]
@@ -193,7 +192,7 @@ class Analysis {
     else if (cache === CACHE.REMOVE_FOR_ACTORS_LEFT) room.cache.removeForActorsLeft((n) => room.inRoom(n), frame, actor.actorNr)
     let raised = this.raised.get(room)
     if (!raised) this.raised.set(room, (raised = []))
-    raised.push({ order, conversation: c.id, key: eventKey(code, data), code, cache, data: eventKey(0, data), frame, actorNr: actor.actorNr, delivered: [] })
+    raised.push({ order, conversation: c.id, key: eventKey(code, data), code, cache, frame, actorNr: actor.actorNr, delivered: [] })
   }
 
   private response(c: Conv, v: PhotonMessageValue, frame: number, order: number): void {
@@ -261,9 +260,8 @@ class Analysis {
     const sender = num(param(v, P.ACTOR_NR)) ?? null
     const raised = this.raised.get(room) ?? []
     // A cache-6 RaiseEvent is only a filter: Photon never delivers it.
-    for (const r of raised) {
-      if (r.cache === CACHE.REMOVE && r.conversation !== c.id && r.key === key && r.actorNr === sender && r.order < order) r.delivered.push(frame)
-    }
+    const removal = raised.find((r) => r.cache === CACHE.REMOVE && r.conversation !== c.id && r.key === key && r.actorNr === sender && r.order < order)
+    if (removal) return void removal.delivered.push(frame)
     const w = c.window
     if (!w) return
     // The replay ends where live traffic starts: an event raised by someone else after this join.
