@@ -34,7 +34,9 @@ const MSG_REQUEST = 2
 const MSG_RESPONSE = 3
 const MSG_EVENT = 4
 const OP = { JOIN_LITE: 255, LEAVE: 254, RAISE_EVENT: 253, SET_PROPERTIES: 252, AUTHENTICATE: 230, AUTHENTICATE_ONCE: 231, CREATE_GAME: 227, JOIN_GAME: 226 } as const
+const EV_JOIN = 255
 const EV_LEAVE = 254
+const EV_PROPERTIES_CHANGED = 253
 /** LoadBalancing's own events (213-255: Join, Leave, PropertiesChanged, …) are never cached events. */
 const FIRST_ROOM_EVENT = 213
 const JOIN_MODE_REJOIN_ONLY = 3
@@ -252,9 +254,14 @@ class Analysis {
       const nr = num(param(v, P.ACTOR_NR))
       const who = nr === undefined ? undefined : room.holder(nr)
       if (who) room.leave(who, frame, time, bool(param(v, P.IS_INACTIVE)) === true)
+    }
+    if (code >= FIRST_ROOM_EVENT) {
+      // Another actor joining or leaving, or properties changing, is live room traffic: the replay is over.
+      const own = code === EV_JOIN && num(param(v, P.ACTOR_NR)) === c.actor?.actorNr
+      if (!own && (code === EV_JOIN || code === EV_LEAVE || code === EV_PROPERTIES_CHANGED)) this.closeWindow(c)
       return
     }
-    if (code >= FIRST_ROOM_EVENT || !room) return
+    if (!room) return
     const data = param(v, P.DATA)
     const key = eventKey(code, data)
     const sender = num(param(v, P.ACTOR_NR)) ?? null
@@ -264,8 +271,10 @@ class Analysis {
     if (removal) return void removal.delivered.push(frame)
     const w = c.window
     if (!w) return
-    // The replay ends where live traffic starts: an event raised by someone else after this join.
-    const live = raised.some((r) => r.order > w.order && r.conversation !== c.id && r.key === key && r.cache !== CACHE.REMOVE)
+    // The replay ends where live traffic starts: an event raised by someone else after this join, or one
+    // sent unreliably (Photon sends cached events reliably).
+    const unreliable = v.command === 'SEND_UNRELIABLE' || v.command === 'SEND_UNSEQUENCED'
+    const live = unreliable || raised.some((r) => r.order > w.order && r.conversation !== c.id && r.key === key && r.cache !== CACHE.REMOVE)
     if (live) return this.closeWindow(c)
     w.received.push({ code, sender, frame, key })
   }

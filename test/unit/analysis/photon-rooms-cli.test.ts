@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gw } from '../helpers/cli'
+import { ROOT, gw } from '../helpers/cli'
 import { ROOM, encryptedReplay, photonSession, removalIgnored } from './helpers/photon-room-sessions'
 
 const dir = mkdtempSync(join(tmpdir(), 'gw-rooms-'))
@@ -71,6 +71,17 @@ describe('gamewire rooms', () => {
     expect(text).toContain(`removal-ignored (frames ${ignored.frames.removal}, ${ignored.frames.replay})`)
     expect(text).toMatch(/join #3 \(conversation 3\) frame \d+: diverges/)
     expect(rooms(files.encrypted)).toMatch(/unknown input: 3 messages could not be read/)
+  })
+
+  it('the bundled demo: the late joiner got the two cached events with the join response, then only live traffic', () => {
+    // test/fixtures/demo-traffic.ts sends the join response, the Join event and both cached events (202 and
+    // 12, AddToRoomCache, from actor 1) in one datagram; the unreliable serialize events after it are live.
+    const doc = JSON.parse(rooms(join(ROOT, 'resources/demo.pcapng'), '--keylog', join(ROOT, 'resources/demo-keys.txt'), '--json'))
+    expect(doc.rooms.map((r: { name: string }) => r.name)).toEqual(['harbor-4711'])
+    const late = doc.rooms[0].joins[1]
+    expect(late.expected).toEqual([{ code: 202, sender: 1, cache: 4 }, { code: 12, sender: 1, cache: 4 }])
+    expect(late.received).toEqual([{ code: 202, sender: 1, frame: late.frame }, { code: 12, sender: 1, frame: late.frame }])
+    expect(doc.rooms[0].divergences).toEqual([])
   })
 
   it('answers --help and fails in one line with exit 2', () => {
