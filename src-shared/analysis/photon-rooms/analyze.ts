@@ -128,7 +128,7 @@ class Analysis {
     const t = v.msgType
     if (t !== MSG_REQUEST && t !== MSG_RESPONSE && t !== MSG_EVENT) return
     if ((v.encrypted && v.ciphertext) || (m.error && !v.parameters)) {
-      this.unreadable(c, frame, v.encrypted && v.ciphertext ? 'encrypted, no key decrypts it' : `not decoded: ${m.error}`)
+      this.unreadable(c, frame, t === MSG_REQUEST, v.encrypted && v.ciphertext ? 'encrypted, no key decrypts it' : `not decoded: ${m.error}`)
       return
     }
     if (t === MSG_REQUEST) this.request(c, v, frame, m.time, order)
@@ -136,10 +136,11 @@ class Analysis {
     else this.event(c, v, frame, m.time, order)
   }
 
-  private unreadable(c: Conv, frame: number, reason: string): void {
+  /** An unread event or response leaves its joiner's replay unknown; an unread request (maybe a cache operation) every later join's. */
+  private unreadable(c: Conv, frame: number, request: boolean, reason: string): void {
     this.unknown.push({ conversation: c.id, frame, reason })
     if (c.window) c.window.unknown = true
-    if (c.room && c.room.unknownSince === null) c.room.unknownSince = frame
+    if (request && c.room && c.room.unknownSince === null) c.room.unknownSince = frame
   }
 
   private request(c: Conv, v: PhotonMessageValue, frame: number, time: number, order: number): void {

@@ -6,7 +6,7 @@ import { analyzeRooms, type Room, type RoomsDocument } from '../../../src-shared
 import { keyStore, runEngine } from '../helpers/decode'
 import type { Scenario } from './helpers/photon-room-scenario'
 import {
-  ROOM, actorsLeftRemovedGlobal, cleanupWithoutOption, encryptedReplay, ghostInherited, globalReplayedAsSender, photonSession, removalDelivered, removalIgnored, replayMismatch
+  ROOM, actorsLeftRemovedGlobal, cleanupWithoutOption, encryptedCacheOperation, encryptedReplay, ghostInherited, globalReplayedAsSender, photonSession, removalDelivered, removalIgnored, replayMismatch
 } from './helpers/photon-room-sessions'
 
 function analyze(s: Scenario, keys?: string): RoomsDocument {
@@ -154,5 +154,17 @@ describe('input it cannot read', () => {
     const doc = analyze(s, s.keyFile())
     expect(doc.unknown).toEqual([])
     expect(verdicts(onlyRoom(doc).divergences)).toEqual([{ rule: 'global-replayed-as-sender', frames: [frames.replay] }])
+  })
+
+  it('an unread request of a member (maybe a cache operation) leaves every later join unknown', () => {
+    const enc = encryptedCacheOperation()
+    const without = analyze(enc.s)
+    const room = onlyRoom(without)
+    expect(room.joins.map((j) => j.verdict)).toEqual(['ok', 'ok', 'unknown'])
+    expect(room.joins[2].received).toEqual([{ code: 22, sender: 0, frame: enc.frames.replay }])
+    expect(room.divergences).toEqual([])
+    expect(without.unknown.map((u) => [u.conversation, u.frame])).toEqual([[2, enc.frames.removal]])
+    const withKey = onlyRoom(analyze(enc.s, enc.s.keyFile()))
+    expect(verdicts(withKey.divergences)).toEqual([{ rule: 'removal-ignored', frames: [enc.frames.removal, enc.frames.replay] }])
   })
 })

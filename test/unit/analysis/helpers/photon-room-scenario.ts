@@ -68,8 +68,9 @@ export class Scenario {
 export class Client {
   readonly link: PhotonUdpLink
   actorNr = 0
-  /** AES key the server encrypts its events to this client with (see encryptEvents). */
+  /** AES key this connection's events (or requests) are encrypted with (see encrypt). */
   private key: Uint8Array | null = null
+  private encrypted: 'events' | 'requests' = 'events'
 
   constructor(
     private readonly s: Scenario,
@@ -92,14 +93,17 @@ export class Client {
     this.respond(OP.AUTHENTICATE, 0, [[225, pv.str(this.userId)]])
   }
 
-  /** From now on the server's events to this client are AES-encrypted (the key goes to the scenario's key file). */
-  encryptEvents(label: string): void {
+  /** From now on the server's events to this client, or this client's requests, are AES-encrypted (the key goes to the scenario's key file). */
+  encrypt(label: string, what: 'events' | 'requests' = 'events'): void {
+    this.encrypted = what
     this.key = Uint8Array.from(createHash('sha256').update(`rooms test ${label}`).digest())
     this.s.keyLines.push(`PHOTON_AES_KEY ${this.ip}:${this.port}-${SERVER.ip}:${SERVER.port} ${hex(this.key)}`)
   }
 
   request(code: number, ps: Params): number {
-    return this.s.push(this.link.dg(0, this.s.now, [this.link.reliable(0, 0, photonMsg(2, requestBody(VER, code, ps)))]))
+    const body = requestBody(VER, code, ps)
+    const msg = this.key && this.encrypted === 'requests' ? photonMsg(2, photonEncrypt(this.key, body), true) : photonMsg(2, body)
+    return this.s.push(this.link.dg(0, this.s.now, [this.link.reliable(0, 0, msg)]))
   }
 
   respond(code: number, rc: number, ps: Params = []): number {
@@ -109,7 +113,7 @@ export class Client {
   /** One event from the server to this client, in a datagram of its own. */
   event(code: number, ps: Params): number {
     const body = eventBody(VER, code, ps)
-    const msg = this.key ? photonMsg(4, photonEncrypt(this.key, body), true) : photonMsg(4, body)
+    const msg = this.key && this.encrypted === 'events' ? photonMsg(4, photonEncrypt(this.key, body), true) : photonMsg(4, body)
     return this.s.push(this.link.dg(1, this.s.now, [this.link.reliable(1, 0, msg)]))
   }
 

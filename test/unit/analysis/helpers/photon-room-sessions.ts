@@ -215,10 +215,27 @@ export function encryptedReplay() {
   a.raise(22, data(['round', 1]), 5)
   b.deliver(22, data(['round', 1]), 1)
   const c = s.client('cy', 'user-cy')
-  c.encryptEvents('cy')
+  c.encrypt('cy')
   c.joinRequest(ROOM)
   const { response: join, joinEvent } = c.joinResponse(OP.JOIN_GAME, 3, [1, 2, 3])
   const replay = c.deliver(22, data(['round', 1]), 1)
   const liveEvent = live(b, c, 1)
   return { s, frames: { join, joinEvent, replay, live: liveEvent } }
+}
+
+/**
+ * Bob's RemoveFromRoomCache is encrypted (key in the key file) and the server ignores it: without the key
+ * nobody can say what the cache held at Cy's join, so her verdict is unknown; with it, removal-ignored.
+ */
+export function encryptedCacheOperation() {
+  const s = new Scenario()
+  const { a, b } = twoPlayers(s)
+  a.raise(22, data(['round', 1]), 5)
+  b.deliver(22, data(['round', 1]), 1)
+  b.encrypt('bob', 'requests')
+  const removal = b.raise(22, undefined, 6)
+  const { c } = third(s)
+  const replay = c.deliver(22, data(['round', 1]), 0)
+  live(a, c, 1)
+  return { s, frames: { removal, replay } }
 }
