@@ -21,6 +21,9 @@ import { MAX_SNAPLEN } from '../capture/live'
 // the same field names and named values as the worker that applies the filter.
 import '../../src-shared/engine/session'
 import { captureStats } from '../host/capture-stats'
+import { captureRooms } from '../host/capture-rooms'
+import { roomsText } from '../../src-shared/analysis/photon-rooms'
+import { CaptureFormatError } from '../../src-shared/capture/types'
 import { serveCommand } from '../serve/command'
 
 const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) => (p.userPorts ? `${p.id}:PORT` : p.id))].join(', ')
@@ -178,6 +181,32 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
     ...s.warnings.map((w) => `warning: ${w}`)
   ]
   process.stdout.write(lines.join('\n') + '\n')
+  return 0
+}
+
+async function roomsCommand(a: ParsedArgs): Promise<number> {
+  const file = a.positional[0]
+  if (!file) fail('rooms needs a capture file: gamewire rooms CAPTURE')
+  readableFile(file, 'capture file')
+  const keylog = one(a, 'keylog')
+  let keys: KeyStore | undefined
+  if (keylog) {
+    readableFile(keylog, 'key file')
+    const parsed = parseKeyFile(readFileSync(keylog, 'utf8')) // throws KeyFileError naming the line
+    for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+    keys = new KeyStore()
+    keys.addAll(parsed.keys)
+  }
+  const decodeAs = a.options.get('decode-as')
+  let result
+  try {
+    result = await captureRooms(file, { keys, decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined })
+  } catch (e) {
+    if (e instanceof CaptureFormatError) fail(e.message)
+    throw e
+  }
+  for (const w of result.warnings) if (w.startsWith('capture truncated')) process.stderr.write(`gamewire: warning: ${w}\n`)
+  process.stdout.write(a.flags.has('json') ? JSON.stringify(result.doc, null, 2) + '\n' : roomsText(result.doc))
   return 0
 }
 
@@ -348,6 +377,16 @@ const COMMANDS: Command[] = [
     positional: 1,
     options: [KEYLOG, DECODE_AS, JSON_OUT, JOBS, PROGRESS_QUIET],
     run: statsCommand
+  },
+  {
+    name: 'rooms',
+    brief: 'Photon rooms: actors, master, and the cached events each joiner got vs what Photon replays',
+    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--json]',
+    summary:
+      "Rebuild each Photon room from the capture's game-server conversations (actors, master client, properties, the event cache) and compare what every joiner was replayed with what Photon replays, naming each divergence by its rule. --json writes the gamewire-rooms/1 document.",
+    positional: 1,
+    options: [KEYLOG, DECODE_AS, { name: 'json', help: 'write the gamewire-rooms/1 JSON document' }],
+    run: roomsCommand
   },
   {
     name: 'capture',

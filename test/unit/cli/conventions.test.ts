@@ -8,7 +8,7 @@ import { join } from 'node:path'
 
 import { BIN, ROOT, gw } from '../helpers/cli'
 const DEMO = join(ROOT, 'resources/demo.pcapng')
-const COMMANDS = ['decode', 'stats', 'capture', 'devices', 'serve']
+const COMMANDS = ['decode', 'stats', 'rooms', 'capture', 'devices', 'serve']
 
 /** The command run under a pseudo-terminal (`script`, util-linux): what a user at a terminal sees. */
 function tty(...args: string[]) {
@@ -33,6 +33,7 @@ describe('help and version', () => {
       decode: ['--keylog FILE', '--filter EXPR', '--format json|ndjson', '--output OUT', '--decode-as CONV=PROTOCOL', '--jobs N', '--quiet', '--help'],
       stats: ['--keylog FILE', '--decode-as CONV=PROTOCOL', '--json', '--jobs N', '--quiet', '--help'],
       capture: ['--interface IFACE', '--keylog FILE', '--decode-as CONV=PROTOCOL', '--quiet', '--help'],
+      rooms: ['--keylog FILE', '--decode-as CONV=PROTOCOL', '--json', '--help'],
       devices: ['--json', '--help'],
       serve: ['--port N', '--host H', '--jobs N', '--help']
     }
