@@ -21,6 +21,8 @@ import { MAX_SNAPLEN } from '../capture/live'
 // the same field names and named values as the worker that applies the filter.
 import '../../src-shared/engine/session'
 import { captureStats } from '../host/capture-stats'
+import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
+import type { ConversationInfo } from '../../src-shared/model/types'
 import { serveCommand } from '../serve/command'
 
 const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) => (p.userPorts ? `${p.id}:PORT` : p.id))].join(', ')
@@ -158,9 +160,11 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
   }
   const decodeAs = a.options.get('decode-as')
   const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
+  const ops = a.flags.has('ops')
   const s = await captureStats(file, {
     keys,
     jobs: jobsOption(a),
+    ops,
     decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined,
     progress: showProgress ? (p) => process.stderr.write(`\r\x1b[Kreading ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`) : undefined
   })
@@ -177,8 +181,27 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
     ...s.conversations.map((c) => `  #${c.id} ${c.transport} ${c.client} -> ${c.server} ${c.stack.join('/')} ${c.frames} frames ${c.bytes} bytes`),
     ...s.warnings.map((w) => `warning: ${w}`)
   ]
+  if (s.operations) lines.push(...operationLines(s.operations, s.conversations))
   process.stdout.write(lines.join('\n') + '\n')
   return 0
+}
+
+/** `stats --ops` as text: one table overall, then one per conversation with requests or responses. */
+function operationLines(r: OperationsReport, conversations: ConversationInfo[]): string[] {
+  const fmt = (v: number | null) => (v === null ? '-' : String(Math.round(v * 1000) / 1000))
+  const table = (ops: OperationStat[], indent: string): string[] => {
+    const rows = [['protocol', 'operation', 'requests', 'responses', 'unanswered', 'p50 ms', 'p95 ms', 'max ms'], ...ops.map((o) => [o.protocol, o.name, String(o.count), String(o.responses), String(o.unanswered), fmt(o.p50), fmt(o.p95), fmt(o.max)])]
+    const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
+    return rows.map((row) => indent + row.map((cell, k) => (k < 2 ? cell.padEnd(widths[k]) : cell.padStart(widths[k]))).join('  ').trimEnd())
+  }
+  if (r.overall.length === 0) return ['operations: no requests or responses']
+  const info = new Map(conversations.map((c) => [c.id, c]))
+  const out = ['operations (all conversations):', ...table(r.overall, '  ')]
+  for (const c of r.conversations) {
+    const conv = info.get(c.conversation)
+    out.push(`operations in #${c.conversation}${conv ? ` ${conv.client} -> ${conv.server}` : ''}:`, ...table(c.operations, '  '))
+  }
+  return out
 }
 
 function integerOption(text: string | undefined, name: string, max: number): number | undefined {
@@ -343,10 +366,17 @@ const COMMANDS: Command[] = [
   {
     name: 'stats',
     brief: 'Summarise a capture: frames, messages per protocol, conversations',
-    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--json] [--jobs N] [-q]',
-    summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass).',
+    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--ops] [--json] [--jobs N] [-q]',
+    summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass); with --ops, requests, responses, unanswered requests and latency per operation.',
     positional: 1,
-    options: [KEYLOG, DECODE_AS, JSON_OUT, JOBS, PROGRESS_QUIET],
+    options: [
+      KEYLOG,
+      DECODE_AS,
+      { name: 'ops', help: 'per operation, overall and per conversation: requests, responses, unanswered, latency p50/p95/max in ms (decodes in one thread)' },
+      JSON_OUT,
+      JOBS,
+      PROGRESS_QUIET
+    ],
     run: statsCommand
   },
   {

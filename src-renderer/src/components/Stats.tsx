@@ -216,13 +216,15 @@ export function Stats() {
       {stats.operations === null ? (
         <p className="muted small">Not available for this capture.</p>
       ) : stats.operations.length === 0 ? (
-        <p className="muted small">No request/response pairs.</p>
+        <p className="muted small">No requests or responses.</p>
       ) : (
         <table className="ops-table" data-testid="stats-operations">
           <thead>
             <tr>
               <th>Operation</th>
-              <th className="num">Pairs</th>
+              <th className="num" title="Requests">Req</th>
+              <th className="num" title="Responses paired with a request">Resp</th>
+              <th className="num" title="Requests with no response in the capture">Unans.</th>
               <th className="num">p50</th>
               <th className="num">p95</th>
               <th className="num">Max</th>
@@ -230,12 +232,25 @@ export function Stats() {
           </thead>
           <tbody>
             {stats.operations.map((o) => (
-              <tr key={`${o.protocol}/${o.name}`} data-testid="operation" data-name={o.name} data-pairs={o.pairs} data-p50={o.p50} data-p95={o.p95} data-max={o.max} title={o.protocol}>
+              <tr
+                key={`${o.protocol}/${o.name}`}
+                data-testid="operation"
+                data-name={o.name}
+                data-count={o.count}
+                data-responses={o.responses}
+                data-unanswered={o.unanswered}
+                data-p50={o.p50 ?? ''}
+                data-p95={o.p95 ?? ''}
+                data-max={o.max ?? ''}
+                title={o.protocol}
+              >
                 <td className="op-name">{o.name}</td>
-                <td className="num">{num(o.pairs)}</td>
-                <td className="num">{ms(o.p50)}</td>
-                <td className="num">{ms(o.p95)}</td>
-                <td className="num">{ms(o.max)}</td>
+                <td className="num">{num(o.count)}</td>
+                <td className="num">{num(o.responses)}</td>
+                <td className={o.unanswered ? 'num unanswered' : 'num'}>{num(o.unanswered)}</td>
+                <td className="num">{o.p50 === null ? '–' : ms(o.p50)}</td>
+                <td className="num">{o.p95 === null ? '–' : ms(o.p95)}</td>
+                <td className="num">{o.max === null ? '–' : ms(o.max)}</td>
               </tr>
             ))}
           </tbody>

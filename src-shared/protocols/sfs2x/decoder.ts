@@ -12,7 +12,7 @@ import { decodePacket, emptyValue, type PacketContext, type PacketInput, type Pa
 import { DEFAULT_MAX_DEPTH } from './sfsobject'
 import { DEFAULT_MAX_DECOMPRESSED, aesFirstBlock } from './transforms'
 import { BlueBoxState, blueboxDatagram } from './bluebox'
-import { ACTION_CALL_EXTENSION, CONTROLLER_EXTENSION, serverMessageName } from './names'
+import { expectsResponse } from './names'
 
 export interface Sfs2xOptions {
   /** Decompressed bodies stop here ("decompression capped at N bytes"). */
@@ -304,10 +304,4 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     value.skipped = t.bytes
     emit({ dir, frames: t.frames, time: t.time, protocol: PROTOCOL, stack, name: 'Skipped bytes', summary: `${n} bytes skipped (framing lost at stream offset ${t.offset})`, value, draft })
   }
-}
-
-/** Whether the server answers this client action with a response (not only a push to the users concerned). */
-function expectsResponse(controller: number, action: number): boolean {
-  if (controller === CONTROLLER_EXTENSION) return action === ACTION_CALL_EXTENSION
-  return serverMessageName(controller, action, { error: false })?.endsWith('Response') ?? false
 }
