@@ -21,6 +21,8 @@ import { MAX_SNAPLEN } from '../capture/live'
 // the same field names and named values as the worker that applies the filter.
 import '../../src-shared/engine/session'
 import { captureStats } from '../host/capture-stats'
+import { diffFiles } from '../host/capture-diff'
+import { diffText } from '../../src-shared/analysis/diff'
 import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
 import type { ConversationInfo } from '../../src-shared/model/types'
 import { serveCommand } from '../serve/command'
@@ -204,6 +206,27 @@ function operationLines(r: OperationsReport, conversations: ConversationInfo[]):
   return out
 }
 
+async function diffCommand(a: ParsedArgs): Promise<number> {
+  const [fileA, fileB] = a.positional
+  if (!fileA || !fileB) fail('diff needs two capture files: gamewire diff A B')
+  readableFile(fileA, 'capture file')
+  readableFile(fileB, 'capture file')
+  const keylog = one(a, 'keylog')
+  let keys: KeyStore | undefined
+  if (keylog) {
+    readableFile(keylog, 'key file')
+    const parsed = parseKeyFile(readFileSync(keylog, 'utf8')) // throws KeyFileError naming the line
+    for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+    keys = new KeyStore()
+    keys.addAll(parsed.keys)
+  }
+  const ignore = a.options.get('ignore') ?? []
+  for (const p of ignore) if (!/^\/?[^.\s]+(\.[^.\s]+)*$/.test(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
+  const report = await diffFiles(fileA, fileB, { keysA: keys, keysB: keys, ignore, noDefaults: a.flags.has('no-default-ignores') })
+  process.stdout.write(a.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : diffText(report))
+  return 0
+}
+
 function integerOption(text: string | undefined, name: string, max: number): number | undefined {
   const n = positiveNumber(text, name)
   if (n !== undefined && (!Number.isInteger(n) || n > max)) fail(`--${name} must be a whole number up to ${max}, got '${text}'`)
@@ -378,6 +401,21 @@ const COMMANDS: Command[] = [
       PROGRESS_QUIET
     ],
     run: statsCommand
+  },
+  {
+    name: 'diff',
+    brief: 'Compare two captures of the same scenario, message by message and field by field',
+    synopsis: 'A B [--ignore FIELD]... [--no-default-ignores] [--keylog FILE] [--json]',
+    summary:
+      "Compare two captures of the same scenario (e.g. a reference server and a reimplementation): conversations paired by protocol and server port (else order), messages aligned per direction by name, then what is only in A, only in B, and the fields that differ in aligned messages, skipping volatile ones (ids, tokens, sequence numbers, ACK and timing fields; see the README). --json writes a gamewire-diff/1 document.",
+    positional: 2,
+    options: [
+      { name: 'ignore', short: 'i', value: true, repeat: true, arg: 'FIELD', help: "a field path not to compare (e.g. payload.RoomId, parameters.249, _id; a leading / anchors it at the value's root, * is any one segment); repeatable" },
+      { name: 'no-default-ignores', help: 'compare the fields skipped by default too' },
+      { name: 'keylog', value: true, arg: 'FILE', help: 'decrypt both captures with the keys in this key file' },
+      JSON_OUT
+    ],
+    run: diffCommand
   },
   {
     name: 'capture',
