@@ -14,8 +14,9 @@ const AXIS_H = 18 // x labels
 /** Narrowest bar: buckets are merged until each bar is at least this wide. */
 const MIN_BAR = 3
 
+/** A latency in ms, without the unit (the table's heading says it). */
 function ms(v: number): string {
-  return v >= 100 ? `${Math.round(v)} ms` : `${+v.toFixed(v >= 10 ? 1 : 2)} ms`
+  return v >= 100 ? `${Math.round(v)}` : `${+v.toFixed(v >= 10 ? 1 : 2)}`
 }
 
 /** The chart, drawn at the size it is shown (measured), with bars of at least MIN_BAR px and labelled axes. */
@@ -212,7 +213,7 @@ export function Stats() {
       <ConversationBars list={stats.topByBytes} others={stats.othersByBytes} by="bytes" testid="stats-conv-bytes" />
       <h3>Conversations by messages</h3>
       <ConversationBars list={stats.topByMessages} others={stats.othersByMessages} by="messages" testid="stats-conv-messages" />
-      <h3>Request / response latency</h3>
+      <h3>Operations (latency in ms)</h3>
       {stats.operations === null ? (
         <p className="muted small">Not available for this capture.</p>
       ) : stats.operations.length === 0 ? (
@@ -244,7 +245,7 @@ export function Stats() {
                 data-max={o.max ?? ''}
                 title={o.protocol}
               >
-                <td className="op-name">{o.name}</td>
+                <td className="op-name" title={`${o.protocol}: ${o.name}`}>{o.name}</td>
                 <td className="num">{num(o.count)}</td>
                 <td className="num">{num(o.responses)}</td>
                 <td className={o.unanswered ? 'num unanswered' : 'num'}>{num(o.unanswered)}</td>
