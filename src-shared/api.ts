@@ -276,15 +276,9 @@ export interface OthersStat {
 }
 
 /** Request/response pairs of one operation; latencies in milliseconds (nearest-rank percentiles). */
-export interface OperationStat {
-  protocol: string
-  /** The operation's name: the response's name without a trailing " response". */
-  name: string
-  pairs: number
-  p50: number
-  p95: number
-  max: number
-}
+/** Requests, responses and latency of one operation (src-shared/analysis/operations.ts, shared with the CLI). */
+export type { OperationStat } from './analysis/operations'
+import type { OperationStat } from './analysis/operations'
 
 export interface CaptureStatistics {
   /** The messages counted: the display filter's (`filter`), or all of them (`filter` is then ''). */

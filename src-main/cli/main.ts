@@ -24,6 +24,10 @@ import { captureStats } from '../host/capture-stats'
 import { captureRooms } from '../host/capture-rooms'
 import { roomsText } from '../../src-shared/analysis/photon-rooms'
 import { CaptureFormatError } from '../../src-shared/capture/types'
+import { diffFiles } from '../host/capture-diff'
+import { diffText } from '../../src-shared/analysis/diff'
+import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
+import type { ConversationInfo } from '../../src-shared/model/types'
 import { serveCommand } from '../serve/command'
 
 const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) => (p.userPorts ? `${p.id}:PORT` : p.id))].join(', ')
@@ -146,24 +150,30 @@ function isSpecialFile(path: string): boolean {
   }
 }
 
+/** The keys of --keylog FILE (its warnings on stderr), or undefined without it. */
+function keysOption(a: ParsedArgs): KeyStore | undefined {
+  const keylog = one(a, 'keylog')
+  if (!keylog) return undefined
+  readableFile(keylog, 'key file')
+  const parsed = parseKeyFile(readFileSync(keylog, 'utf8')) // throws KeyFileError naming the line
+  for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+  const keys = new KeyStore()
+  keys.addAll(parsed.keys)
+  return keys
+}
+
 async function statsCommand(a: ParsedArgs): Promise<number> {
   const file = a.positional[0]
   if (!file) fail('stats needs a capture file: gamewire stats CAPTURE')
   readableFile(file, 'capture file')
-  const keylog = one(a, 'keylog')
-  let keys: KeyStore | undefined
-  if (keylog) {
-    readableFile(keylog, 'key file')
-    const parsed = parseKeyFile(readFileSync(keylog, 'utf8')) // throws KeyFileError naming the line
-    for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
-    keys = new KeyStore()
-    keys.addAll(parsed.keys)
-  }
+  const keys = keysOption(a)
   const decodeAs = a.options.get('decode-as')
   const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
+  const ops = a.flags.has('ops')
   const s = await captureStats(file, {
     keys,
     jobs: jobsOption(a),
+    ops,
     decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined,
     progress: showProgress ? (p) => process.stderr.write(`\r\x1b[Kreading ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`) : undefined
   })
@@ -180,7 +190,39 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
     ...s.conversations.map((c) => `  #${c.id} ${c.transport} ${c.client} -> ${c.server} ${c.stack.join('/')} ${c.frames} frames ${c.bytes} bytes`),
     ...s.warnings.map((w) => `warning: ${w}`)
   ]
+  if (s.operations) lines.push(...operationLines(s.operations, s.conversations))
   process.stdout.write(lines.join('\n') + '\n')
+  return 0
+}
+
+/** `stats --ops` as text: one table overall, then one per conversation with requests or responses. */
+function operationLines(r: OperationsReport, conversations: ConversationInfo[]): string[] {
+  const fmt = (v: number | null) => (v === null ? '-' : String(Math.round(v * 1000) / 1000))
+  const table = (ops: OperationStat[], indent: string): string[] => {
+    const rows = [['protocol', 'operation', 'requests', 'responses', 'unanswered', 'p50 ms', 'p95 ms', 'max ms'], ...ops.map((o) => [o.protocol, o.name, String(o.count), String(o.responses), String(o.unanswered), fmt(o.p50), fmt(o.p95), fmt(o.max)])]
+    const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
+    return rows.map((row) => indent + row.map((cell, k) => (k < 2 ? cell.padEnd(widths[k]) : cell.padStart(widths[k]))).join('  ').trimEnd())
+  }
+  if (r.overall.length === 0) return ['operations: no requests or responses']
+  const info = new Map(conversations.map((c) => [c.id, c]))
+  const out = ['operations (all conversations):', ...table(r.overall, '  ')]
+  for (const c of r.conversations) {
+    const conv = info.get(c.conversation)
+    out.push(`operations in #${c.conversation}${conv ? ` ${conv.client} -> ${conv.server}` : ''}:`, ...table(c.operations, '  '))
+  }
+  return out
+}
+
+async function diffCommand(a: ParsedArgs): Promise<number> {
+  const [fileA, fileB] = a.positional
+  if (!fileA || !fileB) fail('diff needs two capture files: gamewire diff A B')
+  readableFile(fileA, 'capture file')
+  readableFile(fileB, 'capture file')
+  const keys = keysOption(a)
+  const ignore = a.options.get('ignore') ?? []
+  for (const p of ignore) if (!/^\/?[^.\s]+(\.[^.\s]+)*$/.test(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
+  const report = await diffFiles(fileA, fileB, { keysA: keys, keysB: keys, ignore, noDefaults: a.flags.has('no-default-ignores') })
+  process.stdout.write(a.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : diffText(report))
   return 0
 }
 
@@ -188,15 +230,7 @@ async function roomsCommand(a: ParsedArgs): Promise<number> {
   const file = a.positional[0]
   if (!file) fail('rooms needs a capture file: gamewire rooms CAPTURE')
   readableFile(file, 'capture file')
-  const keylog = one(a, 'keylog')
-  let keys: KeyStore | undefined
-  if (keylog) {
-    readableFile(keylog, 'key file')
-    const parsed = parseKeyFile(readFileSync(keylog, 'utf8')) // throws KeyFileError naming the line
-    for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
-    keys = new KeyStore()
-    keys.addAll(parsed.keys)
-  }
+  const keys = keysOption(a)
   const decodeAs = a.options.get('decode-as')
   let result
   try {
@@ -372,11 +406,33 @@ const COMMANDS: Command[] = [
   {
     name: 'stats',
     brief: 'Summarise a capture: frames, messages per protocol, conversations',
-    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--json] [--jobs N] [-q]',
-    summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass).',
+    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--ops] [--json] [--jobs N] [-q]',
+    summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass); with --ops, requests, responses, unanswered requests and latency per operation.',
     positional: 1,
-    options: [KEYLOG, DECODE_AS, JSON_OUT, JOBS, PROGRESS_QUIET],
+    options: [
+      KEYLOG,
+      DECODE_AS,
+      { name: 'ops', help: 'per operation, overall and per conversation: requests, responses, unanswered, latency p50/p95/max in ms (decodes in one thread)' },
+      JSON_OUT,
+      JOBS,
+      PROGRESS_QUIET
+    ],
     run: statsCommand
+  },
+  {
+    name: 'diff',
+    brief: 'Compare two captures of the same scenario, message by message and field by field',
+    synopsis: 'A B [--ignore FIELD]... [--no-default-ignores] [--keylog FILE] [--json]',
+    summary:
+      "Compare two captures of the same scenario (e.g. a reference server and a reimplementation): conversations paired by protocol and server port (else order), messages aligned per direction by name, then what is only in A, only in B, and the fields that differ in aligned messages, skipping volatile ones (ids, tokens, sequence numbers, ACK and timing fields; see the README). --json writes a gamewire-diff/1 document.",
+    positional: 2,
+    options: [
+      { name: 'ignore', short: 'i', value: true, repeat: true, arg: 'FIELD', help: "a field path not to compare (e.g. payload.RoomId, parameters.249, _id; a leading / anchors it at the value's root, * is any one segment); repeatable" },
+      { name: 'no-default-ignores', help: 'compare the fields skipped by default too' },
+      { name: 'keylog', value: true, arg: 'FILE', help: 'decrypt both captures with the keys in this key file' },
+      JSON_OUT
+    ],
+    run: diffCommand
   },
   {
     name: 'rooms',

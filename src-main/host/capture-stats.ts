@@ -11,6 +11,7 @@ import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
 import type { KeyStore } from '../../src-shared/keys/store'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
+import { OperationsCollector, type OperationsReport } from '../../src-shared/analysis/operations'
 
 export interface CaptureStats {
   file: string
@@ -23,6 +24,8 @@ export interface CaptureStats {
   conversations: ConversationInfo[]
   warnings: string[]
   index: { bytesPerMessage: number; columnBytesPerMessage: number; heapBytesPerMessage: number }
+  /** With `ops`: requests, responses and latency per operation, overall and per conversation. */
+  operations?: OperationsReport
 }
 
 const gc = (globalThis as { gc?: () => void }).gc
@@ -33,10 +36,12 @@ const gc = (globalThis as { gc?: () => void }).gc
  */
 export async function captureStats(
   path: string,
-  o: { keys?: KeyStore; jobs?: number; decodeAs?: DecodeAsRule[]; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
+  o: { keys?: KeyStore; jobs?: number; decodeAs?: DecodeAsRule[]; ops?: boolean; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
 ): Promise<CaptureStats> {
-  // Rules naming conversation ids need one engine's numbering (as for decode --jobs).
-  const jobs = o.decodeAs?.some((r) => typeof r.match === 'number') ? 1 : (o.jobs ?? 1)
+  // Rules naming conversation ids need one engine's numbering (as for decode --jobs); the operations need
+  // every message's value, which only a decoder in this thread hands over.
+  const jobs = o.ops || o.decodeAs?.some((r) => typeof r.match === 'number') ? 1 : (o.jobs ?? 1)
+  const ops = o.ops ? new OperationsCollector() : undefined
   const total = statSync(path).size
   let read = 0
   const progress = (n: number) => {
@@ -88,6 +93,7 @@ export async function captureStats(
       onMessage: (m, conv, dir) => {
         index.add(m, conv, dir)
         count(m.protocol)
+        ops?.add(m)
       }
     })
     for await (const chunk of chunks()) {
@@ -118,6 +124,7 @@ export async function captureStats(
       columnBytesPerMessage: MessageIndex.BYTES_PER_ROW,
       // Includes what the engine still holds (conversation state), so it is an upper bound.
       heapBytesPerMessage: Math.max(0, heapAfter - heapBefore) / n
-    }
+    },
+    ...(ops ? { operations: ops.report() } : {})
   }
 }

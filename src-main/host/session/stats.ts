@@ -1,38 +1,44 @@
 // Statistics of the open capture: messages over time, by name, by protocol and by conversation, from the
-// message index alone, over the rows the timeline's display filter keeps (or all of them); and request/
-// response latencies per operation, from a latency pass.
+// message index alone, over the rows the timeline's display filter keeps (or all of them); and requests,
+// responses and latencies per operation, from a pass over the values.
 //
-// The latency pass: the decoders pair a response with its request and put the pair in the response's
-// value (`responseTo`, the request's frame, and `responseTimeMs`: Photon OperationResponse by operation
-// code, FigNet replies by callback id, SFS2X BlueBox HTTP responses). The index does not keep values, so
-// the first statistics request of a capture replays its frames once without trees (ctx.replayAll, as a
-// re-decode does) and keeps each row's response time; later requests, filtered or not, reuse it until the
-// rows change (a new capture, a re-decode, live rows arriving).
+// The operations pass: the decoders pair a response with its request and put the pair in the response's
+// value; src-shared/analysis/operations.ts says which rows are requests or responses of which operation
+// (the same code as `gamewire stats --ops`). The index does not keep values, so the first statistics
+// request of a capture replays its frames once without trees (ctx.replayAll, as a re-decode does) and keeps
+// each row's role; later requests, filtered or not, reuse it until the rows change (a new capture, a
+// re-decode, live rows arriving). A request row knows whether it was answered even when a filter hides
+// its response.
 
-import { STATS_TOP_N, type CaptureStatistics, type ConversationStat, type OperationStat, type OthersStat, type StatsOptions } from '../../../src-shared/api'
+import { STATS_TOP_N, type CaptureStatistics, type ConversationStat, type OthersStat, type StatsOptions } from '../../../src-shared/api'
+import { OperationAggregator, OperationTracker, type OperationRow } from '../../../src-shared/analysis/operations'
 import type { SessionContext } from './context'
 import type { RowIndex } from './row-index'
 import { Token } from './cancel'
 
+export { nearestRank } from '../../../src-shared/analysis/operations'
+
 const TIMELINE_BUCKETS = 240
 
-/** Response time (ms) by row, NaN for rows that are not a paired response. */
-interface Latencies {
+/** Each row's role in a request/response pair (undefined for other rows). */
+type RowOperations = (OperationRow | undefined)[]
+interface Operations {
   rows: RowIndex
   count: number
-  promise: Promise<Float64Array | null>
+  promise: Promise<RowOperations | null>
 }
-const latencyCache = new WeakMap<SessionContext, Latencies>()
+const operationsCache = new WeakMap<SessionContext, Operations>()
 
-/** Each row's response time, from one tree-less replay of the capture per set of rows. */
-export function rowLatencies(ctx: SessionContext): Promise<Float64Array | null> {
-  const known = latencyCache.get(ctx)
+/** Each row's request/response role, from one tree-less replay of the capture per set of rows. */
+export function rowOperations(ctx: SessionContext): Promise<RowOperations | null> {
+  const known = operationsCache.get(ctx)
   if (known && known.rows === ctx.rows && known.count === ctx.rows.count) return known.promise
   const rows = ctx.rows
   const count = rows.count
   const promise = (async () => {
-    if (!ctx.store || count === 0) return new Float64Array(count).fill(NaN)
-    const out = new Float64Array(count).fill(NaN)
+    const out: RowOperations = new Array(count)
+    if (!ctx.store || count === 0) return out
+    const tracker = new OperationTracker()
     let messages = 0
     try {
       await ctx.replayAll({
@@ -40,8 +46,8 @@ export function rowLatencies(ctx: SessionContext): Promise<Float64Array | null> 
         recording: false,
         onMessage: (m) => {
           messages++
-          const ms = (m.value as { responseTimeMs?: unknown } | undefined)?.responseTimeMs
-          if (typeof ms === 'number' && m.id >= 1 && m.id <= count) out[m.id - 1] = ms
+          const row = tracker.add(m)
+          if (row && m.id >= 1 && m.id <= count) out[m.id - 1] = row
         }
       })
     } catch {
@@ -50,14 +56,8 @@ export function rowLatencies(ctx: SessionContext): Promise<Float64Array | null> 
     // A live capture whose ring dropped frames numbers its rows differently from a replay: no pairing then.
     return messages >= count && ctx.rows === rows ? out : null
   })()
-  latencyCache.set(ctx, { rows, count, promise })
+  operationsCache.set(ctx, { rows, count, promise })
   return promise
-}
-
-/** The q-quantile of ascending `sorted` by nearest rank: the smallest value with at least q of them at or below it. */
-export function nearestRank(sorted: ArrayLike<number>, q: number): number {
-  if (sorted.length === 0) return NaN
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
 }
 
 function others(list: { messages: number; bytes: number }[]): OthersStat {
@@ -71,7 +71,7 @@ function others(list: { messages: number; bytes: number }[]): OthersStat {
 }
 
 export async function getStats(ctx: SessionContext, options: StatsOptions = {}): Promise<CaptureStatistics> {
-  const latencies = await rowLatencies(ctx)
+  const roles = await rowOperations(ctx)
   const index = ctx.rows.index
   const total = index.count
   const view = ctx.view
@@ -86,7 +86,7 @@ export async function getStats(ctx: SessionContext, options: StatsOptions = {}):
   const byName = new Map<string, { protocol: string; name: string; count: number; bytes: number }>()
   const byProtocol = new Map<string, number>()
   const byConv = new Map<number, { messages: number; bytes: number }>()
-  const latencyByOp = new Map<string, { protocol: string; name: string; ms: number[] }>()
+  const ops = new OperationAggregator()
   for (let k = 0; k < n; k++) {
     const i = rowAt(k)
     if (i >= total) continue
@@ -109,14 +109,8 @@ export async function getStats(ctx: SessionContext, options: StatsOptions = {}):
       c.messages++
       c.bytes += length
     } else byConv.set(conv, { messages: 1, bytes: length })
-    const ms = latencies?.[i]
-    if (ms !== undefined && !Number.isNaN(ms)) {
-      const op = name.replace(/ response$/i, '')
-      const opKey = `${protocol}\u0000${op}`
-      const o = latencyByOp.get(opKey)
-      if (o) o.ms.push(ms)
-      else latencyByOp.set(opKey, { protocol, name: op, ms: [ms] })
-    }
+    const role = roles?.[i]
+    if (role) ops.add(role)
   }
 
   let timeline: CaptureStatistics['timeline'] = { start: 0, step: 1, counts: [] }
@@ -138,14 +132,7 @@ export async function getStats(ctx: SessionContext, options: StatsOptions = {}):
   const convs: ConversationStat[] = [...byConv].map(([id, s]) => ({ id, client: '', server: '', protocol: 'unknown', ...info.get(id), messages: s.messages, bytes: s.bytes }))
   const byBytes = [...convs].sort((a, b) => b.bytes - a.bytes || a.id - b.id)
   const byMessages = [...convs].sort((a, b) => b.messages - a.messages || a.id - b.id)
-  const operations: OperationStat[] | null = latencies
-    ? [...latencyByOp.values()]
-        .map((o) => {
-          const sorted = Float64Array.from(o.ms).sort()
-          return { protocol: o.protocol, name: o.name, pairs: sorted.length, p50: nearestRank(sorted, 0.5), p95: nearestRank(sorted, 0.95), max: sorted[sorted.length - 1] }
-        })
-        .sort((a, b) => b.pairs - a.pairs || a.name.localeCompare(b.name))
-    : null
+  const operations = roles ? ops.stats() : null
   return {
     scope: { filter: filtered ? view.spec.filter : '', messages: n, total },
     timeline,

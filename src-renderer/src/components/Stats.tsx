@@ -14,8 +14,9 @@ const AXIS_H = 18 // x labels
 /** Narrowest bar: buckets are merged until each bar is at least this wide. */
 const MIN_BAR = 3
 
+/** A latency in ms, without the unit (the table's heading says it). */
 function ms(v: number): string {
-  return v >= 100 ? `${Math.round(v)} ms` : `${+v.toFixed(v >= 10 ? 1 : 2)} ms`
+  return v >= 100 ? `${Math.round(v)}` : `${+v.toFixed(v >= 10 ? 1 : 2)}`
 }
 
 /** The chart, drawn at the size it is shown (measured), with bars of at least MIN_BAR px and labelled axes. */
@@ -212,17 +213,19 @@ export function Stats() {
       <ConversationBars list={stats.topByBytes} others={stats.othersByBytes} by="bytes" testid="stats-conv-bytes" />
       <h3>Conversations by messages</h3>
       <ConversationBars list={stats.topByMessages} others={stats.othersByMessages} by="messages" testid="stats-conv-messages" />
-      <h3>Request / response latency</h3>
+      <h3>Operations (latency in ms)</h3>
       {stats.operations === null ? (
         <p className="muted small">Not available for this capture.</p>
       ) : stats.operations.length === 0 ? (
-        <p className="muted small">No request/response pairs.</p>
+        <p className="muted small">No requests or responses.</p>
       ) : (
         <table className="ops-table" data-testid="stats-operations">
           <thead>
             <tr>
               <th>Operation</th>
-              <th className="num">Pairs</th>
+              <th className="num" title="Requests">Req</th>
+              <th className="num" title="Responses paired with a request">Resp</th>
+              <th className="num" title="Requests with no response in the capture">Unans.</th>
               <th className="num">p50</th>
               <th className="num">p95</th>
               <th className="num">Max</th>
@@ -230,12 +233,25 @@ export function Stats() {
           </thead>
           <tbody>
             {stats.operations.map((o) => (
-              <tr key={`${o.protocol}/${o.name}`} data-testid="operation" data-name={o.name} data-pairs={o.pairs} data-p50={o.p50} data-p95={o.p95} data-max={o.max} title={o.protocol}>
-                <td className="op-name">{o.name}</td>
-                <td className="num">{num(o.pairs)}</td>
-                <td className="num">{ms(o.p50)}</td>
-                <td className="num">{ms(o.p95)}</td>
-                <td className="num">{ms(o.max)}</td>
+              <tr
+                key={`${o.protocol}/${o.name}`}
+                data-testid="operation"
+                data-name={o.name}
+                data-count={o.count}
+                data-responses={o.responses}
+                data-unanswered={o.unanswered}
+                data-p50={o.p50 ?? ''}
+                data-p95={o.p95 ?? ''}
+                data-max={o.max ?? ''}
+                title={o.protocol}
+              >
+                <td className="op-name" title={`${o.protocol}: ${o.name}`}>{o.name}</td>
+                <td className="num">{num(o.count)}</td>
+                <td className="num">{num(o.responses)}</td>
+                <td className={o.unanswered ? 'num unanswered' : 'num'}>{num(o.unanswered)}</td>
+                <td className="num">{o.p50 === null ? '–' : ms(o.p50)}</td>
+                <td className="num">{o.p95 === null ? '–' : ms(o.p95)}</td>
+                <td className="num">{o.max === null ? '–' : ms(o.max)}</td>
               </tr>
             ))}
           </tbody>

@@ -12,6 +12,7 @@ import { decodePacket, emptyValue, type PacketContext, type PacketInput, type Pa
 import { DEFAULT_MAX_DEPTH } from './sfsobject'
 import { DEFAULT_MAX_DECOMPRESSED, aesFirstBlock } from './transforms'
 import { BlueBoxState, blueboxDatagram } from './bluebox'
+import { expectsResponse } from './names'
 
 export interface Sfs2xOptions {
   /** Decompressed bodies stop here ("decompression capped at N bytes"). */
@@ -34,6 +35,16 @@ interface DirState {
 }
 
 const PROTOCOL = 'sfs2x'
+
+/** A request waiting for its response: its last frame and that frame's time, and its `_id` if any. */
+interface PendingRequest {
+  frame: number
+  time: number
+  id: number | undefined
+}
+
+/** Requests kept per action (and extension command) while unanswered; older ones are dropped past it. */
+const MAX_PENDING = 1024
 
 export class Sfs2xDecoder implements ProtocolDecoder {
   private readonly maxDecompressed: number
@@ -102,7 +113,42 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   }
 
   private emitOut(emit: Emit, dir: WireDir, frames: number[], time: number, stack: string[], draft: MessageDraft, out: PacketOutput): void {
+    // BlueBox messages are paired by their HTTP exchange instead (bluebox.ts).
+    if (!stack.includes('bluebox')) this.pair(dir, frames[frames.length - 1], time, draft, out)
     emit({ dir, frames, time, protocol: PROTOCOL, stack, name: out.name, summary: out.summary, value: out.value, draft })
+  }
+
+  private pendingMap: Map<string, PendingRequest[]> | undefined
+
+  /**
+   * Pairs a response with its request (docs/sfs2x.md, Requests and responses): the server answers on the
+   * request's controller and action (and extension command); an `_id` in both picks the request, else the
+   * oldest one waiting. Only once the roles are known, since which side asks decides what is a response.
+   */
+  private pair(dir: WireDir, frame: number, time: number, draft: MessageDraft, out: PacketOutput): void {
+    const fromServer = this.ctx.roleFrom === 'first-packet' ? null : this.ctx.clientDir !== dir
+    const v = out.value
+    if (fromServer === null || v.controllerId === undefined || v.actionId === undefined) return
+    const key = `${v.controllerId}:${v.actionId}:${v.command ?? ''}`
+    if (!fromServer) {
+      if (!expectsResponse(v.controllerId, v.actionId)) return
+      const pending = (this.pendingMap ??= new Map())
+      const q = pending.get(key) ?? []
+      if (q.length >= MAX_PENDING) q.shift()
+      q.push({ frame, time, id: v.requestId })
+      pending.set(key, q)
+      return
+    }
+    if (!out.name.endsWith('Response')) return // a push or an event, not an answer
+    const q = this.pendingMap?.get(key)
+    if (!q?.length) return
+    const at = v.requestId === undefined ? 0 : q.findIndex((r) => r.id === v.requestId)
+    if (at < 0) return
+    const [req] = q.splice(at, 1)
+    const ms = Math.round((time - req.time) * 1e6) / 1e3
+    v.responseTo = req.frame
+    v.responseTimeMs = ms
+    if (draft.tree.recording) draft.tree.add({ key: F.response_to.key, label: `Response to the request in frame ${req.frame} (${ms} ms later)`, type: 'u32', value: req.frame })
   }
 
   // ---- WebSocket: one packet per message ----

@@ -19,6 +19,7 @@ export const F = defineFields('sfs2x', {
   cmd: ['Extension command', 'string', { index: true }],
   room: ['Room id', 'i32', { index: true }],
   req_id: ['Request id (_id)', 'i32', { description: 'The "_id" the Last War client injects into extension params' }],
+  response_to: ['Response to frame', 'u32', { description: 'Last frame of the request this response answers' }],
   api: ['API version', 'string'],
   client_type: ['Client type', 'string'],
   token: ['Session token', 'string'],

@@ -142,3 +142,9 @@ export function actionName(controller: number, action: number): string | undefin
   if (controller === CONTROLLER_EXTENSION) return action === ACTION_CALL_EXTENSION ? 'CallExtension' : undefined
   return undefined
 }
+
+/** Whether the server answers this client action with a response (not only a push to the users concerned). */
+export function expectsResponse(controller: number, action: number): boolean {
+  if (controller === CONTROLLER_EXTENSION) return action === ACTION_CALL_EXTENSION
+  return serverMessageName(controller, action, { error: false })?.endsWith('Response') ?? false
+}

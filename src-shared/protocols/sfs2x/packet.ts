@@ -49,6 +49,9 @@ export interface Sfs2xValue {
   compressionRule?: CompressionRule
   room?: number
   requestId?: number
+  /** For a response: the last frame of the request it answers, and the time between them (ms). */
+  responseTo?: number
+  responseTimeMs?: number | null
   /** The body could not be read (encrypted without a usable key): its bytes. */
   encryptedBody?: Uint8Array
   /** Bytes skipped while the framing was lost. */

@@ -45,18 +45,27 @@ describe('statistics', () => {
     await c.open(file)
     const s = await c.getStats()
     expect(s.operations).not.toBeNull()
-    const ops = s.operations!.map((o) => ({ ...o, p50: Math.round(o.p50 * 1000) / 1000, p95: Math.round(o.p95 * 1000) / 1000, max: Math.round(o.max * 1000) / 1000 }))
+    const round = (x: number | null) => (x === null ? null : Math.round(x * 1000) / 1000)
+    const ops = s.operations!.map((o) => ({ ...o, p50: round(o.p50), p95: round(o.p95), max: round(o.max) }))
     expect(ops).toEqual(LATENCY_EXPECTED)
-    // the requests are in the capture too, unpaired requests count nowhere
+    // the requests counted are the request rows
     const requests = s.byName.find((n) => n.name === 'JoinGame')
     expect(requests?.count).toBe(LATENCY_PLAN[0].ms.length)
     // a filter narrows the table to the responses it keeps
     await c.setView({ filter: 'gamewire.name == "JoinLobby response"', sort: null, columns: [] })
     const f = await c.getStats()
     expect(f.scope).toEqual({ filter: 'gamewire.name == "JoinLobby response"', messages: 3, total: s.scope.total })
-    expect(f.operations!.map((o) => [o.name, o.pairs, o.max])).toEqual([['JoinLobby', 3, 250]])
-    // …and `all` ignores it
-    expect((await c.getStats({ all: true })).operations!.length).toBe(2)
+    expect(f.operations!.map((o) => [o.name, o.count, o.responses, o.unanswered, o.max])).toEqual([['JoinLobby', 0, 3, 0, 250]])
+    // requests alone still know whether they were answered (their responses are filtered out)
+    await c.setView({ filter: 'photon.msg.type == 2', sort: null, columns: [] })
+    const q = await c.getStats()
+    expect(q.operations!.map((o) => [o.name, o.count, o.responses, o.unanswered, o.p50])).toEqual([
+      ['JoinGame', 5, 0, 0, null],
+      ['JoinLobby', 3, 0, 0, null],
+      ['RaiseEvent', 1, 0, 1, null]
+    ])
+    // …and `all` ignores the filter
+    expect((await c.getStats({ all: true })).operations!.length).toBe(3)
     c.close()
   })
 

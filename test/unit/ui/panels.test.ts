@@ -102,7 +102,7 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     await page.click('[data-testid=capture-close]')
   })
 
-  it('the per-operation table gives the pairs and p50/p95/max latencies the capture was built with', async () => {
+  it('the per-operation table gives requests, responses, unanswered and the p50/p95/max latencies the capture was built with', async () => {
     await viewDone()
     await openPanel('stats')
     const ops = page.locator('[data-testid=stats-operations] [data-testid=operation]')
@@ -110,14 +110,21 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     const seen = await ops.evaluateAll((els) =>
       els.map((e) => ({
         name: e.getAttribute('data-name'),
-        pairs: Number(e.getAttribute('data-pairs')),
-        p50: Math.round(Number(e.getAttribute('data-p50')) * 1000) / 1000,
-        p95: Math.round(Number(e.getAttribute('data-p95')) * 1000) / 1000,
-        max: Math.round(Number(e.getAttribute('data-max')) * 1000) / 1000
+        count: Number(e.getAttribute('data-count')),
+        responses: Number(e.getAttribute('data-responses')),
+        unanswered: Number(e.getAttribute('data-unanswered')),
+        ...Object.fromEntries(
+          ['p50', 'p95', 'max'].map((k) => {
+            const text = e.getAttribute(`data-${k}`)
+            return [k, text === '' ? null : Math.round(Number(text) * 1000) / 1000]
+          })
+        )
       }))
     )
     expect(seen).toEqual(LATENCY_EXPECTED.map(({ protocol: _p, ...o }) => o))
-    expect(await ops.first().innerText()).toMatch(/JoinGame\s+5\s+30 ms\s+100 ms\s+100 ms/)
+    expect(await ops.first().innerText()).toMatch(/JoinGame\s+5\s+5\s+0\s+30\s+100\s+100$/)
+    // the unanswered request: no latency to show
+    expect(await ops.last().innerText()).toMatch(/RaiseEvent\s+1\s+0\s+1\s+–\s+–\s+–/)
     await shot('01-latency-table')
   })
 

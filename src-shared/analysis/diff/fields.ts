@@ -1,0 +1,94 @@
+// A message's decoded `value` as leaves keyed by path, for field-by-field comparison. Paths are the
+// export's JSON keys joined with '.', with the typed wrappers the decoders use ({type, value}: Photon,
+// SFS2X and FigNet values) collapsed, so a path reads like the data: `parameters.248.255`,
+// `body.p.p.uid`, `payload.RoomName`. Photon Hashtable/Dictionary entries are keyed by their key's value.
+
+import { toHex } from '../../bytes/tree'
+
+export type Scalar = string | number | boolean | null
+
+export interface Leaf {
+  value: Scalar
+  /** The wrapper's type name (`Int32`, `UTF_STRING`, `uint`), when the value had one. */
+  type?: string
+}
+
+const MAX_DEPTH = 48
+
+function scalar(v: unknown): Scalar | undefined {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v
+  if (typeof v === 'number') return Number.isFinite(v) ? v : String(v)
+  if (typeof v === 'bigint') return v.toString()
+  if (v instanceof Uint8Array) return toHex(v)
+  return undefined
+}
+
+function isWrapper(v: object): v is { type: string; value: unknown; decoded?: unknown } {
+  return !(v instanceof Map) && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string' && 'value' in v
+}
+
+/** Entries of a Photon Hashtable/Dictionary: [{key, value}, …]. */
+function isEntryList(v: unknown[]): v is { key: unknown; value: unknown }[] {
+  return v.length > 0 && v.every((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && 'key' in (e as object) && 'value' in (e as object) && Object.keys(e as object).length === 2)
+}
+
+function keySegment(k: unknown, index: number): string {
+  const s = scalar(k !== null && typeof k === 'object' && isWrapper(k) ? k.value : k)
+  return s === undefined || s === null ? `[${index}]` : String(s)
+}
+
+/** Every leaf of `value`, in the value's own order. */
+export function valueLeaves(value: unknown): Map<string, Leaf> {
+  const out = new Map<string, Leaf>()
+  walk(value, '', undefined, 0, out)
+  return out
+}
+
+function walk(v: unknown, path: string, type: string | undefined, depth: number, out: Map<string, Leaf>): void {
+  const s = scalar(v)
+  if (s !== undefined || v === undefined || v === null || typeof v !== 'object' || depth > MAX_DEPTH) {
+    if (v !== undefined) out.set(path, type === undefined ? { value: s ?? null } : { value: s ?? null, type })
+    return
+  }
+  const at = (seg: string) => (path ? `${path}.${seg}` : seg)
+  if (isWrapper(v)) {
+    // A decoded form (Photon Custom types, FigNet TransformLite bytes) reads better than its bytes.
+    const inner = v.decoded !== undefined && v.decoded !== null ? v.decoded : v.value
+    return walk(inner, path, v.type, depth + 1, out)
+  }
+  if (v instanceof Map) {
+    if (v.size === 0) out.set(path, { value: '{}', ...(type ? { type } : {}) })
+    for (const [k, x] of v) walk(x, at(String(k)), undefined, depth + 1, out)
+    return
+  }
+  if (Array.isArray(v)) {
+    if (v.length === 0) out.set(path, { value: '[]', ...(type ? { type } : {}) })
+    if (isEntryList(v)) v.forEach((e, i) => walk(e.value, at(keySegment(e.key, i)), undefined, depth + 1, out))
+    else v.forEach((x, i) => walk(x, at(String(i)), undefined, depth + 1, out))
+    return
+  }
+  const keys = Object.keys(v)
+  if (keys.length === 0) out.set(path, { value: '{}', ...(type ? { type } : {}) })
+  for (const k of keys) walk((v as Record<string, unknown>)[k], at(k), undefined, depth + 1, out)
+}
+
+/**
+ * A volatile-field pattern: segments joined with '.', `*` standing for any one segment. It matches a path
+ * when its segments match a run of consecutive segments of the path anywhere (or, with a leading '/', at
+ * the start of the path), and then covers that field and everything under it: `_id` skips every `_id`,
+ * `/parameters.221` Photon's token parameter, `/enet` the whole ENet header group.
+ */
+export function compilePattern(pattern: string): (path: string) => boolean {
+  const anchored = pattern.startsWith('/')
+  const p = (anchored ? pattern.slice(1) : pattern).split('.').filter((s) => s !== '')
+  return (path) => {
+    const s = path.split('.')
+    for (let i = 0; i + p.length <= s.length; i++) {
+      let ok = true
+      for (let k = 0; k < p.length && ok; k++) ok = p[k] === '*' || p[k] === s[i + k]
+      if (ok) return true
+      if (anchored) return false
+    }
+    return false
+  }
+}

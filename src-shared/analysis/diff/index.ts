@@ -1,0 +1,359 @@
+// Comparing two captures of the same scenario (a reference server and a reimplementation, two client
+// builds): conversations paired by protocol and role, their messages aligned per direction by name as a
+// longest common subsequence (so timing, ids and the interleaving of the two directions do not matter),
+// then aligned messages compared field by field, volatile fields skipped. Pure: the messages come from
+// the decoder (src-main/host/capture-diff.ts in the CLI); the app can call diffCaptures on its own.
+
+import { alignKeys } from './align'
+import { compilePattern, valueLeaves, type Leaf, type Scalar } from './fields'
+
+export const DIFF_FORMAT = 'gamewire-diff/1'
+
+/** What the diff needs of a decoded message (DecodedMessage has all of it). */
+export interface DiffMessageInput {
+  id: number
+  conversation: number
+  direction: string
+  frames: readonly number[]
+  time: number
+  protocol: string
+  name: string
+  value: unknown
+}
+
+export interface DiffConversationInput {
+  id: number
+  protocol: string
+  client: string
+  server: string
+}
+
+export interface DiffSideInput {
+  file?: string
+  conversations: readonly DiffConversationInput[]
+  messages: readonly DiffMessageInput[]
+}
+
+export interface DiffOptions {
+  /** More volatile-field patterns (see compilePattern), for every protocol. */
+  ignore?: readonly string[]
+  /** Leave out the per-protocol defaults (DEFAULT_IGNORES). */
+  noDefaults?: boolean
+}
+
+/**
+ * Fields that differ between two runs of one scenario without meaning anything, per protocol: transport
+ * sequence numbers, ACK and timing fields, checksums, peer and callback ids, tokens and session keys,
+ * request ids, lengths that follow the content, the pairing links. Paths as in valueLeaves.
+ */
+export const DEFAULT_IGNORES: Readonly<Record<string, readonly string[]>> = {
+  '*': ['/responseTo', '/responseTimeMs', '/decryptedWith'],
+  photon: [
+    '/peerId', '/channel', '/command', '/reliableSeq', '/unreliableSeq', '/fragment', '/sentTime', '/challenge', '/crc',
+    '/acknowledges', '/ackedSeq', '/ackedSentTime', '/rttMs', '/serverTime', '/protocolFrom',
+    '/parameters.221' // Token/Secret (docs/photon.md, parameter names)
+  ],
+  sfs2x: [
+    '/length', '/lengthRule', '/header.bigSized', '/header.compressed', '/uncompressedLength', '/zlibHeaderHex', '/compressionRule',
+    '/requestId', '_id', // the request id the Last War client injects (docs/sfs2x.md)
+    '/body.p.tk', // the Handshake response's session token
+    '/body.p.id' // the user id the Login response assigns
+  ],
+  fignet: ['/callbackId', '/enet', '/litenetlib']
+}
+
+export interface MessageRef {
+  id: number
+  frames: number[]
+  direction: string
+  /** The message's name, with an SFS2X extension command after it. */
+  name: string
+}
+
+export interface FieldChange {
+  path: string
+  /** The value on each side; null with `only` when the field is on one side alone. */
+  a: Scalar
+  b: Scalar
+  only?: 'a' | 'b'
+  /** The typed wrappers' types, when they differ. */
+  aType?: string
+  bType?: string
+}
+
+export interface ChangedMessage {
+  a: MessageRef
+  b: MessageRef
+  /** Paired out of order (the alignment left both unmatched; same name and direction, in order). */
+  reordered?: true
+  fields: FieldChange[]
+}
+
+export interface ConversationSide {
+  id: number
+  client: string
+  server: string
+}
+
+export interface ConversationDiff {
+  protocol: string
+  a: ConversationSide | null
+  b: ConversationSide | null
+  /** How they were paired: the same server port, or the order of first appearance (`order`). */
+  pairedBy: 'server-port' | 'order' | null
+  aligned: number
+  onlyA: MessageRef[]
+  onlyB: MessageRef[]
+  changed: ChangedMessage[]
+}
+
+export interface OperationDiff {
+  protocol: string
+  direction: string
+  name: string
+  a: number
+  b: number
+  aligned: number
+  changed: number
+  onlyA: number
+  onlyB: number
+}
+
+export interface DiffReport {
+  format: typeof DIFF_FORMAT
+  a: { file?: string; conversations: number; messages: number }
+  b: { file?: string; conversations: number; messages: number }
+  /** The volatile-field patterns in effect, per protocol ('*': every protocol). */
+  ignored: Record<string, string[]>
+  conversations: ConversationDiff[]
+  summary: OperationDiff[]
+  totals: { aligned: number; changed: number; onlyA: number; onlyB: number }
+}
+
+interface Msg {
+  m: DiffMessageInput
+  key: string
+  ref: MessageRef
+}
+
+/** Whether the diff looks at a message: the conversation's own protocol, not its transport (ACKs, pings, connects). */
+function compared(m: DiffMessageInput, conv: DiffConversationInput | undefined): boolean {
+  if (!conv || m.protocol !== conv.protocol) return false
+  if (m.protocol === 'photon') return typeof (m.value as { msgType?: unknown } | null)?.msgType === 'number'
+  return true
+}
+
+function displayName(m: DiffMessageInput): string {
+  const command = (m.value as { command?: unknown } | null)?.command
+  return m.protocol === 'sfs2x' && typeof command === 'string' && !m.name.includes(command) ? `${m.name} ${command}` : m.name
+}
+
+function serverPort(address: string): string {
+  return address.slice(address.lastIndexOf(':') + 1)
+}
+
+/** Pairs conversations per protocol: the same server port first, then the rest in order of appearance. */
+function pairConversations(a: readonly DiffConversationInput[], b: readonly DiffConversationInput[]): { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }[] {
+  const out: { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }[] = []
+  const protocols = [...new Set([...a, ...b].map((c) => c.protocol))]
+  for (const p of protocols) {
+    const as = a.filter((c) => c.protocol === p).sort((x, y) => x.id - y.id)
+    const bs = b.filter((c) => c.protocol === p).sort((x, y) => x.id - y.id)
+    const usedB = new Set<number>()
+    const pairs = new Map<number, { b: DiffConversationInput; by: 'server-port' | 'order' }>()
+    for (const ca of as) {
+      const cb = bs.find((c) => !usedB.has(c.id) && serverPort(c.server) === serverPort(ca.server))
+      if (cb) {
+        usedB.add(cb.id)
+        pairs.set(ca.id, { b: cb, by: 'server-port' })
+      }
+    }
+    const restB = bs.filter((c) => !usedB.has(c.id))
+    for (const ca of as) {
+      if (pairs.has(ca.id)) continue
+      const cb = restB.shift()
+      if (cb) {
+        usedB.add(cb.id)
+        pairs.set(ca.id, { b: cb, by: 'order' })
+      }
+    }
+    for (const ca of as) {
+      const pb = pairs.get(ca.id)
+      out.push({ a: ca, b: pb?.b ?? null, by: pb?.by ?? null })
+    }
+    for (const cb of bs) if (!usedB.has(cb.id)) out.push({ a: null, b: cb, by: null })
+  }
+  return out
+}
+
+type Matcher = (path: string) => boolean
+
+function changes(a: DiffMessageInput, b: DiffMessageInput, skip: Matcher): FieldChange[] {
+  const la = valueLeaves(a.value)
+  const lb = valueLeaves(b.value)
+  const out: FieldChange[] = []
+  const one = (path: string, x: Leaf | undefined, y: Leaf | undefined) => {
+    if (skip(path)) return
+    if (x && y) {
+      if (x.value === y.value && x.type === y.type) return
+      const c: FieldChange = { path, a: x.value, b: y.value }
+      if (x.type !== y.type) Object.assign(c, { aType: x.type, bType: y.type })
+      out.push(c)
+    } else if (x) out.push({ path, a: x.value, b: null, only: 'a' })
+    else if (y) out.push({ path, a: null, b: y.value, only: 'b' })
+  }
+  for (const [path, x] of la) one(path, x, lb.get(path))
+  for (const [path, y] of lb) if (!la.has(path)) one(path, undefined, y)
+  return out
+}
+
+/** The patterns in effect per protocol, and a matcher for each protocol. */
+function ignoreRules(o: DiffOptions): { shown: Record<string, string[]>; matcher(protocol: string): Matcher } {
+  const shown: Record<string, string[]> = {}
+  if (!o.noDefaults) for (const [p, list] of Object.entries(DEFAULT_IGNORES)) shown[p] = [...list]
+  if (o.ignore?.length) shown['*'] = [...(shown['*'] ?? []), ...o.ignore]
+  const cache = new Map<string, Matcher>()
+  return {
+    shown,
+    matcher(protocol) {
+      let m = cache.get(protocol)
+      if (!m) {
+        const tests = [...(shown['*'] ?? []), ...(shown[protocol] ?? [])].map(compilePattern)
+        m = (path) => tests.some((t) => t(path))
+        cache.set(protocol, m)
+      }
+      return m
+    }
+  }
+}
+
+/** Compares two captures' decoded messages. Messages in each side's `messages` order (the decoder's, by id). */
+export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOptions = {}): DiffReport {
+  const rules = ignoreRules(options)
+  const convA = new Map(A.conversations.map((c) => [c.id, c]))
+  const convB = new Map(B.conversations.map((c) => [c.id, c]))
+  const byConv = (side: DiffSideInput, convs: Map<number, DiffConversationInput>) => {
+    const out = new Map<number, Msg[]>()
+    for (const m of side.messages) {
+      if (!compared(m, convs.get(m.conversation))) continue
+      const name = displayName(m)
+      const msg: Msg = { m, key: `${m.direction}\u0000${name}`, ref: { id: m.id, frames: [...m.frames], direction: m.direction, name } }
+      const list = out.get(m.conversation)
+      if (list) list.push(msg)
+      else out.set(m.conversation, [msg])
+    }
+    return out
+  }
+  const msgsA = byConv(A, convA)
+  const msgsB = byConv(B, convB)
+  const summary = new Map<string, OperationDiff>()
+  const op = (protocol: string, x: Msg): OperationDiff => {
+    const k = `${protocol}\u0000${x.key}`
+    let s = summary.get(k)
+    if (!s) summary.set(k, (s = { protocol, direction: x.ref.direction, name: x.ref.name, a: 0, b: 0, aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }))
+    return s
+  }
+  const conversations: ConversationDiff[] = []
+  for (const pair of pairConversations(A.conversations, B.conversations)) {
+    const protocol = (pair.a ?? pair.b)!.protocol
+    const la = pair.a ? (msgsA.get(pair.a.id) ?? []) : []
+    const lb = pair.b ? (msgsB.get(pair.b.id) ?? []) : []
+    const skip = rules.matcher(protocol)
+    const d: ConversationDiff = {
+      protocol,
+      a: pair.a && { id: pair.a.id, client: pair.a.client, server: pair.a.server },
+      b: pair.b && { id: pair.b.id, client: pair.b.client, server: pair.b.server },
+      pairedBy: pair.by,
+      aligned: 0,
+      onlyA: [],
+      onlyB: [],
+      changed: []
+    }
+    for (const x of la) op(protocol, x).a++
+    for (const y of lb) op(protocol, y).b++
+    // Each direction on its own: which side spoke first after a pause is timing, not behaviour.
+    const pairs: { x: Msg; y: Msg; reordered: boolean }[] = []
+    const matchedA = new Set<Msg>()
+    const matchedB = new Set<Msg>()
+    for (const dir of [...new Set([...la, ...lb].map((x) => x.ref.direction))]) {
+      const da = la.filter((x) => x.ref.direction === dir)
+      const db = lb.filter((y) => y.ref.direction === dir)
+      for (const [i, j] of alignKeys(da.map((x) => x.key), db.map((y) => y.key))) {
+        pairs.push({ x: da[i], y: db[j], reordered: false })
+        matchedA.add(da[i])
+        matchedB.add(db[j])
+      }
+      // What the alignment left on both sides with the same name came in another order: pair it in order.
+      const leftB = new Map<string, Msg[]>()
+      for (const y of db) if (!matchedB.has(y)) leftB.set(y.key, [...(leftB.get(y.key) ?? []), y])
+      for (const x of da) {
+        if (matchedA.has(x)) continue
+        const y = leftB.get(x.key)?.shift()
+        if (!y) continue
+        pairs.push({ x, y, reordered: true })
+        matchedA.add(x)
+        matchedB.add(y)
+      }
+    }
+    pairs.sort((p, q) => p.x.m.id - q.x.m.id)
+    for (const { x, y, reordered } of pairs) {
+      d.aligned++
+      const s = op(protocol, x)
+      s.aligned++
+      const fields = changes(x.m, y.m, skip)
+      if (fields.length || reordered) {
+        d.changed.push({ a: x.ref, b: y.ref, ...(reordered ? { reordered: true as const } : {}), fields })
+        if (fields.length) s.changed++
+      }
+    }
+    for (const x of la) if (!matchedA.has(x)) (d.onlyA.push(x.ref), op(protocol, x).onlyA++)
+    for (const y of lb) if (!matchedB.has(y)) (d.onlyB.push(y.ref), op(protocol, y).onlyB++)
+    conversations.push(d)
+  }
+  const list = [...summary.values()].sort((p, q) => p.protocol.localeCompare(q.protocol) || p.direction.localeCompare(q.direction) || p.name.localeCompare(q.name))
+  const sum = (f: (c: ConversationDiff) => number) => conversations.reduce((n, c) => n + f(c), 0)
+  return {
+    format: DIFF_FORMAT,
+    a: { ...(A.file !== undefined ? { file: A.file } : {}), conversations: A.conversations.length, messages: A.messages.length },
+    b: { ...(B.file !== undefined ? { file: B.file } : {}), conversations: B.conversations.length, messages: B.messages.length },
+    ignored: rules.shown,
+    conversations,
+    summary: list,
+    totals: {
+      aligned: sum((c) => c.aligned),
+      changed: sum((c) => c.changed.filter((x) => x.fields.length > 0).length),
+      onlyA: sum((c) => c.onlyA.length),
+      onlyB: sum((c) => c.onlyB.length)
+    }
+  }
+}
+
+/** The report as text, for a terminal. */
+export function diffText(r: DiffReport): string {
+  const lines: string[] = []
+  const side = (s: ConversationSide | null) => (s ? `#${s.id} ${s.client} -> ${s.server}` : '(none)')
+  const ref = (m: MessageRef) => `#${m.id} ${m.direction} ${m.name} (frame${m.frames.length > 1 ? 's' : ''} ${m.frames.join(',')})`
+  const val = (v: Scalar) => (typeof v === 'string' ? JSON.stringify(v) : String(v))
+  lines.push(`A: ${r.a.file ?? 'A'}: ${r.a.conversations} conversations, ${r.a.messages} messages`)
+  lines.push(`B: ${r.b.file ?? 'B'}: ${r.b.conversations} conversations, ${r.b.messages} messages`)
+  for (const c of r.conversations) {
+    lines.push('', `${c.protocol}: A ${side(c.a)}  <->  B ${side(c.b)}${c.pairedBy ? ` (paired by ${c.pairedBy})` : ''}`)
+    lines.push(`  ${c.aligned} aligned, ${c.changed.filter((x) => x.fields.length).length} with differences, ${c.onlyA.length} only in A, ${c.onlyB.length} only in B`)
+    for (const m of c.onlyA) lines.push(`  only in A: ${ref(m)}`)
+    for (const m of c.onlyB) lines.push(`  only in B: ${ref(m)}`)
+    for (const x of c.changed) {
+      lines.push(`  ${x.fields.length ? 'changed' : 'reordered'}: A ${ref(x.a)}  B #${x.b.id} (frame${x.b.frames.length > 1 ? 's' : ''} ${x.b.frames.join(',')})${x.reordered && x.fields.length ? ' (out of order)' : ''}`)
+      for (const f of x.fields) {
+        const types = f.aType !== f.bType && (f.aType || f.bType) ? ` [${f.aType ?? '-'} -> ${f.bType ?? '-'}]` : ''
+        lines.push(`      ${f.path}: ${f.only === 'b' ? '(absent)' : val(f.a)} -> ${f.only === 'a' ? '(absent)' : val(f.b)}${types}`)
+      }
+    }
+  }
+  lines.push('', 'per operation:')
+  const rows = [['protocol', 'dir', 'operation', 'A', 'B', 'aligned', 'changed', 'onlyA', 'onlyB'], ...r.summary.map((s) => [s.protocol, s.direction, s.name, ...[s.a, s.b, s.aligned, s.changed, s.onlyA, s.onlyB].map(String)])]
+  const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
+  for (const row of rows) lines.push('  ' + row.map((cell, k) => (k < 3 ? cell.padEnd(widths[k]) : cell.padStart(widths[k]))).join('  ').trimEnd())
+  const t = r.totals
+  lines.push('', `total: ${t.aligned} aligned, ${t.changed} with differences, ${t.onlyA} only in A, ${t.onlyB} only in B`)
+  return lines.join('\n') + '\n'
+}

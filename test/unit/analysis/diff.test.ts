@@ -1,0 +1,143 @@
+// `gamewire diff` on two captures of one scripted session (test/fixtures/analysis/scripted-session.ts):
+// B is the "reimplementation", with other addresses and ports, other timings, ids and tokens, a changed
+// max-players and gold amount, a Leave response it never sends, an event it sends in addition, and the
+// Join event before the CreateGame response. The test says exactly which messages are only in A or B and
+// which fields differ, and that the volatile ones (ids, tokens, sequence numbers) are skipped by default
+// and shown with --no-default-ignores.
+import { afterAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { diffFiles } from '../../../src-main/host/capture-diff'
+import { alignKeys } from '../../../src-shared/analysis/diff/align'
+import { compilePattern, valueLeaves } from '../../../src-shared/analysis/diff/fields'
+import type { DiffReport } from '../../../src-shared/analysis/diff'
+import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
+import { gw } from '../helpers/cli'
+import { pv } from '../protocols/photon/gp-encoder'
+
+const tmp = mkdtempSync(join(tmpdir(), 'gamewire-diff-test-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const A = join(tmp, 'reference.pcapng')
+const B = join(tmp, 'reimplementation.pcapng')
+writeFileSync(A, scriptedCapture())
+writeFileSync(B, scriptedCapture({
+  startSec: 1796400000,
+  photon: { client: '10.30.0.7', cport: 41001, server: '10.30.0.200', sport: 5056 },
+  sfs: { client: '10.30.0.7', cport: 41002, server: '10.30.0.201', sport: 9934 },
+  fignet: { client: '10.30.0.7', cport: 41003 },
+  idBase: 40,
+  slower: 3,
+  changed: true,
+  dropLeaveResponse: true,
+  propertiesEvent: true,
+  joinEventFirst: true
+}))
+
+/** The facts a reader checks: per conversation, what is only on one side and which fields changed. */
+function facts(r: DiffReport) {
+  return r.conversations.map((c) => ({
+    protocol: c.protocol,
+    pairedBy: c.pairedBy,
+    onlyA: c.onlyA.map((m) => `${m.direction} ${m.name}`),
+    onlyB: c.onlyB.map((m) => `${m.direction} ${m.name}`),
+    changed: c.changed.map((x) => ({ name: `${x.a.direction} ${x.a.name}`, reordered: x.reordered ?? false, fields: x.fields.map((f) => `${f.path}: ${f.a} -> ${f.b}`) }))
+  }))
+}
+
+const EXPECTED = [
+  {
+    protocol: 'photon',
+    pairedBy: 'order', // 5055 and 5056: no common server port
+    onlyA: ['s2c Leave response'],
+    onlyB: ['s2c PropertiesChanged event'],
+    // the Join event came first in B: the alignment keeps it and pairs the CreateGame response out of order
+    changed: [{ name: 's2c CreateGame response', reordered: true, fields: ['parameters.248.255: 8 -> 4'] }]
+  },
+  { protocol: 'sfs2x', pairedBy: 'order', onlyA: [], onlyB: [], changed: [{ name: 's2c ExtensionResponse shop.buy', reordered: false, fields: ['body.p.p.gold: 90 -> 80'] }] },
+  { protocol: 'fignet', pairedBy: 'server-port', onlyA: [], onlyB: [], changed: [] }
+]
+
+describe('capture diff', () => {
+  it('reports exactly what is only in A, only in B, and the changed fields; volatile fields skipped', async () => {
+    const r = await diffFiles(A, B)
+    expect(r.format).toBe('gamewire-diff/1')
+    expect(facts(r)).toEqual(EXPECTED)
+    // message ids and frames point into each capture
+    const leave = r.conversations[0].onlyA[0]
+    expect(leave.frames).toHaveLength(1)
+    expect(r.totals).toEqual({ aligned: r.conversations.reduce((n, c) => n + c.aligned, 0), changed: 2, onlyA: 1, onlyB: 1 })
+    // 13 Photon messages in A (Init … Leave response), 12 of them with a partner in B
+    expect(r.conversations.map((c) => c.aligned)).toEqual([12, 11, 7])
+    const op = (name: string) => r.summary.find((s) => s.name === name)!
+    expect(op('Leave response')).toMatchObject({ protocol: 'photon', direction: 's2c', a: 1, b: 0, aligned: 0, onlyA: 1, onlyB: 0 })
+    expect(op('CreateGame response')).toMatchObject({ a: 1, b: 1, aligned: 1, changed: 1 })
+    expect(op('CallExtension mail.read')).toMatchObject({ a: 2, b: 2, aligned: 2, changed: 0 })
+  })
+
+  it('the defaults hide ids, tokens and sequence numbers; without them they show', async () => {
+    const r = await diffFiles(A, B, { noDefaults: true })
+    const paths = new Set(r.conversations.flatMap((c) => c.changed.flatMap((x) => x.fields.map((f) => `${c.protocol} ${f.path}`))))
+    for (const p of ['photon peerId', 'photon parameters.221', 'photon responseTimeMs', 'sfs2x body.p.tk', 'sfs2x body.p.p._id', 'sfs2x requestId', 'sfs2x body.p.id', 'fignet callbackId', 'fignet responseTimeMs']) {
+      expect(paths, p).toContain(p)
+    }
+    expect(r.ignored).toEqual({})
+    // the real differences are still there
+    expect(paths).toContain('photon parameters.248.255')
+    expect(paths).toContain('sfs2x body.p.p.gold')
+  })
+
+  it('--ignore skips the fields it names, wherever they are', async () => {
+    const r = await diffFiles(A, B, { ignore: ['/parameters.248', 'gold'] })
+    expect(facts(r)[0].changed).toEqual([{ name: 's2c CreateGame response', reordered: true, fields: [] }])
+    expect(facts(r)[1].changed).toEqual([])
+    expect(r.ignored['*']).toEqual(['/responseTo', '/responseTimeMs', '/decryptedWith', '/parameters.248', 'gold'])
+    expect(r.totals.changed).toBe(0)
+  })
+
+  it('one capture against itself: everything aligned, nothing different', async () => {
+    const r = await diffFiles(A, A)
+    expect(r.totals).toMatchObject({ changed: 0, onlyA: 0, onlyB: 0 })
+    expect(r.conversations.every((c) => c.pairedBy === 'server-port' && c.changed.length === 0)).toBe(true)
+  })
+
+  it('alignment and field paths', () => {
+    // an LCS: the extra and the missing message do not shift the pairs after them
+    expect(alignKeys(['a', 'b', 'x', 'c', 'd'], ['a', 'y', 'b', 'c', 'd'])).toEqual([[0, 0], [1, 2], [3, 3], [4, 4]])
+    expect(alignKeys([], ['a'])).toEqual([])
+    const leaves = valueLeaves({ code: 227, parameters: new Map([['248', pv.hash([pv.byte(255), pv.byte(8)], [pv.str('map'), pv.str('dunes')])]]) })
+    expect([...leaves]).toEqual([
+      ['code', { value: 227 }],
+      ['parameters.248.255', { value: 8, type: 'Byte' }],
+      ['parameters.248.map', { value: 'dunes', type: 'String' }]
+    ])
+    expect(compilePattern('_id')('body.p.p._id')).toBe(true)
+    expect(compilePattern('/_id')('body.p.p._id')).toBe(false)
+    expect(compilePattern('/enet')('enet.sentTime')).toBe(true)
+    expect(compilePattern('p.*.uid')('body.p.p.uid')).toBe(true)
+    expect(compilePattern('parameters.221')('parameters.2210')).toBe(false)
+  })
+
+  it('through the CLI: --json is the same report, the text names each difference, bad arguments exit 2', () => {
+    const j = gw('diff', A, B, '--json')
+    expect(j.stderr).toBe('')
+    expect(j.code).toBe(0)
+    const doc = JSON.parse(j.stdout) as DiffReport
+    expect(doc.format).toBe('gamewire-diff/1')
+    expect(facts(doc)).toEqual(EXPECTED)
+    expect(doc.a.file).toBe('reference.pcapng')
+    const text = gw('diff', A, B)
+    expect(text.code).toBe(0)
+    expect(text.stdout).toMatch(/only in A: #\d+ s2c Leave response \(frame \d+\)/)
+    expect(text.stdout).toMatch(/only in B: #\d+ s2c PropertiesChanged event/)
+    expect(text.stdout).toMatch(/parameters\.248\.255: 8 -> 4/)
+    expect(text.stdout).toMatch(/body\.p\.p\.gold: 90 -> 80/)
+    expect(text.stdout).toMatch(/total: \d+ aligned, 2 with differences, 1 only in A, 1 only in B/)
+    const ignored = JSON.parse(gw('diff', A, B, '--json', '--ignore', 'gold', '-i', '/parameters.248').stdout) as DiffReport
+    expect(ignored.totals.changed).toBe(0)
+    expect(gw('diff', A).code).toBe(2)
+    expect(gw('diff', A, join(tmp, 'missing.pcapng')).stderr).toMatch(/capture file not found/)
+    expect(gw('diff', A, B, '--ignore', 'a..b').code).toBe(2)
+  })
+})
