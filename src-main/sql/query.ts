@@ -195,7 +195,7 @@ export function formatTable(columns: QueryResult['columns'], rows: Json[][]): st
   }
   const text = rows.map((r) => r.map((v) => (v === null ? 'NULL' : clip(cellText(v)))))
   const widths = columns.map((c, i) => Math.max(c.name.length, ...text.map((r) => r[i].length)))
-  const numeric = columns.map((_, i) => rows.length > 0 && rows.every((r) => r[i] === null || typeof r[i] === 'number' || (columns[i].integer && typeof r[i] === 'string')))
+  const numeric = columns.map((c, i) => rows.some((r) => r[i] !== null) && rows.every((r) => r[i] === null || typeof r[i] === 'number' || (c.integer && typeof r[i] === 'string')))
   const line = (cells: string[]): string => cells.map((s, i) => (numeric[i] ? s.padStart(widths[i]) : s.padEnd(widths[i]))).join('  ').trimEnd()
   const out = [line(columns.map((c) => c.name)), widths.map((w) => '-'.repeat(w)).join('  '), ...text.map(line)]
   out.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`)
