@@ -1,7 +1,7 @@
-// `gamewire` command line: decode | capture | devices | serve. Errors are one line on stderr and an exit
+// `gamewire` command line: decode | stats | capture | devices | serve | query. Errors are one line on stderr and an exit
 // code (2 for bad arguments or unreadable input), never a stack trace.
 
-import { accessSync, constants, createWriteStream, readFileSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs'
+import { accessSync, constants, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, type WriteStream } from 'node:fs'
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
@@ -29,6 +29,12 @@ import { diffText } from '../../src-shared/analysis/diff'
 import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
 import type { ConversationInfo } from '../../src-shared/model/types'
 import { serveCommand } from '../serve/command'
+import { CaptureFormatError } from '../../src-shared/capture/types'
+// The SQL modules load DuckDB, a native module: imported when a command needs them, not at every start.
+import type { LoadOptions } from '../sql/load'
+import type { QueryFormat } from '../sql/query'
+import { SqlError } from '../sql/errors'
+import { describeTables, PARTITION_KEYS, type PartitionKey } from '../sql/tables'
 
 const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) => (p.userPorts ? `${p.id}:PORT` : p.id))].join(', ')
 
@@ -86,9 +92,12 @@ function jobsOption(a: ParsedArgs): number {
 async function decodeCommand(a: ParsedArgs): Promise<number> {
   const file = a.positional[0]
   if (!file) fail('decode needs a capture file: gamewire decode CAPTURE')
-  readableFile(file, 'capture file')
   const format = one(a, 'format') ?? 'json'
-  if (format !== 'json' && format !== 'ndjson') fail(`--format must be json or ndjson, got '${format}'`)
+  if (format === 'parquet') return decodeParquet(a)
+  if (a.positional.length > 1) throw new UsageError(`unexpected argument '${a.positional[1]}' (several captures are for --format parquet)`, true)
+  if (a.options.has('partition-by')) fail('--partition-by is for --format parquet')
+  readableFile(file, 'capture file')
+  if (format !== 'json' && format !== 'ndjson') fail(`--format must be json, ndjson or parquet, got '${format}'`)
   const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
   if (a.flags.has('layers')) job.layers = true
   const keylog = one(a, 'keylog')
@@ -347,6 +356,106 @@ function devicesCommand(a: ParsedArgs): number {
   return 0
 }
 
+/** --keylog, --filter and --decode-as, checked, for decoding captures into the SQL tables. */
+function sqlLoadOptions(a: ParsedArgs): LoadOptions {
+  const opts: LoadOptions = {}
+  const keylog = one(a, 'keylog')
+  if (keylog) {
+    readableFile(keylog, 'key file')
+    opts.keylog = readFileSync(keylog, 'utf8')
+    for (const w of parseKeyFile(opts.keylog).warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+  }
+  const filter = one(a, 'filter')
+  if (filter) {
+    compileFilter(filter)
+    opts.filter = filter
+  }
+  const decodeAs = a.options.get('decode-as')
+  if (decodeAs) opts.decodeAs = parseDecodeAs(decodeAs)
+  if (a.flags.has('layers')) opts.layers = true
+  if (process.stderr.isTTY && !a.flags.has('quiet')) {
+    opts.progress = (p) => process.stderr.write(`\r\x1b[K${p.capture} ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`)
+  }
+  return opts
+}
+
+function warnTruncated(warnings: string[]): void {
+  for (const w of warnings) if (w.startsWith('capture truncated')) process.stderr.write(`gamewire: warning: ${w}\n`)
+}
+
+/**
+ * decode --format parquet: the captures decoded into a scratch DuckDB database inside a folder beside DIR,
+ * copied out as Parquet there, and the folder renamed to DIR only when everything succeeded.
+ */
+async function decodeParquet(a: ParsedArgs): Promise<number> {
+  for (const o of ['tree', 'jobs']) if (a.options.has(o)) fail(`--${o} does not apply to --format parquet`)
+  for (const f of ['include-keys', 'include-bytes']) if (a.flags.has(f)) fail(`--${f} does not apply to --format parquet`)
+  for (const file of a.positional) readableFile(file, 'capture file')
+  const partition = one(a, 'partition-by')
+  if (partition !== undefined && !(PARTITION_KEYS as readonly string[]).includes(partition)) fail(`--partition-by must be ${PARTITION_KEYS.join(', ')}, got '${partition}'`)
+  const outDir = one(a, 'output')?.replace(/(.)\/+$/, '$1')
+  if (!outDir) fail('--format parquet writes a directory: gamewire decode CAPTURE... --format parquet -o DIR')
+  if (existsSync(outDir)) {
+    if (!statSync(outDir).isDirectory()) fail(`${outDir} exists and is not a directory`)
+    if (readdirSync(outDir).length > 0) fail(`${outDir} is not empty: give a new or empty directory`)
+  }
+  const opts = sqlLoadOptions(a)
+  const [{ loadCaptures }, { writeParquet }, { ScratchDb }] = await Promise.all([import('../sql/load'), import('../sql/parquet'), import('../sql/query')])
+  const temp = `${outDir}.${process.pid}.gamewire-tmp`
+  let done = false
+  try {
+    try {
+      mkdirSync(temp, { recursive: true })
+    } catch (e) {
+      fail(`cannot write ${outDir} (${(e as NodeJS.ErrnoException).code})`)
+    }
+    const db = await ScratchDb.open(temp)
+    try {
+      const loaded = await loadCaptures(db.connection, a.positional, opts)
+      if (opts.progress) process.stderr.write(`\r\x1b[K${loaded.map((l) => `${l.capture}: ${l.frames} frames, ${l.messages} messages, ${l.errors} with errors`).join('\n')}\n`)
+      for (const l of loaded) warnTruncated(l.warnings)
+      await writeParquet(db.connection, temp, partition as PartitionKey | undefined).catch((e) => {
+        throw new SqlError(`writing Parquet: ${(e as Error).message.split('\n')[0]}`)
+      })
+    } finally {
+      db.close()
+    }
+    if (existsSync(outDir)) rmdirSync(outDir)
+    renameSync(temp, outDir)
+    done = true
+  } finally {
+    if (!done) rmSync(temp, { recursive: true, force: true })
+  }
+  return 0
+}
+
+async function queryCommand(a: ParsedArgs): Promise<number> {
+  if (a.flags.has('schema')) {
+    process.stdout.write(describeTables())
+    return 0
+  }
+  const sql = one(a, 'sql')
+  if (a.positional.length === 0) fail('query needs a capture file or a Parquet directory: gamewire query SOURCE... --sql "SELECT ..."')
+  if (!sql?.trim()) fail('query needs --sql "SELECT ..." (gamewire query --schema lists the tables)')
+  const format = one(a, 'format') ?? 'table'
+  const { checkSql, openSources, QUERY_FORMATS, readsFields, ResultWriter, runSql, ScratchDb, sourceKind } = await import('../sql/query')
+  if (!(QUERY_FORMATS as readonly string[]).includes(format)) fail(`--format must be ${QUERY_FORMATS.join(', ')}, got '${format}'`)
+  if (sourceKind(a.positional) === 'capture') for (const file of a.positional) readableFile(file, 'capture file')
+  const opts = sqlLoadOptions(a)
+  const db = await ScratchDb.open()
+  try {
+    await checkSql(db.connection, sql)
+    const loaded = await openSources(db, a.positional, { ...opts, fields: readsFields(sql) })
+    if (opts.progress) process.stderr.write('\r\x1b[K')
+    for (const l of loaded) warnTruncated(l.warnings)
+    const writer = new ResultWriter(format as QueryFormat, writeWithBackpressure(process.stdout))
+    await writer.end(await runSql(db.connection, sql, (columns, rows) => writer.rows(columns, rows)))
+  } finally {
+    db.close()
+  }
+  return 0
+}
+
 /** An option as the command line takes it, with what --help says about it. */
 interface OptionDoc extends OptionSpec {
   /** The value's placeholder in the help, e.g. FILE. */
@@ -385,14 +494,16 @@ const COMMANDS: Command[] = [
   {
     name: 'decode',
     brief: 'Decode a capture file to the decoded-JSON document',
-    synopsis: 'CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--jobs N] [-q]',
-    summary: 'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT).',
-    positional: 1,
+    synopsis: 'CAPTURE... [--keylog FILE] [--filter EXPR] [--format json|ndjson|parquet] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--partition-by capture|protocol|date] [--jobs N] [-q]',
+    summary:
+      'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT). With --format parquet: one or more captures to Apache Parquet tables (messages, fields, conversations) in the directory OUT (gamewire query --schema lists their columns).',
+    positional: Number.MAX_SAFE_INTEGER,
     options: [
       KEYLOG,
       FILTER,
-      { name: 'format', short: 'T', value: true, arg: 'json|ndjson', help: 'one JSON document (default), or one message a line then a summary line' },
-      { name: 'output', short: 'o', value: true, arg: 'OUT', help: 'write to this file instead of stdout' },
+      { name: 'format', short: 'T', value: true, arg: 'json|ndjson|parquet', help: 'one JSON document (default), one message a line then a summary line, or Parquet tables (needs -o DIR)' },
+      { name: 'output', short: 'o', value: true, arg: 'OUT', help: 'write to this file instead of stdout (for parquet: a new or empty directory)' },
+      { name: 'partition-by', value: true, arg: 'capture|protocol|date', help: 'parquet: Hive-style partitioned directories (KEY=VALUE/) per capture, protocol or UTC day' },
       TREE,
       DECODE_AS,
       { name: 'include-keys', help: 'write the keys from --keylog into the export' },
@@ -491,6 +602,24 @@ const COMMANDS: Command[] = [
       JOBS
     ],
     run: (a) => serveCommand(a, one(a, 'jobs') === undefined ? undefined : jobsOption(a))
+  },
+  {
+    name: 'query',
+    brief: 'SQL over decoded messages (captures or Parquet directories), run by DuckDB',
+    synopsis: 'SOURCE... --sql SQL [--format table|csv|json] [--keylog FILE] [--filter EXPR] [--decode-as CONV=PROTOCOL]... [-q] | --schema',
+    summary:
+      'Run SQL over the tables messages, fields and conversations (see --schema) with an embedded DuckDB. A SOURCE is a capture file (decoded on the fly) or a directory written by decode --format parquet (partitioned or not); give several of one kind.',
+    positional: Number.MAX_SAFE_INTEGER,
+    options: [
+      { name: 'sql', value: true, arg: 'SQL', help: 'the statement(s) to run; the last one is printed' },
+      { name: 'format', short: 'T', value: true, arg: 'table|csv|json', help: 'an aligned table (default), CSV with a header, or a JSON array of row objects' },
+      KEYLOG,
+      { ...FILTER, help: 'captures: only the messages this display filter matches' },
+      DECODE_AS,
+      { name: 'schema', help: "print the tables' columns and types, and exit" },
+      { name: 'quiet', short: 'q', help: 'no progress line while captures are decoded' }
+    ],
+    run: queryCommand
   }
 ]
 
@@ -598,7 +727,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`gamewire: ${e.message}\n`)
       return e.code
     }
-    if (e instanceof UsageError || e instanceof KeyFileError || e instanceof DecodeFailure || e instanceof CaptureUnavailable) {
+    if (e instanceof UsageError || e instanceof KeyFileError || e instanceof DecodeFailure || e instanceof CaptureUnavailable || e instanceof SqlError || e instanceof CaptureFormatError) {
       process.stderr.write(`gamewire: ${e.message}\n`)
       return 2
     }

@@ -12,6 +12,7 @@ import { KeyStore } from '../../src-shared/keys/store'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
+import type { DecodedMessage } from '../../src-shared/model/types'
 import { needsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
@@ -95,32 +96,28 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
   writer.begin()
   if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, held)
   const only = job.ids ? new Set(job.ids) : undefined
-  const filter = job.filter?.trim() ? compileFilter(job.filter) : undefined
   let written = 0
-  const session = new DecodeSession({
+  let lastProgress = 0
+  const session = await decodeOnThread(job, {
     keys,
-    filter,
-    decodeAs: job.decodeAs,
+    held,
     // Without trees in the output, trees are built only when the filter reads tree fields.
-    recording: job.tree !== 'none' || needsTree(filter?.fields ?? []),
-    layers: job.layers,
+    recording: job.tree !== 'none',
     onMessage: (m) => {
       if (only && !only.has(m.id)) return
       written++
       writer.message(m)
+    },
+    pause: async (done, total, s) => {
+      writer.flush(OUTPUT_CHUNK / 2)
+      await io.flush()
+      const now = Date.now()
+      if (io.progress && now - lastProgress > 200) {
+        lastProgress = now
+        io.progress({ bytes: done, total, frames: s.engine.stats.frames, messages: s.engine.stats.messages })
+      }
     }
   })
-  let lastProgress = 0
-  await feed(job, held, { frame: (f) => session.addFrame(f), warn: (w) => session.engine.warn(w), iface: (i) => session.interfaces.push(i) }, async (done, total) => {
-    writer.flush(OUTPUT_CHUNK / 2)
-    await io.flush()
-    const now = Date.now()
-    if (io.progress && now - lastProgress > 200) {
-      lastProgress = now
-      io.progress({ bytes: done, total, frames: session.engine.stats.frames, messages: session.engine.stats.messages })
-    }
-  })
-  session.end()
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
   const tail = writer.endPieces(
@@ -131,6 +128,37 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
   for (const _ of tail) await io.flush()
   await io.flush()
   return { frames: stats.frames, messages: stats.messages, matched: written, errors: stats.errors, warnings }
+}
+
+export interface OnThreadOptions {
+  keys: KeyStore
+  held?: HeldFrames
+  /** Build field trees (also built, whatever this says, when the job's filter reads tree fields). */
+  recording: boolean
+  /** Each message the job's filter passes, in export order. */
+  onMessage(m: DecodedMessage): void
+  /** Awaited between input pieces: where the consumer hands its output on (backpressure) and reports progress. */
+  pause(done: number, total: number, session: DecodeSession): Promise<void>
+}
+
+/**
+ * A job's messages decoded by one engine on this thread: the export's pipeline (reader, session, filter,
+ * decode-as) for any consumer of DecodedMessage objects (the JSON export, the SQL tables). Returns the
+ * ended session for its stats and conversations.
+ */
+export async function decodeOnThread(job: DecodeJob, o: OnThreadOptions): Promise<DecodeSession> {
+  const filter = job.filter?.trim() ? compileFilter(job.filter) : undefined
+  const session = new DecodeSession({
+    keys: o.keys,
+    filter,
+    decodeAs: job.decodeAs,
+    recording: o.recording || needsTree(filter?.fields ?? []),
+    layers: job.layers,
+    onMessage: o.onMessage
+  })
+  await feed(job, o.held, { frame: (f) => session.addFrame(f), warn: (w) => session.engine.warn(w), iface: (i) => session.interfaces.push(i) }, (done, total) => o.pause(done, total, session))
+  session.end()
+  return session
 }
 
 /**

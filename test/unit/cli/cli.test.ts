@@ -117,7 +117,7 @@ describe('gamewire decode', () => {
       [['decode', join(tmp, 'missing.pcap')], /^gamewire: capture file not found: /],
       [['decode', tmp], /^gamewire: capture file is a directory/],
       [['decode', notCapture], /^gamewire: not a pcap or pcapng file/],
-      [['decode', LOOPBACK, '--format', 'xml'], /^gamewire: --format must be json or ndjson/],
+      [['decode', LOOPBACK, '--format', 'xml'], /^gamewire: --format must be json, ndjson or parquet, got 'xml'$/m],
       [['decode', LOOPBACK, '--tree', 'some'], /^gamewire: --tree must be full or none, got 'some'$/m],
       [['decode', LOOPBACK, '--tree=NONE'], /^gamewire: --tree must be full or none, got 'NONE'$/m],
       [['decode', LOOPBACK, '--tree'], /^gamewire: option --tree needs a value$/m],
