@@ -10,6 +10,7 @@ import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
 import type { KeyStore } from '../../src-shared/keys/store'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 
 export interface CaptureStats {
@@ -33,7 +34,7 @@ const gc = (globalThis as { gc?: () => void }).gc
  */
 export async function captureStats(
   path: string,
-  o: { keys?: KeyStore; jobs?: number; decodeAs?: DecodeAsRule[]; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
+  o: { keys?: KeyStore; schemas?: SchemaPack[]; jobs?: number; decodeAs?: DecodeAsRule[]; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
 ): Promise<CaptureStats> {
   // Rules naming conversation ids need one engine's numbering (as for decode --jobs).
   const jobs = o.decodeAs?.some((r) => typeof r.match === 'number') ? 1 : (o.jobs ?? 1)
@@ -56,7 +57,7 @@ export async function captureStats(
   const chunks = () => createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>
   if (jobs > 1) {
     const list = new WarningList()
-    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])], decodeAs: o.decodeAs }, {
+    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])], schemas: o.schemas, decodeAs: o.decodeAs }, {
       conversation: (id, ends) => index.setEnds(id, ends),
       row: (_id, row) => {
         index.add(row, undefined, row.wireDir)
@@ -83,6 +84,7 @@ export async function captureStats(
   } else {
     const session = new DecodeSession({
       keys: o.keys,
+      schemas: o.schemas,
       decodeAs: o.decodeAs,
       recording: false,
       onMessage: (m, conv, dir) => {

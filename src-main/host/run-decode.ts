@@ -9,6 +9,7 @@ import { JsonExportWriter } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
+import { registerSchemaFields } from '../../src-shared/schema/set'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
@@ -95,10 +96,13 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
   writer.begin()
   if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, held)
   const only = job.ids ? new Set(job.ids) : undefined
+  // The packs' fields must be known before the filter that may name them compiles.
+  if (job.schemas?.length) registerSchemaFields(job.schemas)
   const filter = job.filter?.trim() ? compileFilter(job.filter) : undefined
   let written = 0
   const session = new DecodeSession({
     keys,
+    schemas: job.schemas,
     filter,
     decodeAs: job.decodeAs,
     // Without trees in the output, trees are built only when the filter reads tree fields.
@@ -152,7 +156,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
   let written = 0
   const pool = new ShardPool(
     job.jobs!,
-    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree, layers: job.layers },
+    { mode: 'export', keys, schemas: job.schemas, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree, layers: job.layers },
     {
       body: (id, conversation, body) => {
         if (body === null) return
