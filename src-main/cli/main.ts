@@ -5,6 +5,9 @@ import { accessSync, constants, createWriteStream, readFileSync, renameSync, rmS
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
+import { parseSchemaPack, SchemaError } from '../../src-shared/schema/validate'
+import { registerSchemaFields } from '../../src-shared/schema/set'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { TREE_MODES, type TreeMode } from '../../src-shared/export/json'
 import { parseArgs, one, positiveNumber, UsageError, wantsHelp, type OptionSpec, type ParsedArgs } from './args'
@@ -76,6 +79,26 @@ function jobsOption(a: ParsedArgs): number {
   return Number(text)
 }
 
+/**
+ * --schema FILE (repeatable): schema packs, each checked; a pack that does not validate is refused with its
+ * JSON path and why. Their fields are made known here so a --filter naming them checks.
+ */
+function schemaOption(a: ParsedArgs): SchemaPack[] | undefined {
+  const files = a.options.get('schema')
+  if (!files?.length) return undefined
+  const packs = files.map((file) => {
+    readableFile(file, 'schema pack')
+    try {
+      return parseSchemaPack(readFileSync(file, 'utf8'))
+    } catch (e) {
+      if (e instanceof SchemaError) fail(`schema pack ${file} refused: ${e.message}`)
+      throw e
+    }
+  })
+  registerSchemaFields(packs)
+  return packs
+}
+
 async function decodeCommand(a: ParsedArgs): Promise<number> {
   const file = a.positional[0]
   if (!file) fail('decode needs a capture file: gamewire decode CAPTURE')
@@ -84,6 +107,7 @@ async function decodeCommand(a: ParsedArgs): Promise<number> {
   if (format !== 'json' && format !== 'ndjson') fail(`--format must be json or ndjson, got '${format}'`)
   const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
   if (a.flags.has('layers')) job.layers = true
+  job.schemas = schemaOption(a)
   const keylog = one(a, 'keylog')
   if (keylog) {
     readableFile(keylog, 'key file')
@@ -160,6 +184,7 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
   const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
   const s = await captureStats(file, {
     keys,
+    schemas: schemaOption(a),
     jobs: jobsOption(a),
     decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined,
     progress: showProgress ? (p) => process.stderr.write(`\r\x1b[Kreading ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`) : undefined
@@ -224,6 +249,7 @@ async function captureCommand(a: ParsedArgs): Promise<number> {
     opts.keylog = readFileSync(keylog, 'utf8')
     for (const w of parseKeyFile(opts.keylog).warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
   }
+  opts.schemas = schemaOption(a)
   const displayFilter = one(a, 'filter')
   if (displayFilter) {
     compileFilter(displayFilter)
@@ -298,6 +324,8 @@ const DECODE_AS: OptionDoc = {
   name: 'decode-as', short: 'd', value: true, repeat: true, arg: 'CONV=PROTOCOL',
   help: "force a conversation's protocol (CONV: a conversation id or an ip:port of either side; PROTOCOL: a protocol id, or 'unknown'); repeatable"
 }
+/** Shared by every command that decodes: the game's own names and payload layouts (docs/schema-packs.md). */
+const SCHEMA: OptionDoc = { name: 'schema', value: true, repeat: true, arg: 'FILE', help: 'a schema pack (gamewire-schema/1 JSON) naming a game\'s codes and laying out its payloads; repeatable' }
 const INCLUDE_BYTES: OptionDoc = { name: 'include-bytes', help: "add each data source's bytes as hex" }
 const JOBS: OptionDoc = { name: 'jobs', short: 'j', value: true, arg: 'N', help: 'decode in N worker threads, 1 to 64 (default: cores - 1, at least 1); the output is the same for any N' }
 const PROGRESS_QUIET: OptionDoc = { name: 'quiet', short: 'q', help: 'no progress line (it is shown on stderr only when stderr is a terminal)' }
@@ -322,11 +350,12 @@ const COMMANDS: Command[] = [
   {
     name: 'decode',
     brief: 'Decode a capture file to the decoded-JSON document',
-    synopsis: 'CAPTURE [--keylog FILE] [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--jobs N] [-q]',
+    synopsis: 'CAPTURE [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format json|ndjson] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--jobs N] [-q]',
     summary: 'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT).',
     positional: 1,
     options: [
       KEYLOG,
+      SCHEMA,
       FILTER,
       { name: 'format', short: 'T', value: true, arg: 'json|ndjson', help: 'one JSON document (default), or one message a line then a summary line' },
       { name: 'output', short: 'o', value: true, arg: 'OUT', help: 'write to this file instead of stdout' },
@@ -343,16 +372,16 @@ const COMMANDS: Command[] = [
   {
     name: 'stats',
     brief: 'Summarise a capture: frames, messages per protocol, conversations',
-    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--json] [--jobs N] [-q]',
+    synopsis: 'CAPTURE [--keylog FILE] [--schema FILE]... [--decode-as CONV=PROTOCOL]... [--json] [--jobs N] [-q]',
     summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass).',
     positional: 1,
-    options: [KEYLOG, DECODE_AS, JSON_OUT, JOBS, PROGRESS_QUIET],
+    options: [KEYLOG, SCHEMA, DECODE_AS, JSON_OUT, JOBS, PROGRESS_QUIET],
     run: statsCommand
   },
   {
     name: 'capture',
     brief: 'Live capture through libpcap, streaming decoded messages as NDJSON',
-    synopsis: '-i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE] [--filter EXPR] [--format ndjson] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-bytes] [--snaplen N] [--buffer-size MiB] [--no-promisc] [-q]',
+    synopsis: '-i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format ndjson] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-bytes] [--snaplen N] [--buffer-size MiB] [--no-promisc] [-q]',
     summary: `Live capture through libpcap, streaming decoded messages as NDJSON until the duration or count is reached or SIGINT/SIGTERM, then the summary line. ${PRESET_NOTE}`,
     positional: 0,
     options: [
@@ -363,6 +392,7 @@ const COMMANDS: Command[] = [
       { name: 'count', short: 'c', value: true, arg: 'N', help: 'stop after N frames' },
       { name: 'write', short: 'w', value: true, arg: 'FILE.pcapng', help: 'save the frames as they arrive' },
       KEYLOG,
+      SCHEMA,
       FILTER,
       { name: 'format', short: 'T', value: true, arg: 'ndjson', help: 'ndjson only (a live capture streams)' },
       TREE,
