@@ -78,6 +78,8 @@ async function feed(
 }
 
 export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames): Promise<DecodeResult> {
+  // The packs' fields must be known before a filter that may name them compiles (here and in shardable).
+  if (job.schemas?.length) registerSchemaFields(job.schemas)
   const name = held ? held.name : basename(job.file)
   const keys = new KeyStore()
   if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
@@ -96,8 +98,6 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
   writer.begin()
   if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, held)
   const only = job.ids ? new Set(job.ids) : undefined
-  // The packs' fields must be known before the filter that may name them compiles.
-  if (job.schemas?.length) registerSchemaFields(job.schemas)
   const filter = job.filter?.trim() ? compileFilter(job.filter) : undefined
   let written = 0
   const session = new DecodeSession({
