@@ -144,7 +144,7 @@ class CaptureRun {
     checkStartOptions(opts)
     this.batchMs = Math.max(20, Math.min(5000, opts.batchMs ?? DEFAULT_BATCH_MS))
     this.ring = opts.ring === null ? null : new FrameRing(opts.ring ?? {})
-    const setup: DecoderSetup = { displayFilter: opts.displayFilter, keylog: opts.keylog, decodeAs: opts.decodeAs, output: opts.output ?? { ndjson: true } }
+    const setup: DecoderSetup = { displayFilter: opts.displayFilter, keylog: opts.keylog, schemas: opts.schemas, decodeAs: opts.decodeAs, output: opts.output ?? { ndjson: true } }
     this.decoder = opts.forwardOnly ? null : new Worker(fileURLToPath(import.meta.url), { workerData: setup, resourceLimits: DECODE_WORKER_LIMITS })
   }
 

@@ -9,6 +9,8 @@ import { JsonExportWriter } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
 import { needsTree } from '../host/view-matcher'
 import { KeyStore } from '../../src-shared/keys/store'
+import { registerSchemaFields } from '../../src-shared/schema/set'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import type { CaptureFrame } from '../../src-shared/capture/types'
 import { concatBytes } from '../../src-shared/bytes/concat'
@@ -21,6 +23,7 @@ import { unpackFrames, type LiveOutputOptions, type PackedFrames } from './live-
 export interface DecoderSetup {
   displayFilter?: string
   keylog?: string
+  schemas?: SchemaPack[]
   decodeAs?: DecodeAsRule[]
   output: LiveOutputOptions
 }
@@ -89,9 +92,11 @@ export function runLiveDecoder(): void {
       keys.addAll(parsed.keys)
       warnings.push(...parsed.warnings)
     }
+    if (setup.schemas?.length) registerSchemaFields(setup.schemas)
     const filter = setup.displayFilter?.trim() ? compileFilter(setup.displayFilter) : undefined
     session = new DecodeSession({
       keys,
+      schemas: setup.schemas,
       filter,
       decodeAs: setup.decodeAs,
       // Trees only for NDJSON that has them, or for a filter that reads tree fields.

@@ -5,6 +5,8 @@ import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import type { IndexRow } from '../../src-shared/engine/message-index'
 import type { ConversationInfo } from '../../src-shared/model/types'
 import type { TreeMode } from '../../src-shared/export/json'
+import type { SchemaPack } from '../../src-shared/schema/types'
+import { validateSchemaPack } from '../../src-shared/schema/validate'
 import type { RingLimits } from './frame-ring'
 import type { CaptureErrorKind } from './live'
 
@@ -33,6 +35,8 @@ export interface LiveStartOptions {
   displayFilter?: string
   /** Key-file text loaded before the first frame. */
   keylog?: string
+  /** Schema packs loaded before the first frame (checked here again: they cross a process boundary). */
+  schemas?: SchemaPack[]
   decodeAs?: DecodeAsRule[]
   /** Write every frame to this pcapng file while capturing (`-w`). */
   writeFile?: string
@@ -169,6 +173,16 @@ export function checkStartOptions(o: LiveStartOptions): LiveStartOptions {
     positiveInt(o.ring.frames, 'ring.frames')
     positiveInt(o.ring.bytes, 'ring.bytes')
   }
+  if (o.schemas !== undefined) {
+    if (!Array.isArray(o.schemas) || o.schemas.length > 100) fail('schemas must be a list of at most 100 packs')
+    o.schemas.forEach((p, i) => {
+      try {
+        validateSchemaPack(p)
+      } catch (e) {
+        fail(`schemas[${i}]: ${(e as Error).message}`)
+      }
+    })
+  }
   if (o.decodeAs !== undefined && (!Array.isArray(o.decodeAs) || o.decodeAs.length > 1000)) fail('decodeAs must be a list')
   const tree = o.output?.tree
   if (tree !== undefined && tree !== 'full' && tree !== 'none') fail("output.tree must be 'full' or 'none'")
@@ -176,7 +190,7 @@ export function checkStartOptions(o: LiveStartOptions): LiveStartOptions {
   if (o.forwardOnly) {
     // Nothing decodes in a forward-only capture: options that only a decoder would use are a mistake.
     if (!o.output?.frames) fail('forwardOnly needs output.frames')
-    for (const k of ['displayFilter', 'keylog', 'decodeAs'] as const) if (o[k] !== undefined) fail(`${k} needs a decoder (not with forwardOnly)`)
+    for (const k of ['displayFilter', 'keylog', 'decodeAs', 'schemas'] as const) if (o[k] !== undefined) fail(`${k} needs a decoder (not with forwardOnly)`)
     if (o.output?.ndjson || o.output?.rows) fail('output.ndjson and output.rows need a decoder (not with forwardOnly)')
   }
   return o

@@ -5,6 +5,9 @@ import { accessSync, constants, createWriteStream, existsSync, mkdirSync, readdi
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
+import { parseSchemaPack, SchemaError } from '../../src-shared/schema/validate'
+import { registerSchemaFields } from '../../src-shared/schema/set'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { TREE_MODES, type TreeMode } from '../../src-shared/export/json'
 import { parseArgs, one, positiveNumber, UsageError, wantsHelp, type OptionSpec, type ParsedArgs } from './args'
@@ -29,7 +32,6 @@ import { diffText } from '../../src-shared/analysis/diff'
 import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
 import type { ConversationInfo } from '../../src-shared/model/types'
 import { serveCommand } from '../serve/command'
-import { CaptureFormatError } from '../../src-shared/capture/types'
 // The SQL modules load DuckDB, a native module: imported when a command needs them, not at every start.
 import type { LoadOptions } from '../sql/load'
 import type { QueryFormat } from '../sql/query'
@@ -89,6 +91,26 @@ function jobsOption(a: ParsedArgs): number {
   return Number(text)
 }
 
+/**
+ * --schema FILE (repeatable): schema packs, each checked; a pack that does not validate is refused with its
+ * JSON path and why. Their fields are made known here so a --filter naming them checks.
+ */
+function schemaOption(a: ParsedArgs): SchemaPack[] | undefined {
+  const files = a.options.get('schema')
+  if (!files?.length) return undefined
+  const packs = files.map((file) => {
+    readableFile(file, 'schema pack')
+    try {
+      return parseSchemaPack(readFileSync(file, 'utf8'))
+    } catch (e) {
+      if (e instanceof SchemaError) fail(`schema pack ${file} refused: ${e.message}`)
+      throw e
+    }
+  })
+  registerSchemaFields(packs)
+  return packs
+}
+
 async function decodeCommand(a: ParsedArgs): Promise<number> {
   const file = a.positional[0]
   if (!file) fail('decode needs a capture file: gamewire decode CAPTURE')
@@ -100,6 +122,7 @@ async function decodeCommand(a: ParsedArgs): Promise<number> {
   if (format !== 'json' && format !== 'ndjson') fail(`--format must be json, ndjson or parquet, got '${format}'`)
   const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
   if (a.flags.has('layers')) job.layers = true
+  job.schemas = schemaOption(a)
   const keylog = one(a, 'keylog')
   if (keylog) {
     readableFile(keylog, 'key file')
@@ -181,6 +204,7 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
   const ops = a.flags.has('ops')
   const s = await captureStats(file, {
     keys,
+    schemas: schemaOption(a),
     jobs: jobsOption(a),
     ops,
     decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined,
@@ -230,7 +254,7 @@ async function diffCommand(a: ParsedArgs): Promise<number> {
   const keys = keysOption(a)
   const ignore = a.options.get('ignore') ?? []
   for (const p of ignore) if (!/^\/?[^.\s]+(\.[^.\s]+)*$/.test(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
-  const report = await diffFiles(fileA, fileB, { keysA: keys, keysB: keys, ignore, noDefaults: a.flags.has('no-default-ignores') })
+  const report = await diffFiles(fileA, fileB, { keysA: keys, keysB: keys, schemas: schemaOption(a), ignore, noDefaults: a.flags.has('no-default-ignores') })
   process.stdout.write(a.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : diffText(report))
   return 0
 }
@@ -243,7 +267,7 @@ async function roomsCommand(a: ParsedArgs): Promise<number> {
   const decodeAs = a.options.get('decode-as')
   let result
   try {
-    result = await captureRooms(file, { keys, decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined })
+    result = await captureRooms(file, { keys, schemas: schemaOption(a), decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined })
   } catch (e) {
     if (e instanceof CaptureFormatError) fail(e.message)
     throw e
@@ -296,6 +320,7 @@ async function captureCommand(a: ParsedArgs): Promise<number> {
     opts.keylog = readFileSync(keylog, 'utf8')
     for (const w of parseKeyFile(opts.keylog).warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
   }
+  opts.schemas = schemaOption(a)
   const displayFilter = one(a, 'filter')
   if (displayFilter) {
     compileFilter(displayFilter)
@@ -358,7 +383,7 @@ function devicesCommand(a: ParsedArgs): number {
 
 /** --keylog, --filter and --decode-as, checked, for decoding captures into the SQL tables. */
 function sqlLoadOptions(a: ParsedArgs): LoadOptions {
-  const opts: LoadOptions = {}
+  const opts: LoadOptions = { schemas: schemaOption(a) }
   const keylog = one(a, 'keylog')
   if (keylog) {
     readableFile(keylog, 'key file')
@@ -430,13 +455,13 @@ async function decodeParquet(a: ParsedArgs): Promise<number> {
 }
 
 async function queryCommand(a: ParsedArgs): Promise<number> {
-  if (a.flags.has('schema')) {
+  if (a.flags.has('tables')) {
     process.stdout.write(describeTables())
     return 0
   }
   const sql = one(a, 'sql')
   if (a.positional.length === 0) fail('query needs a capture file or a Parquet directory: gamewire query SOURCE... --sql "SELECT ..."')
-  if (!sql?.trim()) fail('query needs --sql "SELECT ..." (gamewire query --schema lists the tables)')
+  if (!sql?.trim()) fail('query needs --sql "SELECT ..." (gamewire query --tables lists the tables)')
   const format = one(a, 'format') ?? 'table'
   const { checkSql, openSources, QUERY_FORMATS, readsFields, ResultWriter, runSql, ScratchDb, sourceKind } = await import('../sql/query')
   if (!(QUERY_FORMATS as readonly string[]).includes(format)) fail(`--format must be ${QUERY_FORMATS.join(', ')}, got '${format}'`)
@@ -470,6 +495,8 @@ const DECODE_AS: OptionDoc = {
   name: 'decode-as', short: 'd', value: true, repeat: true, arg: 'CONV=PROTOCOL',
   help: "force a conversation's protocol (CONV: a conversation id or an ip:port of either side; PROTOCOL: a protocol id, or 'unknown'); repeatable"
 }
+/** Shared by every command that decodes: the game's own names and payload layouts (docs/schema-packs.md). */
+const SCHEMA: OptionDoc = { name: 'schema', value: true, repeat: true, arg: 'FILE', help: "a schema pack (gamewire-schema/1 JSON) naming a game's codes and laying out its payloads; repeatable" }
 const INCLUDE_BYTES: OptionDoc = { name: 'include-bytes', help: "add each data source's bytes as hex" }
 const JOBS: OptionDoc = { name: 'jobs', short: 'j', value: true, arg: 'N', help: 'decode in N worker threads, 1 to 64 (default: cores - 1, at least 1); the output is the same for any N' }
 const PROGRESS_QUIET: OptionDoc = { name: 'quiet', short: 'q', help: 'no progress line (it is shown on stderr only when stderr is a terminal)' }
@@ -494,12 +521,13 @@ const COMMANDS: Command[] = [
   {
     name: 'decode',
     brief: 'Decode a capture file to the decoded-JSON document',
-    synopsis: 'CAPTURE... [--keylog FILE] [--filter EXPR] [--format json|ndjson|parquet] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--partition-by capture|protocol|date] [--jobs N] [-q]',
+    synopsis: 'CAPTURE... [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format json|ndjson|parquet] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--partition-by capture|protocol|date] [--jobs N] [-q]',
     summary:
-      'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT). With --format parquet: one or more captures to Apache Parquet tables (messages, fields, conversations) in the directory OUT (gamewire query --schema lists their columns).',
+      'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT). With --format parquet: one or more captures to Apache Parquet tables (messages, fields, conversations) in the directory OUT (gamewire query --tables lists their columns).',
     positional: Number.MAX_SAFE_INTEGER,
     options: [
       KEYLOG,
+      SCHEMA,
       FILTER,
       { name: 'format', short: 'T', value: true, arg: 'json|ndjson|parquet', help: 'one JSON document (default), one message a line then a summary line, or Parquet tables (needs -o DIR)' },
       { name: 'output', short: 'o', value: true, arg: 'OUT', help: 'write to this file instead of stdout (for parquet: a new or empty directory)' },
@@ -517,11 +545,12 @@ const COMMANDS: Command[] = [
   {
     name: 'stats',
     brief: 'Summarise a capture: frames, messages per protocol, conversations',
-    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--ops] [--json] [--jobs N] [-q]',
+    synopsis: 'CAPTURE [--keylog FILE] [--schema FILE]... [--decode-as CONV=PROTOCOL]... [--ops] [--json] [--jobs N] [-q]',
     summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass); with --ops, requests, responses, unanswered requests and latency per operation.',
     positional: 1,
     options: [
       KEYLOG,
+      SCHEMA,
       DECODE_AS,
       { name: 'ops', help: 'per operation, overall and per conversation: requests, responses, unanswered, latency p50/p95/max in ms (decodes in one thread)' },
       JSON_OUT,
@@ -533,7 +562,7 @@ const COMMANDS: Command[] = [
   {
     name: 'diff',
     brief: 'Compare two captures of the same scenario, message by message and field by field',
-    synopsis: 'A B [--ignore FIELD]... [--no-default-ignores] [--keylog FILE] [--json]',
+    synopsis: 'A B [--ignore FIELD]... [--no-default-ignores] [--keylog FILE] [--schema FILE]... [--json]',
     summary:
       "Compare two captures of the same scenario (e.g. a reference server and a reimplementation): conversations paired by protocol and server port (else order), messages aligned per direction by name, then what is only in A, only in B, and the fields that differ in aligned messages, skipping volatile ones (ids, tokens, sequence numbers, ACK and timing fields; see the README). --json writes a gamewire-diff/1 document.",
     positional: 2,
@@ -541,6 +570,7 @@ const COMMANDS: Command[] = [
       { name: 'ignore', short: 'i', value: true, repeat: true, arg: 'FIELD', help: "a field path not to compare (e.g. payload.RoomId, parameters.249, _id; a leading / anchors it at the value's root, * is any one segment); repeatable" },
       { name: 'no-default-ignores', help: 'compare the fields skipped by default too' },
       { name: 'keylog', value: true, arg: 'FILE', help: 'decrypt both captures with the keys in this key file' },
+      SCHEMA,
       JSON_OUT
     ],
     run: diffCommand
@@ -548,17 +578,17 @@ const COMMANDS: Command[] = [
   {
     name: 'rooms',
     brief: 'Photon rooms: actors, master, and the cached events each joiner got vs what Photon replays',
-    synopsis: 'CAPTURE [--keylog FILE] [--decode-as CONV=PROTOCOL]... [--json]',
+    synopsis: 'CAPTURE [--keylog FILE] [--schema FILE]... [--decode-as CONV=PROTOCOL]... [--json]',
     summary:
       "Rebuild each Photon room from the capture's game-server conversations (actors, master client, properties, the event cache) and compare what every joiner was replayed with what Photon replays, naming each divergence by its rule. --json writes the gamewire-rooms/1 document.",
     positional: 1,
-    options: [KEYLOG, DECODE_AS, { name: 'json', help: 'write the gamewire-rooms/1 JSON document' }],
+    options: [KEYLOG, SCHEMA, DECODE_AS, { name: 'json', help: 'write the gamewire-rooms/1 JSON document' }],
     run: roomsCommand
   },
   {
     name: 'capture',
     brief: 'Live capture through libpcap, streaming decoded messages as NDJSON',
-    synopsis: '-i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE] [--filter EXPR] [--format ndjson] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-bytes] [--snaplen N] [--buffer-size MiB] [--no-promisc] [-q]',
+    synopsis: '-i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format ndjson] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-bytes] [--snaplen N] [--buffer-size MiB] [--no-promisc] [-q]',
     summary: `Live capture through libpcap, streaming decoded messages as NDJSON until the duration or count is reached or SIGINT/SIGTERM, then the summary line. ${PRESET_NOTE}`,
     positional: 0,
     options: [
@@ -569,6 +599,7 @@ const COMMANDS: Command[] = [
       { name: 'count', short: 'c', value: true, arg: 'N', help: 'stop after N frames' },
       { name: 'write', short: 'w', value: true, arg: 'FILE.pcapng', help: 'save the frames as they arrive' },
       KEYLOG,
+      SCHEMA,
       FILTER,
       { name: 'format', short: 'T', value: true, arg: 'ndjson', help: 'ndjson only (a live capture streams)' },
       TREE,
@@ -606,9 +637,9 @@ const COMMANDS: Command[] = [
   {
     name: 'query',
     brief: 'SQL over decoded messages (captures or Parquet directories), run by DuckDB',
-    synopsis: 'SOURCE... --sql SQL [--format table|csv|json] [--keylog FILE] [--filter EXPR] [--decode-as CONV=PROTOCOL]... [-q] | --schema',
+    synopsis: 'SOURCE... --sql SQL [--format table|csv|json] [--keylog FILE] [--filter EXPR] [--decode-as CONV=PROTOCOL]... [--schema FILE]... [-q] | --tables',
     summary:
-      'Run SQL over the tables messages, fields and conversations (see --schema) with an embedded DuckDB. A SOURCE is a capture file (decoded on the fly) or a directory written by decode --format parquet (partitioned or not); give several of one kind.',
+      'Run SQL over the tables messages, fields and conversations (see --tables) with an embedded DuckDB. A SOURCE is a capture file (decoded on the fly) or a directory written by decode --format parquet (partitioned or not); give several of one kind.',
     positional: Number.MAX_SAFE_INTEGER,
     options: [
       { name: 'sql', value: true, arg: 'SQL', help: 'the statement(s) to run; the last one is printed' },
@@ -616,7 +647,8 @@ const COMMANDS: Command[] = [
       KEYLOG,
       { ...FILTER, help: 'captures: only the messages this display filter matches' },
       DECODE_AS,
-      { name: 'schema', help: "print the tables' columns and types, and exit" },
+      SCHEMA,
+      { name: 'tables', help: "print the tables' columns and types, and exit" },
       { name: 'quiet', short: 'q', help: 'no progress line while captures are decoded' }
     ],
     run: queryCommand

@@ -10,6 +10,7 @@ import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
 import type { KeyStore } from '../../src-shared/keys/store'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { OperationsCollector, type OperationsReport } from '../../src-shared/analysis/operations'
 
@@ -36,7 +37,7 @@ const gc = (globalThis as { gc?: () => void }).gc
  */
 export async function captureStats(
   path: string,
-  o: { keys?: KeyStore; jobs?: number; decodeAs?: DecodeAsRule[]; ops?: boolean; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
+  o: { keys?: KeyStore; schemas?: SchemaPack[]; jobs?: number; decodeAs?: DecodeAsRule[]; ops?: boolean; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
 ): Promise<CaptureStats> {
   // Rules naming conversation ids need one engine's numbering (as for decode --jobs); the operations need
   // every message's value, which only a decoder in this thread hands over.
@@ -61,7 +62,7 @@ export async function captureStats(
   const chunks = () => createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>
   if (jobs > 1) {
     const list = new WarningList()
-    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])], decodeAs: o.decodeAs }, {
+    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])], schemas: o.schemas, decodeAs: o.decodeAs }, {
       conversation: (id, ends) => index.setEnds(id, ends),
       row: (_id, row) => {
         index.add(row, undefined, row.wireDir)
@@ -88,6 +89,7 @@ export async function captureStats(
   } else {
     const session = new DecodeSession({
       keys: o.keys,
+      schemas: o.schemas,
       decodeAs: o.decodeAs,
       recording: false,
       onMessage: (m, conv, dir) => {

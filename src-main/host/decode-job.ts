@@ -2,12 +2,15 @@
 
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import type { ExportFormat, TreeMode } from '../../src-shared/export/json'
+import type { SchemaPack } from '../../src-shared/schema/types'
 
 export interface DecodeJob {
   file: string
   format: ExportFormat
   /** Key-file text (already checked by the caller). */
   keylog?: string
+  /** Schema packs (already validated by the caller). */
+  schemas?: SchemaPack[]
   filter?: string
   decodeAs?: DecodeAsRule[]
   includeKeys?: boolean

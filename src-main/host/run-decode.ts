@@ -9,6 +9,7 @@ import { JsonExportWriter } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
+import { registerSchemaFields } from '../../src-shared/schema/set'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
@@ -78,6 +79,8 @@ async function feed(
 }
 
 export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames): Promise<DecodeResult> {
+  // The packs' fields must be known before a filter that may name them compiles (here and in shardable).
+  if (job.schemas?.length) registerSchemaFields(job.schemas)
   const name = held ? held.name : basename(job.file)
   const keys = new KeyStore()
   if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
@@ -147,9 +150,11 @@ export interface OnThreadOptions {
  * ended session for its stats and conversations.
  */
 export async function decodeOnThread(job: DecodeJob, o: OnThreadOptions): Promise<DecodeSession> {
+  if (job.schemas?.length) registerSchemaFields(job.schemas)
   const filter = job.filter?.trim() ? compileFilter(job.filter) : undefined
   const session = new DecodeSession({
     keys: o.keys,
+    schemas: job.schemas,
     filter,
     decodeAs: job.decodeAs,
     recording: o.recording || needsTree(filter?.fields ?? []),
@@ -180,7 +185,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
   let written = 0
   const pool = new ShardPool(
     job.jobs!,
-    { mode: 'export', keys, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree, layers: job.layers },
+    { mode: 'export', keys, schemas: job.schemas, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree, layers: job.layers },
     {
       body: (id, conversation, body) => {
         if (body === null) return

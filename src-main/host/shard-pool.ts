@@ -13,6 +13,8 @@ import { writeMessageBody, type TreeMode } from '../../src-shared/export/json'
 import { needsTree } from './view-matcher'
 import type { KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
+import { registerSchemaFields, SchemaSet } from '../../src-shared/schema/set'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import type { ConversationInfo } from '../../src-shared/model/types'
 import { createDefaultRegistry } from '../../src-shared/protocols'
 import { workerScriptPath } from './worker-host'
@@ -22,6 +24,8 @@ import { availableParallelism } from 'node:os'
 export interface ShardSetup {
   mode: 'index' | 'export'
   keys: KeyEntry[]
+  /** Validated schema packs: plain data, so they reach the workers as keys do. */
+  schemas?: SchemaPack[]
   decodeAs?: DecodeAsRule[]
   filter?: string
   includeSourceBytes?: boolean
@@ -43,11 +47,13 @@ export function defaultJobs(): number {
 export function createShard(setup: ShardSetup): ShardDecoder {
   const keys = new KeyStore()
   keys.addAll(setup.keys)
+  if (setup.schemas?.length) registerSchemaFields(setup.schemas)
   const filter = setup.filter?.trim() ? compileFilter(setup.filter) : undefined
   const message = { includeSourceBytes: setup.includeSourceBytes, tree: setup.tree }
   return new ShardDecoder({
     registry: createDefaultRegistry(),
     keys,
+    schemas: setup.schemas?.length ? new SchemaSet(setup.schemas) : undefined,
     decodeAs: setup.decodeAs,
     mode: setup.mode,
     filter,

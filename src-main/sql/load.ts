@@ -13,12 +13,14 @@ import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { ConversationInfo, DecodedMessage, FieldNode, FieldScalar } from '../../src-shared/model/types'
 import { decodeOnThread } from '../host/run-decode'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import { SqlError } from './errors'
 import { CONVERSATIONS, createTableSql, FIELDS, MESSAGES } from './tables'
 
 export interface LoadOptions {
   /** Key-file text (already checked). */
   keylog?: string
+  schemas?: SchemaPack[]
   filter?: string
   decodeAs?: DecodeAsRule[]
   /** Each message's frame layers in its tree (and so in `fields`). */
@@ -74,7 +76,7 @@ export async function loadCaptures(connection: DuckDBConnection, files: readonly
       const capture = names[i]
       let lastProgress = 0
       const session = await decodeOnThread(
-        { file: files[i], format: 'ndjson', filter: opts.filter, decodeAs: opts.decodeAs, layers: opts.layers },
+        { file: files[i], format: 'ndjson', filter: opts.filter, decodeAs: opts.decodeAs, layers: opts.layers, schemas: opts.schemas },
         {
           keys,
           recording: opts.fields !== false,

@@ -1,5 +1,5 @@
 // The SQL tables of decoded captures (`decode --format parquet`, `query`): one definition used to create
-// them, to document them (`query --schema`, README "SQL over decoded messages") and to test them.
+// them, to document them (`query --tables`, README "SQL over decoded messages") and to test them.
 // Column names are snake_case and avoid nothing but SQL's quoting rules: every name here is usable bare in
 // DuckDB and Spark SQL.
 
@@ -97,7 +97,7 @@ export function createTableSql(t: Table, temporary = false): string {
   return `CREATE ${temporary ? 'TEMP ' : ''}TABLE ${t.name} (${t.columns.map((c) => `"${c.name}" ${c.type}`).join(', ')})`
 }
 
-/** The tables' columns as text (`gamewire query --schema`). */
+/** The tables' columns as text (`gamewire query --tables`). */
 export function describeTables(): string {
   const lines: string[] = []
   for (const t of TABLES) {

@@ -98,7 +98,7 @@ export function defineProtocols(names: Iterable<string>): void {
  * subtree of registered fields (`photon.op`), a protocol or layer name, or a key of a dynamic family.
  */
 export function isKnownKey(key: string): boolean {
-  return registry.has(key) || subtrees.has(key) || protocols.has(key) || dynamicFamilies.has(key) || dynamicFamilyOf(key) !== undefined
+  return registry.has(key) || overlay.has(key) || subtrees.has(key) || protocols.has(key) || dynamicFamilies.has(key) || dynamicFamilyOf(key) !== undefined
 }
 
 /** Declares a family of fields under one prefix: `defineFields('udp', { srcport: ['Source port', 'u16'] })`. */
@@ -120,9 +120,28 @@ export function isIndexField(key: string): boolean {
 }
 
 export function lookupField(key: string): FieldDef | undefined {
-  return registry.get(key)
+  return overlay.get(key) ?? registry.get(key)
 }
 
 export function allFields(): FieldDef[] {
-  return [...registry.values()].sort((a, b) => a.key.localeCompare(b.key))
+  const out = new Map(registry)
+  for (const [k, d] of overlay) out.set(k, d)
+  return [...out.values()].sort((a, b) => a.key.localeCompare(b.key))
+}
+
+/**
+ * Fields that come from the loaded schema packs (src-shared/schema): named parameters (`photon.param.itemId`)
+ * and the packs' names for existing fields' values (`photon.ev.code == ItemPicked`). One set per process (a
+ * process decodes one session); replaced whole when the packs change. Never index fields: the registry
+ * alone says what the index pass keeps.
+ */
+const overlay = new Map<string, FieldDef>()
+
+export function setSchemaOverlay(defs: Iterable<FieldDef>): void {
+  overlay.clear()
+  for (const d of defs) {
+    const base = registry.get(d.key)
+    // An existing field keeps its type and index flag; the pack adds value names (its own win).
+    overlay.set(d.key, base ? { ...base, names: { ...base.names, ...d.names } } : { ...d, index: false })
+  }
 }

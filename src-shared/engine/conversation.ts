@@ -18,6 +18,7 @@ import type { ByteStream } from '../net/byte-stream'
 import type { Carrier, DecoderContext, Emit, MessageOut, ProtocolDecoder, ProtocolModule, ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { UnknownDecoder } from '../protocols/unknown'
 import type { KeyStore } from '../keys/store'
+import type { AppliedSchema, SchemaSet } from '../schema/set'
 import { websocketControlMessage, websocketFailedMessage, websocketHandshakeMessage } from './websocket-messages'
 
 export interface Endpoint {
@@ -65,6 +66,7 @@ const HTTPS_PORTS = [443, 8443]
 export interface ConversationDeps {
   registry: ProtocolRegistry
   keys: KeyStore | undefined
+  schemas?: SchemaSet
   /** Read for every message, so an engine can turn trees on part way through a replay. */
   readonly recording: boolean
   emit: (conv: Conversation, m: MessageOut) => void
@@ -86,6 +88,12 @@ class ConversationContext implements DecoderContext {
 
   get keys(): KeyStore | undefined {
     return this.conv.deps.keys
+  }
+
+  private applied: AppliedSchema | undefined | null = null
+  get schema(): AppliedSchema | undefined {
+    if (this.applied === null) this.applied = this.conv.deps.schemas?.forConversation(this.a, this.b)
+    return this.applied
   }
 
   get recording(): boolean {

@@ -10,6 +10,7 @@ import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
 import { parseTcp, parseUdp, TcpFlag, type TcpSegment } from '../net/tcp'
 import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { KeyStore } from '../keys/store'
+import type { SchemaSet } from '../schema/set'
 import { UnknownDecoder } from '../protocols/unknown'
 import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
 import { ConversationTable, conversationKey, type EndReason } from './conversation-table'
@@ -41,6 +42,8 @@ export const DEFAULT_EVICTION: Required<EvictionOptions> = { maxLive: 100_000, i
 export interface EngineOptions {
   registry: ProtocolRegistry
   keys?: KeyStore
+  /** Loaded schema packs (src-shared/schema): names and payload layouts of a game's own codes. */
+  schemas?: SchemaSet
   /** Build field trees (the CLI export and detail views); off for the fast row pass. */
   recording?: boolean
   /**
@@ -167,6 +170,7 @@ export class Engine {
     this.deps = {
       registry: opts.registry,
       keys: opts.keys,
+      schemas: opts.schemas,
       get recording() {
         return engine.recording
       },

@@ -5,6 +5,8 @@ import { CaptureReader } from '../capture/reader'
 import type { CaptureFrame, CaptureInterface } from '../capture/types'
 import { compileFilter, targetFromMessage, type CompiledFilter } from '../filter'
 import type { KeyStore } from '../keys/store'
+import { registerSchemaFields, SchemaSet } from '../schema/set'
+import type { SchemaPack } from '../schema/types'
 import type { DecodedMessage } from '../model/types'
 import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
@@ -15,6 +17,8 @@ import { withoutLayers } from '../net/layers'
 
 export interface SessionOptions {
   keys?: KeyStore
+  /** Validated schema packs (src-shared/schema); their fields are made known before the filter compiles. */
+  schemas?: readonly SchemaPack[]
   /** Display filter; messages that do not match are not passed on. */
   filter?: string | CompiledFilter
   recording?: boolean
@@ -40,11 +44,13 @@ export class DecodeSession {
   private fileBytes = 0
 
   constructor(private readonly opts: SessionOptions) {
+    if (opts.schemas?.length) registerSchemaFields(opts.schemas)
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
     const strip = !opts.layers && needsLayers(this.filter?.fields ?? [])
     this.engine = new Engine({
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,
+      schemas: opts.schemas?.length ? new SchemaSet(opts.schemas) : undefined,
       recording: opts.recording ?? true,
       layers: opts.layers || strip,
       interface: (id) => this.interfaces[id],

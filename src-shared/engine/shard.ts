@@ -16,6 +16,7 @@
 
 import type { CaptureFrame, CaptureInterface } from '../capture/types'
 import type { KeyStore } from '../keys/store'
+import type { SchemaSet } from '../schema/set'
 import type { ConversationInfo, DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { CompiledFilter } from '../filter/compile'
@@ -177,6 +178,7 @@ export interface ShardReport {
 export interface ShardOptions {
   registry: ProtocolRegistry
   keys?: KeyStore
+  schemas?: SchemaSet
   decodeAs?: DecodeAsRule[]
   mode: 'index' | 'export'
   /** Export mode: drops messages the filter does not match (their ids still count). */
@@ -216,6 +218,7 @@ export class ShardDecoder {
     this.engine = new Engine({
       registry: opts.registry,
       keys: opts.keys,
+      schemas: opts.schemas,
       recording: opts.mode === 'export' && (opts.recording ?? true),
       layers: opts.mode === 'export' && (opts.layers || needsLayers(opts.filter?.fields ?? [])),
       interface: (id) => this.interfaces[id],

@@ -60,6 +60,10 @@ export function targetFromMessage(
     if (node.key) {
       t.mark(node.key)
       if (node.value !== undefined) t.push(node.key, node.value)
+      if (node.alias) {
+        t.mark(node.alias)
+        if (node.value !== undefined) t.push(node.alias, node.value)
+      }
     }
     if (node.children && node.children.length) stack.push({ nodes: node.children, i: 0 })
   }

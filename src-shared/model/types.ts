@@ -25,6 +25,8 @@ export interface FieldNode {
   start?: number
   length?: number
   children?: FieldNode[]
+  /** Another key the node answers to in filters: a schema pack's name (`photon.param.itemId` of `photon.param.1`). */
+  alias?: string
 }
 
 /** Index-field values of one message decoded without a tree, in the order read (a key repeats per occurrence). */

@@ -4,6 +4,7 @@
 import type { MessageDraft } from '../bytes/tree'
 import type { ByteStream } from '../net/byte-stream'
 import type { KeyStore } from '../keys/store'
+import type { AppliedSchema } from '../schema/set'
 import type { HttpHead, HttpRequestRecord } from '../net/http'
 import type { RoleFrom } from '../model/types'
 
@@ -34,6 +35,8 @@ export interface ProbeInput {
 export interface DecoderContext {
   readonly conversationId: number
   readonly keys: KeyStore | undefined
+  /** The loaded schema packs that apply to this conversation (src-shared/schema), if any. */
+  readonly schema?: AppliedSchema
   /** Endpoints as `ip:port` strings, for key lookup. */
   readonly a: string
   readonly b: string

@@ -18,6 +18,7 @@ import { F_ENV, PrefixChooser, readEnvelope, type PayloadFit } from './envelope'
 import { REGISTER_IDENTITY_FAILURE_SECRET } from './bitbuffer'
 import { messageName, MSG_APP_KEY, MSG_REGISTER_IDENTITY } from './names'
 import { decodeFigNetPayload } from './payload'
+import { F_SCHEMA } from '../../schema/set'
 
 const PROTOCOL = 'fignet'
 /** The server disconnects peers that have not registered this long after connecting (porting guide §5). */
@@ -106,6 +107,11 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
         if (env.prefix === 'hash') draft.warn('4-byte prefix before the header (older FigNet builds: HASH_SIZE = 4); its algorithm is not verified')
         Object.assign(value, { msgId: env.msgId, msgName: messageName(env.msgId), callbackId: env.callbackId, encrypted: env.encrypted })
         name = messageName(env.msgId)
+        const pack = this.ctx.schema?.fignet?.messages.get(env.msgId)
+        if (pack) {
+          name = value.msgName = pack.name
+          r.record(F_SCHEMA.name, pack.name, env.headerStart, 2, () => `Schema name: ${JSON.stringify(pack.name)} (pack ${JSON.stringify(pack.pack)})`)
+        }
         if (this.transportName !== 'WebSocket') {
           // Transport facts, as zero-length fields so `fignet.channel == 1` filters across ENet and LiteNetLib.
           r.record(F_ENV.channel, p.channel, r.pos, 0)
@@ -129,7 +135,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
           body = opened
           value.decryptedWith = this.decryptedWith
         }
-        const res = decodeFigNetPayload(body, env.msgId, dir)
+        const res = decodeFigNetPayload(body, env.msgId, dir, pack)
         value.codec = res.codec
         value.model = res.model
         value.payload = res.payload
@@ -152,7 +158,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   private payloadFit(b: Uint8Array, at: number, dir: 'c2s' | 's2c' | null): PayloadFit {
     const msgId = b[at] | (b[at + 1] << 8)
     if (b[at + 2] & 0x80) return 1 // encrypted: the payload cannot be checked
-    const res = decodeFigNetPayload(new FieldReader(b, new TreeBuilder(false), 0, at + 3, b.length), msgId, dir)
+    const res = decodeFigNetPayload(new FieldReader(b, new TreeBuilder(false), 0, at + 3, b.length), msgId, dir, this.ctx.schema?.fignet?.messages.get(msgId))
     if (res.error || res.codec === 'raw') return 0
     return res.payload && Object.keys(res.payload).length ? 2 : 1
   }

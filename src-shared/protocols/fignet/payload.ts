@@ -16,6 +16,10 @@ import { MSG_REGISTER_IDENTITY, MSG_ROOM_EVENT, messageInfo, type FigNetMessageI
 import { F_PAYLOAD, F_PAYLOAD_ROOT } from './payload-fields'
 import { BYTE_FLAGS_WARNING } from './transform-lite'
 import { brief, num, type Typed, type TypedFields } from './typed'
+import { MemoryPackReader, isUnmanaged } from './memorypack'
+import { packFieldDef } from '../../schema/struct'
+import type { FigNetMessageSpec } from '../../schema/types'
+import type { FieldType } from '../../bytes/fields'
 
 export type PayloadCodec = 'BitBuffer' | 'MemoryPack' | 'MessagePack' | 'raw'
 
@@ -39,7 +43,7 @@ export interface PayloadResult {
  * Decodes the payload in `r`'s window (exactly the bytes after the envelope) into r's tree under a
  * `fignet.payload` node, and leaves the reader at the window's end. Never throws.
  */
-export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 's2c' | null): PayloadResult {
+export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 's2c' | null, pack?: FigNetMessageSpec): PayloadResult {
   const res: PayloadResult = { codec: 'raw', model: null, payload: null, summary: '', notes: [], warnings: [] }
   const info = messageInfo(msgId)
   const node: FieldNode | null = r.tree.recording
@@ -47,7 +51,8 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
     : null
   const depth = r.tree.depth
   try {
-    if (info?.codec === 'BitBuffer') bitBufferPayload(r, info, dir, res)
+    if (pack) packPayload(r, pack, res)
+    else if (info?.codec === 'BitBuffer') bitBufferPayload(r, info, dir, res)
     else if (r.remaining === 0) {
       res.summary = 'no payload'
       if (info?.request || info?.response) res.notes.push('empty payload: no model bytes')
@@ -72,6 +77,67 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
   }
   if (!res.summary) res.summary = res.error ? `undecoded (${res.error.message})` : ''
   return res
+}
+
+// ---- a schema pack's layout (docs/schema-packs.md) ----
+
+const PACK_FIELD_TYPES: Record<string, FieldType> = {
+  byte: 'u8', sbyte: 'i8', bool: 'bool', short: 'i16', ushort: 'u16', char: 'u16', int: 'i32', uint: 'u32', float: 'f32',
+  long: 'i64', ulong: 'u64', double: 'f64', string: 'string', 'byte[]': 'bytes'
+}
+
+/** A message a schema pack lays out: its fields `fignet.field.<name>`, read by the codec's own reader. */
+function packPayload(r: FieldReader, spec: FigNetMessageSpec, res: PayloadResult): void {
+  res.codec = spec.codec
+  res.model = spec.name
+  const payload: TypedFields = {}
+  res.payload = payload
+  const fields = spec.fields ?? []
+  const def = (f: { name: string; type: string }) => packFieldDef(`fignet.field.${f.name}`, f.name, PACK_FIELD_TYPES[f.type])
+  try {
+    if (spec.codec === 'BitBuffer') {
+      const bb = new BitBufferReader(r)
+      try {
+        for (const f of fields) {
+          const d = def(f)
+          const t = f.type as 'byte' | 'bool' | 'short' | 'ushort' | 'int' | 'uint' | 'long' | 'ulong' | 'string'
+          payload[f.name] = { type: f.type, value: bb[t](d) }
+        }
+      } finally {
+        bb.finish()
+        res.warnings.push(...bb.warnings)
+      }
+    } else {
+      const mp = new MemoryPackReader(r)
+      try {
+        const count = mp.objectHeader(spec.name)
+        if (count === null) {
+          res.payload = null
+          res.summary = 'null'
+          return
+        }
+        if (count !== fields.length) mp.warn(`${spec.name}: ${count} members on the wire, the schema pack lays out ${fields.length}`)
+        for (const f of fields.slice(0, count)) {
+          const d = def(f)
+          if (isUnmanaged(f.type)) payload[f.name] = { type: f.type, value: mp.unmanaged(f.type, d) }
+          else if (f.type === 'string') payload[f.name] = { type: 'string', value: mp.string(d) }
+          else payload[f.name] = { type: 'byte[]', value: mp.bytes(d) }
+        }
+      } finally {
+        res.warnings.push(...mp.warnings)
+      }
+      if (r.remaining > 0) {
+        const at = r.pos
+        r.bytesField(F_PAYLOAD.leftover, r.remaining)
+        throw new DecodeError(`${r.end - at} bytes left after ${spec.name} as the schema pack lays it out, at offset ${at}`, at)
+      }
+    }
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e
+    res.error = e
+  }
+  res.notes.push(`payload laid out by the schema pack`)
+  res.summary = fields.filter((f) => payload[f.name]).slice(0, 4).map((f) => `${f.name}=${brief(payload[f.name])}`).join(' ')
 }
 
 // ---- BitBuffer (core messages) ----

@@ -6,6 +6,7 @@ import { DecodeError, FieldReader } from '../../bytes/reader'
 import { MessageDraft, TreeBuilder } from '../../bytes/tree'
 import type { KeyEntry } from '../../keys/keyfile'
 import { keyConversation, missingKeyWarning } from '../../keys/hint'
+import type { PhotonTables } from '../../schema/set'
 import type { ByteStream } from '../../net/byte-stream'
 import { pduBytes, type DecoderContext, type Emit, type Pdu, type ProtocolDecoder, type WireDir } from '../registry'
 import { aesKeyFromSecret, matchPrivateExponent, sharedSecret } from './crypto'
@@ -31,6 +32,10 @@ class PhotonSession implements MessageSession {
   private cache: { version: number; pubs: string; keys: PhotonAesKey[] } | undefined
 
   constructor(private readonly ctx: DecoderContext) {}
+
+  get schema(): PhotonTables | undefined {
+    return this.ctx.schema?.photon
+  }
 
   /** Photon's WebSocket clients name the serialization in the subprotocol: GpBinaryV16 / GpBinaryV18. */
   onSubprotocol(protocol: string | undefined): void {

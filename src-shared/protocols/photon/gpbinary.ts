@@ -30,6 +30,8 @@ import type { FieldDef, FieldType } from '../../bytes/fields'
 import type { FieldNode, FieldScalar } from '../../model/types'
 import { F_BODY, F_EV, F_OP, F_VALUE, F_VALUE_ROOT, PARAM_KEYS, valueDef } from './codec-fields'
 import { decodeCustom } from './custom-types'
+import { readStruct, structSize } from '../../schema/struct'
+import type { PhotonCustomTypeSpec } from '../../schema/types'
 import {
   customCodeText, isScalar, previewValue, typeText,
   type PhotonCustom, type PhotonDictionary, type PhotonEntry, type PhotonHashtable, type PhotonParams,
@@ -51,6 +53,10 @@ export interface GpOptions {
   warn?: (text: string) => void
   /** Tree key of the node readTypedValue opens (default `photon.value`). */
   key?: string
+  /** Custom types declared by a schema pack (src-shared/schema): decoded per their struct layout. */
+  customTypes?: ReadonlyMap<number, PhotonCustomTypeSpec>
+  /** Called after each of the body's own parameters (its node when recording), for schema names. */
+  onParam?: (code: number, node: FieldNode | null, value: PhotonValue | undefined) => void
 }
 
 export const DEFAULT_MAX_DEPTH = 32
@@ -285,6 +291,7 @@ class GpWalker {
   private describe(v: PhotonValue, wire: string | undefined): string {
     const type = `${typeText(v)}${wire ? ` (${wire})` : ''}`
     if (v.type === 'Custom') {
+      if (v.name) return `${type} ${v.name} ${previewValue(v)}`
       const d = decodeCustom(v.code, v.value)
       if (d.name) return `${type} ${d.name} ${previewValue(v)}${d.note ? ` (${d.note})` : ''}`
     }
@@ -467,10 +474,10 @@ class GpWalker {
       }
       case K.Custom: {
         const c = r.u8(F_VALUE.custom_code)
-        return this.customBody(c)
+        return this.customBody(c, key)
       }
       case K.Slim:
-        return this.customBody(code - 0x80)
+        return this.customBody(code - 0x80, key)
     }
     // Containers from here on.
     const at = r.pos
@@ -548,7 +555,7 @@ class GpWalker {
         const c = r.u8(F_VALUE.custom_code)
         this.checkCount(n, 1, at, 'custom type array')
         const out: PhotonCustom[] = []
-        for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.customBody(c)) as PhotonCustom)
+        for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.customBody(c, key)) as PhotonCustom)
         return { type: 'CustomArray', code: c, value: out }
       }
       case K.Array16:
@@ -571,16 +578,45 @@ class GpWalker {
     return this.fail(`type ${hex2(code)} has no reader`, at)
   }
 
-  private customBody(code: number): PhotonCustom {
+  private customBody(code: number, key: string): PhotonCustom {
     const r = this.r
     const at = r.pos
     const n = this.le ? r.varint(F_VALUE.length, 5) : r.i16(F_VALUE.length)
     if (n < 0) this.fail(`custom type ${code} length ${n} is negative`, at)
     r.need(n, 'custom type payload')
+    const spec = this.opts.customTypes?.get(code)
+    if (spec) return this.packCustom(spec, n, key)
     const bytes = r.bytesField(null, n)
     const d = decodeCustom(code, bytes)
     if (d.note) this.warn(`custom type ${customCodeText(code)}: ${d.note}`)
     return d.decoded ? { type: 'Custom', code, value: bytes, decoded: d.decoded } : { type: 'Custom', code, value: bytes }
+  }
+
+  /**
+   * A custom type a schema pack lays out: its fields are leaves inside the value's node. A payload of another
+   * size than a fixed layout, or too short for one, stays bytes with a warning (as PUN's types do).
+   */
+  private packCustom(spec: PhotonCustomTypeSpec, n: number, key: string): PhotonCustom {
+    const r = this.r
+    const start = r.pos
+    const bytes = r.bytesField(null, n)
+    const size = structSize(spec)
+    const what = `custom type ${customCodeText(spec.code)} (${spec.name})`
+    if (size !== null && size !== n) {
+      this.warn(`${what}: ${n} bytes where the schema pack's layout has ${size}: not decoded`)
+      return { type: 'Custom', code: spec.code, value: bytes, name: spec.name }
+    }
+    // Laid out in a sub-reader over exactly the payload, so a short one fails here and not the message.
+    const sub = new FieldReader(r.bytes, r.tree, r.source, start, start + n)
+    try {
+      const decoded = readStruct(sub, spec, key)
+      if (sub.remaining) this.warn(`${what}: ${sub.remaining} bytes after its layout`)
+      return { type: 'Custom', code: spec.code, value: bytes, name: spec.name, decoded }
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e
+      this.warn(`${what}: ${e.message}`)
+      return { type: 'Custom', code: spec.code, value: bytes, name: spec.name }
+    }
   }
 
   private boolArray(key: string, at: number): PhotonValue {
@@ -713,7 +749,7 @@ class GpWalker {
       const c = r.u8(F_VALUE.custom_code)
       this.checkCount(n, 2, at, 'Array')
       const out: PhotonValue[] = []
-      for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.customBody(c)))
+      for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.customBody(c, key)))
       return { type: 'Array', elementType: 'Custom', value: out }
     }
     if (ec === 0x44) {
@@ -758,6 +794,7 @@ class GpWalker {
       } finally {
         if (node) this.finish(node, code < 0 ? 'Parameter' : this.paramHead(code, prefix), v, this.wireOf(v))
       }
+      if (prefix === null) this.opts.onParam?.(code, node, v)
       const k = CODE_TEXT[code]
       if (map.has(k)) {
         this.warn(`duplicate parameter ${code} at offset ${start}: the last value is kept`)

@@ -7,7 +7,7 @@ import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
 import { decryptPayload } from './crypto'
 import {
-  readDisconnectMessage, readEvent, readMessageObject, readOperationRequest, readOperationResponse, trialVersion, type GpVersion
+  readDisconnectMessage, readEvent, readMessageObject, readOperationRequest, readOperationResponse, trialVersion, type GpOptions, type GpVersion
 } from './gpbinary'
 import { isHttpInit, readHttpInit, readInitV3, SIGNAL_INIT_V3 } from './init'
 import { F_ENC, F_INIT, F_MSG, F_MSG_GROUP } from './message-fields'
@@ -15,6 +15,9 @@ import {
   EVENT_CACHING, EVENTS, INTERNAL_OPERATIONS, JOIN_MODE, MESSAGE_TYPES, OPERATIONS, RECEIVER_GROUP, RETURN_CODES, nameOf, parameterName
 } from './names'
 import { previewValue, type PhotonParams, type PhotonValue } from './values'
+import { applyToBody, matchMessage, namedSummary, type ParamSeen, type SchemaMatch } from './schema'
+import type { PhotonTables } from '../../schema/set'
+import type { FieldNode } from '../../model/types'
 
 export const SIGNAL = 0xf3
 export const SIGNAL_ALT = 0xfd
@@ -94,6 +97,8 @@ export interface MessageSession {
   onInit(version: GpVersion | null, appId: string): void
   /** InitEncryption carried a DH public key (request = client's, response = server's). */
   onPublicKey(key: Uint8Array, fromResponse: boolean): void
+  /** The schema packs' Photon tables for this conversation (src-shared/schema), if any apply. */
+  readonly schema?: PhotonTables
 }
 
 export interface MessageResult {
@@ -167,7 +172,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
     v.raw = r.bytesField(F_MSG.body, r.remaining)
     throw new DecodeError(`unknown message type ${t}`, r.pos - v.raw.length - 1)
   }
-  if (!v.encrypted) return gpBody(r, session, res)
+  if (!v.encrypted) return gpBody(r, session, res, draft)
 
   // Encrypted: try every key; then, since clients may set the flag on a plain body (datagram
   // encryption already protects it), a body that parses cleanly as is.
@@ -187,7 +192,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
     v.decryptedWith = k.from
     dr.open(F_ENC.decrypted, `Decrypted body (${d.plain.length} bytes + ${d.padding} bytes of PKCS#7 padding)`)
     try {
-      gpBody(new FieldReader(full, r.tree, src, 0, d.plain.length), session, res)
+      gpBody(new FieldReader(full, r.tree, src, 0, d.plain.length), session, res, draft)
       dr.record(F_ENC.aes_padding, d.padding, d.plain.length, d.padding, () => `PKCS#7 padding: ${d.padding} bytes`)
       dr.pos = full.length
     } finally {
@@ -198,7 +203,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
   const plainTrial = new FieldReader(r.bytes, new TreeBuilder(false), r.source, r.pos, r.end)
   if (parsesCleanly(plainTrial, session, t)) {
     draft.warn('the encrypted flag is set but the body is plain (clients may set it when the datagram is already encrypted)')
-    return gpBody(r, session, res)
+    return gpBody(r, session, res, draft)
   }
   v.ciphertext = r.bytesField(null, r.remaining)
   r.record(F_ENC.ciphertext, v.ciphertext, start, cipher.length, () => `Ciphertext: ${cipher.length} bytes (no key decrypts it)`)
@@ -226,8 +231,7 @@ function parsesCleanly(r: FieldReader, session: MessageSession, t: number): bool
   return false
 }
 
-function readBody(r: FieldReader, ver: GpVersion, t: number, paramName?: (code: number) => string | undefined): { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue } {
-  const opts = { paramName }
+function readBody(r: FieldReader, ver: GpVersion, t: number, opts: GpOptions = {}): { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue } {
   switch (t) {
     case MSG.OP_REQUEST:
     case MSG.INTERNAL_REQUEST:
@@ -244,7 +248,7 @@ function readBody(r: FieldReader, ver: GpVersion, t: number, paramName?: (code: 
   }
 }
 
-function gpBody(r: FieldReader, session: MessageSession, res: MessageResult): void {
+function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, draft: MessageDraft): void {
   const v = res.value
   const t = res.msgType!
   let ver = session.version
@@ -266,7 +270,13 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult): vo
   v.protocolFrom = from
   r.record(F_MSG.version, ver, r.pos, 0, () => `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
   const peekCode = r.remaining > 0 ? r.bytes[r.pos] : -1
-  const out = readBody(r, ver, t, (p) => parameterName(t, peekCode, p))
+  const codeAt = r.pos
+  const schema = session.schema
+  const seen: ParamSeen[] = []
+  const out = readBody(r, ver, t, {
+    paramName: (p) => parameterName(t, peekCode, p),
+    ...(schema ? { customTypes: schema.customTypes, onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }), warn: (w: string) => draft.warn(w) } : {})
+  })
   if (r.remaining > 0) {
     const at = r.pos
     r.bytesField(F_MSG.body, r.remaining)
@@ -284,7 +294,17 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult): vo
     const key = out.parameters?.get('1')
     if (key && key.type === 'ByteArray') session.onPublicKey(key.value, t === MSG.INTERNAL_RESPONSE)
   }
-  describe(res, t, out)
+  let match: SchemaMatch | undefined
+  if (schema && out.code !== undefined && out.parameters && (t === MSG.OP_REQUEST || t === MSG.OP_RESPONSE || t === MSG.EVENT)) {
+    match = matchMessage(schema, t === MSG.EVENT, out.code, out.parameters)
+    applyToBody(r, match, out.parameters, seen, codeAt, (w) => draft.warn(w), schema.customTypes)
+    if (match.info) {
+      v.codeName = match.info.name
+      v.schemaPack = match.info.pack
+      if (match.realCode !== undefined) v.schemaCode = match.realCode
+    }
+  }
+  describe(res, t, out, match)
 }
 
 function codeName(t: number, code: number): string | undefined {
@@ -306,7 +326,7 @@ function named(table: Readonly<Record<number, string>>, n: number | undefined): 
 }
 
 /** Name and summary line, e.g. `RaiseEvent code=22 cache=AddToRoomCacheGlobal receivers=All`. */
-function describe(res: MessageResult, t: number, out: { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue }): void {
+function describe(res: MessageResult, t: number, out: { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue }, match?: SchemaMatch): void {
   const p = out.parameters
   const parts: string[] = []
   const kv = (k: string, x: string | number | undefined) => {
@@ -350,7 +370,17 @@ function describe(res: MessageResult, t: number, out: { code?: number; returnCod
       parts.push(res.name)
       if (out.object) parts.push(previewValue(out.object, 60))
   }
-  if (p && p.size && t !== MSG.OP_REQUEST) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
+  // A schema pack's names: the message's own (`Move itemId=5`), or its parameters' where only those are named.
+  const byName = match && p ? namedSummary(match, p) : ''
+  if (match?.info) {
+    const n = match.info.name
+    res.name = t === MSG.OP_RESPONSE ? `${n} response` : t === MSG.EVENT ? `${n} event` : n
+    const rc = t === MSG.OP_RESPONSE ? parts.find((x) => x.startsWith('rc=')) : undefined
+    res.summary = [res.name, rc, byName].filter(Boolean).join(' ')
+    return
+  }
+  if (byName) parts.push(byName)
+  else if (p && p.size && t !== MSG.OP_REQUEST) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
   else if (p && p.size && !parts.some((x) => x.includes('='))) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
   res.summary = parts.join(' ')
 }

@@ -20,7 +20,15 @@ export interface PhotonEntry {
   value: PhotonValue
 }
 
-export type PhotonCustom = { type: 'Custom'; code: number; value: Uint8Array; decoded?: Record<string, number> }
+export type PhotonCustom = {
+  type: 'Custom'
+  code: number
+  value: Uint8Array
+  /** The fields of a PUN type, or of a type a schema pack lays out. */
+  decoded?: Record<string, number | bigint | boolean | Uint8Array>
+  /** A schema pack's name for the type. */
+  name?: string
+}
 export type PhotonHashtable = { type: 'Hashtable'; value: PhotonEntry[] }
 export type PhotonDictionary = { type: 'Dictionary'; keyType: PhotonSlotType; valueType: PhotonSlotType; value: PhotonEntry[] }
 export type PhotonEventData = { type: 'EventData'; code: number; parameters: PhotonParams }
@@ -33,7 +41,7 @@ export type PhotonValue =
   | { type: 'Byte' | 'Int16' | 'Int32' | 'Float' | 'Double'; value: number }
   | { type: 'Int64'; value: bigint }
   | { type: 'String'; value: string }
-  | { type: 'ByteArray'; value: Uint8Array }
+  | { type: 'ByteArray'; value: Uint8Array; nested?: unknown }
   | { type: 'IntArray' | 'Int16Array' | 'FloatArray' | 'DoubleArray'; value: number[] }
   | { type: 'Int64Array'; value: bigint[] }
   | { type: 'BooleanArray'; value: boolean[] }
@@ -103,7 +111,7 @@ export function previewValue(v: PhotonValue, max = 60): string {
     case 'ByteArray':
       return v.value.length ? `${plural(v.value.length, 'byte')}: ${hexHead(v.value)}` : '0 bytes'
     case 'Custom':
-      return v.decoded ? `{${Object.entries(v.decoded).map(([k, x]) => `${k}: ${x}`).join(', ')}}` : `${plural(v.value.length, 'byte')}${v.value.length ? `: ${hexHead(v.value)}` : ''}`
+      return v.decoded ? `{${Object.entries(v.decoded).map(([k, x]) => `${k}: ${x instanceof Uint8Array ? `${x.length} bytes` : String(x)}`).join(', ')}}` : `${plural(v.value.length, 'byte')}${v.value.length ? `: ${hexHead(v.value)}` : ''}`
     case 'IntArray':
     case 'Int16Array':
     case 'FloatArray':

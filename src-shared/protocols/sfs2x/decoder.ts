@@ -91,7 +91,8 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       thresholdFromHandshake: this.thresholdFromHandshake,
       jsSdk,
       maxMessageSize: this.maxMessageSize,
-      fromServer: this.ctx.roleFrom === 'first-packet' ? null : this.ctx.clientDir !== dir
+      fromServer: this.ctx.roleFrom === 'first-packet' ? null : this.ctx.clientDir !== dir,
+      schema: this.ctx.schema?.sfs2x
     }
   }
 

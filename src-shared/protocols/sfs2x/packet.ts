@@ -7,6 +7,7 @@ import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
 import type { FieldDef } from '../../bytes/fields'
 import type { DataSource, FieldScalar } from '../../model/types'
 import type { KeyEntry } from '../../keys/keyfile'
+import { F_SCHEMA, type Sfs2xTables } from '../../schema/set'
 import { F, F_HEADER_BITS, F_ROOT } from './fields'
 import { FLAG, hex2, lengthRule, lengthRuleText, strongStart, type LengthRule, type PacketHeader } from './framing'
 import {
@@ -98,6 +99,8 @@ export interface PacketContext {
   maxMessageSize: number | null
   /** The packet came from the server (true), the client (false), or the roles are not known yet (null). */
   fromServer: boolean | null
+  /** Extension commands named by the loaded schema packs (src-shared/schema), if any apply. */
+  schema?: Sfs2xTables
 }
 
 export interface PacketInput {
@@ -505,7 +508,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
       value.body = parse.value
       // A plain body whose SFSObject ends before the length: the caller checks whether a packet starts there.
       if (parse.objectEnd !== null && parse.trailing && chosen.steps.length === 0) out.bodyEndsEarly = parse.objectEnd
-      envelope(out, parse, chosen, pc)
+      envelope(out, parse, chosen, pc, draft)
     }
     tree.append(chosen.tree)
   } catch (e) {
@@ -570,7 +573,7 @@ function plain(v: SfsValue | undefined): string {
   return v ? shortValue(v) : ''
 }
 
-function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: PacketContext): void {
+function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: PacketContext, draft: MessageDraft): void {
   const value = out.value
   const top = parse.value!
   if (top.type === 'SFS_ARRAY') {
@@ -634,6 +637,23 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
         value.requestId = id
         field(F.req_id, 'p.p._id', id)
         kv('_id', id)
+      }
+      const ext = cmd !== undefined ? pc.schema?.extensions.get(cmd) : undefined
+      if (ext) {
+        // A schema pack's extension command: its name, and its params checked against the declared types.
+        if (ext.name) {
+          out.name = ext.name
+          parts[0] = ext.name
+        }
+        field(F_SCHEMA.name, 'p.c', ext.name ?? cmd!, `Schema name: ${JSON.stringify(ext.name ?? cmd)} (pack ${JSON.stringify(ext.pack)})`)
+        const declared = (pc.fromServer ? ext.response : pc.fromServer === false ? ext.request : (ext.request ?? ext.response)) ?? {}
+        let shown = 0
+        for (const [k, type] of Object.entries(declared)) {
+          const got = params?.get(k)
+          if (!got) continue
+          if (got.type !== type) draft.warn(`extension ${cmd}: param ${k} is ${got.type}, the schema pack ${JSON.stringify(ext.pack)} says ${type}`)
+          if (shown++ < 4) kv(k, plain(got))
+        }
       }
     } else if (c === CONTROLLER_SYSTEM && a === ACTION_HANDSHAKE) {
       const api = str(p.get('api'))

@@ -15,6 +15,8 @@ import { compileFilter, targetFromMessage, type FilterTarget } from '../../../sr
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
 import { createDefaultRegistry } from '../../../src-shared/protocols'
+import { SchemaSet } from '../../../src-shared/schema/set'
+import { validateSchemaPack } from '../../../src-shared/schema/validate'
 
 const root = join(__dirname, '../../..')
 
@@ -37,8 +39,8 @@ function keys(): KeyStore {
 }
 
 /** Decodes a file; `each` sees every message with its conversation and wire direction. */
-function decode(file: string, recording: boolean, each: EngineOptions['onMessage']): void {
-  const engine = new Engine({ registry: createDefaultRegistry(), keys: keys(), recording, onMessage: each })
+function decode(file: string, recording: boolean, each: EngineOptions['onMessage'], schemas?: SchemaSet): void {
+  const engine = new Engine({ registry: createDefaultRegistry(), keys: keys(), schemas, recording, onMessage: each })
   const reader = new CaptureReader({ onFrame: (f) => engine.addFrame(f), onWarning: () => undefined })
   try {
     reader.push(new Uint8Array(readFileSync(file)))
@@ -49,15 +51,15 @@ function decode(file: string, recording: boolean, each: EngineOptions['onMessage
   engine.finish()
 }
 
-function indexed(file: string): MessageIndex {
+function indexed(file: string, schemas?: SchemaSet): MessageIndex {
   const index = new MessageIndex()
-  decode(file, false, (m, conv, dir) => index.add(m, conv, dir))
+  decode(file, false, (m, conv, dir) => index.add(m, conv, dir), schemas)
   return index
 }
 
-function full(file: string): FilterTarget[] {
+function full(file: string, schemas?: SchemaSet): FilterTarget[] {
   const out: FilterTarget[] = []
-  decode(file, true, (m, conv, dir) => out.push(targetFromMessage(m, messageMetaFields(m, conv, dir))))
+  decode(file, true, (m, conv, dir) => out.push(targetFromMessage(m, messageMetaFields(m, conv, dir))), schemas)
   return out
 }
 
@@ -120,5 +122,28 @@ describe('index pass answers filters as the full decode does', () => {
       for (let r = 0; r < index.count; r++) if (f.matches(t.at(r))) got.push(r)
       expect({ expr, rows: got }).toEqual({ expr, rows: want })
     }
+  })
+
+  it('gives the same index values with schema packs loaded (names, real codes, layouts)', () => {
+    // Packs over the demo's three protocols: Photon events by code and by a parameter's value, an SFS2X
+    // extension, FigNet ids the demo sends; the demo capture, decoded at both depths.
+    const packs = new SchemaSet([
+      validateSchemaPack({ format: 'gamewire-schema/1', name: 'Demo photon', photon: { parameters: { '245': 'content' }, events: [{ code: 12, name: 'Cached' }, { code: 202, codeParameter: 254, name: 'FromActor1' }] } }),
+      validateSchemaPack({ format: 'gamewire-schema/1', name: 'Demo fignet', fignet: { messages: [{ id: 60406, name: 'Update', codec: 'MemoryPack' }] } })
+    ])
+    const file = join(root, 'resources/demo.pcapng')
+    const index = indexed(file, packs)
+    const trees = full(file, packs)
+    expect(index.count).toBe(trees.length)
+    const t = index.target()
+    let named = 0
+    for (let r = 0; r < trees.length; r++) {
+      t.at(r)
+      for (const key of INDEXED) {
+        expect({ row: r, key, values: t.values(key) }).toEqual({ row: r, key, values: trees[r].values(key) })
+      }
+      if (trees[r].values('schema.name').length) named++
+    }
+    expect(named).toBeGreaterThan(0)
   })
 })

@@ -9,6 +9,8 @@ import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { isKnownKey } from '../../../src-shared/bytes/fields'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { Engine } from '../../../src-shared/engine/engine'
+import { registerSchemaFields } from '../../../src-shared/schema/set'
+import { parseSchemaPack } from '../../../src-shared/schema/validate'
 import { compileFilter, FilterError, targetFromMessage } from '../../../src-shared/filter'
 import { FIELD_RE } from '../../../src-shared/filter/lexer'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
@@ -157,8 +159,10 @@ describe('filters in the documentation compile', () => {
   // README: the code blocks of filters (not shell, not key files), and `--filter '...'`
   const fromReadme = [
     ...blocks(readme).filter((b) => !/npx|npm|PHOTON_|^\s*#/m.test(b)).flatMap((b) => b.split('\n')),
-    ...[...readme.matchAll(/--filter '([^']+)'/g)].map((m) => m[1])
+    ...[...readme.matchAll(/^(?!.*--schema).*--filter '([^']+)'/gm)].map((m) => m[1])
   ]
+  // Filters shown with a schema pack name its fields: they compile with that pack loaded, and not without.
+  const withPack = [...readme.matchAll(/--schema (\S+) --filter '([^']+)'/g)].map((m) => [m[1], m[2]] as const)
   // docs: the first block (examples) and the slices block; the errors block is invalid on purpose
   const docBlocks = blocks(docs)
   const fromDocs = [...docBlocks[0].split('\n'), ...docBlocks.filter((b) => b.includes('[0:2]')).flatMap((b) => b.split('\n'))]
@@ -166,6 +170,16 @@ describe('filters in the documentation compile', () => {
 
   it('finds them', () => {
     expect(all).toEqual(expect.arrayContaining(['photon.op.code == 253 && photon.param.244 == 22', 'sfs2x.action == 1 && sfs2x.p.p.un == "alice"', 'fignet.payload[0:2] == 01:00']))
+  })
+
+  test.each(withPack)('with %s: %s', (pack, expr) => {
+    registerSchemaFields([parseSchemaPack(readFileSync(join(root, pack), 'utf8'))])
+    try {
+      expect(() => compileFilter(expr)).not.toThrow()
+    } finally {
+      registerSchemaFields([])
+    }
+    expect(() => compileFilter(expr)).toThrow()
   })
 
   test.each(all)('%s', (expr) => {

@@ -147,8 +147,8 @@ describe('gamewire query: output and schema', () => {
     }
   })
 
-  it('--schema lists every column; every source shows the tables with exactly those columns, in order', () => {
-    const r = gw('query', '--schema')
+  it('--tables lists every column; every source shows the tables with exactly those columns, in order', () => {
+    const r = gw('query', '--tables')
     expect(r.code).toBe(0)
     for (const t of TABLES) {
       expect(r.stdout).toContain(`${t.name}: `)
