@@ -123,13 +123,7 @@ async function decodeCommand(a: ParsedArgs): Promise<number> {
   const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
   if (a.flags.has('layers')) job.layers = true
   job.schemas = schemaOption(a)
-  const keylog = one(a, 'keylog')
-  if (keylog) {
-    readableFile(keylog, 'key file')
-    job.keylog = readFileSync(keylog, 'utf8')
-    const parsed = parseKeyFile(job.keylog) // throws KeyFileError naming the line
-    for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
-  }
+  job.keylog = keylogOption(a)
   const filter = one(a, 'filter')
   if (filter) {
     compileFilter(filter) // throws FilterError with the position
@@ -182,15 +176,22 @@ function isSpecialFile(path: string): boolean {
   }
 }
 
-/** The keys of --keylog FILE (its warnings on stderr), or undefined without it. */
-function keysOption(a: ParsedArgs): KeyStore | undefined {
+/** The text of --keylog FILE, checked (a bad line throws KeyFileError naming it; warnings go to stderr). */
+function keylogOption(a: ParsedArgs): string | undefined {
   const keylog = one(a, 'keylog')
   if (!keylog) return undefined
   readableFile(keylog, 'key file')
-  const parsed = parseKeyFile(readFileSync(keylog, 'utf8')) // throws KeyFileError naming the line
-  for (const w of parsed.warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+  const text = readFileSync(keylog, 'utf8')
+  for (const w of parseKeyFile(text).warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
+  return text
+}
+
+/** The keys of --keylog FILE (its warnings on stderr), or undefined without it. */
+function keysOption(a: ParsedArgs): KeyStore | undefined {
+  const text = keylogOption(a)
+  if (text === undefined) return undefined
   const keys = new KeyStore()
-  keys.addAll(parsed.keys)
+  keys.addAll(parseKeyFile(text).keys)
   return keys
 }
 
@@ -314,12 +315,7 @@ async function captureCommand(a: ParsedArgs): Promise<number> {
     ring: null, // the CLI saves with -w, as it goes; nothing is kept for later
     output: { ndjson: true, includeSourceBytes: a.flags.has('include-bytes'), tree }
   }
-  const keylog = one(a, 'keylog')
-  if (keylog) {
-    readableFile(keylog, 'key file')
-    opts.keylog = readFileSync(keylog, 'utf8')
-    for (const w of parseKeyFile(opts.keylog).warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
-  }
+  opts.keylog = keylogOption(a)
   opts.schemas = schemaOption(a)
   const displayFilter = one(a, 'filter')
   if (displayFilter) {
@@ -384,12 +380,7 @@ function devicesCommand(a: ParsedArgs): number {
 /** --keylog, --filter and --decode-as, checked, for decoding captures into the SQL tables. */
 function sqlLoadOptions(a: ParsedArgs): LoadOptions {
   const opts: LoadOptions = { schemas: schemaOption(a) }
-  const keylog = one(a, 'keylog')
-  if (keylog) {
-    readableFile(keylog, 'key file')
-    opts.keylog = readFileSync(keylog, 'utf8')
-    for (const w of parseKeyFile(opts.keylog).warnings) process.stderr.write(`gamewire: warning: ${w}\n`)
-  }
+  opts.keylog = keylogOption(a)
   const filter = one(a, 'filter')
   if (filter) {
     compileFilter(filter)

@@ -62,6 +62,23 @@ export function defineField(key: string, name: string, type: FieldType, opts: Fi
 }
 
 /** Declares a family of keys built at run time under `prefix` (`defineDynamicFields('sfs2x.p', 'SFSObject entry')`). */
+/**
+ * The definition of a field made at run time (keys from the traffic or a schema pack: map keys, parameter
+ * codes, pack names), not registered: its family is a dynamic one. Cached so each key/name/type has one
+ * object; bounded, since the keys follow the traffic.
+ */
+const runtimeDefs = new Map<string, FieldDef>()
+export function runtimeFieldDef(key: string, name: string, type: FieldType, names?: Readonly<Record<number, string>>): FieldDef {
+  const id = `${key}\u0000${name}\u0000${type}`
+  let def = runtimeDefs.get(id)
+  if (!def) {
+    def = { key, name, type, ...(names ? { names } : {}) }
+    if (runtimeDefs.size > 20_000) runtimeDefs.clear()
+    runtimeDefs.set(id, def)
+  }
+  return def
+}
+
 export function defineDynamicFields(prefix: string, name: string, opts: { segment?: RegExp } = {}): DynamicFields {
   const existing = dynamicFamilies.get(prefix)
   if (existing) return existing

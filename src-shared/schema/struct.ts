@@ -2,25 +2,14 @@
 // FieldReader, so every field is a tree leaf `<prefix>.<name>` with its byte range. Used for Photon custom
 // types and byte[] parameters declared `"format": "struct"`.
 
-import type { FieldDef, FieldType } from '../bytes/fields'
+import { runtimeFieldDef } from '../bytes/fields'
 import type { FieldReader } from '../bytes/reader'
 import type { StructLayout } from './types'
 
 export type StructValue = Record<string, number | bigint | boolean | Uint8Array>
 
-const defs = new Map<string, FieldDef>()
-
 /** The definition of a pack-made field (not registered: its family is the protocol's dynamic one). */
-export function packFieldDef(key: string, name: string, type: FieldType, names?: Readonly<Record<number, string>>): FieldDef {
-  const id = `${key}\u0000${name}\u0000${type}`
-  let d = defs.get(id)
-  if (!d) {
-    d = { key, name, type, ...(names ? { names } : {}) }
-    if (defs.size > 20_000) defs.clear() // bounded: keys follow the traffic's parameter codes
-    defs.set(id, d)
-  }
-  return d
-}
+export const packFieldDef = runtimeFieldDef
 
 /** Reads `layout` from r's position; throws DecodeError (from the reader) when the bytes run out. */
 export function readStruct(r: FieldReader, layout: StructLayout, prefix: string): StructValue {

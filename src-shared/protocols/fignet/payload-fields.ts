@@ -3,7 +3,7 @@
 // (`entangle.<field>`) are declared from the schema table in models.ts, the TransformLite unpacking in
 // transform-lite.ts.
 
-import { defineField, defineFields, type FieldDef, type FieldType } from '../../bytes/fields'
+import { defineField, defineFields, runtimeFieldDef } from '../../bytes/fields'
 import { PEER_TYPE } from './names'
 
 export const F_PAYLOAD_ROOT = defineField('fignet.payload', 'Payload', 'none', {
@@ -56,16 +56,5 @@ export const F_MSGPACK = defineFields('fignet.msgpack', {
   key: ['Map key', 'none']
 })
 
-/** A definition for a field made from the traffic or schema at run time (same key, type of the read), not registered. */
-const dynamicDefs = new Map<string, FieldDef>()
-export function dynamicDef(key: string, name: string, type: FieldType, names?: Readonly<Record<number, string>>): FieldDef {
-  const id = `${key}\u0000${name}\u0000${type}`
-  let def = dynamicDefs.get(id)
-  if (!def) {
-    def = { key, name, type, ...(names ? { names } : {}) }
-    // Bounded: names come from the traffic (map keys).
-    if (dynamicDefs.size > 20_000) dynamicDefs.clear()
-    dynamicDefs.set(id, def)
-  }
-  return def
-}
+/** A definition for a field made from the traffic at run time (same key, type of the read), not registered. */
+export const dynamicDef = runtimeFieldDef

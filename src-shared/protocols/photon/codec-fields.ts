@@ -3,7 +3,7 @@
 // valueDef, not registered).
 
 import { EVENTS, INTERNAL_OPERATIONS, OPERATIONS } from './names'
-import { defineDynamicFields, defineField, defineFields, type FieldDef, type FieldType } from '../../bytes/fields'
+import { defineDynamicFields, defineField, defineFields, runtimeFieldDef, type FieldDef, type FieldType } from '../../bytes/fields'
 
 export const F_PARAM = defineField('photon.param', 'Parameter', 'none', {
   description: 'Parameters are photon.param.<code> (e.g. photon.param.254); Hashtable/Dictionary entries add .<key>'
@@ -48,18 +48,7 @@ defineDynamicFields('photon.message', 'Entry of a Message object')
 defineDynamicFields('photon.debug_message', 'Entry of a debug message')
 
 /** Field definition for a dynamic key (`photon.param.254.x`), not registered. */
-const valueDefs = new Map<string, FieldDef>()
-export function valueDef(key: string, type: FieldType): FieldDef {
-  const id = `${key}\u0000${type}`
-  let def = valueDefs.get(id)
-  if (!def) {
-    def = { key, name: key, type }
-    // Bounded: keys come from the traffic.
-    if (valueDefs.size > 20_000) valueDefs.clear()
-    valueDefs.set(id, def)
-  }
-  return def
-}
+export const valueDef = (key: string, type: FieldType): FieldDef => runtimeFieldDef(key, key, type)
 
 /** `photon.param.<code>` for every byte code, made once. */
 export const PARAM_KEYS: readonly string[] = Array.from({ length: 256 }, (_, i) => `photon.param.${i}`)
