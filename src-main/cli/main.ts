@@ -124,13 +124,8 @@ async function decodeCommand(a: ParsedArgs): Promise<number> {
   if (a.flags.has('layers')) job.layers = true
   job.schemas = schemaOption(a)
   job.keylog = keylogOption(a)
-  const filter = one(a, 'filter')
-  if (filter) {
-    compileFilter(filter) // throws FilterError with the position
-    job.filter = filter
-  }
-  const decodeAs = a.options.get('decode-as')
-  if (decodeAs) job.decodeAs = parseDecodeAs(decodeAs)
+  job.filter = filterOption(a)
+  job.decodeAs = decodeAsOption(a)
 
   const outPath = one(a, 'output')
   let out: WriteStream | NodeJS.WriteStream = process.stdout
@@ -176,6 +171,20 @@ function isSpecialFile(path: string): boolean {
   }
 }
 
+/** --filter EXPR, compiled once here so a bad filter fails with its position (FilterError) before any work. */
+function filterOption(a: ParsedArgs): string | undefined {
+  const filter = one(a, 'filter')
+  if (!filter) return undefined
+  compileFilter(filter)
+  return filter
+}
+
+/** --decode-as rules (repeatable), checked. */
+function decodeAsOption(a: ParsedArgs): DecodeAsRule[] | undefined {
+  const rules = a.options.get('decode-as')
+  return rules ? parseDecodeAs(rules) : undefined
+}
+
 /** The text of --keylog FILE, checked (a bad line throws KeyFileError naming it; warnings go to stderr). */
 function keylogOption(a: ParsedArgs): string | undefined {
   const keylog = one(a, 'keylog')
@@ -200,7 +209,6 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
   if (!file) fail('stats needs a capture file: gamewire stats CAPTURE')
   readableFile(file, 'capture file')
   const keys = keysOption(a)
-  const decodeAs = a.options.get('decode-as')
   const showProgress = process.stderr.isTTY && !a.flags.has('quiet')
   const ops = a.flags.has('ops')
   const s = await captureStats(file, {
@@ -208,7 +216,7 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
     schemas: schemaOption(a),
     jobs: jobsOption(a),
     ops,
-    decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined,
+    decodeAs: decodeAsOption(a),
     progress: showProgress ? (p) => process.stderr.write(`\r\x1b[Kreading ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`) : undefined
   })
   if (showProgress) process.stderr.write('\r\x1b[K')
@@ -265,10 +273,9 @@ async function roomsCommand(a: ParsedArgs): Promise<number> {
   if (!file) fail('rooms needs a capture file: gamewire rooms CAPTURE')
   readableFile(file, 'capture file')
   const keys = keysOption(a)
-  const decodeAs = a.options.get('decode-as')
   let result
   try {
-    result = await captureRooms(file, { keys, schemas: schemaOption(a), decodeAs: decodeAs ? parseDecodeAs(decodeAs) : undefined })
+    result = await captureRooms(file, { keys, schemas: schemaOption(a), decodeAs: decodeAsOption(a) })
   } catch (e) {
     if (e instanceof CaptureFormatError) fail(e.message)
     throw e
@@ -317,13 +324,8 @@ async function captureCommand(a: ParsedArgs): Promise<number> {
   }
   opts.keylog = keylogOption(a)
   opts.schemas = schemaOption(a)
-  const displayFilter = one(a, 'filter')
-  if (displayFilter) {
-    compileFilter(displayFilter)
-    opts.displayFilter = displayFilter
-  }
-  const decodeAs = a.options.get('decode-as')
-  if (decodeAs) opts.decodeAs = parseDecodeAs(decodeAs)
+  opts.displayFilter = filterOption(a)
+  opts.decodeAs = decodeAsOption(a)
 
   const write = writeWithBackpressure(process.stdout)
   const host = new LiveCaptureHost({
@@ -381,13 +383,8 @@ function devicesCommand(a: ParsedArgs): number {
 function sqlLoadOptions(a: ParsedArgs): LoadOptions {
   const opts: LoadOptions = { schemas: schemaOption(a) }
   opts.keylog = keylogOption(a)
-  const filter = one(a, 'filter')
-  if (filter) {
-    compileFilter(filter)
-    opts.filter = filter
-  }
-  const decodeAs = a.options.get('decode-as')
-  if (decodeAs) opts.decodeAs = parseDecodeAs(decodeAs)
+  opts.filter = filterOption(a)
+  opts.decodeAs = decodeAsOption(a)
   if (a.flags.has('layers')) opts.layers = true
   if (process.stderr.isTTY && !a.flags.has('quiet')) {
     opts.progress = (p) => process.stderr.write(`\r\x1b[K${p.capture} ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`)
