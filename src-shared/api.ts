@@ -3,7 +3,7 @@
 // Everything that crosses it is plain JSON (no bigint, no Uint8Array, no Map), so both transports carry it
 // unchanged. Arguments are checked on the host side by src-shared/api-validate.ts.
 
-import type { ConversationInfo, DecodedMessage, Direction } from './model/types'
+import type { ConversationInfo, DecodedMessage } from './model/types'
 import type { IndexRow } from './engine/message-index'
 import type { FieldType } from './bytes/fields'
 import type { TreeMode } from './export/json'
@@ -402,8 +402,13 @@ export interface InspectorApi extends InspectorRequests {
   onEvent(cb: (event: InspectorEvent) => void): () => void
   /** Electron only: the native open dialog, then opens the chosen file (null when cancelled). */
   chooseCapture?(): Promise<SessionStatus | null>
-  /** Electron only: the host path of a file dropped on the window. */
-  pathForFile?(file: File): string
+  /** Electron only: the host path of a file dropped on the window (a DOM File; typed by its name here, since this tree has no DOM types). */
+  pathForFile?(file: DroppedFile): string
+}
+
+/** A DOM `File` as the API sees one: Electron's webUtils.getPathForFile takes the File object itself. */
+export interface DroppedFile {
+  readonly name: string
 }
 
 /** Every request name, in one place for the transports. */

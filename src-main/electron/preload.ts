@@ -21,7 +21,7 @@ const api: InspectorApi = {
     }
   },
   chooseCapture: () => ipcRenderer.invoke(IPC_CHANNELS.chooseCapture),
-  pathForFile: (file) => webUtils.getPathForFile(file)
+  pathForFile: (file) => webUtils.getPathForFile(file as File) // the renderer hands over the dropped DOM File itself
 }
 
 contextBridge.exposeInMainWorld('api', api)

@@ -147,7 +147,6 @@ function csvCell(v: Json): string {
 /** Writes rows as they come (csv, json) or, for the table, once all are known (its columns are aligned). */
 export class ResultWriter {
   private count = 0
-  private columns: QueryResult['columns'] = []
   private readonly held: Json[][] = []
 
   constructor(
@@ -157,7 +156,6 @@ export class ResultWriter {
 
   async rows(columns: QueryResult['columns'], rows: Json[][]): Promise<void> {
     if (this.format === 'table') {
-      this.columns = columns
       this.held.push(...rows)
       return
     }
@@ -172,7 +170,6 @@ export class ResultWriter {
   }
 
   private start(columns: QueryResult['columns']): string {
-    this.columns = columns
     return this.format === 'csv' ? `${columns.map((c) => csvCell(c.name)).join(',')}\r\n` : '[\n'
   }
 

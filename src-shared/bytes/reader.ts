@@ -12,13 +12,16 @@ import { label, type TreeBuilder } from './tree'
  * this is thrown and caught on hot paths: it captures no stack trace, which would cost more than the
  * decoding itself. Its `stack` is just its message.
  */
+// V8's (Node, Electron, Chromium) limit on the frames a stack trace keeps; not in the ES library types.
+const V8Error = Error as ErrorConstructor & { stackTraceLimit?: number }
+
 export class DecodeError extends Error {
   readonly offset: number
   constructor(message: string, offset: number) {
-    const limit = Error.stackTraceLimit
-    Error.stackTraceLimit = 0
+    const limit = V8Error.stackTraceLimit
+    V8Error.stackTraceLimit = 0
     super(message)
-    Error.stackTraceLimit = limit
+    V8Error.stackTraceLimit = limit
     this.offset = offset
     this.name = 'DecodeError'
   }

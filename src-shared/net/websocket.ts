@@ -392,7 +392,6 @@ export class WebSocketConnection {
 
   private run(dir: WsDirection, out: WsEvent[]): void {
     if (this.mode === 'raw' || this.mode === 'http-failed') return
-    const st = this.st[dir]
     if (dir === 'c2s') {
       if (!this.request) {
         if (!this.readHead('c2s', out)) return

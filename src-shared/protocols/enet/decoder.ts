@@ -192,7 +192,7 @@ export class EnetTransport implements ProtocolDecoder {
       const delivery = cmd.number === CMD.SEND_RELIABLE ? 'Reliable' : cmd.number === CMD.SEND_UNRELIABLE ? 'Unreliable' : 'Unsequenced'
       return this.deliver(pdu, draft, info, delivery, pdu.bytes, source, cmd.payloadStart, cmd.payloadEnd, pdu.frames, pdu.time, emit)
     }
-    if (isFragment(cmd.number)) return this.fragment(pdu, draft, source, info, cmd, frame, emit)
+    if (isFragment(cmd.number)) return this.fragment(pdu, draft, info, cmd, frame, emit)
 
     let summary = `${cmd.name} ch${ch} seq=${cmd.reliableSeq}`
     let error: DecodeError | undefined
@@ -255,7 +255,7 @@ export class EnetTransport implements ProtocolDecoder {
     emit({ dir: pdu.dir, frames, time, protocol: ENET_LAYER, stack: this.controlStack(pdu), name, summary, value: { command: info.command, channel: info.channel, enet: info }, draft })
   }
 
-  private fragment(pdu: Pdu, draft: MessageDraft, source: number, info: EnetInfo, cmd: EnetCommand, frame: number, emit: Emit): void {
+  private fragment(pdu: Pdu, draft: MessageDraft, info: EnetInfo, cmd: EnetCommand, frame: number, emit: Emit): void {
     const f = cmd.fragment!
     info.fragment = { ...f }
     const reliable = cmd.number === CMD.SEND_FRAGMENT

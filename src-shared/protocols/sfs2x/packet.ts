@@ -347,7 +347,7 @@ function stepsFor(h: PacketHeader, pc: PacketContext): Step[] {
 // ---------------------------------------------------------------------------------------------------------
 // The packet
 
-function bitLabel(byte: number, bit: number, name: string, on: boolean): string {
+function bitLabel(bit: number, name: string, on: boolean): string {
   let s = ''
   for (let i = 7; i >= 0; i--) {
     s += (1 << i) === bit ? (on ? '1' : '0') : '.'
@@ -412,7 +412,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
         [F_HEADER_BITS.bigsized, FLAG.BIGSIZED, 'BigSized (4-byte length)', h.bigSized],
         [F_HEADER_BITS.forward, FLAG.FORWARD, 'Forward (shard id follows)', h.forward]
       ]
-      for (const [d, bit, name, on] of bits) r.record(d, on, hAt, 1, bitLabel(byte, bit, name, on))
+      for (const [d, bit, name, on] of bits) r.record(d, on, hAt, 1, bitLabel(bit, name, on))
       if (h.reserved) r.record(F_HEADER_BITS.reserved, h.reserved, hAt, 1, `.... ..${(h.reserved >> 1) & 1}${h.reserved & 1} = Reserved bits: ${h.reserved} (not defined by SFS2X)`)
       tree.close(hAt + 1)
     }

@@ -3,7 +3,7 @@
 // ones printed at the end. Also: free ports and a capture-process spawner that forbids a decoder, shared
 // by the live-capture tests. The build is test/global-build.ts's (vitest globalSetup).
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { createServer } from 'node:net'
 import { createSocket } from 'node:dgram'

@@ -1,10 +1,9 @@
 // `--jobs N` through the built CLI, with real worker threads: the export and the stats are byte-identical
 // for any N (the merge reproduces one engine's order), and bad values are one-line usage errors.
 import { describe, expect, it } from 'vitest'
-import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 
-import { BIN, ROOT, gw } from '../helpers/cli'
+import { ROOT, gw } from '../helpers/cli'
 const KEYS = join(ROOT, 'test/fixtures/ui/keys.txt')
 
 const captures = ['resources/demo.pcapng', 'test/fixtures/net/loopback.pcapng', 'test/fixtures/sfs2x/sdk-ws-deflate.pcapng', 'test/fixtures/capture/pcap-truncated.pcap']

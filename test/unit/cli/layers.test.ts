@@ -2,11 +2,11 @@
 // sources, the same bytes from one engine and from shards; without it the export is what it always was,
 // even when the filter reads layer fields.
 import { describe, it, expect, beforeAll } from 'vitest'
-import { spawnSync, execFileSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 
-import { BIN, ROOT, gw } from '../helpers/cli'
+import { ROOT, gw } from '../helpers/cli'
 const LOOPBACK = join(ROOT, 'test/fixtures/net/loopback.pcapng')
 
 beforeAll(() => {

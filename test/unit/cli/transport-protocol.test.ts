@@ -1,7 +1,7 @@
 // The protocol column through the CLI (built output, as users run it): `stats` counts ENet's own messages
 // as `enet`, and `--decode-as CONV=enet|litenetlib` runs the transport alone.
 import { beforeAll, describe, expect, it } from 'vitest'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +9,7 @@ import { pcapngBytes } from '../../fixtures/ui/build-captures'
 import { resetFrames, udpFrame } from '../helpers/frames'
 import { channelId, DELIVERY, packets, socketAddress, ticksAt } from '../protocols/litenetlib/encoder'
 
-import { BIN, ROOT, gw } from '../helpers/cli'
+import { ROOT, gw } from '../helpers/cli'
 const ENET = join(ROOT, 'test/fixtures/enet/enet-fignet-loopback.pcapng')
 const tmp = mkdtempSync(join(tmpdir(), 'gw-transport-'))
 

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { decodeFile } from '../helpers/decode'
 import { TCP_OVERLAP_C2S, TCP_OVERLAP_S2C, tcpOverlapPcapng } from '../../fixtures/net/build-tcp-overlap'
 import { toHex } from '../../../src-shared/bytes/tree'
-import type { ConversationInfo, DecodedMessage } from '../../../src-shared/model/types'
+import type { DecodedMessage } from '../../../src-shared/model/types'
 
 const NET = join(__dirname, '../../fixtures/net')
 

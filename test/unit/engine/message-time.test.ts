@@ -5,7 +5,7 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import { resetFrames, tcpFrame, udpFrame, ACK, PSH, SYN } from '../helpers/frames'
 import { runEngine } from '../helpers/decode'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
-import { command, datagram, splitMessage, T, tcpFrame as photonTcpFrame } from '../protocols/photon/udp-encoder'
+import { datagram, splitMessage, tcpFrame as photonTcpFrame } from '../protocols/photon/udp-encoder'
 import { eventBody, pv } from '../protocols/photon/gp-encoder'
 import { connect, datagram as enetDatagram, envelope, fragment, split } from '../protocols/enet/encoder'
 

@@ -2,7 +2,7 @@
 // message detail rebuilt from one conversation's frames equals the full decode, filters/sort/columns,
 // keys re-decode what they cover, decode-as, statistics, and exports (JSON identical to `gamewire
 // decode`, pcapng of exactly the frames of the exported messages), with cancellation and bad input.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -4,7 +4,6 @@ import zlib from 'node:zlib'
 import { join } from 'node:path'
 import { WebSocketServer, WebSocket } from 'ws'
 import * as wsLib from 'ws'
-import { ByteStream } from '../../../src-shared/net/byte-stream'
 import {
   detectHttpUpgrade,
   parseHttpHead,
@@ -19,7 +18,7 @@ import {
 } from '../../../src-shared/net/websocket'
 import type { FieldNode } from '../../../src-shared/model/types'
 import { withinTimeLimit } from '../helpers/time-limit'
-import { decode, decodeNormalized, hex, normalize, type Chunk, type Decoded, type Dir } from './ws-decode'
+import { decode, hex, normalize, type Chunk, type Decoded, type Dir } from './ws-decode'
 
 // The byte-by-byte and fuzz decodes run in a worker that is stopped after this long (a loop that makes no
 // progress would otherwise hang vitest, whose timeout cannot interrupt synchronous code).

@@ -7,7 +7,7 @@ import type { FieldNode } from '../../../../src-shared/model/types'
 import type { MessageOut } from '../../../../src-shared/protocols/registry'
 import { datagrams, hex, runTransport } from './harness'
 import {
-  ack, bandwidthLimit, connect, crc64Bitwise, datagram, disconnect, envelope, fragment, ping, reliable, split,
+  ack, bandwidthLimit, connect, datagram, disconnect, envelope, fragment, ping, reliable, split,
   throttleConfigure, unreliable, unsequenced, verifyConnect, type HeaderSpec
 } from './encoder'
 import { rng } from '../../helpers/rng'

@@ -6,9 +6,8 @@
 import { readFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { DecodeSession } from '../../../../src-shared/engine/session'
 import { jsonSafe } from '../../../../src-shared/export/json'
-import type { ConversationInfo, DecodedMessage } from '../../../../src-shared/model/types'
+import type { DecodedMessage } from '../../../../src-shared/model/types'
 import { decodeFile, type Decoded } from '../../helpers/decode'
 export { decodeFile, type Decoded }
 

@@ -4,7 +4,7 @@ import { describe, it, expect, beforeEach } from 'vitest'
 import { rng } from '../../helpers/rng'
 import { tcpFrame, resetFrames, SYN, ACK, PSH } from '../../helpers/frames'
 import type { CaptureFrame } from '../../../../src-shared/capture/types'
-import type { DecodedMessage, FieldNode } from '../../../../src-shared/model/types'
+import type { DecodedMessage } from '../../../../src-shared/model/types'
 import { concat, encode, envelope, ext, harness, hex, keyStore, loadVectors, packet, runEngine, t, unhex, ZSTD_BODY, ZSTD_HEX } from './helpers'
 import { checkRanges } from '../../helpers/decode'
 
