@@ -23,7 +23,7 @@ export const MAX_KEY_TEXT = 1 << 20
 export const MAX_COLUMNS = 32
 export const MAX_SELECTED_IDS = 1_000_000
 export const MAX_DECODE_AS_RULES = 256
-const FIELD_KEY_RE = /^[A-Za-z_][A-Za-z0-9_.\-]{0,199}$/
+const FIELD_KEY_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,199}$/
 const PROTOCOL_RE = /^[a-z][a-z0-9_-]{0,31}$/
 const INTERFACE_RE = /^[^\0\s]{1,256}$/
 

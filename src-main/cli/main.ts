@@ -273,7 +273,7 @@ async function roomsCommand(a: ParsedArgs): Promise<number> {
   if (!file) fail('rooms needs a capture file: gamewire rooms CAPTURE')
   readableFile(file, 'capture file')
   const keys = keysOption(a)
-  let result
+  let result: Awaited<ReturnType<typeof captureRooms>>
   try {
     result = await captureRooms(file, { keys, schemas: schemaOption(a), decodeAs: decodeAsOption(a) })
   } catch (e) {

@@ -161,9 +161,7 @@ export function handledChannels(): string[] {
 
 // ---- exports ----
 
-export interface SaveDialogLike {
-  (options: { title: string; defaultPath: string; filters: { name: string; extensions: string[] }[] }): Promise<{ canceled: boolean; filePath?: string }>
-}
+export type SaveDialogLike = (options: { title: string; defaultPath: string; filters: { name: string; extensions: string[] }[] }) => Promise<{ canceled: boolean; filePath?: string }>
 
 /** Export destinations in Electron: a native save dialog, in the last folder used. */
 export function electronExportTarget(showSaveDialog: SaveDialogLike, defaultDir: () => string) {

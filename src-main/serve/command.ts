@@ -23,7 +23,7 @@ export async function serveCommand(a: ParsedArgs, jobs?: number): Promise<number
   const host = one(a, 'host') ?? '127.0.0.1'
   const capture = a.positional[0]
   if (capture) checkCapture(capture)
-  let server
+  let server: Awaited<ReturnType<typeof startServer>>
   try {
     server = await startServer({ host, port, capture, jobs, log: (line) => process.stderr.write(line + '\n') })
   } catch (e) {

@@ -107,7 +107,7 @@ export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame & { tick?: 
       number: b.meta[i],
       interfaceId: b.meta[i + 1],
       linkType: b.meta[i + 2],
-      tsSec: tsSec < 0 ? 0 : tsSec,
+      tsSec: Math.max(tsSec , 0),
       tsNsec: b.meta[i + 4],
       originalLength: b.meta[i + 5],
       data: b.data.subarray(at, at + len)
@@ -126,7 +126,7 @@ const END_TAG = 0xffffffff
 const AFTER_ENDINGS = 0xffffffff
 const EVENT = 5
 
-export const enum EventKind {
+export enum EventKind {
   Conversation = 0,
   Message = 1,
   Warning = 2,

@@ -41,7 +41,7 @@ export function parseIPv6(s: string): Uint8Array | null {
   }
   if (dbl === -1) {
     const g = parseGroups(s, true)
-    if (!g || g.length !== 8) return null
+    if (g?.length !== 8) return null
     groups.push(...g)
   } else {
     const head = parseGroups(s.slice(0, dbl), false)

@@ -65,7 +65,7 @@ export function targetFromMessage(
         if (node.value !== undefined) t.push(node.alias, node.value)
       }
     }
-    if (node.children && node.children.length) stack.push({ nodes: node.children, i: 0 })
+    if (node.children?.length) stack.push({ nodes: node.children, i: 0 })
   }
   const layers = msg.protocol ? [...msg.stack, msg.protocol] : msg.stack
   for (const name of layers) {

@@ -62,7 +62,7 @@ export const KEY_TYPES: Readonly<Record<KeyType, TypeSpec>> = {
 }
 
 function isKeyType(s: string): s is KeyType {
-  return Object.prototype.hasOwnProperty.call(KEY_TYPES, s)
+  return  Object.hasOwn(KEY_TYPES, s)
 }
 
 /** Parses a conversation field: `*` or `ip:port-ip:port`. Returns null when malformed. */

@@ -534,7 +534,7 @@ export class HttpConnection {
     if (dir === 'c2s' && request) {
       request.frame = taken.frames[taken.frames.length - 1] ?? 0
       request.time = taken.time
-    } else if (request && request.frame) {
+    } else if (request?.frame) {
       responseTimeMs = Math.round((taken.time - request.time) * 1e6) / 1e3
     }
     const t = draft.tree

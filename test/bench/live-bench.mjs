@@ -29,7 +29,6 @@ const RATES = (process.env.BENCH_LIVE_RATES ?? '1000,2000,5000,10000,20000,40000
 const BURST_SECONDS = 2
 const MAX_BURST = 160_000
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 
 async function freePort() {
   return new Promise((resolve) => {

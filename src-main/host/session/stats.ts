@@ -150,7 +150,7 @@ export async function getStats(ctx: SessionContext, options: StatsOptions = {}):
 
 /** 1, 2 or 5 times a power of ten, at least `x`. */
 export function niceStep(x: number): number {
-  const p = Math.pow(10, Math.floor(Math.log10(x)))
+  const p = 10 ** Math.floor(Math.log10(x))
   for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p
   return 10 * p
 }

@@ -31,7 +31,7 @@ export const UNMANAGED_FIELD_TYPE: Readonly<Record<Unmanaged, FieldType>> = {
 }
 
 export function isUnmanaged(t: string): t is Unmanaged {
-  return Object.prototype.hasOwnProperty.call(UNMANAGED_SIZE, t)
+  return  Object.hasOwn(UNMANAGED_SIZE, t)
 }
 
 export const NULL_OBJECT = 255

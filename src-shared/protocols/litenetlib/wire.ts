@@ -5,7 +5,7 @@
 // InternalPackets.cs, ReliableChannel.cs, SequencedChannel.cs, NetPeer.cs (0.9 layouts: the 0.9-line copy
 // with ProtocolId 11, NetConnectRequestPacket.HeaderSize 14, NetConnectAcceptPacket.Size 11).
 
-import { DecodeError, FieldReader } from '../../bytes/reader'
+import { DecodeError, type FieldReader } from '../../bytes/reader'
 import type { FieldDef } from '../../bytes/fields'
 import type { FieldScalar } from '../../model/types'
 import { ipv4ToString, ipv6ToString } from '../../net/ip'

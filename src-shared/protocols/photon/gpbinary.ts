@@ -64,7 +64,7 @@ export const DEFAULT_MAX_VALUES = 1_000_000
 
 // ---- type tables ----
 
-const enum K {
+enum K {
   Null, Const, Bool, Byte, I16, I32, I64, F32, F64, String, Bytes, IntArray, StringArray, ObjectArray,
   Hashtable, Dictionary, Custom, Slim, Event, Request, Response, Array16,
   Varint32, Varint64, Int1, Int2, Long1, Long2, ArrayInArray, BoolArray, I16Array, F32Array, F64Array,

@@ -380,8 +380,8 @@ function describe(res: MessageResult, t: number, out: { code?: number; returnCod
     return
   }
   if (byName) parts.push(byName)
-  else if (p && p.size && t !== MSG.OP_REQUEST) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
-  else if (p && p.size && !parts.some((x) => x.includes('='))) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
+  else if (p?.size && t !== MSG.OP_REQUEST) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
+  else if (p?.size && !parts.some((x) => x.includes('='))) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
   res.summary = parts.join(' ')
 }
 

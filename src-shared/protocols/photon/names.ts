@@ -400,5 +400,5 @@ export function parameterName(msgType: number, code: number, paramCode: number, 
 
 /** `table[code]`, or undefined (no prototype lookups for odd codes). */
 export function nameOf(table: Readonly<Record<number, string>>, code: number): string | undefined {
-  return Object.prototype.hasOwnProperty.call(table, code) ? table[code] : undefined
+  return  Object.hasOwn(table, code) ? table[code] : undefined
 }

@@ -4,7 +4,7 @@
 // against the command's fixed size and the bytes left before anything is read from the body.
 // Reference: docs/photon.md; docs/photon.md.
 
-import { DecodeError, FieldReader } from '../../bytes/reader'
+import { DecodeError, type FieldReader } from '../../bytes/reader'
 import type { FieldDef } from '../../bytes/fields'
 import { label as fieldLabel } from '../../bytes/tree'
 import type { FieldNode, FieldScalar } from '../../model/types'

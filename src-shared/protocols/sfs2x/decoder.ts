@@ -249,7 +249,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
 
   private firstBlockDecrypter(): ((block: Uint8Array) => Uint8Array | null) | undefined {
     const key = this.lastKey ?? this.keys()[0]
-    if (!key || !key.iv) return undefined
+    if (!key?.iv) return undefined
     const iv = key.iv
     return (block) => aesFirstBlock(block, key.key, iv)
   }

@@ -504,7 +504,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
     if (chosen.parseError) setError(chosen.parseError)
 
     const parse = chosen.parse
-    if (parse && parse.value) {
+    if (parse?.value) {
       value.body = parse.value
       // A plain body whose SFSObject ends before the length: the caller checks whether a packet starts there.
       if (parse.objectEnd !== null && parse.trailing && chosen.steps.length === 0) out.bodyEndsEarly = parse.objectEnd

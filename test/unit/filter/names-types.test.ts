@@ -142,13 +142,15 @@ describe('every key the decoders put in a tree is a known name', () => {
 })
 
 describe('filters in the documentation compile', () => {
-  /** The contents of the fenced code blocks. */
+  /** The contents of the fenced code blocks without a language (```sh and ```sql blocks are not filters). */
   const blocks = (text: string) => {
     const out: string[] = []
     let open: string[] | null = null
+    let language = ''
     for (const line of text.split('\n')) {
       if (line.startsWith('```')) {
-        if (open) out.push(open.join('\n'))
+        if (open && !language) out.push(open.join('\n'))
+        if (!open) language = line.slice(3).trim()
         open = open ? null : []
       } else open?.push(line)
     }

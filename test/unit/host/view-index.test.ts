@@ -60,7 +60,9 @@ describe('views over the message index', () => {
 
   it('plans which filters need a decode again', () => {
     expect(new ViewMatcher('udp.port == 5055 && photon.ev.code == 1', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
-    expect(new ViewMatcher('photon.key == 245', ['entangle.position']).plan).toEqual({ replayLayers: new Set(['photon', 'fignet']), readsSummary: false })
+    expect(new ViewMatcher('photon.param_count == 2', ['entangle.position']).plan).toEqual({ replayLayers: new Set(['photon', 'fignet']), readsSummary: false })
+    // Parameter codes are an index field: no decode again
+    expect(new ViewMatcher('photon.key == 245', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
     expect(new ViewMatcher('datagram.index', []).plan.replayLayers).toBe('all')
     expect(new ViewMatcher('entangle', []).plan.replayLayers).toEqual(new Set(['fignet']))
     expect(new ViewMatcher('entangle', []).needsTree).toBe(true)

@@ -50,6 +50,7 @@ const h = vi.hoisted(() => {
     }
   }
   const BrowserWindow = Object.assign(
+    // biome-ignore lint/complexity/useArrowFunction: the mock is called with `new`, which an arrow function refuses
     vi.fn(function (options: unknown) {
       const win = {
         options,

@@ -137,7 +137,7 @@ describe('gamewire query: output and schema', () => {
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines[0]).toMatch(/^id {2}name +value +error$/)
     expect(lines[1]).toMatch(/^-+ {2}-+ {2}-+ {2}-+$/)
-    expect(lines[2]).toMatch(/^ 1 {2}\S.*…  NULL$/)
+    expect(lines[2]).toMatch(/^ 1 {2}\S.*… {2}NULL$/)
     expect(lines.at(-1)).toBe('(2 rows)')
     // every cell starts under its column's name
     for (const l of lines.slice(2, 4)) {

@@ -46,6 +46,7 @@ function randValue(type: string, rand: Rand, field: string, expectDecoded: Recor
   }
   if (type === 'byte[]') {
     const v = rand() < 0.1 ? null : Array.from({ length: Math.floor(rand() * 20) }, () => Math.floor(rand() * 256))
+    // biome-ignore lint/complexity/useOptionalChain: a null array stays null (`?.` would make it undefined)
     return { v, typed: { type: 'byte[]', value: v && v.map((x) => x.toString(16).padStart(2, '0')).join('') } }
   }
   if (type in BYTE_ENUMS) {

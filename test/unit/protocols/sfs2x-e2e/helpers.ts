@@ -111,7 +111,7 @@ export interface SfsValue {
 
 export const sfsMessages = (d: Decoded): DecodedMessage[] => d.messages.filter((m) => m.protocol === 'sfs2x')
 /** A message's value as the export writes it (bigint as decimal string, bytes as hex). */
-export const valueOf = (m: DecodedMessage): SfsValue => (jsonSafe(m.value) ?? {}) as SfsValue
+export const sfsValueOf = (m: DecodedMessage): SfsValue => (jsonSafe(m.value) ?? {}) as SfsValue
 
 /** The contract's header object for the truth's header bits. */
 export const headerOf = (p: TruthPacket) => ({
@@ -138,7 +138,7 @@ export function expectedValue(p: TruthPacket) {
 
 /** The same part, taken from a decoded message (command: missing and null both mean "none"). */
 export function actualValue(m: DecodedMessage) {
-  const v = valueOf(m)
+  const v = sfsValueOf(m)
   const h = v.header ?? {}
   return {
     header: {

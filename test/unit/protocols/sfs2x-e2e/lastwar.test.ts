@@ -5,7 +5,7 @@
 
 import { describe, it, expect } from 'vitest'
 import { packetChecks, paired } from './packet-checks'
-import { loadTruth, valueOf, type Typed } from './helpers'
+import { loadTruth, sfsValueOf, type Typed } from './helpers'
 
 const NAME = 'lastwar-tcp'
 
@@ -24,7 +24,7 @@ describe('lastwar-tcp.pcapng (Last War variant over raw TCP)', () => {
   it('gives the shard id of every packet with the forward bit', () => {
     const forwarded = paired(NAME).filter(([, p]) => p.header.forward)
     expect(forwarded.length).toBeGreaterThan(1)
-    for (const [m, p] of forwarded) expect.soft(valueOf(m).shard, `${p.direction} ${p.command}`).toBe(p.shardId)
+    for (const [m, p] of forwarded) expect.soft(sfsValueOf(m).shard, `${p.direction} ${p.command}`).toBe(p.shardId)
   })
 
   it("puts the extension command, room and the injected _id in the summary", () => {

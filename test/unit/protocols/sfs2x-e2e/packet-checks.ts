@@ -3,7 +3,7 @@
 import { it, expect } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
-import { FIXTURES, decodeFixture, loadTruth, sfsMessages, valueOf, expectedValue, actualValue, keyOrder, type Truth, type TruthPacket } from './helpers'
+import { FIXTURES, decodeFixture, loadTruth, sfsMessages, sfsValueOf, expectedValue, actualValue, keyOrder, type Truth, type TruthPacket } from './helpers'
 import type { DecodedMessage } from '../../../../src-shared/model/types'
 
 /**
@@ -64,7 +64,7 @@ export function packetChecks(name: string): void {
 
   it('decodes every packet, in order, with the right direction, controller, action and command', () => {
     const msgs = sfsMessages(decodeFixture(name))
-    const actual = msgs.map((m) => ({ direction: m.direction, controller: valueOf(m).controller, action: valueOf(m).action, command: valueOf(m).command ?? null }))
+    const actual = msgs.map((m) => ({ direction: m.direction, controller: sfsValueOf(m).controller, action: sfsValueOf(m).action, command: sfsValueOf(m).command ?? null }))
     const expected = truth.packets.map((p) => ({ direction: p.direction, controller: p.controller, action: p.action, command: p.command }))
     expect(actual).toEqual(expected)
   })
@@ -83,7 +83,7 @@ export function packetChecks(name: string): void {
 
   it('lists the transforms undone, and shows the plain body as a data source', () => {
     for (const [i, [m, p]] of paired(name).entries()) {
-      expect.soft(valueOf(m).transforms ?? [], `${label(p, i)} transforms`).toEqual(p.transforms)
+      expect.soft(sfsValueOf(m).transforms ?? [], `${label(p, i)} transforms`).toEqual(p.transforms)
       if (p.transforms.length) {
         const plainBody = m.sources.find((s) => s.bytes.length === p.uncompressedLength && s.bytes[0] === 0x12)
         expect.soft(plainBody, `${label(p, i)}: a ${p.uncompressedLength}-byte source holding the SFSObject`).toBeDefined()

@@ -4,7 +4,7 @@
 
 import { describe, it, expect } from 'vitest'
 import { packetChecks } from './packet-checks'
-import { decodeFixture, loadTruth, sfsMessages, valueOf, actualValue, compact, type Typed } from './helpers'
+import { decodeFixture, loadTruth, sfsMessages, sfsValueOf, actualValue, compact, type Typed } from './helpers'
 
 const FIXTURES = ['sdk-ws', 'sdk-ws-deflate']
 
@@ -65,7 +65,7 @@ describe('WebSocket sessions with and without permessage-deflate', () => {
   it('decode to the same SFS2X messages', () => {
     const strip = (name: string) =>
       sfsMessages(decodeFixture(name)).map((m) => {
-        const v = valueOf(m)
+        const v = sfsValueOf(m)
         return { direction: m.direction, header: v.header, length: v.length, body: compact(v.body), controller: v.controller, action: v.action, command: v.command ?? null, transforms: v.transforms ?? [] }
       })
     // The two sessions carried the same SFS2X packets (the SDK and the stub are deterministic).

@@ -175,6 +175,7 @@ describe('SFS2X over raw TCP', () => {
     const badZ = packet(z.slice(0, z.length - 6), { header: 0xa0 })
     const conn = new Conn().c(concat(badTag, badZ, packet(ext('ok', {}))))
     const { messages } = runEngine(conn.frames)
+    // biome-ignore lint/complexity/useOptionalChain: a null error stays null (`?.` would make it undefined)
     expect(messages.map((m) => [m.name, m.error && m.error.replace(/zlib: .*\(/, 'zlib: … (')])).toEqual([
       ['SFS2X packet', 'unknown type tag 63 (0x3f) at offset 14'],
       ['SFS2X packet', 'zlib: … (compressed data at offset 3)'],

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { MessageDraft } from '../../../../src-shared/bytes/tree'
 import { Sfs2xDecoder, type Sfs2xOptions } from '../../../../src-shared/protocols/sfs2x'
 import type { DecoderContext, MessageOut, WireDir } from '../../../../src-shared/protocols/registry'
-import { KeyStore } from '../../../../src-shared/keys/store'
+import type { KeyStore } from '../../../../src-shared/keys/store'
 import type { CaptureFrame } from '../../../../src-shared/capture/types'
 import { tcpFrame, SYN, ACK, PSH } from '../../helpers/frames'
 
