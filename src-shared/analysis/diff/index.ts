@@ -219,7 +219,16 @@ function ignoreRules(o: DiffOptions): { shown: Record<string, string[]>; matcher
       let m = cache.get(protocol)
       if (!m) {
         const tests = [...(shown['*'] ?? []), ...(shown[protocol] ?? [])].map(compilePattern)
-        m = (path) => tests.some((t) => t(path))
+        // The same paths come back in every message of a conversation: each is tested once (bounded).
+        const known = new Map<string, boolean>()
+        m = (path) => {
+          let skip = known.get(path)
+          if (skip === undefined) {
+            skip = tests.some((t) => t(path))
+            if (known.size < 100_000) known.set(path, skip)
+          }
+          return skip
+        }
         cache.set(protocol, m)
       }
       return m
