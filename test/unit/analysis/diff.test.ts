@@ -13,6 +13,7 @@ import { alignKeys } from '../../../src-shared/analysis/diff/align'
 import { compilePattern, valueLeaves } from '../../../src-shared/analysis/diff/fields'
 import type { DiffReport } from '../../../src-shared/analysis/diff'
 import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
+import { REFERENCE_B_OPTIONS } from '../../fixtures/analysis/diff-pair'
 import { gw } from '../helpers/cli'
 import { pv } from '../protocols/photon/gp-encoder'
 
@@ -22,18 +23,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 const A = join(tmp, 'reference.pcapng')
 const B = join(tmp, 'reimplementation.pcapng')
 writeFileSync(A, scriptedCapture())
-writeFileSync(B, scriptedCapture({
-  startSec: 1796400000,
-  photon: { client: '10.30.0.7', cport: 41001, server: '10.30.0.200', sport: 5056 },
-  sfs: { client: '10.30.0.7', cport: 41002, server: '10.30.0.201', sport: 9934 },
-  fignet: { client: '10.30.0.7', cport: 41003 },
-  idBase: 40,
-  slower: 3,
-  changed: true,
-  dropLeaveResponse: true,
-  propertiesEvent: true,
-  joinEventFirst: true
-}))
+writeFileSync(B, scriptedCapture(REFERENCE_B_OPTIONS))
 
 /** The facts a reader checks: per conversation, what is only on one side and which fields changed. */
 function facts(r: DiffReport) {
