@@ -347,6 +347,15 @@ import type { RoomsDocument } from './analysis/photon-rooms/document'
 export type { DiffReport, ConversationDiff, ChangedMessage, FieldChange, MessageRef, OperationDiff, DiffRow } from './analysis/diff'
 import type { DiffReport } from './analysis/diff'
 
+/** The rooms document, and which message each frame it names stands for. */
+export interface RoomsView extends RoomsDocument {
+  /**
+   * Frame number -> id of the first message there that the analysis read (a frame often carries ACKs
+   * first); absent when the replay's ids cannot be matched with the timeline's (then select by frame).
+   */
+  messageAt?: Record<string, number>
+}
+
 export interface DiffWithOptions {
   /** Volatile-field patterns to skip besides the defaults (`gamewire diff --ignore`). */
   ignore?: string[]
@@ -420,7 +429,7 @@ export interface InspectorRequests {
   /** Writes the frames the capture's ring holds as pcapng (while capturing, or after stopping). */
   saveCapture(): Promise<CaptureSaved>
   /** Photon rooms of the open capture (the `gamewire rooms --json` document), from a replay without trees. */
-  getRooms(): Promise<RoomsDocument>
+  getRooms(): Promise<RoomsView>
   /** Compares the open capture (A) with the capture file at `path` on the host (B), as `gamewire diff --json`. */
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff>
 }

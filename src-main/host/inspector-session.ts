@@ -19,7 +19,7 @@ import type {
   InspectorEvent,
   InspectorRequests,
   JobInfo,
-  RoomsDocument,
+  RoomsView,
   SessionStatus,
   StatsOptions,
   ViewSpec
@@ -438,7 +438,7 @@ export class InspectorSession implements InspectorRequests {
 
   // ---- game-level analysis ----
 
-  getRooms(): Promise<RoomsDocument> {
+  getRooms(): Promise<RoomsView> {
     return this.call('getRooms')
   }
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff> {

@@ -17,7 +17,7 @@ import type {
   CaptureStatistics,
   CaptureStatus,
   DiffWithOptions,
-  RoomsDocument,
+  RoomsView,
   DecodeAsRule,
   ExportRequest,
   FieldInfo,
@@ -184,7 +184,7 @@ export class SessionCore {
   // ---- game-level analysis ----
 
   /** The open capture's Photon rooms (gamewire-rooms/1), from a replay without trees; kept until the rows change. */
-  getRooms(): Promise<RoomsDocument> {
+  getRooms(): Promise<RoomsView> {
     return getRooms(this.ctx)
   }
   /** The open capture (A) against the capture file `path` (B), with the pairs side by side. */

@@ -2,6 +2,7 @@
 // prints), from one replay of its frames without trees (values are what the analysis reads), kept until
 // the rows change as the statistics' latency pass is. Works the same for a file and a live capture.
 
+import type { RoomsView } from '../../../src-shared/api'
 import { analyzeRooms, ROOMS_FORMAT, type RoomsDocument, type RoomsMessage } from '../../../src-shared/analysis/photon-rooms'
 import { roomsMessage } from '../capture-rooms'
 import { RowsToken } from './analysis-token'
@@ -12,11 +13,32 @@ interface Computed {
   rows: RowIndex
   count: number
   token: RowsToken
-  promise: Promise<RoomsDocument>
+  promise: Promise<RoomsView>
 }
 const cache = new WeakMap<SessionContext, Computed>()
 
-export async function getRooms(ctx: SessionContext): Promise<RoomsDocument> {
+/** Every frame number the document names. */
+function framesNamed(doc: RoomsDocument): Set<number> {
+  const out = new Set<number>()
+  for (const r of doc.rooms) {
+    for (const a of r.actors) {
+      out.add(a.joinedFrame)
+      if (a.leftFrame !== null) out.add(a.leftFrame)
+    }
+    for (const m of r.master) out.add(m.frame)
+    for (const j of r.joins) {
+      out.add(j.frame)
+      for (const x of j.received) out.add(x.frame)
+      for (const d of j.divergences) for (const f of d.frames) out.add(f)
+    }
+    for (const p of r.properties) out.add(p.frame)
+    for (const d of r.divergences) for (const f of d.frames) out.add(f)
+  }
+  for (const u of doc.unknown) out.add(u.frame)
+  return out
+}
+
+export async function getRooms(ctx: SessionContext): Promise<RoomsView> {
   await ctx.indexing
   if (!ctx.store) return { format: ROOMS_FORMAT, rooms: [], unknown: [] }
   const known = cache.get(ctx)
@@ -35,7 +57,17 @@ export async function getRooms(ctx: SessionContext): Promise<RoomsDocument> {
         if (r) messages.push(r)
       }
     })
-    return analyzeRooms(messages, engine.conversationList().map((c) => ({ id: c.id, server: c.server })))
+    const doc: RoomsView = analyzeRooms(messages, engine.conversationList().map((c) => ({ id: c.id, server: c.server })))
+    // The replay numbers messages as the index does unless a live capture's ring dropped frames.
+    if (engine.stats.messages === rows.count && ctx.rows === rows) {
+      const named = framesNamed(doc)
+      const messageAt: Record<string, number> = {}
+      for (const m of [...messages].sort((x, y) => x.id - y.id)) {
+        for (const f of [m.frames[0], m.frames[m.frames.length - 1]]) if (named.has(f) && !(f in messageAt)) messageAt[f] = m.id
+      }
+      doc.messageAt = messageAt
+    }
+    return doc
   })()
   const entry: Computed = { rows, count: rows.count, token, promise }
   cache.set(ctx, entry)

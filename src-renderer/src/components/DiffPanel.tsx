@@ -89,7 +89,7 @@ function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
   const changed = c.changed.filter((x) => x.fields.length).length
   const differs = changed + c.onlyA.length + c.onlyB.length > 0
   return (
-    <details className="diff-pair" data-testid="diff-pair" data-protocol={c.protocol} open={differs}>
+    <details className="diff-pair" data-testid="diff-pair" data-protocol={c.protocol} data-paired-by={c.pairedBy ?? ''} open={differs}>
       <summary>
         <span className="strong">{c.protocol}</span> <span className="mono small">A {side(c.a)}</span> ⇄ <span className="mono small">B {side(c.b)}</span>
         {c.pairedBy && <span className="muted small"> (paired by {c.pairedBy})</span>}
@@ -118,7 +118,7 @@ function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
             }
             const change = r.changed !== undefined ? c.changed[r.changed] : null
             return [
-              <tr key={i} className={`diff-row ${kind}`} data-testid="diff-row" data-kind={kind}>
+              <tr key={i} className={`diff-row ${kind}`} data-testid="diff-row" data-kind={kind} data-reordered={change?.reordered ? 'true' : 'false'}>
                 <Cell m={r.a} side="a" byId={byId} />
                 <Cell m={r.b} side="b" byId={byId} />
               </tr>,
@@ -222,6 +222,9 @@ export function DiffPanel() {
             spellCheck={false}
             data-testid="diff-ignore"
           />
+        </div>
+        <div className="diff-input-row">
+          <span className="spacer" />
           <label className="small toggle" title="Compare ids, tokens, sequence numbers and timings too">
             <input type="checkbox" checked={d.noDefaults} onChange={(e) => useDiff.setState({ noDefaults: e.target.checked })} data-testid="diff-no-defaults" /> No default ignores
           </label>

@@ -6,20 +6,22 @@ import { useInspector } from '../state/store'
 // "frame 5" or "frames 3, 4, 9": the numbers after the word are the links.
 const REF = /\b(frames? )(\d+(?:, \d+)*)/g
 
-/** One frame number as a link to the message that frame carries. */
-export function FrameLink({ frame }: { frame: number }) {
+/** One frame number as a link to the message that frame carries, or to `id` when the caller knows which one it means. */
+export function FrameLink({ frame, id }: { frame: number; id?: number }) {
   return (
     <a
       className="frame-link"
       role="link"
       data-testid="frame-link"
       data-frame={frame}
+      data-message={id}
       title={`Select the message frame ${frame} carries`}
       // The row under the link must not take the click as its own selection.
       onMouseDown={(e) => e.stopPropagation()}
       onClick={(e) => {
         e.stopPropagation()
-        void useInspector.getState().goToFrame(frame)
+        if (id !== undefined) useInspector.getState().select(id)
+        else void useInspector.getState().goToFrame(frame)
       }}
     >
       {frame}

@@ -3,15 +3,24 @@
 // divergence with its rule. Frame numbers are links to the messages in the timeline. The host computes the
 // document once per set of rows (src-main/host/session/rooms.ts); Refresh asks again (a live capture).
 
-import { useEffect, useState } from 'react'
-import type { Divergence, Room, RoomJoin, RoomsDocument } from '../../../src-shared/api'
+import { createContext, useContext, useEffect, useState } from 'react'
+import type { Divergence, Room, RoomJoin, RoomsView } from '../../../src-shared/api'
 import { plural } from '../format'
 import { errorMessage, useInspector } from '../state/store'
-import { FrameLink, FrameLinks } from './FrameLinks'
+import { FrameLink as AnyFrameLink, FrameLinks } from './FrameLinks'
 
 const JOIN_MODES = ['Default', 'CreateIfNotExists', 'JoinOrRejoin', 'RejoinOnly']
 /** Unknown input listed at most (the rest counted). */
 const MAX_UNKNOWN = 50
+
+/** The document's frame -> message map (RoomsView.messageAt). */
+const MessageAt = createContext<Record<string, number> | undefined>(undefined)
+
+/** A frame link to the message the analysis read there (else the first the frame carries: often an ACK). */
+function FrameLink({ frame }: { frame: number }) {
+  const at = useContext(MessageAt)
+  return <AnyFrameLink frame={frame} id={at?.[frame]} />
+}
 
 function Frames({ frames }: { frames: readonly number[] }) {
   return (
@@ -110,10 +119,10 @@ function RoomView({ room }: { room: Room }) {
           <tr>
             <th className="num">Actor</th>
             <th>User</th>
-            <th className="num">Conv.</th>
+            <th className="num" title="Conversation">Conv</th>
             <th className="num">Joined</th>
             <th className="num">Left</th>
-            <th>Join mode</th>
+            <th title="JoinMode of the join request">Mode</th>
             <th>Ghost</th>
           </tr>
         </thead>
@@ -153,7 +162,7 @@ export function RoomsPanel() {
   const api = useInspector((s) => s.api)
   const generation = useInspector((s) => s.status?.generation)
   const phase = useInspector((s) => s.status?.phase)
-  const [doc, setDoc] = useState<RoomsDocument | null>(null)
+  const [doc, setDoc] = useState<RoomsView | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const [asked, setAsked] = useState(0)
@@ -174,32 +183,34 @@ export function RoomsPanel() {
 
   const unknown = doc?.unknown ?? []
   return (
-    <section className="side-panel rooms-panel" data-testid="rooms" aria-label="Photon rooms" data-state={busy ? 'running' : doc ? 'done' : 'empty'}>
-      <header className="side-head">
-        <h2>Photon rooms</h2>
-        <span className="spacer" />
-        <button className="button small" onClick={() => setAsked((n) => n + 1)} data-testid="rooms-refresh" title="Analyse the capture again (a live capture keeps growing)">
-          Refresh
-        </button>
-      </header>
-      {error && <p className="error pad" data-testid="rooms-error">{error}</p>}
-      {busy && !doc && <div className="spinner" />}
-      {doc && doc.rooms.length === 0 && <p className="muted pad">No Photon room in this capture.</p>}
-      {doc?.rooms.map((r, i) => <RoomView key={`${r.server}/${r.name}/${i}`} room={r} />)}
-      {unknown.length > 0 && (
-        <>
-          <h3>Unknown input</h3>
-          <p className="muted small pad">{plural(unknown.length, 'message')} could not be read (encrypted without a key?): the verdicts that depend on them are unknown.</p>
-          <ul className="unknown-list" data-testid="rooms-unknown">
-            {unknown.slice(0, MAX_UNKNOWN).map((u, i) => (
-              <li key={i}>
-                Frame <FrameLink frame={u.frame} /> <span className="muted">(conversation {u.conversation})</span>: {u.reason}
-              </li>
-            ))}
-            {unknown.length > MAX_UNKNOWN && <li className="muted">and {plural(unknown.length - MAX_UNKNOWN, 'more')}</li>}
-          </ul>
-        </>
-      )}
-    </section>
+    <MessageAt.Provider value={doc?.messageAt}>
+      <section className="side-panel rooms-panel" data-testid="rooms" aria-label="Photon rooms" data-state={busy ? 'running' : doc ? 'done' : 'empty'}>
+        <header className="side-head">
+          <h2>Photon rooms</h2>
+          <span className="spacer" />
+          <button className="button small" onClick={() => setAsked((n) => n + 1)} data-testid="rooms-refresh" title="Analyse the capture again (a live capture keeps growing)">
+            Refresh
+          </button>
+        </header>
+        {error && <p className="error pad" data-testid="rooms-error">{error}</p>}
+        {busy && !doc && <div className="spinner" />}
+        {doc && doc.rooms.length === 0 && <p className="muted pad">No Photon room in this capture.</p>}
+        {doc?.rooms.map((r, i) => <RoomView key={`${r.server}/${r.name}/${i}`} room={r} />)}
+        {unknown.length > 0 && (
+          <>
+            <h3>Unknown input</h3>
+            <p className="muted small pad">{plural(unknown.length, 'message')} could not be read (encrypted without a key?): the verdicts that depend on them are unknown.</p>
+            <ul className="unknown-list" data-testid="rooms-unknown">
+              {unknown.slice(0, MAX_UNKNOWN).map((u, i) => (
+                <li key={i}>
+                  Frame <FrameLink frame={u.frame} /> <span className="muted">(conversation {u.conversation})</span>: {u.reason}
+                </li>
+              ))}
+              {unknown.length > MAX_UNKNOWN && <li className="muted">and {plural(unknown.length - MAX_UNKNOWN, 'more')}</li>}
+            </ul>
+          </>
+        )}
+      </section>
+    </MessageAt.Provider>
   )
 }

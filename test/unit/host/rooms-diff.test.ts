@@ -1,6 +1,7 @@
 // The app's Rooms and Diff requests on the host session (issue 16): getRooms gives the document
 // `gamewire rooms --json` prints for the same capture (a seeded bug, an encrypted replay before and after
-// its key is added), kept until the rows change and stopped when the capture is replaced; diffWith gives
+// its key is added) with the message each named frame stands for, kept until the rows change and stopped
+// when the capture is replaced; diffWith gives
 // the report `gamewire diff --json` prints (with and without an ignore list), plus each pair side by side:
 // both columns in their own order, a lone message across an empty cell next to where its side has it,
 // changed lines pointing at their field differences; compactRows keeps the differences and their context.
@@ -10,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
-import { REQUEST_NAMES, type CaptureDiff, type DiffRow } from '../../../src-shared/api'
+import { REQUEST_NAMES, type CaptureDiff, type DiffRow, type RoomsDocument, type RoomsView } from '../../../src-shared/api'
 import { ApiArgumentError, validateRequest } from '../../../src-shared/api-validate'
 import { compactRows, type DiffReport, type MessageRef } from '../../../src-shared/analysis/diff'
 import { encryptedReplay, photonSession, removalIgnored } from '../analysis/helpers/photon-room-sessions'
@@ -51,6 +52,20 @@ function cli(...args: string[]): unknown {
   return JSON.parse(r.stdout)
 }
 
+/** The rooms document without what only the app adds (messageAt). */
+function roomsDoc(v: RoomsView): RoomsDocument {
+  const { messageAt: _m, ...doc } = v
+  return doc
+}
+
+/** `gamewire decode`'s messages that frame `frame` carries (first or last frame). */
+function carried(file: string, frame: number): { id: number; name: string }[] {
+  const r = gw('decode', file, '--format', 'ndjson', '--tree', 'none', '--jobs', '1')
+  expect(r.code).toBe(0)
+  const all = r.stdout.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l) as { id: number; name: string; frames: number[] })
+  return all.filter((m) => m.frames[0] === frame || m.frames.at(-1) === frame)
+}
+
 /** The report without what only the app adds (rows, timelineIds). */
 function report(d: CaptureDiff): DiffReport {
   const { timelineIds: _t, ...rest } = d
@@ -64,13 +79,20 @@ describe('getRooms', () => {
     const c = core()
     await c.open(F.good)
     const doc = await c.getRooms()
-    expect(doc).toEqual(cli('rooms', F.good, '--json'))
+    expect(roomsDoc(doc)).toEqual(cli('rooms', F.good, '--json'))
     expect(doc.rooms[0].divergences).toEqual([])
     expect(doc.rooms[0].joins.length).toBeGreaterThanOrEqual(4)
     await c.open(F.ignored)
     const bug = await c.getRooms()
-    expect(bug).toEqual(cli('rooms', F.ignored, '--json'))
+    expect(roomsDoc(bug)).toEqual(cli('rooms', F.ignored, '--json'))
     expect(bug.rooms[0].divergences.map((d) => [d.rule, d.frames])).toEqual([['removal-ignored', [ignored.frames.removal, ignored.frames.replay]]])
+    // the frames' messages: the removal's RaiseEvent (after the ACKs that frame carries first), the replayed event
+    const removal = carried(F.ignored, ignored.frames.removal)
+    expect(removal.map((m) => m.name)).toEqual(['ACK', 'ACK', 'ACK', 'RaiseEvent'])
+    expect(bug.messageAt![ignored.frames.removal]).toBe(removal[3].id)
+    expect(bug.messageAt![ignored.frames.replay]).toBe(carried(F.ignored, ignored.frames.replay).find((m) => m.name === 'Event 22')!.id)
+    const cyJoin = bug.rooms[0].joins[2].frame
+    expect(bug.messageAt![cyJoin]).toBe(carried(F.ignored, cyJoin).find((m) => m.name === 'JoinGame response')!.id)
     c.close()
   })
 
@@ -78,7 +100,7 @@ describe('getRooms', () => {
     const c = core()
     await c.open(F.encrypted)
     const before = await c.getRooms()
-    expect(before).toEqual(cli('rooms', F.encrypted, '--json'))
+    expect(roomsDoc(before)).toEqual(cli('rooms', F.encrypted, '--json'))
     expect(before.rooms[0].joins[2].verdict).toBe('unknown')
     expect(before.unknown.map((u) => u.frame)).toEqual([encrypted.frames.joinEvent, encrypted.frames.replay, encrypted.frames.live])
     // the same rows: the same computed document, not a second pass
@@ -86,7 +108,7 @@ describe('getRooms', () => {
     await c.addKeys(encrypted.s.keyFile())
     const after = await c.getRooms()
     expect(after).not.toBe(before)
-    expect(after).toEqual(cli('rooms', F.encrypted, '--keylog', F.keys, '--json'))
+    expect(roomsDoc(after)).toEqual(cli('rooms', F.encrypted, '--keylog', F.keys, '--json'))
     expect(after.unknown).toEqual([])
     expect(after.rooms[0].divergences.map((d) => [d.rule, d.frames])).toEqual([['global-replayed-as-sender', [encrypted.frames.replay]]])
     c.close()
