@@ -3,13 +3,16 @@
 // typed arguments, or throws an ApiArgumentError naming the request and the problem. Sizes are capped so
 // a hostile caller cannot make the host allocate without bound.
 
+import { isIgnorePattern } from './analysis/diff/fields'
 import {
   BUILTIN_COLUMNS,
+  MAX_DIFF_IGNORES,
   MAX_ROWS_PER_REQUEST,
   MAX_SOURCE_PAGE,
   REQUEST_NAMES,
   type CaptureOptions,
   type DecodeAsRule,
+  type DiffWithOptions,
   type ExportRequest,
   type InspectorRequests,
   type RequestName,
@@ -174,6 +177,22 @@ function captureOptions(name: string, v: unknown): CaptureOptions {
   return out
 }
 
+function diffWithOptions(name: string, v: unknown): DiffWithOptions {
+  const o = plainObject(name, 'options', v, ['ignore', 'noDefaults'])
+  const out: DiffWithOptions = {}
+  if (o.ignore !== undefined) {
+    if (!Array.isArray(o.ignore)) throw new ApiArgumentError(`${name}: ignore must be an array, got ${describe(o.ignore)}`)
+    if (o.ignore.length > MAX_DIFF_IGNORES) throw new ApiArgumentError(`${name}: at most ${MAX_DIFF_IGNORES} ignore patterns`)
+    out.ignore = o.ignore.map((p, i) => {
+      const t = text(name, `ignore[${i}]`, p, 200)
+      if (!isIgnorePattern(t)) throw new ApiArgumentError(`${name}: ignore[${i}] is not a field path such as parameters.221 or _id: '${t.slice(0, 40)}'`)
+      return t
+    })
+  }
+  if (o.noDefaults !== undefined) out.noDefaults = bool(name, 'noDefaults', o.noDefaults)
+  return out
+}
+
 const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
   openCapture(args) {
     const [path] = arity('openCapture', args, 0, 1)
@@ -251,7 +270,13 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
   },
   stopCapture: (args) => (arity('stopCapture', args, 0, 0), []),
   restartCapture: (args) => (arity('restartCapture', args, 0, 0), []),
-  saveCapture: (args) => (arity('saveCapture', args, 0, 0), [])
+  saveCapture: (args) => (arity('saveCapture', args, 0, 0), []),
+  getRooms: (args) => (arity('getRooms', args, 0, 0), []),
+  diffWith(args) {
+    const [path, o] = arity('diffWith', args, 1, 2)
+    const p = text('diffWith', 'path', path, MAX_PATH_LENGTH)
+    return o === undefined ? [p] : [p, diffWithOptions('diffWith', o)]
+  }
 }
 
 export function isRequestName(name: unknown): name is RequestName {

@@ -339,6 +339,42 @@ export interface JobInfo {
   }
 }
 
+// ---- game-level analysis: Photon rooms, capture diff ----
+
+/** The gamewire-rooms/1 document (src-shared/analysis/photon-rooms/document.ts), plain JSON already. */
+export type { RoomsDocument, Room, RoomActor, RoomJoin, Divergence, MasterChange, ExpectedReplay, ReceivedReplay, UnknownInput } from './analysis/photon-rooms/document'
+import type { RoomsDocument } from './analysis/photon-rooms/document'
+export type { DiffReport, ConversationDiff, ChangedMessage, FieldChange, MessageRef, OperationDiff, DiffRow } from './analysis/diff'
+import type { DiffReport } from './analysis/diff'
+
+/** The rooms document, and which message each frame it names stands for. */
+export interface RoomsView extends RoomsDocument {
+  /**
+   * Frame number -> id of the first message there that the analysis read (a frame often carries ACKs
+   * first); absent when the replay's ids cannot be matched with the timeline's (then select by frame).
+   */
+  messageAt?: Record<string, number>
+}
+
+export interface DiffWithOptions {
+  /** Volatile-field patterns to skip besides the defaults (`gamewire diff --ignore`). */
+  ignore?: string[]
+  /** Compare the fields skipped by default too. */
+  noDefaults?: boolean
+}
+
+/**
+ * The gamewire-diff/1 report with each conversation pair's `rows` side by side (a long pair's unchanged
+ * stretches as gaps, see compactRows).
+ */
+export interface CaptureDiff extends DiffReport {
+  /** A's message ids are the timeline's (false when the open capture's rows cannot be matched: select by frame then). */
+  timelineIds: boolean
+}
+
+/** Most ignore patterns one diffWith takes. */
+export const MAX_DIFF_IGNORES = 256
+
 // ---- events ----
 
 /** Actions the native menu asks the renderer to perform. */
@@ -392,6 +428,10 @@ export interface InspectorRequests {
   restartCapture(): Promise<CaptureStatus>
   /** Writes the frames the capture's ring holds as pcapng (while capturing, or after stopping). */
   saveCapture(): Promise<CaptureSaved>
+  /** Photon rooms of the open capture (the `gamewire rooms --json` document), from a replay without trees. */
+  getRooms(): Promise<RoomsView>
+  /** Compares the open capture (A) with the capture file at `path` on the host (B), as `gamewire diff --json`. */
+  diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff>
 }
 
 export type RequestName = keyof InspectorRequests
@@ -415,7 +455,8 @@ export interface DroppedFile {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow',
   'findFrame', 'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
-  'cancelJob', 'listCaptureDevices', 'startCapture', 'stopCapture', 'restartCapture', 'saveCapture'
+  'cancelJob', 'listCaptureDevices', 'startCapture', 'stopCapture', 'restartCapture', 'saveCapture',
+  'getRooms', 'diffWith'
 ]
 
 /** IPC channel of a request (renderer -> main, ipcMain.handle). */

@@ -29,6 +29,7 @@ import { roomsText } from '../../src-shared/analysis/photon-rooms'
 import { CaptureFormatError } from '../../src-shared/capture/types'
 import { diffFiles } from '../host/capture-diff'
 import { diffText } from '../../src-shared/analysis/diff'
+import { isIgnorePattern } from '../../src-shared/analysis/diff/fields'
 import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
 import type { ConversationInfo } from '../../src-shared/model/types'
 import { serveCommand } from '../serve/command'
@@ -262,7 +263,7 @@ async function diffCommand(a: ParsedArgs): Promise<number> {
   readableFile(fileB, 'capture file')
   const keys = keysOption(a)
   const ignore = a.options.get('ignore') ?? []
-  for (const p of ignore) if (!/^\/?[^.\s]+(\.[^.\s]+)*$/.test(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
+  for (const p of ignore) if (!isIgnorePattern(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
   const report = await diffFiles(fileA, fileB, { keysA: keys, keysB: keys, schemas: schemaOption(a), ignore, noDefaults: a.flags.has('no-default-ignores') })
   process.stdout.write(a.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : diffText(report))
   return 0

@@ -8,8 +8,8 @@ import type { SchemaPack } from '../../src-shared/schema/types'
 import { decodeOnThread } from './run-decode'
 import { diffCaptures, type DiffMessageInput, type DiffOptions, type DiffReport, type DiffSideInput } from '../../src-shared/analysis/diff'
 
-/** One capture's conversations and messages, as the diff takes them. */
-export async function diffSide(path: string, o: { keys?: KeyStore; schemas?: SchemaPack[]; decodeAs?: DecodeAsRule[] } = {}): Promise<DiffSideInput> {
+/** One capture's conversations and messages, as the diff takes them. `pause` runs between read chunks (the app yields and cancels there). */
+export async function diffSide(path: string, o: { keys?: KeyStore; schemas?: SchemaPack[]; decodeAs?: DecodeAsRule[]; pause?: () => Promise<void> } = {}): Promise<DiffSideInput> {
   const messages: DiffMessageInput[] = []
   const session = await decodeOnThread(
     { file: path, format: 'ndjson', decodeAs: o.decodeAs, schemas: o.schemas },
@@ -17,7 +17,7 @@ export async function diffSide(path: string, o: { keys?: KeyStore; schemas?: Sch
       keys: o.keys ?? new KeyStore(),
       recording: false,
       onMessage: (m) => messages.push({ id: m.id, conversation: m.conversation, direction: m.direction, frames: m.frames, time: m.time, protocol: m.protocol, name: m.name, value: m.value }),
-      pause: async () => {}
+      pause: o.pause ?? (async () => {})
     }
   )
   // Held messages (roles not yet known) can come out after later ones: the diff wants them by id.

@@ -8,15 +8,18 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type {
+  CaptureDiff,
   CaptureDeviceList,
   CaptureOptions,
   CaptureSaved,
   CaptureStatus,
   DecodeAsRule,
+  DiffWithOptions,
   ExportRequest,
   InspectorEvent,
   InspectorRequests,
   JobInfo,
+  RoomsView,
   SessionStatus,
   StatsOptions,
   ViewSpec
@@ -431,6 +434,15 @@ export class InspectorSession implements InspectorRequests {
         ? (await this.capture.save(target.path)).frames
         : (await this.rawCall<{ frames: number }>('saveFrames', [target])).frames
     return { fileName: target.fileName, frames, ...(target.downloadUrl ? { downloadUrl: target.downloadUrl } : { file: target.path }) }
+  }
+
+  // ---- game-level analysis ----
+
+  getRooms(): Promise<RoomsView> {
+    return this.call('getRooms')
+  }
+  diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff> {
+    return this.call('diffWith', options === undefined ? [path] : [path, options])
   }
 
   /** Stops the worker and removes the session's temporary files. */

@@ -9,11 +9,15 @@
 //   capture.ts  opening a file, re-decoding it, replacing it     view.ts     filter, sort, rows of the view
 //   details.ts  one message rebuilt with its tree                exports.ts  export jobs (JSON, pcapng)
 //   live.ts     a live capture's frames as the open capture      keys.ts     the key store; stats.ts statistics
+//   rooms.ts    Photon rooms (the Rooms panel)                   diff.ts     the open capture against another file
 
 import { withSessionLinks } from '../../src-shared/engine/session-links'
 import type {
+  CaptureDiff,
   CaptureStatistics,
   CaptureStatus,
+  DiffWithOptions,
+  RoomsView,
   DecodeAsRule,
   ExportRequest,
   FieldInfo,
@@ -41,6 +45,8 @@ import { ExportPart, type ExportTarget } from './session/exports'
 import { KeysPart } from './session/keys'
 import { LivePart, type LiveBegin } from './session/live'
 import { getStats } from './session/stats'
+import { getRooms } from './session/rooms'
+import { diffWith } from './session/diff'
 import { checkFilter, getFields, ViewPart } from './session/view'
 
 export { Cancelled } from './session/cancel'
@@ -173,6 +179,17 @@ export class SessionCore {
   }
   saveFrames(target: ExportTarget): Promise<{ frames: number; bytes: number }> {
     return this.live.saveFrames(target)
+  }
+
+  // ---- game-level analysis ----
+
+  /** The open capture's Photon rooms (gamewire-rooms/1), from a replay without trees; kept until the rows change. */
+  getRooms(): Promise<RoomsView> {
+    return getRooms(this.ctx)
+  }
+  /** The open capture (A) against the capture file `path` (B), with the pairs side by side. */
+  diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff> {
+    return diffWith(this.ctx, path, options)
   }
 
   close(): void {

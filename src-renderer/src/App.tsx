@@ -1,5 +1,6 @@
 // The window: toolbar (open, filter bar, panels, export, theme), timeline over the detail area (tree
-// beside hex/JSON), an optional side panel (conversations, keys, statistics), the status bar.
+// beside hex/JSON), an optional side panel (conversations, keys, statistics, Photon rooms, capture diff),
+// the status bar.
 
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { CapturePanel } from './components/CapturePanel'
@@ -15,6 +16,8 @@ import { Splitter } from './components/Splitter'
 import { Stats } from './components/Stats'
 import { StatusBar } from './components/StatusBar'
 import { Timeline } from './components/Timeline'
+import { RoomsPanel } from './components/RoomsPanel'
+import { DiffPanel } from './components/DiffPanel'
 import { useInspector, type Panel } from './state/store'
 
 /** Pane sizes the user set (px), kept like the filter history. */
@@ -59,7 +62,9 @@ function fitPanes(p: PaneSizes, w: number, h: number, side: boolean): PaneSizes 
 const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'conversations', label: 'Conversations', key: 'conversations' },
   { id: 'keys', label: 'Keys', key: 'keys' },
-  { id: 'stats', label: 'Statistics', key: 'stats' }
+  { id: 'stats', label: 'Statistics', key: 'stats' },
+  { id: 'rooms', label: 'Rooms', key: 'rooms' },
+  { id: 'diff', label: 'Diff', key: 'diff' }
 ]
 
 export function App() {
@@ -202,6 +207,8 @@ export function App() {
               {panel === 'conversations' && <Conversations />}
               {panel === 'keys' && <KeyPanel />}
               {panel === 'stats' && <Stats />}
+              {panel === 'rooms' && <RoomsPanel />}
+              {panel === 'diff' && <DiffPanel />}
             </aside>
           </>
         )}

@@ -26,7 +26,7 @@ import { plural } from '../format'
 import { registerFields } from './fields'
 import { RowCache } from './row-cache'
 
-export type Panel = 'conversations' | 'keys' | 'stats'
+export type Panel = 'conversations' | 'keys' | 'stats' | 'rooms' | 'diff'
 export type Theme = 'dark' | 'light'
 export type TimeMode = 'absolute' | 'relative'
 

@@ -72,6 +72,11 @@ function walk(v: unknown, path: string, type: string | undefined, depth: number,
   for (const k of keys) walk((v as Record<string, unknown>)[k], at(k), undefined, depth + 1, out)
 }
 
+/** Whether `p` is a volatile-field pattern compilePattern takes: non-empty segments, an optional leading '/'. */
+export function isIgnorePattern(p: string): boolean {
+  return /^\/?[^.\s]+(\.[^.\s]+)*$/.test(p)
+}
+
 /**
  * A volatile-field pattern: segments joined with '.', `*` standing for any one segment. It matches a path
  * when its segments match a run of consecutive segments of the path anywhere (or, with a leading '/', at

@@ -39,6 +39,8 @@ export interface DiffOptions {
   ignore?: readonly string[]
   /** Leave out the per-protocol defaults (DEFAULT_IGNORES). */
   noDefaults?: boolean
+  /** Give each conversation pair its messages side by side (`rows`), for the app's view; the CLI leaves it out. */
+  rows?: boolean
 }
 
 /**
@@ -95,6 +97,13 @@ export interface ConversationSide {
   server: string
 }
 
+/**
+ * One line of the side-by-side view: an aligned pair, or a message on one side alone (the other null);
+ * `changed` is the pair's index in its conversation's `changed`. `gap` stands for that many aligned,
+ * unchanged lines left out (compactRows).
+ */
+export type DiffRow = { a: MessageRef | null; b: MessageRef | null; changed?: number } | { gap: number }
+
 export interface ConversationDiff {
   protocol: string
   a: ConversationSide | null
@@ -105,6 +114,8 @@ export interface ConversationDiff {
   onlyA: MessageRef[]
   onlyB: MessageRef[]
   changed: ChangedMessage[]
+  /** With the `rows` option: every compared message of the pair, in A's order, B's lone messages where B has them. */
+  rows?: DiffRow[]
 }
 
 export interface OperationDiff {
@@ -305,18 +316,21 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
       }
     }
     pairs.sort((p, q) => p.x.m.id - q.x.m.id)
+    const changedAt = new Map<Msg, number>()
     for (const { x, y, reordered } of pairs) {
       d.aligned++
       const s = op(protocol, x)
       s.aligned++
       const fields = changes(x.m, y.m, skip)
       if (fields.length || reordered) {
+        changedAt.set(x, d.changed.length)
         d.changed.push({ a: x.ref, b: y.ref, ...(reordered ? { reordered: true as const } : {}), fields })
         if (fields.length) s.changed++
       }
     }
     for (const x of la) if (!matchedA.has(x)) (d.onlyA.push(x.ref), op(protocol, x).onlyA++)
     for (const y of lb) if (!matchedB.has(y)) (d.onlyB.push(y.ref), op(protocol, y).onlyB++)
+    if (options.rows) d.rows = sideBySide(la, lb, pairs, changedAt)
     conversations.push(d)
   }
   const list = [...summary.values()].sort((p, q) => p.protocol.localeCompare(q.protocol) || p.direction.localeCompare(q.direction) || p.name.localeCompare(q.name))
@@ -335,6 +349,57 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
       onlyB: sum((c) => c.onlyB.length)
     }
   }
+}
+
+/**
+ * The pair's messages as lines of two columns: A's messages in order (with their partner, or alone), and
+ * each of B's lone messages after the line of the last B message before it that has a partner, so both
+ * columns read in their own order wherever the pairs do not cross.
+ */
+function sideBySide(la: readonly Msg[], lb: readonly Msg[], pairs: readonly { x: Msg; y: Msg }[], changedAt: Map<Msg, number>): DiffRow[] {
+  const partnerOfA = new Map(pairs.map((p) => [p.x, p.y]))
+  const partnerOfB = new Map(pairs.map((p) => [p.y, p.x]))
+  const posA = new Map(la.map((x, i) => [x, i]))
+  const lines: { at: number; sub: number; row: DiffRow }[] = []
+  la.forEach((x, i) => {
+    const y = partnerOfA.get(x)
+    const k = changedAt.get(x)
+    lines.push({ at: i, sub: 0, row: { a: x.ref, b: y ? y.ref : null, ...(k !== undefined ? { changed: k } : {}) } })
+  })
+  let after = -1
+  lb.forEach((y, j) => {
+    const x = partnerOfB.get(y)
+    if (x) after = posA.get(x)!
+    else lines.push({ at: after + 0.5, sub: j, row: { a: null, b: y.ref } })
+  })
+  return lines.sort((p, q) => p.at - q.at || p.sub - q.sub).map((l) => l.row)
+}
+
+/**
+ * Rows for a long pair: the lines that differ (one side alone, or changed) with `context` lines around
+ * them; each run of other lines becomes a gap. At most `max` lines (a last gap counts what is left out).
+ */
+export function compactRows(rows: readonly DiffRow[], context: number, max: number): DiffRow[] {
+  const marked = rows.map((r) => !('gap' in r) && (r.a === null || r.b === null || r.changed !== undefined))
+  const keep = marked.map(() => false)
+  marked.forEach((m, i) => {
+    if (m) for (let k = Math.max(0, i - context); k <= Math.min(rows.length - 1, i + context); k++) keep[k] = true
+  })
+  const out: DiffRow[] = []
+  let gap = 0
+  for (let i = 0; i < rows.length; i++) {
+    if (out.length >= max) {
+      gap += rows.length - i
+      break
+    }
+    if (keep[i]) {
+      if (gap) out.push({ gap })
+      gap = 0
+      out.push(rows[i])
+    } else gap += 'gap' in rows[i] ? (rows[i] as { gap: number }).gap : 1
+  }
+  if (gap) out.push({ gap })
+  return out
 }
 
 /** The report as text, for a terminal. */

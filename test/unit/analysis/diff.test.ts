@@ -13,6 +13,7 @@ import { alignKeys } from '../../../src-shared/analysis/diff/align'
 import { compilePattern, valueLeaves } from '../../../src-shared/analysis/diff/fields'
 import type { DiffReport } from '../../../src-shared/analysis/diff'
 import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
+import { EXPECTED, REFERENCE_B_OPTIONS, facts } from '../../fixtures/analysis/diff-pair'
 import { gw } from '../helpers/cli'
 import { pv } from '../protocols/photon/gp-encoder'
 
@@ -22,42 +23,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 const A = join(tmp, 'reference.pcapng')
 const B = join(tmp, 'reimplementation.pcapng')
 writeFileSync(A, scriptedCapture())
-writeFileSync(B, scriptedCapture({
-  startSec: 1796400000,
-  photon: { client: '10.30.0.7', cport: 41001, server: '10.30.0.200', sport: 5056 },
-  sfs: { client: '10.30.0.7', cport: 41002, server: '10.30.0.201', sport: 9934 },
-  fignet: { client: '10.30.0.7', cport: 41003 },
-  idBase: 40,
-  slower: 3,
-  changed: true,
-  dropLeaveResponse: true,
-  propertiesEvent: true,
-  joinEventFirst: true
-}))
-
-/** The facts a reader checks: per conversation, what is only on one side and which fields changed. */
-function facts(r: DiffReport) {
-  return r.conversations.map((c) => ({
-    protocol: c.protocol,
-    pairedBy: c.pairedBy,
-    onlyA: c.onlyA.map((m) => `${m.direction} ${m.name}`),
-    onlyB: c.onlyB.map((m) => `${m.direction} ${m.name}`),
-    changed: c.changed.map((x) => ({ name: `${x.a.direction} ${x.a.name}`, reordered: x.reordered ?? false, fields: x.fields.map((f) => `${f.path}: ${f.a} -> ${f.b}`) }))
-  }))
-}
-
-const EXPECTED = [
-  {
-    protocol: 'photon',
-    pairedBy: 'order', // 5055 and 5056: no common server port
-    onlyA: ['s2c Leave response'],
-    onlyB: ['s2c PropertiesChanged event'],
-    // the Join event came first in B: the alignment keeps it and pairs the CreateGame response out of order
-    changed: [{ name: 's2c CreateGame response', reordered: true, fields: ['parameters.248.255: 8 -> 4'] }]
-  },
-  { protocol: 'sfs2x', pairedBy: 'order', onlyA: [], onlyB: [], changed: [{ name: 's2c ExtensionResponse shop.buy', reordered: false, fields: ['body.p.p.gold: 90 -> 80'] }] },
-  { protocol: 'fignet', pairedBy: 'server-port', onlyA: [], onlyB: [], changed: [] }
-]
+writeFileSync(B, scriptedCapture(REFERENCE_B_OPTIONS))
 
 describe('capture diff', () => {
   it('reports exactly what is only in A, only in B, and the changed fields; volatile fields skipped', async () => {

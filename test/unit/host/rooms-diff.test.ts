@@ -1,0 +1,222 @@
+// The app's Rooms and Diff requests on the host session (issue 16): getRooms gives the document
+// `gamewire rooms --json` prints for the same capture (a seeded bug, an encrypted replay before and after
+// its key is added) with the message each named frame stands for, kept until the rows change and stopped
+// when the capture is replaced; diffWith gives
+// the report `gamewire diff --json` prints (with and without an ignore list), plus each pair side by side:
+// both columns in their own order, a lone message across an empty cell next to where its side has it,
+// changed lines pointing at their field differences; compactRows keeps the differences and their context.
+// The CLI runs as a separate process on the built bin (vitest's global setup keeps out/ fresh).
+import { afterAll, describe, expect, it } from 'vitest'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SessionCore } from '../../../src-main/host/session-core'
+import { REQUEST_NAMES, type CaptureDiff, type DiffRow, type RoomsDocument, type RoomsView } from '../../../src-shared/api'
+import { ApiArgumentError, validateRequest } from '../../../src-shared/api-validate'
+import { compactRows, type DiffReport, type MessageRef } from '../../../src-shared/analysis/diff'
+import { encryptedReplay, photonSession, removalIgnored } from '../analysis/helpers/photon-room-sessions'
+import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
+import { REFERENCE_B_OPTIONS } from '../../fixtures/analysis/diff-pair'
+import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
+import { gw } from '../helpers/cli'
+
+const tmp = mkdtempSync(join(tmpdir(), 'gamewire-rooms-diff-test-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const good = photonSession()
+const ignored = removalIgnored()
+const encrypted = encryptedReplay()
+const F = {
+  good: join(tmp, 'good.pcapng'),
+  ignored: join(tmp, 'ignored.pcapng'),
+  encrypted: join(tmp, 'encrypted.pcapng'),
+  keys: join(tmp, 'keys.txt'),
+  A: join(tmp, 'reference.pcapng'),
+  B: join(tmp, 'reimplementation.pcapng')
+}
+writeFileSync(F.good, good.s.pcapng())
+writeFileSync(F.ignored, ignored.s.pcapng())
+writeFileSync(F.encrypted, encrypted.s.pcapng())
+writeFileSync(F.keys, encrypted.s.keyFile())
+writeFileSync(F.A, scriptedCapture())
+writeFileSync(F.B, scriptedCapture(REFERENCE_B_OPTIONS))
+
+function core(): SessionCore {
+  return new SessionCore({ emit: () => undefined, demoCapturePath: () => F.good, tempDir: tmp })
+}
+
+function cli(...args: string[]): unknown {
+  const r = gw(...args)
+  expect(r.stderr).toBe('')
+  expect(r.code).toBe(0)
+  return JSON.parse(r.stdout)
+}
+
+/** The rooms document without what only the app adds (messageAt). */
+function roomsDoc(v: RoomsView): RoomsDocument {
+  const { messageAt: _m, ...doc } = v
+  return doc
+}
+
+/** `gamewire decode`'s messages that frame `frame` carries (first or last frame). */
+function carried(file: string, frame: number): { id: number; name: string }[] {
+  const r = gw('decode', file, '--format', 'ndjson', '--tree', 'none', '--jobs', '1')
+  expect(r.code).toBe(0)
+  const all = r.stdout.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l) as { id: number; name: string; frames: number[] })
+  return all.filter((m) => m.frames[0] === frame || m.frames.at(-1) === frame)
+}
+
+/** The report without what only the app adds (rows, timelineIds). */
+function report(d: CaptureDiff): DiffReport {
+  const { timelineIds: _t, ...rest } = d
+  return { ...rest, conversations: rest.conversations.map(({ rows: _r, ...c }) => c) }
+}
+
+const line = (m: MessageRef | null) => (m ? `${m.direction} ${m.name}` : null)
+
+describe('getRooms', () => {
+  it('is the CLI document for the Photon-behaved session and for a seeded bug', async () => {
+    const c = core()
+    await c.open(F.good)
+    const doc = await c.getRooms()
+    expect(roomsDoc(doc)).toEqual(cli('rooms', F.good, '--json'))
+    expect(doc.rooms[0].divergences).toEqual([])
+    expect(doc.rooms[0].joins.length).toBeGreaterThanOrEqual(4)
+    await c.open(F.ignored)
+    const bug = await c.getRooms()
+    expect(roomsDoc(bug)).toEqual(cli('rooms', F.ignored, '--json'))
+    expect(bug.rooms[0].divergences.map((d) => [d.rule, d.frames])).toEqual([['removal-ignored', [ignored.frames.removal, ignored.frames.replay]]])
+    // the frames' messages: the removal's RaiseEvent (after the ACKs that frame carries first), the replayed event
+    const removal = carried(F.ignored, ignored.frames.removal)
+    expect(removal.map((m) => m.name)).toEqual(['ACK', 'ACK', 'ACK', 'RaiseEvent'])
+    expect(bug.messageAt![ignored.frames.removal]).toBe(removal[3].id)
+    expect(bug.messageAt![ignored.frames.replay]).toBe(carried(F.ignored, ignored.frames.replay).find((m) => m.name === 'Event 22')!.id)
+    const cyJoin = bug.rooms[0].joins[2].frame
+    expect(bug.messageAt![cyJoin]).toBe(carried(F.ignored, cyJoin).find((m) => m.name === 'JoinGame response')!.id)
+    c.close()
+  })
+
+  it('is kept until the rows change: an added key decodes again, and the unknown verdict becomes the bug', async () => {
+    const c = core()
+    await c.open(F.encrypted)
+    const before = await c.getRooms()
+    expect(roomsDoc(before)).toEqual(cli('rooms', F.encrypted, '--json'))
+    expect(before.rooms[0].joins[2].verdict).toBe('unknown')
+    expect(before.unknown.map((u) => u.frame)).toEqual([encrypted.frames.joinEvent, encrypted.frames.replay, encrypted.frames.live])
+    // the same rows: the same computed document, not a second pass
+    expect(await c.getRooms()).toBe(before)
+    await c.addKeys(encrypted.s.keyFile())
+    const after = await c.getRooms()
+    expect(after).not.toBe(before)
+    expect(roomsDoc(after)).toEqual(cli('rooms', F.encrypted, '--keylog', F.keys, '--json'))
+    expect(after.unknown).toEqual([])
+    expect(after.rooms[0].divergences.map((d) => [d.rule, d.frames])).toEqual([['global-replayed-as-sender', [encrypted.frames.replay]]])
+    c.close()
+  })
+
+  it('a pass still running stops when another capture is opened; the next request is for the new capture', async () => {
+    const big = join(tmp, 'conversations.pcap')
+    await writeConversationsCapture(big, { udp: 1500, tcp: 1500 })
+    const c = core()
+    await c.open(big)
+    const running = c.getRooms()
+    // let the pass run its first slice, then replace the capture under it
+    await new Promise((r) => setImmediate(r))
+    const opened = c.open(F.ignored)
+    await expect(running).rejects.toThrow('cancelled')
+    await opened
+    expect((await c.getRooms()).rooms[0].divergences[0].rule).toBe('removal-ignored')
+    c.close()
+  })
+
+  it('with no capture open: an empty document', async () => {
+    expect(await core().getRooms()).toEqual({ format: 'gamewire-rooms/1', rooms: [], unknown: [] })
+  })
+})
+
+describe('diffWith', () => {
+  it('is the CLI report for the same two captures, with and without an ignore list', async () => {
+    const c = core()
+    await c.open(F.A)
+    const d = await c.diffWith(F.B)
+    expect(d.timelineIds).toBe(true)
+    expect(report(d)).toEqual(cli('diff', F.A, F.B, '--json'))
+    expect(d.totals).toMatchObject({ changed: 2, onlyA: 1, onlyB: 1 })
+    const less = await c.diffWith(F.B, { ignore: ['gold', '/parameters.248'] })
+    expect(report(less)).toEqual(cli('diff', F.A, F.B, '--json', '--ignore', 'gold', '--ignore', '/parameters.248'))
+    expect(less.totals.changed).toBe(0)
+    const all = await c.diffWith(F.B, { noDefaults: true })
+    expect(report(all)).toEqual(cli('diff', F.A, F.B, '--json', '--no-default-ignores'))
+    c.close()
+  })
+
+  it('gives each pair side by side: both columns in order, lone messages beside an empty cell, changed lines with their fields', async () => {
+    const c = core()
+    await c.open(F.A)
+    const d = await c.diffWith(F.B)
+    for (const conv of d.conversations) {
+      const rows = conv.rows as Exclude<DiffRow, { gap: number }>[]
+      expect(rows.some((r) => 'gap' in r)).toBe(false) // short pairs are shown whole
+      // column A is every compared A message once, in A's order; column B every B message once
+      const aIds = rows.flatMap((r) => (r.a ? [r.a.id] : []))
+      expect(aIds).toEqual([...aIds].sort((x, y) => x - y))
+      expect(aIds).toHaveLength(conv.aligned + conv.onlyA.length)
+      expect(rows.flatMap((r) => (r.b ? [r.b.id] : [])).sort((x, y) => x - y)).toHaveLength(conv.aligned + conv.onlyB.length)
+      expect(rows.filter((r) => !r.b).map((r) => r.a)).toEqual(conv.onlyA)
+      expect(rows.filter((r) => !r.a).map((r) => r.b)).toEqual(conv.onlyB)
+      for (const r of rows.filter((x) => x.changed !== undefined)) expect(conv.changed[r.changed!]).toMatchObject({ a: r.a, b: r.b })
+      expect(rows.filter((r) => r.changed !== undefined)).toHaveLength(conv.changed.length)
+    }
+    const photon = d.conversations[0].rows as Exclude<DiffRow, { gap: number }>[]
+    const lines = photon.map((r) => [line(r.a), line(r.b)])
+    // B sent a PropertiesChanged event after SetProperties (A did not): its line sits between them
+    const lone = lines.findIndex(([a, b]) => a === null && b === 's2c PropertiesChanged event')
+    expect(lines[lone - 1]).toEqual(['c2s SetProperties', 'c2s SetProperties'])
+    expect(lines[lone + 1]).toEqual(['c2s RaiseEvent', 'c2s RaiseEvent'])
+    // B never answered Leave: A's response right after the request, nothing beside it
+    const leave = lines.findIndex(([a]) => a === 'c2s Leave')
+    expect(lines[leave + 1]).toEqual(['s2c Leave response', null])
+    const created = photon.find((r) => r.a?.name === 'CreateGame response')!
+    expect(d.conversations[0].changed[created.changed!].fields).toEqual([{ path: 'parameters.248.255', a: 8, b: 4 }])
+    c.close()
+  })
+
+  it('the open capture against itself: every line a pair of the same message; bad paths fail with a message', async () => {
+    const c = core()
+    await c.open(F.A)
+    const d = await c.diffWith(F.A)
+    expect(d.totals).toMatchObject({ changed: 0, onlyA: 0, onlyB: 0 })
+    for (const conv of d.conversations) for (const r of conv.rows as Exclude<DiffRow, { gap: number }>[]) expect(r.a!.id).toBe(r.b!.id)
+    await expect(c.diffWith(join(tmp, 'missing.pcapng'))).rejects.toThrow(/no such file/)
+    await expect(c.diffWith(tmp)).rejects.toThrow(/is a directory/)
+    await expect(c.diffWith(F.keys)).rejects.toThrow()
+    c.close()
+  })
+})
+
+describe('compactRows', () => {
+  const same = (id: number): { a: MessageRef; b: MessageRef } => ({ a: { id, frames: [id], direction: 'c2s', name: 'x' }, b: { id, frames: [id], direction: 'c2s', name: 'x' } })
+  it('keeps the differing lines with their context and counts the rest as gaps', () => {
+    const rows: DiffRow[] = Array.from({ length: 12 }, (_, i) => same(i + 1))
+    rows[5] = { a: null, b: same(6).b }
+    rows[6] = { ...same(7), changed: 0 }
+    const out = compactRows(rows, 1, 100)
+    expect(out).toEqual([{ gap: 4 }, rows[4], rows[5], rows[6], rows[7], { gap: 4 }])
+    // at most `max` lines: the rest is one gap
+    expect(compactRows(rows, 1, 2)).toEqual([{ gap: 4 }, rows[4], { gap: 7 }])
+    expect(compactRows(rows.map((_, i) => same(i)), 2, 100)).toEqual([{ gap: 12 }])
+  })
+})
+
+describe('arguments from the untrusted side', () => {
+  it('getRooms takes none; diffWith a path and optional { ignore, noDefaults } with field paths', () => {
+    expect(REQUEST_NAMES).toEqual(expect.arrayContaining(['getRooms', 'diffWith']))
+    expect(validateRequest('getRooms', [])).toEqual([])
+    expect(() => validateRequest('getRooms', [1])).toThrow(ApiArgumentError)
+    expect(validateRequest('diffWith', ['/a.pcapng'])).toEqual(['/a.pcapng'])
+    expect(validateRequest('diffWith', ['/a.pcapng', { ignore: ['gold', '/parameters.248', 'p.*.uid'], noDefaults: true }])).toEqual(['/a.pcapng', { ignore: ['gold', '/parameters.248', 'p.*.uid'], noDefaults: true }])
+    for (const bad of [[], [''], [1], ['/a', { ignore: 'gold' }], ['/a', { ignore: ['a..b'] }], ['/a', { ignore: [' x'] }], ['/a', { noDefaults: 'yes' }], ['/a', { other: 1 }], ['/a', {}, 3], ['/a', { ignore: Array(300).fill('x') }]]) {
+      expect(() => validateRequest('diffWith', bad), JSON.stringify(bad).slice(0, 60)).toThrow(ApiArgumentError)
+    }
+  })
+})
