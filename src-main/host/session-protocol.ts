@@ -6,7 +6,8 @@ import type { InspectorEvent } from '../../src-shared/api'
 export const CORE_METHODS = [
   'open', 'status', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'findFrame', 'getMessage', 'getSourceBytes',
   'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob',
-  'setCaptureState', 'beginLive', 'liveFrames', 'endLive', 'saveFrames', 'close'
+  'setCaptureState', 'beginLive', 'liveFrames', 'endLive', 'saveFrames', 'close',
+  'listSchemas', 'addSchema', 'removeSchema', 'exportSchemas', 'queryTables', 'runQuery', 'cancelQuery'
 ] as const
 
 export type CoreMethod = (typeof CORE_METHODS)[number]
