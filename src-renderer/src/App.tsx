@@ -1,5 +1,6 @@
 // The window: toolbar (open, filter bar, panels, export, theme), timeline over the detail area (tree
-// beside hex/JSON), an optional side panel (conversations, keys, statistics), the status bar.
+// beside hex/JSON), an optional side panel (conversations, keys, statistics, schema packs, SQL query), the
+// status bar.
 
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { CapturePanel } from './components/CapturePanel'
@@ -11,6 +12,8 @@ import { HexView } from './components/HexView'
 import { JsonView } from './components/JsonView'
 import { KeyPanel } from './components/KeyPanel'
 import { OpenDialog } from './components/OpenDialog'
+import { QueryPanel } from './components/QueryPanel'
+import { SchemaPanel } from './components/SchemaPanel'
 import { Splitter } from './components/Splitter'
 import { Stats } from './components/Stats'
 import { StatusBar } from './components/StatusBar'
@@ -59,7 +62,9 @@ function fitPanes(p: PaneSizes, w: number, h: number, side: boolean): PaneSizes 
 const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'conversations', label: 'Conversations', key: 'conversations' },
   { id: 'keys', label: 'Keys', key: 'keys' },
-  { id: 'stats', label: 'Statistics', key: 'stats' }
+  { id: 'stats', label: 'Statistics', key: 'stats' },
+  { id: 'schemas', label: 'Schemas', key: 'schemas' },
+  { id: 'query', label: 'Query', key: 'query' }
 ]
 
 export function App() {
@@ -202,6 +207,8 @@ export function App() {
               {panel === 'conversations' && <Conversations />}
               {panel === 'keys' && <KeyPanel />}
               {panel === 'stats' && <Stats />}
+              {panel === 'schemas' && <SchemaPanel />}
+              {panel === 'query' && <QueryPanel />}
             </aside>
           </>
         )}
