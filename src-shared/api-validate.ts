@@ -26,6 +26,9 @@ export const MAX_KEY_TEXT = 1 << 20
 export const MAX_COLUMNS = 32
 export const MAX_SELECTED_IDS = 1_000_000
 export const MAX_DECODE_AS_RULES = 256
+/** A schema pack's JSON text (the example pack is a few KiB); under the WebSocket's 4 MiB message limit. */
+export const MAX_SCHEMA_TEXT = 2 << 20
+export const MAX_SQL_TEXT = 256 * 1024
 const FIELD_KEY_RE = /^[A-Za-z_][A-Za-z0-9_.-]{0,199}$/
 const PROTOCOL_RE = /^[a-z][a-z0-9_-]{0,31}$/
 const INTERFACE_RE = /^[^\0\s]{1,256}$/
@@ -276,7 +279,22 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
     const [path, o] = arity('diffWith', args, 1, 2)
     const p = text('diffWith', 'path', path, MAX_PATH_LENGTH)
     return o === undefined ? [p] : [p, diffWithOptions('diffWith', o)]
-  }
+  },
+  listSchemas: (args) => (arity('listSchemas', args, 0, 0), []),
+  addSchema(args) {
+    const [t] = arity('addSchema', args, 1, 1)
+    return [text('addSchema', 'schema pack text', t, MAX_SCHEMA_TEXT)]
+  },
+  removeSchema(args) {
+    const [id] = arity('removeSchema', args, 1, 1)
+    return [text('removeSchema', 'schema id', id, 4096)]
+  },
+  queryTables: (args) => (arity('queryTables', args, 0, 0), []),
+  runQuery(args) {
+    const [sql] = arity('runQuery', args, 1, 1)
+    return [text('runQuery', 'SQL', sql, MAX_SQL_TEXT)]
+  },
+  cancelQuery: (args) => (arity('cancelQuery', args, 0, 0), [])
 }
 
 export function isRequestName(name: unknown): name is RequestName {

@@ -374,6 +374,52 @@ export interface CaptureDiff extends DiffReport {
 
 /** Most ignore patterns one diffWith takes. */
 export const MAX_DIFF_IGNORES = 256
+// ---- schema packs (src-shared/schema) ----
+
+/** A loaded schema pack as the Schemas panel lists it. */
+export interface SchemaInfo {
+  /** The pack's name: what removeSchema takes (importing a pack of the same name replaces it). */
+  id: string
+  name: string
+  description?: string
+  /** The protocols it describes: photon, sfs2x, fignet. */
+  protocols: string[]
+  /** Which conversations it applies to, in words ("all conversations", "port 5056 or host 10.0.0.2"). */
+  appliesTo: string
+  /** What it names: "12 operations, 3 events, 4 parameters", ... */
+  contents: string
+  /** Conversations of the open capture it applies to. */
+  covers: number[]
+}
+
+export interface SchemaChange {
+  /** Conversations decoded again because of the change (empty when nothing is open). */
+  redecoded: number[]
+  schemas: SchemaInfo[]
+}
+
+// ---- SQL over the open capture (the Query panel; src-main/sql) ----
+
+/** One table the Query panel's SQL may read, with its columns (src-main/sql/tables.ts). */
+export interface QueryTable {
+  name: string
+  doc: string
+  columns: { name: string; type: string; doc: string }[]
+}
+
+/** A statement's result: at most QUERY_ROW_LIMIT rows, cells as JSON values (BIGINT as decimal text). */
+export interface QueryAnswer {
+  columns: { name: string; type: string }[]
+  rows: (string | number | boolean | null | unknown[] | Record<string, unknown>)[][]
+  /** More rows than QUERY_ROW_LIMIT: the rest are not shown. */
+  truncated: boolean
+  /** Milliseconds spent: decoding the capture into the tables (0 when cached), and running the statement. */
+  loadMs: number
+  runMs: number
+}
+
+/** Rows a Query panel result carries at most. */
+export const QUERY_ROW_LIMIT = 10_000
 
 // ---- events ----
 
@@ -432,6 +478,17 @@ export interface InspectorRequests {
   getRooms(): Promise<RoomsView>
   /** Compares the open capture (A) with the capture file at `path` on the host (B), as `gamewire diff --json`. */
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff>
+  /** The loaded schema packs (the Schemas panel). */
+  listSchemas(): Promise<SchemaInfo[]>
+  /** Adds (or replaces, by name) a pack given as its JSON text; re-decodes the open capture. Throws SchemaError (JSON path: why). */
+  addSchema(text: string): Promise<SchemaChange>
+  removeSchema(id: string): Promise<SchemaChange>
+  /** The SQL tables and their columns. */
+  queryTables(): Promise<QueryTable[]>
+  /** Runs SQL over the open capture's messages (decoded into the tables once per capture state); throws SqlError. */
+  runQuery(sql: string): Promise<QueryAnswer>
+  /** Stops the running query (it fails with "cancelled"). */
+  cancelQuery(): Promise<void>
 }
 
 export type RequestName = keyof InspectorRequests
@@ -456,7 +513,8 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow',
   'findFrame', 'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
   'cancelJob', 'listCaptureDevices', 'startCapture', 'stopCapture', 'restartCapture', 'saveCapture',
-  'getRooms', 'diffWith'
+  'getRooms', 'diffWith',
+  'listSchemas', 'addSchema', 'removeSchema', 'queryTables', 'runQuery', 'cancelQuery'
 ]
 
 /** IPC channel of a request (renderer -> main, ipcMain.handle). */

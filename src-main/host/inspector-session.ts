@@ -35,12 +35,14 @@ import type { CoreMethod, HostToWorker, SessionWorkerData, WorkerToHost } from '
 import { workerScriptPath } from './worker-host'
 
 export const KEY_FILE_NAME = 'keys.txt'
+/** The loaded schema packs, a JSON array of packs, next to the keys. */
+export const SCHEMA_FILE_NAME = 'schemas.json'
 /** How often a live capture sends its frames (several batches a second, like a file being read). */
 const LIVE_BATCH_MS = 200
 const TRAFFIC_SAMPLE_MS = 250
 
 export interface InspectorSessionOptions {
-  /** Folder where keys persist as a key file; no persistence without it. */
+  /** Folder where keys persist as a key file (and schema packs as schemas.json); no persistence without it. */
   keysDir?: string
   /** Where an export goes: a path chosen in a dialog (Electron), a temp file with a download URL (serve); null cancels. */
   exportTarget(request: ExportRequest, suggestedName: string): Promise<ExportTarget | null>
@@ -107,7 +109,7 @@ export class InspectorSession implements InspectorRequests {
         if (!this.closed) this.failAll(remoteError('WorkerError', `session worker exited with code ${code}`))
       })
     }
-    this.ready = this.loadKeys()
+    this.ready = this.loadKeys().then(() => this.loadSchemas())
   }
 
   onEvent(cb: (e: InspectorEvent) => void): () => void {
@@ -201,6 +203,52 @@ export class InspectorSession implements InspectorRequests {
     })
   }
 
+  // ---- schema packs persistence ----
+
+  private schemaFile(): string | undefined {
+    return this.opts.keysDir ? join(this.opts.keysDir, SCHEMA_FILE_NAME) : undefined
+  }
+
+  private async loadSchemas(): Promise<void> {
+    const file = this.schemaFile()
+    if (!file) return
+    let packs: unknown
+    try {
+      packs = JSON.parse(readFileSync(file, 'utf8'))
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') console.warn(`gamewire: ignoring the saved schema packs in ${file}: ${(e as Error).message}`)
+      return
+    }
+    if (!Array.isArray(packs)) return console.warn(`gamewire: ignoring the saved schema packs in ${file}: not a JSON array`)
+    // Each pack is checked again as it is added: one that no longer validates is left out, the others load.
+    for (const [i, p] of packs.entries()) {
+      try {
+        await this.rawCall('addSchema', [JSON.stringify(p)])
+      } catch (e) {
+        console.warn(`gamewire: ignoring saved schema pack ${i + 1} in ${file}: ${(e as Error).message}`)
+      }
+    }
+  }
+
+  /** Writes the core's packs to schemas.json (temp file and rename, 0600 like the keys). */
+  private async persistSchemas(): Promise<void> {
+    const file = this.schemaFile()
+    if (!file) return
+    const packs = await this.rawCall<unknown[]>('exportSchemas', [])
+    const dir = this.opts.keysDir!
+    this.persisting = this.persisting.then(() => {
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 })
+        const tmp = `${file}.tmp`
+        writeFileSync(tmp, `${JSON.stringify(packs, null, 2)}\n`, { mode: 0o600 })
+        renameSync(tmp, file)
+      } catch (e) {
+        console.warn(`gamewire: could not save schema packs to ${file}: ${(e as Error).message}`)
+      }
+    })
+    await this.persisting
+  }
+
   /** Resolves once every key change so far is on disk. */
   flushKeys(): Promise<void> {
     return this.persisting
@@ -260,6 +308,29 @@ export class InspectorSession implements InspectorRequests {
   }
   getStats(options?: StatsOptions) {
     return this.call<Awaited<ReturnType<InspectorRequests['getStats']>>>('getStats', options === undefined ? [] : [options])
+  }
+
+  listSchemas() {
+    return this.call<Awaited<ReturnType<InspectorRequests['listSchemas']>>>('listSchemas')
+  }
+  async addSchema(text: string) {
+    const change = await this.call<Awaited<ReturnType<InspectorRequests['addSchema']>>>('addSchema', [text])
+    await this.persistSchemas()
+    return change
+  }
+  async removeSchema(id: string) {
+    const change = await this.call<Awaited<ReturnType<InspectorRequests['removeSchema']>>>('removeSchema', [id])
+    await this.persistSchemas()
+    return change
+  }
+  queryTables() {
+    return this.call<Awaited<ReturnType<InspectorRequests['queryTables']>>>('queryTables')
+  }
+  runQuery(sql: string) {
+    return this.call<Awaited<ReturnType<InspectorRequests['runQuery']>>>('runQuery', [sql])
+  }
+  cancelQuery(): Promise<void> {
+    return this.call('cancelQuery')
   }
 
   async startExport(request: ExportRequest): Promise<JobInfo> {

@@ -10,6 +10,7 @@
 //   details.ts  one message rebuilt with its tree                exports.ts  export jobs (JSON, pcapng)
 //   live.ts     a live capture's frames as the open capture      keys.ts     the key store; stats.ts statistics
 //   rooms.ts    Photon rooms (the Rooms panel)                   diff.ts     the open capture against another file
+//   schemas.ts  the loaded schema packs                          query.ts    SQL over the open capture (DuckDB)
 
 import { withSessionLinks } from '../../src-shared/engine/session-links'
 import type {
@@ -26,6 +27,10 @@ import type {
   KeyChange,
   KeyInfo,
   MessageDetail,
+  QueryAnswer,
+  QueryTable,
+  SchemaChange,
+  SchemaInfo,
   SourcePage,
   RowBatch,
   SessionStatus,
@@ -44,6 +49,9 @@ import { DetailPart } from './session/details'
 import { ExportPart, type ExportTarget } from './session/exports'
 import { KeysPart } from './session/keys'
 import { LivePart, type LiveBegin } from './session/live'
+import { QueryPart, queryTables } from './session/query'
+import { SchemasPart } from './session/schemas'
+import type { SchemaPack } from '../../src-shared/schema/types'
 import { getStats } from './session/stats'
 import { getRooms } from './session/rooms'
 import { diffWith } from './session/diff'
@@ -61,6 +69,8 @@ export class SessionCore {
   private readonly capture: CapturePart
   private readonly live: LivePart
   private readonly keys: KeysPart
+  private readonly schemas: SchemasPart
+  private readonly query: QueryPart
 
   constructor(opts: SessionCoreOptions) {
     this.ctx = new SessionContext(opts)
@@ -70,6 +80,8 @@ export class SessionCore {
     this.capture = new CapturePart(this.ctx, this.view, this.details, this.exports)
     this.live = new LivePart(this.ctx, this.view, this.details, this.capture, this.exports)
     this.keys = new KeysPart(this.ctx, () => this.redecode())
+    this.schemas = new SchemasPart(this.ctx, () => this.redecode())
+    this.query = new QueryPart(this.ctx)
   }
 
   /** Decodes the open capture again after keys or decode-as rules changed: a live capture's frames, or a file's. */
@@ -192,7 +204,37 @@ export class SessionCore {
     return diffWith(this.ctx, path, options)
   }
 
+  // ---- schema packs ----
+
+  listSchemas(): SchemaInfo[] {
+    return this.schemas.listSchemas()
+  }
+  /** Throws SchemaError (its JSON path and why) for a pack that does not validate. */
+  addSchema(text: string): Promise<SchemaChange> {
+    return this.schemas.addSchema(text)
+  }
+  removeSchema(id: string): Promise<SchemaChange> {
+    return this.schemas.removeSchema(id)
+  }
+  /** The loaded packs, for the host to persist. */
+  exportSchemas(): SchemaPack[] {
+    return this.schemas.exportSchemas()
+  }
+
+  // ---- SQL (the Query panel) ----
+
+  queryTables(): QueryTable[] {
+    return queryTables()
+  }
+  runQuery(sql: string): Promise<QueryAnswer> {
+    return this.query.runQuery(sql)
+  }
+  cancelQuery(): void {
+    this.query.cancel()
+  }
+
   close(): void {
+    this.query.close()
     this.capture.cancel()
     this.ctx.store?.close()
     this.ctx.store = null

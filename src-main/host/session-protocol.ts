@@ -7,7 +7,8 @@ export const CORE_METHODS = [
   'open', 'status', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'findFrame', 'getMessage', 'getSourceBytes',
   'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob',
   'setCaptureState', 'beginLive', 'liveFrames', 'endLive', 'saveFrames', 'close',
-  'getRooms', 'diffWith'
+  'getRooms', 'diffWith',
+  'listSchemas', 'addSchema', 'removeSchema', 'exportSchemas', 'queryTables', 'runQuery', 'cancelQuery'
 ] as const
 
 export type CoreMethod = (typeof CORE_METHODS)[number]

@@ -12,7 +12,7 @@ import { jsonText } from '../../src-shared/export/json'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { ConversationInfo, DecodedMessage, FieldNode, FieldScalar } from '../../src-shared/model/types'
-import { decodeOnThread } from '../host/run-decode'
+import { decodeOnThread, type HeldFrames } from '../host/run-decode'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { SqlError } from './errors'
 import { CONVERSATIONS, createTableSql, FIELDS, MESSAGES } from './tables'
@@ -28,6 +28,8 @@ export interface LoadOptions {
   /** Fill `fields` (default true); a query that never reads it skips its rows. */
   fields?: boolean
   progress?(p: { capture: string; bytes: number; total: number; messages: number }): void
+  /** Awaited between input pieces (the app's session yields to its event loop and checks for cancellation). */
+  pause?(): Promise<void>
 }
 
 export interface LoadedCapture {
@@ -61,6 +63,23 @@ export function captureNames(files: readonly string[]): string[] {
 /** Creates the three tables in `connection`'s database and fills them from `files`, one capture after another. */
 export async function loadCaptures(connection: DuckDBConnection, files: readonly string[], opts: LoadOptions = {}): Promise<LoadedCapture[]> {
   const names = captureNames(files)
+  return loadInto(
+    connection,
+    files.map((file, i) => ({ file, capture: names[i] })),
+    opts
+  )
+}
+
+/**
+ * The same tables from frames already held in memory or spilled by the app's session (its open capture,
+ * with the session's keys and packs): the app's Query panel. Message ids are the session's.
+ */
+export async function loadHeld(connection: DuckDBConnection, held: HeldFrames, opts: LoadOptions = {}): Promise<LoadedCapture> {
+  const [loaded] = await loadInto(connection, [{ file: held.name, capture: held.name, held }], opts)
+  return loaded
+}
+
+async function loadInto(connection: DuckDBConnection, inputs: { file: string; capture: string; held?: HeldFrames }[], opts: LoadOptions): Promise<LoadedCapture[]> {
   for (const t of [MESSAGES, FIELDS, CONVERSATIONS]) await connection.run(createTableSql(t))
   const rows = new TableRows(
     await connection.createAppender(MESSAGES.name),
@@ -72,17 +91,19 @@ export async function loadCaptures(connection: DuckDBConnection, files: readonly
   if (opts.keylog) keys.addAll(parseKeyFile(opts.keylog).keys)
   const loaded: LoadedCapture[] = []
   try {
-    for (let i = 0; i < files.length; i++) {
-      const capture = names[i]
+    for (const input of inputs) {
+      const capture = input.capture
       let lastProgress = 0
       const session = await decodeOnThread(
-        { file: files[i], format: 'ndjson', filter: opts.filter, decodeAs: opts.decodeAs, layers: opts.layers, schemas: opts.schemas },
+        { file: input.file, format: 'ndjson', filter: opts.filter, decodeAs: opts.decodeAs, layers: opts.layers, schemas: opts.schemas },
         {
           keys,
+          held: input.held,
           recording: opts.fields !== false,
           onMessage: (m) => rows.message(capture, m),
           pause: async (bytes, total, s) => {
             rows.flush(FLUSH_ROWS)
+            await opts.pause?.()
             const now = Date.now()
             if (opts.progress && now - lastProgress > 200) {
               lastProgress = now
@@ -92,7 +113,7 @@ export async function loadCaptures(connection: DuckDBConnection, files: readonly
         }
       ).catch((e) => {
         // Not a capture, or a broken one: name the file, as several may be loaded.
-        if (e instanceof CaptureFormatError) throw new SqlError(`${files[i]}: ${e.message}`)
+        if (e instanceof CaptureFormatError) throw new SqlError(`${input.file}: ${e.message}`)
         throw e
       })
       for (const c of withSessionLinks(() => session.engine.conversations())) rows.conversation(capture, c)

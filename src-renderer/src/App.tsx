@@ -1,6 +1,6 @@
 // The window: toolbar (open, filter bar, panels, export, theme), timeline over the detail area (tree
-// beside hex/JSON), an optional side panel (conversations, keys, statistics, Photon rooms, capture diff),
-// the status bar.
+// beside hex/JSON), an optional side panel (conversations, keys, statistics, Photon rooms, capture diff,
+// schema packs, SQL query), the status bar.
 
 import { useEffect, useLayoutEffect, useRef, useState } from 'react'
 import { CapturePanel } from './components/CapturePanel'
@@ -12,6 +12,8 @@ import { HexView } from './components/HexView'
 import { JsonView } from './components/JsonView'
 import { KeyPanel } from './components/KeyPanel'
 import { OpenDialog } from './components/OpenDialog'
+import { QueryPanel } from './components/QueryPanel'
+import { SchemaPanel } from './components/SchemaPanel'
 import { Splitter } from './components/Splitter'
 import { Stats } from './components/Stats'
 import { StatusBar } from './components/StatusBar'
@@ -64,7 +66,9 @@ const PANELS: { id: Panel; label: string; key: string }[] = [
   { id: 'keys', label: 'Keys', key: 'keys' },
   { id: 'stats', label: 'Statistics', key: 'stats' },
   { id: 'rooms', label: 'Rooms', key: 'rooms' },
-  { id: 'diff', label: 'Diff', key: 'diff' }
+  { id: 'diff', label: 'Diff', key: 'diff' },
+  { id: 'schemas', label: 'Schemas', key: 'schemas' },
+  { id: 'query', label: 'Query', key: 'query' }
 ]
 
 export function App() {
@@ -209,6 +213,8 @@ export function App() {
               {panel === 'stats' && <Stats />}
               {panel === 'rooms' && <RoomsPanel />}
               {panel === 'diff' && <DiffPanel />}
+              {panel === 'schemas' && <SchemaPanel />}
+              {panel === 'query' && <QueryPanel />}
             </aside>
           </>
         )}

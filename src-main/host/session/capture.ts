@@ -139,7 +139,7 @@ export class CapturePart {
       const warnings = new WarningList()
       const pool = new ShardPool(
         jobs,
-        { mode: 'index', keys: [...ctx.keys.list()], decodeAs: ctx.decodeAs, frameConversations: true },
+        { mode: 'index', keys: [...ctx.keys.list()], decodeAs: ctx.decodeAs, schemas: ctx.schemaPacks, frameConversations: true },
         {
           conversation: (id, ends) => rows.index.setEnds(id, ends),
           row: (_id, row) => rows.add(row, undefined, row.wireDir),

@@ -1,5 +1,6 @@
 // The state every part of a session shares (session-core.ts wires the parts): the open capture's frames
-// and rows, where they came from, the current view, the live capture feeding it, keys and decode-as rules.
+// and rows, where they came from, the current view, the live capture feeding it, keys, decode-as rules and
+// schema packs.
 // One object, passed to each part, so a part that replaces the rows or the store replaces them for all.
 // Also the helpers several parts use: status, throttled progress, and engines over the session's frames.
 
@@ -9,6 +10,8 @@ import type { Conversation } from '../../../src-shared/engine/conversation'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { DecodedMessage } from '../../../src-shared/model/types'
 import { createDefaultRegistry } from '../../../src-shared/protocols'
+import { registerSchemaFields, SchemaSet } from '../../../src-shared/schema/set'
+import type { SchemaPack } from '../../../src-shared/schema/types'
 import type { WireDir } from '../../../src-shared/protocols/registry'
 import type { FrameStore } from '../frame-store'
 import type { ViewMatcher } from '../view-matcher'
@@ -96,6 +99,9 @@ export class SessionContext {
   /** Lines of the keys that came with the demo capture (KeysPart.setDemoKeys), not the user's. */
   readonly demoKeys = new Set<string>()
   decodeAs: DecodeAsRule[] = []
+  /** The loaded schema packs (schemas.ts), in load order, and compiled for the engines. */
+  schemaPacks: SchemaPack[] = []
+  schemas: SchemaSet | undefined = undefined
   /** The timeline's current view (view.ts computes it; live intake grows it). */
   view: ViewState = emptyView(0, { filter: '', sort: null, columns: [] }, 0)
   /** Settles when the current open (or re-decode) has built the index. */
@@ -152,6 +158,13 @@ export class SessionContext {
     this.takeResults({ frames: engine.stats.frames, warnings: engine.stats.warnings, linkTypes: engine.stats.linkTypes, conversations: engine })
   }
 
+  /** Makes `packs` the session's: every engine made from now on uses them, and filters know their fields. */
+  setSchemas(packs: SchemaPack[]): void {
+    this.schemaPacks = packs
+    this.schemas = packs.length ? new SchemaSet(packs) : undefined
+    registerSchemaFields(packs)
+  }
+
   requireStore(): FrameStore {
     if (!this.store) throw new Error('no capture is open')
     return this.store
@@ -165,6 +178,7 @@ export class SessionContext {
       layers: o.layers,
       interface: (id) => this.store?.interfaces[id],
       decodeAs: o.decodeAs ?? this.decodeAs,
+      schemas: this.schemas,
       eviction: o.eviction,
       onMessage: o.onMessage,
       onFrameConversation: o.onFrameConversation

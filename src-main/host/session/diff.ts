@@ -85,6 +85,8 @@ function sideB(ctx: SessionContext, path: string): SideB['promise'] {
   const decodeAs = ctx.decodeAs.filter((r) => typeof r.match === 'string')
   const promise = diffSide(path, {
     keys: ctx.keys,
+    // B is named and laid out by the same packs as A (a pack change re-decodes A: new rows, a new B)
+    schemas: ctx.schemaPacks.length ? ctx.schemaPacks : undefined,
     decodeAs,
     pause: async () => {
       await tick()

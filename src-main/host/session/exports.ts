@@ -118,6 +118,7 @@ export class ExportPart {
           keylog: ctx.keys.size ? formatKeyFile(ctx.keys.list()) : undefined,
           filter: req.scope === 'filtered' && ctx.view.spec.filter.trim() ? ctx.view.spec.filter : undefined,
           decodeAs: ctx.decodeAs.length ? ctx.decodeAs : undefined,
+          schemas: ctx.schemaPacks.length ? ctx.schemaPacks : undefined,
           includeKeys: req.includeKeys,
           tree: req.tree,
           ids: req.scope === 'selected' ? req.ids : undefined

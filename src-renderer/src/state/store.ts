@@ -26,7 +26,7 @@ import { plural } from '../format'
 import { registerFields } from './fields'
 import { RowCache } from './row-cache'
 
-export type Panel = 'conversations' | 'keys' | 'stats' | 'rooms' | 'diff'
+export type Panel = 'conversations' | 'keys' | 'stats' | 'rooms' | 'diff' | 'schemas' | 'query'
 export type Theme = 'dark' | 'light'
 export type TimeMode = 'absolute' | 'relative'
 
@@ -156,6 +156,8 @@ export interface InspectorState {
   startExport(request: ExportRequest): Promise<JobInfo | null>
   cancelJob(id: number): void
   notify(kind: 'info' | 'error', text: string): void
+  /** Fetches the host's fields again (after a capture opens or a schema pack changes). */
+  refreshFields(): Promise<void>
 }
 
 export const rowCache = new RowCache(
@@ -224,8 +226,9 @@ export const useInspector = create<InspectorState>()((set, get) => {
     if (!api) return
     void api.getConversations().then((conversations) => set({ conversations }), () => undefined)
     void api.listKeys().then((keys) => set({ keys }), () => undefined)
-    // which fields are present changes with the capture (the column picker lists those first)
-    void api.getFields().then((fields) => set({ fields }), () => undefined)
+    // which fields are present changes with the capture (the column picker lists those first), and
+    // schema packs add and remove fields
+    void get().refreshFields()
     if (get().panel === 'stats') void get().loadStats()
   }
 
@@ -585,6 +588,18 @@ export const useInspector = create<InspectorState>()((set, get) => {
 
     cancelJob(id) {
       void get().api?.cancelJob(id)
+    },
+
+    async refreshFields() {
+      const api = get().api
+      if (!api) return
+      try {
+        const fields = await api.getFields()
+        registerFields(fields)
+        set({ fields })
+      } catch {
+        // the next status change asks again
+      }
     },
 
     notify(kind, text) {
