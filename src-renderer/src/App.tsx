@@ -159,24 +159,24 @@ export function App() {
         <div className="brand" title="gamewire: packet inspector for Photon, SmartFoxServer 2X and FigNet">
           <span className="logo">◆</span> gamewire
         </div>
-        <button className="button" onClick={open} title="Open a capture (Ctrl+O)">
+        <button type="button" className="button" onClick={open} title="Open a capture (Ctrl+O)">
           Open…
         </button>
-        <button className="button" onClick={() => useInspector.getState().setCaptureDialog(true)} title="Live capture" data-testid="capture-button">
+        <button type="button" className="button" onClick={() => useInspector.getState().setCaptureDialog(true)} title="Live capture" data-testid="capture-button">
           Capture…
         </button>
         <FilterBar />
         <nav className="panel-tabs">
           {PANELS.map((p) => (
-            <button key={p.id} className={`tab ${panel === p.id ? 'active' : ''}`} onClick={() => setPanel(p.id)} data-testid={`panel-${p.key}`} aria-pressed={panel === p.id}>
+            <button type="button" key={p.id} className={`tab ${panel === p.id ? 'active' : ''}`} onClick={() => setPanel(p.id)} data-testid={`panel-${p.key}`} aria-pressed={panel === p.id}>
               {p.label}
             </button>
           ))}
         </nav>
-        <button className="button" onClick={() => openExport('json')} title="Export (Ctrl+E)" data-testid="export-button">
+        <button type="button" className="button" onClick={() => openExport('json')} title="Export (Ctrl+E)" data-testid="export-button">
           Export…
         </button>
-        <button className="icon-button" onClick={toggleTheme} title={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} data-testid="theme-toggle">
+        <button type="button" className="icon-button" onClick={toggleTheme} title={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} data-testid="theme-toggle">
           {theme === 'dark' ? '☀' : '☾'}
         </button>
       </header>
@@ -193,10 +193,10 @@ export function App() {
             <Splitter direction="row" testid="split-tree" onResize={(d) => resize('tree', d)} />
             <div className="bytes-pane" data-testid="bytes-pane">
               <div className="tabs bottom-tabs" role="tablist">
-                <button role="tab" className={`tab ${bottomTab === 'hex' ? 'active' : ''}`} aria-selected={bottomTab === 'hex'} onClick={() => setBottomTab('hex')} data-testid="tab-hex">
+                <button type="button" role="tab" className={`tab ${bottomTab === 'hex' ? 'active' : ''}`} aria-selected={bottomTab === 'hex'} onClick={() => setBottomTab('hex')} data-testid="tab-hex">
                   Bytes
                 </button>
-                <button role="tab" className={`tab ${bottomTab === 'json' ? 'active' : ''}`} aria-selected={bottomTab === 'json'} onClick={() => setBottomTab('json')} data-testid="tab-json">
+                <button type="button" role="tab" className={`tab ${bottomTab === 'json' ? 'active' : ''}`} aria-selected={bottomTab === 'json'} onClick={() => setBottomTab('json')} data-testid="tab-json">
                   JSON
                 </button>
               </div>

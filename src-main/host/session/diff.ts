@@ -67,7 +67,7 @@ function sideA(ctx: SessionContext): SideA['promise'] {
 }
 
 function sideB(ctx: SessionContext, path: string): SideB['promise'] {
-  let st
+  let st: ReturnType<typeof statSync>
   try {
     st = statSync(path)
   } catch (e) {

@@ -114,7 +114,7 @@ function CaptureForm() {
     <div className="capture-panel" role="dialog" aria-label="Live capture" data-testid="capture-panel" data-state={cap?.state ?? 'off'}>
       <div className="capture-panel-head">
         <h2>Live capture</h2>
-        <button className="icon-button" onClick={() => setCaptureDialog(false)} title="Close" data-testid="capture-close">
+        <button type="button" className="icon-button" onClick={() => setCaptureDialog(false)} title="Close" data-testid="capture-close">
           ✕
         </button>
       </div>
@@ -198,16 +198,16 @@ function CaptureForm() {
       )}
       {saved && <div data-testid="capture-saved">{saved}</div>}
       <div className="modal-actions">
-        <button className="button" onClick={save} disabled={busy || !canSave} data-testid="capture-save" title={canSave ? 'Save the captured frames as pcapng' : 'Nothing captured to save'}>
+        <button type="button" className="button" onClick={save} disabled={busy || !canSave} data-testid="capture-save" title={canSave ? 'Save the captured frames as pcapng' : 'Nothing captured to save'}>
           Save…
         </button>
-        <button className="button" onClick={() => void run(() => api!.restartCapture())} disabled={busy || !canRestart} data-testid="capture-restart" title={canRestart ? 'Stop and start again with the same options' : 'No capture to restart'}>
+        <button type="button" className="button" onClick={() => void run(() => api!.restartCapture())} disabled={busy || !canRestart} data-testid="capture-restart" title={canRestart ? 'Stop and start again with the same options' : 'No capture to restart'}>
           Restart
         </button>
-        <button className="button" onClick={() => void run(() => api!.stopCapture())} disabled={busy || !active} data-testid="capture-stop">
+        <button type="button" className="button" onClick={() => void run(() => api!.stopCapture())} disabled={busy || !active} data-testid="capture-stop">
           Stop
         </button>
-        <button className="button primary" onClick={start} disabled={busy || active || !device || !!list?.unavailable} data-testid="capture-start">
+        <button type="button" className="button primary" onClick={start} disabled={busy || active || !device || !!list?.unavailable} data-testid="capture-start">
           Start
         </button>
       </div>

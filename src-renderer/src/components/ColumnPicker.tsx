@@ -61,7 +61,7 @@ export function ColumnPicker({ onClose }: { onClose(): void }) {
       <ul ref={list} role="listbox">
         {shown.map((f, i) => (
           <li key={f.key} role="option" aria-selected={i === active} data-active={i === active} data-key={f.key} data-present={f.present ? 'true' : undefined} className={i === active ? 'active' : undefined}>
-            <button onClick={() => add(f.key)} onMouseEnter={() => setActive(i)}>
+            <button type="button" onClick={() => add(f.key)} onMouseEnter={() => setActive(i)}>
               <span className="mono">{f.key}</span>
               <span className="muted">{f.name}</span>
             </button>

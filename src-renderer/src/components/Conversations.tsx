@@ -100,7 +100,7 @@ export function Conversations() {
         <div className="conv-sort" role="toolbar" aria-label="Sort conversations" data-sort={sort.key} data-desc={sort.desc}>
           <span className="muted small">Sort</span>
           {SORTS.map((s) => (
-            <button
+            <button type="button"
               key={s.key}
               className={`chip ${sort.key === s.key ? 'active' : ''}`}
               aria-pressed={sort.key === s.key}

@@ -141,22 +141,22 @@ export function DetailTree() {
             <span className="muted"> · {detail.stack.join(' / ')} · frames {detail.frames.length > 6 ? `${detail.frames.slice(0, 6).join(', ')}…` : detail.frames.join(', ')}</span>
           </span>
         )}
-        <button className="button small" disabled={!node || node.value === undefined} onClick={() => node && copy(String(node.value))} title="Copy value">
+        <button type="button" className="button small" disabled={!node || node.value === undefined} onClick={() => node && copy(String(node.value))} title="Copy value">
           Copy
         </button>
-        <button className="button small" disabled={!node} onClick={() => node && copy(filterFor(node))} title="Copy as filter expression">
+        <button type="button" className="button small" disabled={!node} onClick={() => node && copy(filterFor(node))} title="Copy as filter expression">
           Copy filter
         </button>
-        <button className="button small" disabled={!node} onClick={() => node && void applyFilter(filterFor(node))} title="Apply as filter: show only messages with this value">
+        <button type="button" className="button small" disabled={!node} onClick={() => node && void applyFilter(filterFor(node))} title="Apply as filter: show only messages with this value">
           Filter
         </button>
-        <button className="button small" disabled={!node || !node.key.includes('.')} onClick={() => node && addColumn(node.key)} title="Apply as column: show this field in the timeline">
+        <button type="button" className="button small" disabled={!node?.key.includes('.')} onClick={() => node && addColumn(node.key)} title="Apply as column: show this field in the timeline">
           Column
         </button>
-        <button className="icon-button" title="Expand all" onClick={() => expandAll(true)}>
+        <button type="button" className="icon-button" title="Expand all" onClick={() => expandAll(true)}>
           ⊞
         </button>
-        <button className="icon-button" title="Collapse all" onClick={() => expandAll(false)}>
+        <button type="button" className="icon-button" title="Collapse all" onClick={() => expandAll(false)}>
           ⊟
         </button>
       </div>

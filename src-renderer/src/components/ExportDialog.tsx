@@ -18,7 +18,7 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
   const jobs = useInspector((s) => s.jobs)
   const { closeExport, startExport, cancelJob } = useInspector.getState()
   const [format, setFormat] = useState<ExportFormat>(initialFormat)
-  const [scope, setScope] = useState<ExportScope>(view && view.filter ? 'filtered' : 'all')
+  const [scope, setScope] = useState<ExportScope>(view?.filter ? 'filtered' : 'all')
   const [includeKeys, setIncludeKeys] = useState(false)
   const [includeTrees, setIncludeTrees] = useState(true)
   const [jobId, setJobId] = useState<number | null>(null)
@@ -88,7 +88,7 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
                 <span className="progress-track wide">
                   <span className="progress" style={{ width: `${Math.round(job.progress * 100)}%` }} />
                 </span>
-                <button className="button small" onClick={() => cancelJob(job.id)}>
+                <button type="button" className="button small" onClick={() => cancelJob(job.id)}>
                   Cancel
                 </button>
               </>
@@ -99,10 +99,10 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
           </div>
         )}
         <div className="modal-actions">
-          <button className="button" onClick={closeExport}>
+          <button type="button" className="button" onClick={closeExport}>
             Close
           </button>
-          <button className="button primary" onClick={() => void start()} disabled={job?.state === 'running'} data-testid="export-start">
+          <button type="button" className="button primary" onClick={() => void start()} disabled={job?.state === 'running'} data-testid="export-start">
             Export
           </button>
         </div>

@@ -85,15 +85,15 @@ export function FilterBar() {
         </span>
       )}
       {spec.filter && (
-        <button className="icon-button" title="Clear the filter" onClick={() => void apply('')}>
+        <button type="button" className="icon-button" title="Clear the filter" onClick={() => void apply('')}>
           ✕
         </button>
       )}
-      <button className={`button small ${dirty ? 'primary' : ''}`} onClick={() => void apply(draft)} disabled={!!error} title="Apply (Enter)">
+      <button type="button" className={`button small ${dirty ? 'primary' : ''}`} onClick={() => void apply(draft)} disabled={!!error} title="Apply (Enter)">
         Apply
       </button>
       <div className="history">
-        <button className="icon-button" title="Filter history" onClick={() => setShowHistory((v) => !v)} aria-expanded={showHistory}>
+        <button type="button" className="icon-button" title="Filter history" onClick={() => setShowHistory((v) => !v)} aria-expanded={showHistory}>
           ▾
         </button>
         {showHistory && (
@@ -101,7 +101,7 @@ export function FilterBar() {
             {history.length === 0 && <li className="muted pad">No filters applied yet</li>}
             {history.map((h) => (
               <li key={h}>
-                <button className="mono" onClick={() => void apply(h)}>
+                <button type="button" className="mono" onClick={() => void apply(h)}>
                   {h}
                 </button>
               </li>

@@ -99,7 +99,7 @@ export function HexView() {
     <div className="hex-view" data-testid="hex-view" data-source={current}>
       <div className="tabs" role="tablist">
         {sources.map((s, i) => (
-          <button key={i} role="tab" aria-selected={i === current} className={`tab ${i === current ? 'active' : ''}`} onClick={() => setHexSource(i)} data-testid="hex-tab">
+          <button type="button" key={i} role="tab" aria-selected={i === current} className={`tab ${i === current ? 'active' : ''}`} onClick={() => setHexSource(i)} data-testid="hex-tab">
             {s.name} <span className="muted">{s.length} B</span>
           </button>
         ))}

@@ -97,10 +97,10 @@ export function KeyPanel() {
         <h2>Keys</h2>
         <span className="muted">{keys.length}</span>
         <span className="spacer" />
-        <button className="button small" onClick={() => file.current?.click()} disabled={busy}>
+        <button type="button" className="button small" onClick={() => file.current?.click()} disabled={busy}>
           Import…
         </button>
-        <button className="button small" onClick={() => void exportFile()} disabled={keys.length === 0}>
+        <button type="button" className="button small" onClick={() => void exportFile()} disabled={keys.length === 0}>
           Export…
         </button>
         <input ref={file} type="file" accept=".txt,.log,.keys,text/plain" hidden onChange={(e) => void importFile(e.target.files?.[0])} data-testid="key-import" />
@@ -166,7 +166,7 @@ export function KeyPanel() {
             <div className="key-top">
               <span className="mono strong">{k.type}</span>
               <span className="spacer" />
-              <button className="icon-button" title="Remove this key" onClick={() => void removeKey(k.line)}>
+              <button type="button" className="icon-button" title="Remove this key" onClick={() => void removeKey(k.line)}>
                 ✕
               </button>
             </div>

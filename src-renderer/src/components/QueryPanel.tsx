@@ -96,11 +96,11 @@ export function QueryPanel() {
         <span className="muted">SQL over the open capture</span>
         <span className="spacer" />
         {running && (
-          <button className="button small" onClick={() => void api?.cancelQuery()} data-testid="query-cancel">
+          <button type="button" className="button small" onClick={() => void api?.cancelQuery()} data-testid="query-cancel">
             Cancel
           </button>
         )}
-        <button className="button small primary" onClick={() => void run(sql.current)} disabled={running} title="Run (Ctrl+Enter)" data-testid="query-run">
+        <button type="button" className="button small primary" onClick={() => void run(sql.current)} disabled={running} title="Run (Ctrl+Enter)" data-testid="query-run">
           {running ? 'Running…' : 'Run'}
         </button>
       </header>

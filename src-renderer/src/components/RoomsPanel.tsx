@@ -188,7 +188,7 @@ export function RoomsPanel() {
         <header className="side-head">
           <h2>Photon rooms</h2>
           <span className="spacer" />
-          <button className="button small" onClick={() => setAsked((n) => n + 1)} data-testid="rooms-refresh" title="Analyse the capture again (a live capture keeps growing)">
+          <button type="button" className="button small" onClick={() => setAsked((n) => n + 1)} data-testid="rooms-refresh" title="Analyse the capture again (a live capture keeps growing)">
             Refresh
           </button>
         </header>

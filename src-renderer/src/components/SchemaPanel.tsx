@@ -79,7 +79,7 @@ export function SchemaPanel() {
         <h2>Schemas</h2>
         <span className="muted">{schemas.length}</span>
         <span className="spacer" />
-        <button className="button small" onClick={() => file.current?.click()} disabled={busy}>
+        <button type="button" className="button small" onClick={() => file.current?.click()} disabled={busy}>
           Import…
         </button>
         <input ref={file} type="file" accept=".json,application/json" hidden onChange={(e) => void importFile(e.target.files?.[0])} data-testid="schema-import" />
@@ -116,7 +116,7 @@ export function SchemaPanel() {
             <div className="key-top">
               <span className="strong">{s.name}</span>
               <span className="spacer" />
-              <button className="icon-button" title="Remove this pack" onClick={() => remove(s.id)} disabled={busy} data-testid="schema-remove">
+              <button type="button" className="icon-button" title="Remove this pack" onClick={() => remove(s.id)} disabled={busy} data-testid="schema-remove">
                 ✕
               </button>
             </div>

@@ -151,7 +151,7 @@ export function Stats() {
       <label className="small toggle" title="Count every message, not only the ones the display filter keeps">
         <input type="checkbox" checked={all} onChange={(e) => setStatsAll(e.target.checked)} data-testid="stats-all" /> All messages
       </label>
-      <button className="button small" onClick={() => void loadStats()}>
+      <button type="button" className="button small" onClick={() => void loadStats()}>
         Refresh
       </button>
     </header>

@@ -51,7 +51,7 @@ export function StatusBar() {
               <span className="progress-track">
                 <span className="progress" style={{ width: `${Math.round(j.progress * 100)}%` }} />
               </span>
-              <button className="link" onClick={() => cancelJob(j.id)}>
+              <button type="button" className="link" onClick={() => cancelJob(j.id)}>
                 Cancel
               </button>
             </span>

@@ -222,7 +222,7 @@ export function Timeline() {
               style={{ width: h.getSize() }}
               aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
             >
-              <button className="th-label" data-testid="column-header" data-column={h.column.id} onClick={() => cycleSort(h.column.id)} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
+              <button type="button" className="th-label" data-testid="column-header" data-column={h.column.id} onClick={() => cycleSort(h.column.id)} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
                 {h.column.id === 'time' ? (
                   <span>
                     Time{' '}
@@ -244,7 +244,7 @@ export function Timeline() {
                 {sorted && <span className="sort-mark">{sorted === 'asc' ? '▲' : '▼'}</span>}
               </button>
               {extra && (
-                <button className="th-remove" title="Remove column" onClick={() => removeColumn(h.column.id)}>
+                <button type="button" className="th-remove" title="Remove column" onClick={() => removeColumn(h.column.id)}>
                   ×
                 </button>
               )}
@@ -258,7 +258,7 @@ export function Timeline() {
           )
         })}
         <div className="th th-add">
-          <button title="Add a column from any field" onClick={() => setPicker((p) => !p)}>
+          <button type="button" title="Add a column from any field" onClick={() => setPicker((p) => !p)}>
             +
           </button>
           {picker && <ColumnPicker onClose={() => setPicker(false)} />}

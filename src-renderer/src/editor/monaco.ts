@@ -97,7 +97,7 @@ monaco.languages.registerCompletionItemProvider(FILTER_LANGUAGE, {
   provideCompletionItems(model, position) {
     const line = model.getLineContent(position.lineNumber)
     const before = line.slice(0, position.column - 1)
-    const word = /[A-Za-z_][A-Za-z0-9_.\-]*$/.exec(before)?.[0] ?? ''
+    const word = /[A-Za-z_][A-Za-z0-9_.-]*$/.exec(before)?.[0] ?? ''
     const range = new monaco.Range(position.lineNumber, position.column - word.length, position.lineNumber, position.column)
     const want = filterSuggestions(before)
     const suggestions: monaco.languages.CompletionItem[] = []
