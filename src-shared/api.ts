@@ -11,7 +11,7 @@ import type { TreeMode } from './export/json'
 // ---- session ----
 
 export type SourceInfo =
-  | { kind: 'file'; /** Absolute path on the host. */ path: string; /** Base name for display. */ file: string; bytes: number }
+  | { kind: 'file' /** Absolute path on the host. */; path: string /** Base name for display. */; file: string; bytes: number }
   | { kind: 'interface'; name: string }
 
 /** Live-capture state shown in the status bar. */
@@ -131,9 +131,7 @@ export interface FieldInfo {
   present?: boolean
 }
 
-export type FilterCheck =
-  | { ok: true; fields: string[] }
-  | { ok: false; message: string; start: number; end: number }
+export type FilterCheck = { ok: true; fields: string[] } | { ok: false; message: string; start: number; end: number }
 
 // ---- timeline ----
 
@@ -342,7 +340,17 @@ export interface JobInfo {
 // ---- game-level analysis: Photon rooms, capture diff ----
 
 /** The gamewire-rooms/1 document (src-shared/analysis/photon-rooms/document.ts), plain JSON already. */
-export type { RoomsDocument, Room, RoomActor, RoomJoin, Divergence, MasterChange, ExpectedReplay, ReceivedReplay, UnknownInput } from './analysis/photon-rooms/document'
+export type {
+  RoomsDocument,
+  Room,
+  RoomActor,
+  RoomJoin,
+  Divergence,
+  MasterChange,
+  ExpectedReplay,
+  ReceivedReplay,
+  UnknownInput
+} from './analysis/photon-rooms/document'
 import type { RoomsDocument } from './analysis/photon-rooms/document'
 export type { DiffReport, ConversationDiff, ChangedMessage, FieldChange, MessageRef, OperationDiff, DiffRow } from './analysis/diff'
 import type { DiffReport } from './analysis/diff'
@@ -510,11 +518,38 @@ export interface DroppedFile {
 
 /** Every request name, in one place for the transports. */
 export const REQUEST_NAMES: readonly RequestName[] = [
-  'openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow',
-  'findFrame', 'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport',
-  'cancelJob', 'listCaptureDevices', 'startCapture', 'stopCapture', 'restartCapture', 'saveCapture',
-  'getRooms', 'diffWith',
-  'listSchemas', 'addSchema', 'removeSchema', 'queryTables', 'runQuery', 'cancelQuery'
+  'openCapture',
+  'getStatus',
+  'getConversations',
+  'getFields',
+  'checkFilter',
+  'setView',
+  'getRows',
+  'findRow',
+  'findFrame',
+  'getMessage',
+  'getSourceBytes',
+  'setDecodeAs',
+  'listKeys',
+  'addKeys',
+  'removeKey',
+  'exportKeys',
+  'getStats',
+  'startExport',
+  'cancelJob',
+  'listCaptureDevices',
+  'startCapture',
+  'stopCapture',
+  'restartCapture',
+  'saveCapture',
+  'getRooms',
+  'diffWith',
+  'listSchemas',
+  'addSchema',
+  'removeSchema',
+  'queryTables',
+  'runQuery',
+  'cancelQuery'
 ]
 
 /** IPC channel of a request (renderer -> main, ipcMain.handle). */

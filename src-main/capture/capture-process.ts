@@ -25,7 +25,17 @@ import { CaptureError, LiveCapture, MAX_SNAPLEN, DEFAULT_BUFFER_BYTES, type Live
 import { FrameRing } from './frame-ring'
 import { PcapngFile } from './pcapng-file'
 import { runLiveDecoder, type DecoderCommand, type DecoderProgress, type DecoderReport, type DecoderSetup } from './live-decoder'
-import { checkStartOptions, type CaptureCommand, type CaptureReport, type LiveFailureKind, type LiveStartOptions, type LiveStats, type LiveStopped, type PackedFrames, type StopReason } from './live-protocol'
+import {
+  checkStartOptions,
+  type CaptureCommand,
+  type CaptureReport,
+  type LiveFailureKind,
+  type LiveStartOptions,
+  type LiveStats,
+  type LiveStopped,
+  type PackedFrames,
+  type StopReason
+} from './live-protocol'
 
 const WINDOW = 4
 const DEFAULT_BATCH_MS = 200
@@ -144,7 +154,13 @@ class CaptureRun {
     checkStartOptions(opts)
     this.batchMs = Math.max(20, Math.min(5000, opts.batchMs ?? DEFAULT_BATCH_MS))
     this.ring = opts.ring === null ? null : new FrameRing(opts.ring ?? {})
-    const setup: DecoderSetup = { displayFilter: opts.displayFilter, keylog: opts.keylog, schemas: opts.schemas, decodeAs: opts.decodeAs, output: opts.output ?? { ndjson: true } }
+    const setup: DecoderSetup = {
+      displayFilter: opts.displayFilter,
+      keylog: opts.keylog,
+      schemas: opts.schemas,
+      decodeAs: opts.decodeAs,
+      output: opts.output ?? { ndjson: true }
+    }
     this.decoder = opts.forwardOnly ? null : new Worker(fileURLToPath(import.meta.url), { workerData: setup, resourceLimits: DECODE_WORKER_LIMITS })
   }
 
@@ -173,9 +189,8 @@ class CaptureRun {
         throw new CaptureError('options', `cannot write ${o.writeFile} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`)
       }
     }
-    this.live = LiveCapture.open(
-      { device: o.device, filter: o.filter, snapLen: o.snapLen, promiscuous: o.promiscuous, bufferSize: o.bufferSize },
-      (f) => this.frame(f)
+    this.live = LiveCapture.open({ device: o.device, filter: o.filter, snapLen: o.snapLen, promiscuous: o.promiscuous, bufferSize: o.bufferSize }, (f) =>
+      this.frame(f)
     )
     this.linkType = this.live.linkType
     this.warnings.push(...this.live.warnings)
@@ -187,12 +202,27 @@ class CaptureRun {
     this.batchTimer = setInterval(() => this.flush(false), this.batchMs)
     if (decoder) this.decoderTimer = setInterval(() => this.handOver(), DECODER_BATCH_MS)
     if (o.durationMs !== undefined) setTimeout(() => this.stop('duration'), o.durationMs).unref()
-    send({ type: 'started', device: o.device, linkType: this.linkType, linkTypeName: LinkTypeName[this.linkType] ?? `LINKTYPE_${this.linkType}`, filter: o.filter ?? '', warnings: this.warnings })
+    send({
+      type: 'started',
+      device: o.device,
+      linkType: this.linkType,
+      linkTypeName: LinkTypeName[this.linkType] ?? `LINKTYPE_${this.linkType}`,
+      filter: o.filter ?? '',
+      warnings: this.warnings
+    })
   }
 
   private frame(f: LiveFrame): void {
     if (this.stopping) return
-    const frame: CaptureFrame = { number: ++this.frameNumber, interfaceId: 0, linkType: f.linkType, tsSec: f.tsSec, tsNsec: f.tsNsec, originalLength: f.originalLength, data: f.data }
+    const frame: CaptureFrame = {
+      number: ++this.frameNumber,
+      interfaceId: 0,
+      linkType: f.linkType,
+      tsSec: f.tsSec,
+      tsNsec: f.tsNsec,
+      originalLength: f.originalLength,
+      data: f.data
+    }
     this.file?.frame(frame)
     this.ring?.push(frame)
     if (this.opts.output?.frames) {
@@ -326,7 +356,10 @@ class CaptureRun {
       const first = this.ring.frames().next().value
       file.header(
         { linkType: this.linkType, snapLen: this.opts.snapLen ?? MAX_SNAPLEN, name: this.opts.device },
-        { application: 'gamewire', comment: `live capture on ${this.opts.device}${first ? `, frames ${first.number}..${this.frameNumber}` : ''}${this.ring.dropped ? ` (${this.ring.dropped} older frames dropped by the ring limit)` : ''}` }
+        {
+          application: 'gamewire',
+          comment: `live capture on ${this.opts.device}${first ? `, frames ${first.number}..${this.frameNumber}` : ''}${this.ring.dropped ? ` (${this.ring.dropped} older frames dropped by the ring limit)` : ''}`
+        }
       )
       for (const f of this.ring.frames()) file.frame(f)
       const frames = file.frames
@@ -377,7 +410,13 @@ class CaptureRun {
     const summary = {
       format: FORMAT,
       // Without a decoder the frames are the ones captured (and forwarded).
-      source: { interface: this.opts.device, file: this.opts.writeFile ?? null, frames: this.decoder ? this.decoded.frames : this.frameNumber, linkTypes: ended?.linkTypes ?? [], warnings },
+      source: {
+        interface: this.opts.device,
+        file: this.opts.writeFile ?? null,
+        frames: this.decoder ? this.decoded.frames : this.frameNumber,
+        linkTypes: ended?.linkTypes ?? [],
+        warnings
+      },
       conversations: conversations.map(conversationJson),
       stats: { messages: stats.matched, errors: stats.errors },
       capture: {

@@ -73,7 +73,7 @@ export function loadCap(): CapModule {
     // cap is an optional dependency: npm leaves it out when its build fails (no libpcap headers).
     if ((e as { code?: string }).code === 'MODULE_NOT_FOUND' && /'cap'/.test(why)) {
       throw new CaptureUnavailable(
-        "live capture unavailable: the optional libpcap binding 'cap' is not installed (npm skips it when libpcap-dev is missing); install libpcap-dev (e.g. apt-get install libpcap-dev) and run `npm install` again (see README \"Live capture\")"
+        'live capture unavailable: the optional libpcap binding \'cap\' is not installed (npm skips it when libpcap-dev is missing); install libpcap-dev (e.g. apt-get install libpcap-dev) and run `npm install` again (see README "Live capture")'
       )
     }
     throw new CaptureUnavailable(

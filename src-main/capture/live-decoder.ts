@@ -29,10 +29,7 @@ export interface DecoderSetup {
 }
 
 /** Main thread → decoder. */
-export type DecoderCommand =
-  | { type: 'frames'; frames: PackedFrames }
-  | { type: 'add-keys'; id: number; text: string }
-  | { type: 'end' }
+export type DecoderCommand = { type: 'frames'; frames: PackedFrames } | { type: 'add-keys'; id: number; text: string } | { type: 'end' }
 
 export interface DecoderProgress {
   /** Frames decoded so far. */
@@ -158,7 +155,13 @@ export function runLiveDecoder(): void {
           warnings.push(`internal decode error at the end: ${(e as Error).message}`)
         }
         send({ type: 'decoded', ...takeOutput(), ...progress() })
-        send({ type: 'ended', conversationList: session.engine.conversationList(), linkTypes: session.engine.stats.linkTypes, warnings: [...warnings, ...session.engine.stats.warnings], ...progress() })
+        send({
+          type: 'ended',
+          conversationList: session.engine.conversationList(),
+          linkTypes: session.engine.stats.linkTypes,
+          warnings: [...warnings, ...session.engine.stats.warnings],
+          ...progress()
+        })
         port.close()
         return
     }

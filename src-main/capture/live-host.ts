@@ -27,7 +27,10 @@ import { captureUnavailableReason } from './devices'
 import type { CaptureCommand, CaptureReport, LiveBatch, LiveFailureKind, LiveStartOptions, LiveStarted, LiveStats, LiveStopped } from './live-protocol'
 
 export class LiveCaptureFailure extends Error {
-  constructor(readonly kind: LiveFailureKind, message: string) {
+  constructor(
+    readonly kind: LiveFailureKind,
+    message: string
+  ) {
     super(message)
     this.name = 'LiveCaptureFailure'
   }
@@ -284,7 +287,10 @@ export class LiveCaptureHost {
   private exited(channel: CaptureChannel, code: number | null, signal: string | null, detail: string): void {
     if (channel !== this.channel) return
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`
-    const lastLine = detail.split('\n').filter((l) => l.trim() && !CAP_LOOKUPNET_NOISE.test(l.trim())).pop()
+    const lastLine = detail
+      .split('\n')
+      .filter((l) => l.trim() && !CAP_LOOKUPNET_NOISE.test(l.trim()))
+      .pop()
     const error = new LiveCaptureFailure('internal', `the capture process ${how}${lastLine ? `: ${lastLine.trim()}` : ''}`)
     this.chain.then(() => {
       // After 'stopped' or 'fatal' the run is settled and detached; otherwise the process crashed.

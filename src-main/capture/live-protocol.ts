@@ -158,7 +158,8 @@ export function checkStartOptions(o: LiveStartOptions): LiveStartOptions {
   if (typeof o.device !== 'string') fail('device must be a string')
   for (const k of ['filter', 'displayFilter', 'keylog', 'writeFile'] as const) {
     const v = o[k]
-    if (v !== undefined && (typeof v !== 'string' || v.includes('\0') || v.length > (k === 'keylog' ? 1 << 24 : 65536))) fail(`${k} must be text without NUL bytes`)
+    if (v !== undefined && (typeof v !== 'string' || v.includes('\0') || v.length > (k === 'keylog' ? 1 << 24 : 65536)))
+      fail(`${k} must be text without NUL bytes`)
   }
   const positiveInt = (v: unknown, k: string) => {
     if (v !== undefined && (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1)) fail(`${k} must be a positive integer`)
@@ -166,7 +167,8 @@ export function checkStartOptions(o: LiveStartOptions): LiveStartOptions {
   positiveInt(o.maxFrames, 'maxFrames')
   positiveInt(o.snapLen, 'snapLen')
   positiveInt(o.bufferSize, 'bufferSize')
-  if (o.durationMs !== undefined && (typeof o.durationMs !== 'number' || !Number.isFinite(o.durationMs) || o.durationMs < 0 || o.durationMs > 2 ** 31 - 1)) fail('durationMs must be 0..2^31-1')
+  if (o.durationMs !== undefined && (typeof o.durationMs !== 'number' || !Number.isFinite(o.durationMs) || o.durationMs < 0 || o.durationMs > 2 ** 31 - 1))
+    fail('durationMs must be 0..2^31-1')
   if (o.batchMs !== undefined && (typeof o.batchMs !== 'number' || !Number.isFinite(o.batchMs))) fail('batchMs must be a number')
   if (o.ring !== undefined && o.ring !== null) {
     if (typeof o.ring !== 'object') fail('ring must be {frames?, bytes?} or null')
@@ -202,7 +204,14 @@ export function unpackFrames(p: PackedFrames): { number: number; linkType: numbe
   let off = 0
   for (let i = 0; i + FRAME_META_FIELDS <= p.meta.length; i += FRAME_META_FIELDS) {
     const len = p.meta[i + 4]
-    out.push({ number: p.meta[i], linkType: p.linkType, tsSec: p.meta[i + 1], tsNsec: p.meta[i + 2], originalLength: p.meta[i + 3], data: p.data.subarray(off, off + len) })
+    out.push({
+      number: p.meta[i],
+      linkType: p.linkType,
+      tsSec: p.meta[i + 1],
+      tsNsec: p.meta[i + 2],
+      originalLength: p.meta[i + 3],
+      data: p.data.subarray(off, off + len)
+    })
     off += len
   }
   return out

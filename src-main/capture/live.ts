@@ -62,7 +62,10 @@ export interface LiveCaptureStats {
 export type CaptureErrorKind = 'permission' | 'no-device' | 'filter' | 'options' | 'failed'
 
 export class CaptureError extends Error {
-  constructor(readonly kind: CaptureErrorKind, message: string) {
+  constructor(
+    readonly kind: CaptureErrorKind,
+    message: string
+  ) {
     super(message)
     this.name = 'CaptureError'
   }
@@ -78,8 +81,10 @@ export function permissionHelp(execPath: string = process.execPath): string {
   }
   const isNode = /(^|\/)node(js)?(\.exe)?$/i.test(binary)
   const which = isNode ? 'node' : 'the Electron binary'
-  return `run as root (sudo), or grant ${which} the capture capabilities once: sudo setcap cap_net_raw,cap_net_admin=eip ${binary}` +
+  return (
+    `run as root (sudo), or grant ${which} the capture capabilities once: sudo setcap cap_net_raw,cap_net_admin=eip ${binary}` +
     (isNode ? ' (the same as `sudo setcap cap_net_raw,cap_net_admin=eip $(readlink -f $(which node))`)' : '')
+  )
 }
 
 const PERMISSION = /operation not permitted|permission denied|don't have permission|not have sufficient privileges|EPERM|EACCES/i
@@ -122,7 +127,8 @@ function checkOptions(o: LiveCaptureOptions): { snapLen: number; bufferSize: num
     throw new CaptureError('options', 'a capture device name is needed (gamewire devices lists them)')
   }
   const snapLen = o.snapLen ?? MAX_SNAPLEN
-  if (!Number.isInteger(snapLen) || snapLen < 1 || snapLen > MAX_SNAPLEN) throw new CaptureError('options', `snapshot length must be 1..${MAX_SNAPLEN}, got ${o.snapLen}`)
+  if (!Number.isInteger(snapLen) || snapLen < 1 || snapLen > MAX_SNAPLEN)
+    throw new CaptureError('options', `snapshot length must be 1..${MAX_SNAPLEN}, got ${o.snapLen}`)
   const bufferSize = o.bufferSize ?? DEFAULT_BUFFER_BYTES
   if (!Number.isInteger(bufferSize) || bufferSize < 65536 || bufferSize > 0x7fffffff) {
     throw new CaptureError('options', `buffer size must be 64 KiB..2 GiB, got ${o.bufferSize} bytes`)
@@ -159,7 +165,10 @@ export class LiveCapture {
     const { Cap } = loadCap()
     const devices = Cap.deviceList()
     if (!devices.some((d) => d.name === opts.device)) {
-      throw new CaptureError('no-device', `no capture device '${opts.device}' (devices: ${devices.map((d) => d.name).join(', ') || 'none'}; see gamewire devices)`)
+      throw new CaptureError(
+        'no-device',
+        `no capture device '${opts.device}' (devices: ${devices.map((d) => d.name).join(', ') || 'none'}; see gamewire devices)`
+      )
     }
     const filter = opts.filter?.trim() ?? ''
     const handle = new Cap()

@@ -34,7 +34,9 @@ export class PcapngFile {
   }
 
   frame(f: PcapngFrame): void {
-    this.append(this.writer.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data, originalLength: Math.max(f.originalLength, f.data.length) }))
+    this.append(
+      this.writer.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data, originalLength: Math.max(f.originalLength, f.data.length) })
+    )
     this.frames++
     if (this.pendingBytes >= FLUSH_AT) this.flush()
   }

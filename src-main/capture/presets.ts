@@ -33,7 +33,14 @@ export const CAPTURE_PRESETS: readonly CapturePreset[] = [
     label: 'Photon (UDP)',
     protocol: 'photon',
     description: 'Photon Cloud/Server over UDP: name server, master and game server',
-    ports: [udp(5058, 'name server'), udp(5055, 'master server'), udp(5056, 'game server'), udp(27000, 'name server (alt)'), udp(27001, 'master server (alt)'), udp(27002, 'game server (alt)')]
+    ports: [
+      udp(5058, 'name server'),
+      udp(5055, 'master server'),
+      udp(5056, 'game server'),
+      udp(27000, 'name server (alt)'),
+      udp(27001, 'master server (alt)'),
+      udp(27002, 'game server (alt)')
+    ]
   },
   {
     id: 'photon-tcp',

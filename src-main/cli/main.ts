@@ -1,7 +1,20 @@
 // `gamewire` command line: decode | stats | capture | devices | serve | query. Errors are one line on stderr and an exit
 // code (2 for bad arguments or unreadable input), never a stack trace.
 
-import { accessSync, constants, createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, type WriteStream } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  type WriteStream
+} from 'node:fs'
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
@@ -42,7 +55,10 @@ import { describeTables, PARTITION_KEYS, type PartitionKey } from '../sql/tables
 const PRESET_LIST = [...Object.keys(PRESET_GROUPS), ...CAPTURE_PRESETS.map((p) => (p.userPorts ? `${p.id}:PORT` : p.id))].join(', ')
 
 class CliExit extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string
+  ) {
     super(message)
   }
 }
@@ -121,7 +137,14 @@ async function decodeCommand(a: ParsedArgs): Promise<number> {
   if (a.options.has('partition-by')) fail('--partition-by is for --format parquet')
   readableFile(file, 'capture file')
   if (format !== 'json' && format !== 'ndjson') fail(`--format must be json, ndjson or parquet, got '${format}'`)
-  const job: DecodeJob = { file, format, includeKeys: a.flags.has('include-keys'), includeSourceBytes: a.flags.has('include-bytes'), tree: treeOption(a), jobs: jobsOption(a) }
+  const job: DecodeJob = {
+    file,
+    format,
+    includeKeys: a.flags.has('include-keys'),
+    includeSourceBytes: a.flags.has('include-bytes'),
+    tree: treeOption(a),
+    jobs: jobsOption(a)
+  }
   if (a.flags.has('layers')) job.layers = true
   job.schemas = schemaOption(a)
   job.keylog = keylogOption(a)
@@ -218,7 +241,9 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
     jobs: jobsOption(a),
     ops,
     decodeAs: decodeAsOption(a),
-    progress: showProgress ? (p) => process.stderr.write(`\r\x1b[Kreading ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`) : undefined
+    progress: showProgress
+      ? (p) => process.stderr.write(`\r\x1b[Kreading ${p.total ? Math.floor((100 * p.bytes) / p.total) : 0}%  ${p.messages} messages`)
+      : undefined
   })
   if (showProgress) process.stderr.write('\r\x1b[K')
   if (a.flags.has('json')) {
@@ -228,7 +253,11 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
   const lines = [
     `file: ${s.file} (${s.bytes} bytes)`,
     `frames: ${s.frames}`,
-    `messages: ${s.messages} (${Object.entries(s.protocols).map(([p, n]) => `${p} ${n}`).join(', ') || 'none'}), ${s.errors} with errors`,
+    `messages: ${s.messages} (${
+      Object.entries(s.protocols)
+        .map(([p, n]) => `${p} ${n}`)
+        .join(', ') || 'none'
+    }), ${s.errors} with errors`,
     `conversations: ${s.conversations.length}`,
     ...s.conversations.map((c) => `  #${c.id} ${c.transport} ${c.client} -> ${c.server} ${c.stack.join('/')} ${c.frames} frames ${c.bytes} bytes`),
     ...s.warnings.map((w) => `warning: ${w}`)
@@ -242,9 +271,19 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
 function operationLines(r: OperationsReport, conversations: ConversationInfo[]): string[] {
   const fmt = (v: number | null) => (v === null ? '-' : String(Math.round(v * 1000) / 1000))
   const table = (ops: OperationStat[], indent: string): string[] => {
-    const rows = [['protocol', 'operation', 'requests', 'responses', 'unanswered', 'p50 ms', 'p95 ms', 'max ms'], ...ops.map((o) => [o.protocol, o.name, String(o.count), String(o.responses), String(o.unanswered), fmt(o.p50), fmt(o.p95), fmt(o.max)])]
+    const rows = [
+      ['protocol', 'operation', 'requests', 'responses', 'unanswered', 'p50 ms', 'p95 ms', 'max ms'],
+      ...ops.map((o) => [o.protocol, o.name, String(o.count), String(o.responses), String(o.unanswered), fmt(o.p50), fmt(o.p95), fmt(o.max)])
+    ]
     const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
-    return rows.map((row) => indent + row.map((cell, k) => (k < 2 ? cell.padEnd(widths[k]) : cell.padStart(widths[k]))).join('  ').trimEnd())
+    return rows.map(
+      (row) =>
+        indent +
+        row
+          .map((cell, k) => (k < 2 ? cell.padEnd(widths[k]) : cell.padStart(widths[k])))
+          .join('  ')
+          .trimEnd()
+    )
   }
   if (r.overall.length === 0) return ['operations: no requests or responses']
   const info = new Map(conversations.map((c) => [c.id, c]))
@@ -406,7 +445,8 @@ async function decodeParquet(a: ParsedArgs): Promise<number> {
   for (const f of ['include-keys', 'include-bytes']) if (a.flags.has(f)) fail(`--${f} does not apply to --format parquet`)
   for (const file of a.positional) readableFile(file, 'capture file')
   const partition = one(a, 'partition-by')
-  if (partition !== undefined && !(PARTITION_KEYS as readonly string[]).includes(partition)) fail(`--partition-by must be ${PARTITION_KEYS.join(', ')}, got '${partition}'`)
+  if (partition !== undefined && !(PARTITION_KEYS as readonly string[]).includes(partition))
+    fail(`--partition-by must be ${PARTITION_KEYS.join(', ')}, got '${partition}'`)
   const outDir = one(a, 'output')?.replace(/(.)\/+$/, '$1')
   if (!outDir) fail('--format parquet writes a directory: gamewire decode CAPTURE... --format parquet -o DIR')
   if (existsSync(outDir)) {
@@ -426,7 +466,8 @@ async function decodeParquet(a: ParsedArgs): Promise<number> {
     const db = await ScratchDb.open(temp)
     try {
       const loaded = await loadCaptures(db.connection, a.positional, opts)
-      if (opts.progress) process.stderr.write(`\r\x1b[K${loaded.map((l) => `${l.capture}: ${l.frames} frames, ${l.messages} messages, ${l.errors} with errors`).join('\n')}\n`)
+      if (opts.progress)
+        process.stderr.write(`\r\x1b[K${loaded.map((l) => `${l.capture}: ${l.frames} frames, ${l.messages} messages, ${l.errors} with errors`).join('\n')}\n`)
       for (const l of loaded) warnTruncated(l.warnings)
       await writeParquet(db.connection, temp, partition as PartitionKey | undefined).catch((e) => {
         throw new SqlError(`writing Parquet: ${(e as Error).message.split('\n')[0]}`)
@@ -481,13 +522,29 @@ const KEYLOG: OptionDoc = { name: 'keylog', value: true, arg: 'FILE', help: 'dec
 const FILTER: OptionDoc = { name: 'filter', short: 'Y', value: true, arg: 'EXPR', help: 'display filter: only the messages it matches' }
 const TREE: OptionDoc = { name: 'tree', value: true, arg: 'full|none', help: "'none' leaves each message's field tree out (faster, smaller)" }
 const DECODE_AS: OptionDoc = {
-  name: 'decode-as', short: 'd', value: true, repeat: true, arg: 'CONV=PROTOCOL',
+  name: 'decode-as',
+  short: 'd',
+  value: true,
+  repeat: true,
+  arg: 'CONV=PROTOCOL',
   help: "force a conversation's protocol (CONV: a conversation id or an ip:port of either side; PROTOCOL: a protocol id, or 'unknown'); repeatable"
 }
 /** Shared by every command that decodes: the game's own names and payload layouts (docs/schema-packs.md). */
-const SCHEMA: OptionDoc = { name: 'schema', value: true, repeat: true, arg: 'FILE', help: "a schema pack (gamewire-schema/1 JSON) naming a game's codes and laying out its payloads; repeatable" }
+const SCHEMA: OptionDoc = {
+  name: 'schema',
+  value: true,
+  repeat: true,
+  arg: 'FILE',
+  help: "a schema pack (gamewire-schema/1 JSON) naming a game's codes and laying out its payloads; repeatable"
+}
 const INCLUDE_BYTES: OptionDoc = { name: 'include-bytes', help: "add each data source's bytes as hex" }
-const JOBS: OptionDoc = { name: 'jobs', short: 'j', value: true, arg: 'N', help: 'decode in N worker threads, 1 to 64 (default: cores - 1, at least 1); the output is the same for any N' }
+const JOBS: OptionDoc = {
+  name: 'jobs',
+  short: 'j',
+  value: true,
+  arg: 'N',
+  help: 'decode in N worker threads, 1 to 64 (default: cores - 1, at least 1); the output is the same for any N'
+}
 const PROGRESS_QUIET: OptionDoc = { name: 'quiet', short: 'q', help: 'no progress line (it is shown on stderr only when stderr is a terminal)' }
 const JSON_OUT: OptionDoc = { name: 'json', help: 'write JSON' }
 const HELP: OptionDoc = { name: 'help', short: 'h', help: 'show this help' }
@@ -510,7 +567,8 @@ const COMMANDS: Command[] = [
   {
     name: 'decode',
     brief: 'Decode a capture file to the decoded-JSON document',
-    synopsis: 'CAPTURE... [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format json|ndjson|parquet] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--partition-by capture|protocol|date] [--jobs N] [-q]',
+    synopsis:
+      'CAPTURE... [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format json|ndjson|parquet] [-o OUT] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-keys] [--include-bytes] [--layers] [--partition-by capture|protocol|date] [--jobs N] [-q]',
     summary:
       'Decode a .pcap or .pcapng file to the decoded-JSON document (stdout, or OUT). With --format parquet: one or more captures to Apache Parquet tables (messages, fields, conversations) in the directory OUT (gamewire query --tables lists their columns).',
     positional: Number.MAX_SAFE_INTEGER,
@@ -518,9 +576,20 @@ const COMMANDS: Command[] = [
       KEYLOG,
       SCHEMA,
       FILTER,
-      { name: 'format', short: 'T', value: true, arg: 'json|ndjson|parquet', help: 'one JSON document (default), one message a line then a summary line, or Parquet tables (needs -o DIR)' },
+      {
+        name: 'format',
+        short: 'T',
+        value: true,
+        arg: 'json|ndjson|parquet',
+        help: 'one JSON document (default), one message a line then a summary line, or Parquet tables (needs -o DIR)'
+      },
       { name: 'output', short: 'o', value: true, arg: 'OUT', help: 'write to this file instead of stdout (for parquet: a new or empty directory)' },
-      { name: 'partition-by', value: true, arg: 'capture|protocol|date', help: 'parquet: Hive-style partitioned directories (KEY=VALUE/) per capture, protocol or UTC day' },
+      {
+        name: 'partition-by',
+        value: true,
+        arg: 'capture|protocol|date',
+        help: 'parquet: Hive-style partitioned directories (KEY=VALUE/) per capture, protocol or UTC day'
+      },
       TREE,
       DECODE_AS,
       { name: 'include-keys', help: 'write the keys from --keylog into the export' },
@@ -535,7 +604,8 @@ const COMMANDS: Command[] = [
     name: 'stats',
     brief: 'Summarise a capture: frames, messages per protocol, conversations',
     synopsis: 'CAPTURE [--keylog FILE] [--schema FILE]... [--decode-as CONV=PROTOCOL]... [--ops] [--json] [--jobs N] [-q]',
-    summary: 'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass); with --ops, requests, responses, unanswered requests and latency per operation.',
+    summary:
+      'Summarise a capture: frames, messages per protocol, conversations (the tree-less index pass); with --ops, requests, responses, unanswered requests and latency per operation.',
     positional: 1,
     options: [
       KEYLOG,
@@ -553,10 +623,17 @@ const COMMANDS: Command[] = [
     brief: 'Compare two captures of the same scenario, message by message and field by field',
     synopsis: 'A B [--ignore FIELD]... [--no-default-ignores] [--keylog FILE] [--schema FILE]... [--json]',
     summary:
-      "Compare two captures of the same scenario (e.g. a reference server and a reimplementation): conversations paired by protocol and server port (else order), messages aligned per direction by name, then what is only in A, only in B, and the fields that differ in aligned messages, skipping volatile ones (ids, tokens, sequence numbers, ACK and timing fields; see the README). --json writes a gamewire-diff/1 document.",
+      'Compare two captures of the same scenario (e.g. a reference server and a reimplementation): conversations paired by protocol and server port (else order), messages aligned per direction by name, then what is only in A, only in B, and the fields that differ in aligned messages, skipping volatile ones (ids, tokens, sequence numbers, ACK and timing fields; see the README). --json writes a gamewire-diff/1 document.',
     positional: 2,
     options: [
-      { name: 'ignore', short: 'i', value: true, repeat: true, arg: 'FIELD', help: "a field path not to compare (e.g. payload.RoomId, parameters.249, _id; a leading / anchors it at the value's root, * is any one segment); repeatable" },
+      {
+        name: 'ignore',
+        short: 'i',
+        value: true,
+        repeat: true,
+        arg: 'FIELD',
+        help: "a field path not to compare (e.g. payload.RoomId, parameters.249, _id; a leading / anchors it at the value's root, * is any one segment); repeatable"
+      },
       { name: 'no-default-ignores', help: 'compare the fields skipped by default too' },
       { name: 'keylog', value: true, arg: 'FILE', help: 'decrypt both captures with the keys in this key file' },
       SCHEMA,
@@ -577,7 +654,8 @@ const COMMANDS: Command[] = [
   {
     name: 'capture',
     brief: 'Live capture through libpcap, streaming decoded messages as NDJSON',
-    synopsis: '-i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format ndjson] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-bytes] [--snaplen N] [--buffer-size MiB] [--no-promisc] [-q]',
+    synopsis:
+      '-i IFACE [-f BPF] [--preset NAME]... [--duration SECONDS] [--count N] [-w FILE.pcapng] [--keylog FILE] [--schema FILE]... [--filter EXPR] [--format ndjson] [--tree full|none] [--decode-as CONV=PROTOCOL]... [--include-bytes] [--snaplen N] [--buffer-size MiB] [--no-promisc] [-q]',
     summary: `Live capture through libpcap, streaming decoded messages as NDJSON until the duration or count is reached or SIGINT/SIGTERM, then the summary line. ${PRESET_NOTE}`,
     positional: 0,
     options: [
@@ -748,7 +826,14 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`gamewire: ${e.message}\n`)
       return e.code
     }
-    if (e instanceof UsageError || e instanceof KeyFileError || e instanceof DecodeFailure || e instanceof CaptureUnavailable || e instanceof SqlError || e instanceof CaptureFormatError) {
+    if (
+      e instanceof UsageError ||
+      e instanceof KeyFileError ||
+      e instanceof DecodeFailure ||
+      e instanceof CaptureUnavailable ||
+      e instanceof SqlError ||
+      e instanceof CaptureFormatError
+    ) {
       process.stderr.write(`gamewire: ${e.message}\n`)
       return 2
     }

@@ -71,7 +71,10 @@ export function windowOptions(preloadPath: string, o: { packaged: boolean } = { 
  * (only when not packaged and only a loopback http URL, so an environment variable cannot point a
  * packaged app at a remote page).
  */
-export function appPageMatcher(o: { indexFile: string; devUrl?: string; packaged: boolean }): { load: { url: string } | { file: string }; matches(url: string): boolean } {
+export function appPageMatcher(o: { indexFile: string; devUrl?: string; packaged: boolean }): {
+  load: { url: string } | { file: string }
+  matches(url: string): boolean
+} {
   const dev = !o.packaged && o.devUrl ? loopbackOrigin(o.devUrl) : null
   if (dev) return { load: { url: o.devUrl! }, matches: (url) => loopbackOrigin(url) === dev }
   const own = pathToFileURL(o.indexFile).href
@@ -161,7 +164,11 @@ export function handledChannels(): string[] {
 
 // ---- exports ----
 
-export type SaveDialogLike = (options: { title: string; defaultPath: string; filters: { name: string; extensions: string[] }[] }) => Promise<{ canceled: boolean; filePath?: string }>
+export type SaveDialogLike = (options: {
+  title: string
+  defaultPath: string
+  filters: { name: string; extensions: string[] }[]
+}) => Promise<{ canceled: boolean; filePath?: string }>
 
 /** Export destinations in Electron: a native save dialog, in the last folder used. */
 export function electronExportTarget(showSaveDialog: SaveDialogLike, defaultDir: () => string) {
@@ -291,7 +298,10 @@ export function menuTemplate(actions: MenuActions, state: { recent: string[]; ca
       ...(state.devTools ? [sep, { role: 'toggleDevTools' }] : [])
     ]
   }
-  const edit: MenuItemSpec = { label: 'Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, sep, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] }
+  const edit: MenuItemSpec = {
+    label: 'Edit',
+    submenu: [{ role: 'undo' }, { role: 'redo' }, sep, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }]
+  }
   const template = [file, edit, view, capture]
   if (state.isMac) template.unshift({ label: 'gamewire', submenu: [{ role: 'about' }, sep, { role: 'quit' }] })
   return template
@@ -325,10 +335,7 @@ export interface InitialCapture {
 }
 
 /** What to open at startup: the command-line file if it exists, else the demo capture. */
-export function resolveInitialCapture(
-  argv: readonly string[],
-  opts: { packaged: boolean; cwd: string; isFile: (path: string) => boolean }
-): InitialCapture {
+export function resolveInitialCapture(argv: readonly string[], opts: { packaged: boolean; cwd: string; isFile: (path: string) => boolean }): InitialCapture {
   const arg = commandLineFileArg(argv, opts.packaged)
   if (arg === undefined) return { path: undefined }
   const path = isAbsolute(arg) ? arg : resolve(opts.cwd, arg)

@@ -9,14 +9,27 @@ import { decodeOnThread } from './run-decode'
 import { diffCaptures, type DiffMessageInput, type DiffOptions, type DiffReport, type DiffSideInput } from '../../src-shared/analysis/diff'
 
 /** One capture's conversations and messages, as the diff takes them. `pause` runs between read chunks (the app yields and cancels there). */
-export async function diffSide(path: string, o: { keys?: KeyStore; schemas?: SchemaPack[]; decodeAs?: DecodeAsRule[]; pause?: () => Promise<void> } = {}): Promise<DiffSideInput> {
+export async function diffSide(
+  path: string,
+  o: { keys?: KeyStore; schemas?: SchemaPack[]; decodeAs?: DecodeAsRule[]; pause?: () => Promise<void> } = {}
+): Promise<DiffSideInput> {
   const messages: DiffMessageInput[] = []
   const session = await decodeOnThread(
     { file: path, format: 'ndjson', decodeAs: o.decodeAs, schemas: o.schemas },
     {
       keys: o.keys ?? new KeyStore(),
       recording: false,
-      onMessage: (m) => messages.push({ id: m.id, conversation: m.conversation, direction: m.direction, frames: m.frames, time: m.time, protocol: m.protocol, name: m.name, value: m.value }),
+      onMessage: (m) =>
+        messages.push({
+          id: m.id,
+          conversation: m.conversation,
+          direction: m.direction,
+          frames: m.frames,
+          time: m.time,
+          protocol: m.protocol,
+          name: m.name,
+          value: m.value
+        }),
       pause: o.pause ?? (async () => {})
     }
   )
@@ -31,6 +44,9 @@ export async function diffFiles(
   b: string,
   o: { keysA?: KeyStore; keysB?: KeyStore; schemas?: SchemaPack[]; decodeAs?: DecodeAsRule[] } & DiffOptions = {}
 ): Promise<DiffReport> {
-  const [sa, sb] = [await diffSide(a, { keys: o.keysA, schemas: o.schemas, decodeAs: o.decodeAs }), await diffSide(b, { keys: o.keysB, schemas: o.schemas, decodeAs: o.decodeAs })]
+  const [sa, sb] = [
+    await diffSide(a, { keys: o.keysA, schemas: o.schemas, decodeAs: o.decodeAs }),
+    await diffSide(b, { keys: o.keysB, schemas: o.schemas, decodeAs: o.decodeAs })
+  ]
   return diffCaptures(sa, sb, o)
 }

@@ -16,7 +16,9 @@ function wanted(m: { protocol: string; value: unknown }): boolean {
 
 /** What analyzeRooms keeps of a decoded message, or null when it does not read it. */
 export function roomsMessage(m: RoomsMessage): RoomsMessage | null {
-  return wanted(m) ? { id: m.id, conversation: m.conversation, direction: m.direction, frames: m.frames, time: m.time, protocol: m.protocol, value: m.value, error: m.error } : null
+  return wanted(m)
+    ? { id: m.id, conversation: m.conversation, direction: m.direction, frames: m.frames, time: m.time, protocol: m.protocol, value: m.value, error: m.error }
+    : null
 }
 
 export async function captureRooms(

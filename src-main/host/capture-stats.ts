@@ -37,7 +37,14 @@ const gc = (globalThis as { gc?: () => void }).gc
  */
 export async function captureStats(
   path: string,
-  o: { keys?: KeyStore; schemas?: SchemaPack[]; jobs?: number; decodeAs?: DecodeAsRule[]; ops?: boolean; progress?: (p: { bytes: number; total: number; messages: number }) => void } = {}
+  o: {
+    keys?: KeyStore
+    schemas?: SchemaPack[]
+    jobs?: number
+    decodeAs?: DecodeAsRule[]
+    ops?: boolean
+    progress?: (p: { bytes: number; total: number; messages: number }) => void
+  } = {}
 ): Promise<CaptureStats> {
   // Rules naming conversation ids need one engine's numbering (as for decode --jobs); the operations need
   // every message's value, which only a decoder in this thread hands over.
@@ -62,14 +69,18 @@ export async function captureStats(
   const chunks = () => createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>
   if (jobs > 1) {
     const list = new WarningList()
-    const pool = new ShardPool(jobs, { mode: 'index', keys: [...(o.keys?.list() ?? [])], schemas: o.schemas, decodeAs: o.decodeAs }, {
-      conversation: (id, ends) => index.setEnds(id, ends),
-      row: (_id, row) => {
-        index.add(row, undefined, row.wireDir)
-        count(row.protocol)
-      },
-      warning: (w) => list.add(w)
-    })
+    const pool = new ShardPool(
+      jobs,
+      { mode: 'index', keys: [...(o.keys?.list() ?? [])], schemas: o.schemas, decodeAs: o.decodeAs },
+      {
+        conversation: (id, ends) => index.setEnds(id, ends),
+        row: (_id, row) => {
+          index.add(row, undefined, row.wireDir)
+          count(row.protocol)
+        },
+        warning: (w) => list.add(w)
+      }
+    )
     try {
       const reader = new CaptureReader({ onFrame: (f) => pool.push(f), onWarning: (w) => pool.warn(w) })
       let bytes = 0

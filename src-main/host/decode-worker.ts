@@ -34,7 +34,8 @@ async function main(): Promise<void> {
     send({ type: 'done', ...result })
   } catch (e) {
     const err = e as Error
-    const message = err instanceof CaptureFormatError || err.name === 'KeyFileError' || err.name === 'FilterError' ? err.message : `internal error: ${err.message}`
+    const message =
+      err instanceof CaptureFormatError || err.name === 'KeyFileError' || err.name === 'FilterError' ? err.message : `internal error: ${err.message}`
     send({ type: 'fatal', message })
   } finally {
     port.close()

@@ -175,7 +175,7 @@ export class FrameStore {
       number,
       interfaceId: b.readUInt32LE(at),
       linkType: b.readUInt32LE(at + 4),
-      tsSec: Math.max(tsSec , 0),
+      tsSec: Math.max(tsSec, 0),
       tsNsec: b.readUInt32LE(at + 16),
       originalLength: b.readUInt32LE(at + 20),
       data: new Uint8Array(b.buffer, b.byteOffset + at + HEADER, len)

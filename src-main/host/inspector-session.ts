@@ -353,7 +353,8 @@ export class InspectorSession implements InspectorRequests {
   async listCaptureDevices(): Promise<CaptureDeviceList> {
     const presets = CAPTURE_PRESETS.map((p) => ({ id: p.id, label: p.label, description: p.description, userPorts: !!p.userPorts }))
     const unavailable = captureUnavailableReason()
-    if (unavailable || this.opts.liveCapture === false) return { unavailable: unavailable ?? 'live capture is not available in this build', devices: [], presets }
+    if (unavailable || this.opts.liveCapture === false)
+      return { unavailable: unavailable ?? 'live capture is not available in this build', devices: [], presets }
     const devices = listDevices()
     const names = devices.map((d) => d.name)
     // Counters sampled twice: the devices whose counters moved carry traffic.
@@ -460,7 +461,13 @@ export class InspectorSession implements InspectorRequests {
         output: { frames: true },
         batchMs: LIVE_BATCH_MS
       })
-      const begin: LiveBegin = { device: started.device, linkType: started.linkType, snapLen: options.snapLen ?? 262_144, ringFrames: ring.frames, ringBytes: ring.bytes }
+      const begin: LiveBegin = {
+        device: started.device,
+        linkType: started.linkType,
+        snapLen: options.snapLen ?? 262_144,
+        ringFrames: ring.frames,
+        ringBytes: ring.bytes
+      }
       this.captureStatus = { state: 'capturing', interface: started.device, filter: started.filter, frames: 0, dropped: null, ifDropped: null, notDelivered: 0 }
       const beginning = this.call('beginLive', [begin])
       begun()

@@ -90,7 +90,11 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
       includeSourceBytes: job.includeSourceBytes,
       tree: job.tree,
       keys: job.includeKeys
-        ? keys.list().map((k) => ({ type: k.type, conversation: k.conversation === '*' ? '*' : `${k.conversation.client}-${k.conversation.server}`, key: toHex(k.key) + (k.iv ? ` ${toHex(k.iv)}` : '') }))
+        ? keys.list().map((k) => ({
+            type: k.type,
+            conversation: k.conversation === '*' ? '*' : `${k.conversation.client}-${k.conversation.server}`,
+            key: toHex(k.key) + (k.iv ? ` ${toHex(k.iv)}` : '')
+          }))
         : undefined
     },
     (bytes) => io.write(bytes),
@@ -161,7 +165,9 @@ export async function decodeOnThread(job: DecodeJob, o: OnThreadOptions): Promis
     layers: job.layers,
     onMessage: o.onMessage
   })
-  await feed(job, o.held, { frame: (f) => session.addFrame(f), warn: (w) => session.engine.warn(w), iface: (i) => session.interfaces.push(i) }, (done, total) => o.pause(done, total, session))
+  await feed(job, o.held, { frame: (f) => session.addFrame(f), warn: (w) => session.engine.warn(w), iface: (i) => session.interfaces.push(i) }, (done, total) =>
+    o.pause(done, total, session)
+  )
   session.end()
   return session
 }
@@ -185,7 +191,16 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
   let written = 0
   const pool = new ShardPool(
     job.jobs!,
-    { mode: 'export', keys, schemas: job.schemas, decodeAs: job.decodeAs, filter: job.filter, includeSourceBytes: job.includeSourceBytes, tree: job.tree, layers: job.layers },
+    {
+      mode: 'export',
+      keys,
+      schemas: job.schemas,
+      decodeAs: job.decodeAs,
+      filter: job.filter,
+      includeSourceBytes: job.includeSourceBytes,
+      tree: job.tree,
+      layers: job.layers
+    },
     {
       body: (id, conversation, body) => {
         if (body === null) return
@@ -209,7 +224,12 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     })
     const r = await pool.end()
     const name = held ? held.name : basename(job.file)
-    for (const _ of writer.endPieces({ file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, withSessionLinks(() => r.conversations), { messages: written, errors: r.errors })) await io.flush()
+    for (const _ of writer.endPieces(
+      { file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list },
+      withSessionLinks(() => r.conversations),
+      { messages: written, errors: r.errors }
+    ))
+      await io.flush()
     await io.flush()
     return { frames: r.frames, messages: r.messages, matched: written, errors: r.errors, warnings: warnings.list }
   } finally {

@@ -4,11 +4,40 @@ import type { InspectorEvent } from '../../src-shared/api'
 
 /** SessionCore methods the host may call (the worker refuses anything else). */
 export const CORE_METHODS = [
-  'open', 'status', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'findFrame', 'getMessage', 'getSourceBytes',
-  'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob',
-  'setCaptureState', 'beginLive', 'liveFrames', 'endLive', 'saveFrames', 'close',
-  'getRooms', 'diffWith',
-  'listSchemas', 'addSchema', 'removeSchema', 'exportSchemas', 'queryTables', 'runQuery', 'cancelQuery'
+  'open',
+  'status',
+  'getConversations',
+  'getFields',
+  'checkFilter',
+  'setView',
+  'getRows',
+  'findRow',
+  'findFrame',
+  'getMessage',
+  'getSourceBytes',
+  'setDecodeAs',
+  'listKeys',
+  'addKeys',
+  'removeKey',
+  'exportKeys',
+  'getStats',
+  'startExport',
+  'cancelJob',
+  'setCaptureState',
+  'beginLive',
+  'liveFrames',
+  'endLive',
+  'saveFrames',
+  'close',
+  'getRooms',
+  'diffWith',
+  'listSchemas',
+  'addSchema',
+  'removeSchema',
+  'exportSchemas',
+  'queryTables',
+  'runQuery',
+  'cancelQuery'
 ] as const
 
 export type CoreMethod = (typeof CORE_METHODS)[number]

@@ -29,12 +29,10 @@ export function needsTree(keys: readonly string[]): boolean {
   return keys.some((k) => !isMetaKey(k))
 }
 
-
 export function formatCell(values: readonly FieldScalar[]): string {
   let out = ''
   for (const v of values) {
-    const s =
-      v instanceof Uint8Array ? toHex(v.subarray(0, CELL_MAX / 2)) : v === null ? 'null' : typeof v === 'string' ? v : String(v)
+    const s = v instanceof Uint8Array ? toHex(v.subarray(0, CELL_MAX / 2)) : v === null ? 'null' : typeof v === 'string' ? v : String(v)
     out = out ? `${out}, ${s}` : s
     if (out.length >= CELL_MAX) return out.slice(0, CELL_MAX - 1) + '…'
   }
@@ -62,7 +60,10 @@ export class ViewMatcher {
   readonly plan: ViewPlan
 
   /** Throws FilterError for a bad filter. */
-  constructor(filterText: string, readonly columns: readonly string[]) {
+  constructor(
+    filterText: string,
+    readonly columns: readonly string[]
+  ) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...(this.filter?.fields ?? []), ...columns]
     this.needsTree = needsTree(keys)

@@ -298,7 +298,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
     // Browsers always send Origin on WebSocket requests: it must be this server's own page.
     const origin = req.headers.origin
     if (origin !== undefined && !origins.has(origin.toLowerCase())) return refuse(socket, '403 Forbidden', 'forbidden origin')
-    if (!tokenMatches(url.searchParams.get('token'), token)) return refuse(socket, '401 Unauthorized', 'missing or wrong token: open the URL that gamewire serve printed')
+    if (!tokenMatches(url.searchParams.get('token'), token))
+      return refuse(socket, '401 Unauthorized', 'missing or wrong token: open the URL that gamewire serve printed')
     const check = checkUpgrade(req)
     if ('error' in check) return refuse(socket, '400 Bad Request', check.error)
     let inFlight = 0
@@ -317,7 +318,8 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
         let args: unknown[]
         let method: RequestName
         try {
-          if (!isRequestName(msg.method)) throw Object.assign(new TypeError(`unknown request '${String(msg.method).slice(0, 40)}'`), { name: 'ApiArgumentError' })
+          if (!isRequestName(msg.method))
+            throw Object.assign(new TypeError(`unknown request '${String(msg.method).slice(0, 40)}'`), { name: 'ApiArgumentError' })
           method = msg.method
           args = validateRequest(method, msg.args ?? []) as unknown[]
         } catch (e) {
@@ -351,7 +353,10 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
   origins = new Set([...allowed].map((h) => `http://${h}`))
   const url = `http://${hostWithPort(ANY.has(host) ? '127.0.0.1' : host, port)}/?token=${token}`
   log(`gamewire: serving on ${url}`)
-  if (!LOOPBACK.has(host)) log(`gamewire: warning: the inspector is exposed to other machines on this network (bound to ${host}); anyone with the URL's token can read its keys and captures`)
+  if (!LOOPBACK.has(host))
+    log(
+      `gamewire: warning: the inspector is exposed to other machines on this network (bound to ${host}); anyone with the URL's token can read its keys and captures`
+    )
 
   const opened = session.openCapture(opts.capture)
   opened.catch((e: Error) => log(`gamewire: could not open ${opts.capture ?? 'the demo capture'}: ${e.message}`))

@@ -23,7 +23,9 @@ export const CLOSE_TOO_BIG = 1009
 
 /** The Sec-WebSocket-Accept value for a client key (RFC 6455 §4.2.2). */
 export function acceptKey(key: string): string {
-  return createHash('sha1').update(key + GUID).digest('base64')
+  return createHash('sha1')
+    .update(key + GUID)
+    .digest('base64')
 }
 
 /** Checks the upgrade request's WebSocket headers; returns the client key or a reason to refuse. */
@@ -78,9 +80,7 @@ export class WebSocketConnection {
 
   /** Completes the handshake on an upgrade request (already checked with checkUpgrade). */
   static accept(socket: Duplex, key: string, handlers: WebSocketHandlers, maxMessage?: number): WebSocketConnection {
-    socket.write(
-      'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' + `Sec-WebSocket-Accept: ${acceptKey(key)}\r\n\r\n`
-    )
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' + `Sec-WebSocket-Accept: ${acceptKey(key)}\r\n\r\n`)
     return new WebSocketConnection(socket, handlers, maxMessage)
   }
 

@@ -11,5 +11,7 @@ export class SqlError extends Error {
 
 /** DuckDB's messages carry the failing line and a caret on later lines: the first line says what is wrong. */
 export function sqlErrorMessage(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0].trim()
+  return String((e as Error)?.message ?? e)
+    .split('\n')[0]
+    .trim()
 }

@@ -79,7 +79,11 @@ export async function loadHeld(connection: DuckDBConnection, held: HeldFrames, o
   return loaded
 }
 
-async function loadInto(connection: DuckDBConnection, inputs: { file: string; capture: string; held?: HeldFrames }[], opts: LoadOptions): Promise<LoadedCapture[]> {
+async function loadInto(
+  connection: DuckDBConnection,
+  inputs: { file: string; capture: string; held?: HeldFrames }[],
+  opts: LoadOptions
+): Promise<LoadedCapture[]> {
   for (const t of [MESSAGES, FIELDS, CONVERSATIONS]) await connection.run(createTableSql(t))
   const rows = new TableRows(
     await connection.createAppender(MESSAGES.name),
@@ -246,7 +250,8 @@ function appendScalar(a: DuckDBAppender, v: FieldScalar | undefined, type: strin
     if (i !== column) a.appendNull()
     else if (i === 0) a.appendBigInt(BigInt(v as number | bigint))
     else if (i === 1) a.appendDouble(v as number)
-    else if (i === 2) a.appendVarchar(String(v)) // a string, or an integer beyond BIGINT in decimal
+    else if (i === 2)
+      a.appendVarchar(String(v)) // a string, or an integer beyond BIGINT in decimal
     else if (i === 3) a.appendBoolean(v as boolean)
     else a.appendBlob(v as Uint8Array)
   }

@@ -35,9 +35,13 @@ function tableFiles(dir: string, t: Table): TableFiles | 'empty' {
   if (existsSync(file) && statSync(file).isFile()) return { paths: [file] }
   const folder = join(dir, t.name)
   if (!existsSync(folder) || !statSync(folder).isDirectory()) {
-    throw new SqlError(`${dir} is not a gamewire Parquet directory: it has no ${t.name}.parquet or ${t.name}/ (write one with gamewire decode CAPTURE --format parquet -o DIR)`)
+    throw new SqlError(
+      `${dir} is not a gamewire Parquet directory: it has no ${t.name}.parquet or ${t.name}/ (write one with gamewire decode CAPTURE --format parquet -o DIR)`
+    )
   }
-  const part = readdirSync(folder).map((n) => /^([A-Za-z_]\w*)=/.exec(n)?.[1]).find((k) => k !== undefined)
+  const part = readdirSync(folder)
+    .map((n) => /^([A-Za-z_]\w*)=/.exec(n)?.[1])
+    .find((k) => k !== undefined)
   // A partitioned COPY of an empty table writes no files at all.
   if (!part) return existsSync(join(folder, 'data_0.parquet')) ? { paths: [join(folder, '*.parquet')] } : 'empty'
   return { paths: [join(folder, '**', '*.parquet')], partition: part }
@@ -56,7 +60,9 @@ export async function openParquet(connection: DuckDBConnection, dirs: readonly s
       const f = tableFiles(dir, t)
       if (f === 'empty') continue
       if (!first && f.partition !== partition) {
-        throw new SqlError(`the Parquet directories are partitioned differently (${partition ?? 'not partitioned'}, ${f.partition ?? 'not partitioned'}): query them one layout at a time`)
+        throw new SqlError(
+          `the Parquet directories are partitioned differently (${partition ?? 'not partitioned'}, ${f.partition ?? 'not partitioned'}): query them one layout at a time`
+        )
       }
       first = false
       partition = f.partition

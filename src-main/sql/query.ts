@@ -103,7 +103,11 @@ function columnInfo(name: string, t: DuckDBType): QueryResult['columns'][number]
 }
 
 /** Runs `sql` (its last statement's result), handing rows to `onRows` chunk by chunk. */
-export async function runSql(connection: DuckDBConnection, sql: string, onRows: (columns: QueryResult['columns'], rows: Json[][]) => void | Promise<void>): Promise<QueryResult['columns']> {
+export async function runSql(
+  connection: DuckDBConnection,
+  sql: string,
+  onRows: (columns: QueryResult['columns'], rows: Json[][]) => void | Promise<void>
+): Promise<QueryResult['columns']> {
   try {
     const result = await connection.stream(sql)
     const types = result.columnTypes()
@@ -192,8 +196,14 @@ export function formatTable(columns: QueryResult['columns'], rows: Json[][]): st
   }
   const text = rows.map((r) => r.map((v) => (v === null ? 'NULL' : clip(cellText(v)))))
   const widths = columns.map((c, i) => Math.max(c.name.length, ...text.map((r) => r[i].length)))
-  const numeric = columns.map((c, i) => rows.some((r) => r[i] !== null) && rows.every((r) => r[i] === null || typeof r[i] === 'number' || (c.integer && typeof r[i] === 'string')))
-  const line = (cells: string[]): string => cells.map((s, i) => (numeric[i] ? s.padStart(widths[i]) : s.padEnd(widths[i]))).join('  ').trimEnd()
+  const numeric = columns.map(
+    (c, i) => rows.some((r) => r[i] !== null) && rows.every((r) => r[i] === null || typeof r[i] === 'number' || (c.integer && typeof r[i] === 'string'))
+  )
+  const line = (cells: string[]): string =>
+    cells
+      .map((s, i) => (numeric[i] ? s.padStart(widths[i]) : s.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd()
   const out = [line(columns.map((c) => c.name)), widths.map((w) => '-'.repeat(w)).join('  '), ...text.map(line)]
   out.push(`(${rows.length} ${rows.length === 1 ? 'row' : 'rows'})`)
   return `${out.join('\n')}\n`

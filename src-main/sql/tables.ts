@@ -60,7 +60,7 @@ export const FIELDS: Table = {
     { name: 'text', type: 'VARCHAR', doc: 'a string value; also an integer beyond BIGINT, in decimal' },
     { name: 'bool', type: 'BOOLEAN', doc: 'a boolean value' },
     { name: 'bytes', type: 'BLOB', doc: 'a byte-array value' },
-    { name: 'source', type: 'VARCHAR', doc: "the data source it was read from (UDP payload, Inflated payload, ...)" },
+    { name: 'source', type: 'VARCHAR', doc: 'the data source it was read from (UDP payload, Inflated payload, ...)' },
     { name: 'start', type: 'INTEGER', doc: 'byte offset in that source' },
     { name: 'length', type: 'INTEGER', doc: 'bytes in that source' }
   ]

@@ -38,7 +38,11 @@ function loadPanes(): PaneSizes {
   try {
     const v = JSON.parse(localStorage.getItem(PANES_KEY) ?? 'null') as Partial<PaneSizes> | null
     const ok = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n > 0
-    return { timeline: ok(v?.timeline) ? v.timeline : fallback.timeline, tree: ok(v?.tree) ? v.tree : fallback.tree, side: ok(v?.side) ? v.side : fallback.side }
+    return {
+      timeline: ok(v?.timeline) ? v.timeline : fallback.timeline,
+      tree: ok(v?.tree) ? v.tree : fallback.tree,
+      side: ok(v?.side) ? v.side : fallback.side
+    }
   } catch {
     return fallback
   }
@@ -162,13 +166,26 @@ export function App() {
         <button type="button" className="button" onClick={open} title="Open a capture (Ctrl+O)">
           Open…
         </button>
-        <button type="button" className="button" onClick={() => useInspector.getState().setCaptureDialog(true)} title="Live capture" data-testid="capture-button">
+        <button
+          type="button"
+          className="button"
+          onClick={() => useInspector.getState().setCaptureDialog(true)}
+          title="Live capture"
+          data-testid="capture-button"
+        >
           Capture…
         </button>
         <FilterBar />
         <nav className="panel-tabs">
           {PANELS.map((p) => (
-            <button type="button" key={p.id} className={`tab ${panel === p.id ? 'active' : ''}`} onClick={() => setPanel(p.id)} data-testid={`panel-${p.key}`} aria-pressed={panel === p.id}>
+            <button
+              type="button"
+              key={p.id}
+              className={`tab ${panel === p.id ? 'active' : ''}`}
+              onClick={() => setPanel(p.id)}
+              data-testid={`panel-${p.key}`}
+              aria-pressed={panel === p.id}
+            >
               {p.label}
             </button>
           ))}
@@ -176,7 +193,13 @@ export function App() {
         <button type="button" className="button" onClick={() => openExport('json')} title="Export (Ctrl+E)" data-testid="export-button">
           Export…
         </button>
-        <button type="button" className="icon-button" onClick={toggleTheme} title={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`} data-testid="theme-toggle">
+        <button
+          type="button"
+          className="icon-button"
+          onClick={toggleTheme}
+          title={`Switch to ${theme === 'dark' ? 'light' : 'dark'} theme`}
+          data-testid="theme-toggle"
+        >
           {theme === 'dark' ? '☀' : '☾'}
         </button>
       </header>
@@ -193,10 +216,24 @@ export function App() {
             <Splitter direction="row" testid="split-tree" onResize={(d) => resize('tree', d)} />
             <div className="bytes-pane" data-testid="bytes-pane">
               <div className="tabs bottom-tabs" role="tablist">
-                <button type="button" role="tab" className={`tab ${bottomTab === 'hex' ? 'active' : ''}`} aria-selected={bottomTab === 'hex'} onClick={() => setBottomTab('hex')} data-testid="tab-hex">
+                <button
+                  type="button"
+                  role="tab"
+                  className={`tab ${bottomTab === 'hex' ? 'active' : ''}`}
+                  aria-selected={bottomTab === 'hex'}
+                  onClick={() => setBottomTab('hex')}
+                  data-testid="tab-hex"
+                >
                   Bytes
                 </button>
-                <button type="button" role="tab" className={`tab ${bottomTab === 'json' ? 'active' : ''}`} aria-selected={bottomTab === 'json'} onClick={() => setBottomTab('json')} data-testid="tab-json">
+                <button
+                  type="button"
+                  role="tab"
+                  className={`tab ${bottomTab === 'json' ? 'active' : ''}`}
+                  aria-selected={bottomTab === 'json'}
+                  onClick={() => setBottomTab('json')}
+                  data-testid="tab-json"
+                >
                   JSON
                 </button>
               </div>

@@ -3,10 +3,25 @@
 // registry feeds autocomplete in the filter bar.
 
 export type FieldType =
-  | 'u8' | 'u16' | 'u24' | 'u32' | 'u64'
-  | 'i8' | 'i16' | 'i32' | 'i64'
-  | 'f32' | 'f64'
-  | 'varint' | 'bool' | 'bytes' | 'string' | 'none' | 'ipv4' | 'ipv6' | 'flags'
+  | 'u8'
+  | 'u16'
+  | 'u24'
+  | 'u32'
+  | 'u64'
+  | 'i8'
+  | 'i16'
+  | 'i32'
+  | 'i64'
+  | 'f32'
+  | 'f64'
+  | 'varint'
+  | 'bool'
+  | 'bytes'
+  | 'string'
+  | 'none'
+  | 'ipv4'
+  | 'ipv6'
+  | 'flags'
 
 export interface FieldDef {
   key: string
@@ -119,10 +134,7 @@ export function isKnownKey(key: string): boolean {
 }
 
 /** Declares a family of fields under one prefix: `defineFields('udp', { srcport: ['Source port', 'u16'] })`. */
-export function defineFields<K extends string>(
-  prefix: string,
-  specs: Record<K, [name: string, type: FieldType, opts?: FieldOptions]>
-): Record<K, FieldDef> {
+export function defineFields<K extends string>(prefix: string, specs: Record<K, [name: string, type: FieldType, opts?: FieldOptions]>): Record<K, FieldDef> {
   const out = {} as Record<K, FieldDef>
   for (const k of Object.keys(specs) as K[]) {
     const [name, type, opts] = specs[k]

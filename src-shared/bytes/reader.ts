@@ -112,22 +112,42 @@ export class FieldReader {
     return v
   }
 
-  u8(def: FieldDef | null): number { return this.leaf(def, 1, (a) => this.view.getUint8(a)) }
-  i8(def: FieldDef | null): number { return this.leaf(def, 1, (a) => this.view.getInt8(a)) }
-  u16(def: FieldDef | null, le = false): number { return this.leaf(def, 2, (a) => this.view.getUint16(a, le)) }
-  i16(def: FieldDef | null, le = false): number { return this.leaf(def, 2, (a) => this.view.getInt16(a, le)) }
+  u8(def: FieldDef | null): number {
+    return this.leaf(def, 1, (a) => this.view.getUint8(a))
+  }
+  i8(def: FieldDef | null): number {
+    return this.leaf(def, 1, (a) => this.view.getInt8(a))
+  }
+  u16(def: FieldDef | null, le = false): number {
+    return this.leaf(def, 2, (a) => this.view.getUint16(a, le))
+  }
+  i16(def: FieldDef | null, le = false): number {
+    return this.leaf(def, 2, (a) => this.view.getInt16(a, le))
+  }
   u24(def: FieldDef | null, le = false): number {
     return this.leaf(def, 3, (a) => {
       const b = this.bytes
       return le ? b[a] | (b[a + 1] << 8) | (b[a + 2] << 16) : (b[a] << 16) | (b[a + 1] << 8) | b[a + 2]
     })
   }
-  u32(def: FieldDef | null, le = false): number { return this.leaf(def, 4, (a) => this.view.getUint32(a, le)) }
-  i32(def: FieldDef | null, le = false): number { return this.leaf(def, 4, (a) => this.view.getInt32(a, le)) }
-  u64(def: FieldDef | null, le = false): bigint { return this.leaf(def, 8, (a) => this.view.getBigUint64(a, le)) }
-  i64(def: FieldDef | null, le = false): bigint { return this.leaf(def, 8, (a) => this.view.getBigInt64(a, le)) }
-  f32(def: FieldDef | null, le = false): number { return this.leaf(def, 4, (a) => this.view.getFloat32(a, le)) }
-  f64(def: FieldDef | null, le = false): number { return this.leaf(def, 8, (a) => this.view.getFloat64(a, le)) }
+  u32(def: FieldDef | null, le = false): number {
+    return this.leaf(def, 4, (a) => this.view.getUint32(a, le))
+  }
+  i32(def: FieldDef | null, le = false): number {
+    return this.leaf(def, 4, (a) => this.view.getInt32(a, le))
+  }
+  u64(def: FieldDef | null, le = false): bigint {
+    return this.leaf(def, 8, (a) => this.view.getBigUint64(a, le))
+  }
+  i64(def: FieldDef | null, le = false): bigint {
+    return this.leaf(def, 8, (a) => this.view.getBigInt64(a, le))
+  }
+  f32(def: FieldDef | null, le = false): number {
+    return this.leaf(def, 4, (a) => this.view.getFloat32(a, le))
+  }
+  f64(def: FieldDef | null, le = false): number {
+    return this.leaf(def, 8, (a) => this.view.getFloat64(a, le))
+  }
 
   bytesField(def: FieldDef | null, n: number): Uint8Array {
     this.need(n, def?.name ?? 'bytes')

@@ -132,10 +132,7 @@ export class PcapngWriter {
     checkUint32(orig, 'frame: originalLength')
     if (orig < f.data.length) throw new RangeError(`frame: originalLength ${orig} is less than the ${f.data.length} captured bytes`)
     // BigInt: seconds × 1e9 passes 2^53 for any current date. Sub-µs digits are dropped on µs interfaces.
-    const ts =
-      units === 1e9
-        ? BigInt(f.tsSec) * 1_000_000_000n + BigInt(f.tsNsec)
-        : BigInt(f.tsSec) * 1_000_000n + BigInt(Math.floor(f.tsNsec / 1000))
+    const ts = units === 1e9 ? BigInt(f.tsSec) * 1_000_000_000n + BigInt(f.tsNsec) : BigInt(f.tsSec) * 1_000_000n + BigInt(Math.floor(f.tsNsec / 1000))
     if (ts > 0xffff_ffff_ffff_ffffn) throw new RangeError('frame: timestamp does not fit in 64 bits')
     const opts = (f.comments ?? []).map((c) => stringOption(OPT_COMMENT, c, 'frame comment'))
     return block(BT_EPB, 20 + f.data.length, opts, (v, bytes) => {
@@ -148,4 +145,3 @@ export class PcapngWriter {
     })
   }
 }
-

@@ -11,19 +11,25 @@
 // Behaviour follows Wireshark 4.0's wiretap where the spec leaves room (tshark is the test oracle):
 // timestamps finer than 1 ns or in binary units are truncated, not rounded; if_tsoffset is applied.
 
-import {
-  CaptureFormatError,
-  type CaptureFormat,
-  type CaptureFrame,
-  type CaptureInterface,
-  type CaptureSink
-} from './types'
+import { CaptureFormatError, type CaptureFormat, type CaptureFrame, type CaptureInterface, type CaptureSink } from './types'
 
 /** Largest record (pcap record or pcapng block) accepted; anything claiming more is damage. */
 export const MAX_RECORD = 256 * 1024 * 1024
 
 import {
-  BT_EPB, BT_IDB, BT_PB, BT_SPB, IF_DESCRIPTION, IF_FCSLEN, IF_NAME, IF_TSOFFSET, IF_TSRESOL, OPT_COMMENT, OPT_ENDOFOPT, PCAPNG_BOM, PCAPNG_SHB
+  BT_EPB,
+  BT_IDB,
+  BT_PB,
+  BT_SPB,
+  IF_DESCRIPTION,
+  IF_FCSLEN,
+  IF_NAME,
+  IF_TSOFFSET,
+  IF_TSRESOL,
+  OPT_COMMENT,
+  OPT_ENDOFOPT,
+  PCAPNG_BOM,
+  PCAPNG_SHB
 } from './pcapng-format'
 
 const PCAP_HEADER = 24
@@ -32,7 +38,6 @@ const PCAP_RECORD_HEADER = 16
 // Smallest legal size of each block we interpret (header + fixed fields + trailer).
 const MIN_BLOCK: Record<number, number> = { [PCAPNG_SHB]: 28, [BT_IDB]: 20, [BT_PB]: 32, [BT_SPB]: 16, [BT_EPB]: 32 }
 
-
 const utf8 = new TextDecoder('utf-8', { fatal: false })
 
 function u16(b: Uint8Array, o: number, le: boolean): number {
@@ -40,9 +45,7 @@ function u16(b: Uint8Array, o: number, le: boolean): number {
 }
 
 function u32(b: Uint8Array, o: number, le: boolean): number {
-  return le
-    ? (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0
-    : ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0
+  return le ? (b[o] | (b[o + 1] << 8) | (b[o + 2] << 16) | (b[o + 3] << 24)) >>> 0 : ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0
 }
 
 /** Signed 64-bit as a number (exact up to 2^53, which covers any sane if_tsoffset). */
@@ -168,9 +171,7 @@ export class CaptureReader {
     this.ended = true
     if (this.isStopped()) return
     if (this.fmt === undefined) {
-      throw new CaptureFormatError(
-        this.total === 0 ? 'empty file: not a pcap or pcapng file' : `not a pcap or pcapng file (only ${this.total} bytes)`
-      )
+      throw new CaptureFormatError(this.total === 0 ? 'empty file: not a pcap or pcapng file' : `not a pcap or pcapng file (only ${this.total} bytes)`)
     }
     if (this.pendingLen > 0) {
       this.warn(`capture truncated: last record cut off at byte ${this.total}`)
@@ -519,17 +520,7 @@ export class CaptureReader {
     this.packet(b, start + 20, end, ifId, u32(b, start + 4, le), u32(b, start + 8, le), capLen, orig, 'packet')
   }
 
-  private packet(
-    b: Uint8Array,
-    dataStart: number,
-    end: number,
-    ifId: number,
-    tsHigh: number,
-    tsLow: number,
-    capLen: number,
-    orig: number,
-    kind: string
-  ): void {
+  private packet(b: Uint8Array, dataStart: number, end: number, ifId: number, tsHigh: number, tsLow: number, capLen: number, orig: number, kind: string): void {
     const st = this.sectionIfaces[ifId]
     if (st === undefined) {
       this.stop(`pcapng ${kind} block at byte ${this.offset}: interface ${ifId} is not defined in this section (${this.sectionIfaces.length} defined)`)
@@ -586,13 +577,7 @@ export class CaptureReader {
    * Walks an option list, calling `each` for every option but end-of-options. A malformed list (an
    * option running past the block) is reported and the rest of it ignored; the block itself is kept.
    */
-  private options(
-    b: Uint8Array,
-    pos: number,
-    end: number,
-    kind: string,
-    each: (code: number, valueStart: number, len: number) => void
-  ): void {
+  private options(b: Uint8Array, pos: number, end: number, kind: string, each: (code: number, valueStart: number, len: number) => void): void {
     const le = this.le
     while (end - pos >= 4) {
       const code = u16(b, pos, le)

@@ -316,7 +316,16 @@ export class Conversation implements TcpGapListener {
     if (this.probes < MAX_PROBES) {
       this.probes++
       const ws = this.ws
-      const hit = this.deps.registry.detect({ carrier, bytes, dir, aPort: this.a.port, bPort: this.b.port, wsPath: ws?.path, wsProtocol: ws?.protocol, attempt: this.probes })
+      const hit = this.deps.registry.detect({
+        carrier,
+        bytes,
+        dir,
+        aPort: this.a.port,
+        bPort: this.b.port,
+        wsPath: ws?.path,
+        wsProtocol: ws?.protocol,
+        attempt: this.probes
+      })
       if (hit && 'module' in hit) {
         this.useModule(hit.module, 'probe')
         return this.decoder!
@@ -454,7 +463,14 @@ export class Conversation implements TcpGapListener {
       for (const ev of http.process(d === 'a2b' ? 'c2s' : 's2c', final)) this.onHttpEvent(ev)
       const stream = this.tcp![d].stream
       if (stream.available && (http.stopped(d === 'a2b' ? 'c2s' : 's2c') || final)) {
-        this.deps.unknown.stream(d, stream, this.stack, this.emit, final, this.httpStopped ?? `${stream.available} bytes at the end of the stream did not complete an HTTP message`)
+        this.deps.unknown.stream(
+          d,
+          stream,
+          this.stack,
+          this.emit,
+          final,
+          this.httpStopped ?? `${stream.available} bytes at the end of the stream did not complete an HTTP message`
+        )
       }
       if (!final) break
     }
@@ -467,7 +483,17 @@ export class Conversation implements TcpGapListener {
     switch (ev.kind) {
       case 'message': {
         if (ev.dir === 'c2s') this.setRole('a', 'handshake') // only a client sends HTTP requests
-        const pdu = { dir, frames: ev.frames, time: ev.time, draft: ev.draft, source: ev.bodySource, offset: ev.bodyOffset, bytes: ev.body, stack: HTTP_STACK, http: { head: ev.head, request: ev.request, responseTimeMs: ev.responseTimeMs } }
+        const pdu = {
+          dir,
+          frames: ev.frames,
+          time: ev.time,
+          draft: ev.draft,
+          source: ev.bodySource,
+          offset: ev.bodyOffset,
+          bytes: ev.body,
+          stack: HTTP_STACK,
+          http: { head: ev.head, request: ev.request, responseTimeMs: ev.responseTimeMs }
+        }
         this.runDatagram(this.decoder ?? this.deps.unknown, pdu)
         return
       }
@@ -526,7 +552,8 @@ export class Conversation implements TcpGapListener {
     this.note(`TCP ${dir === 'a2b' ? 'a→b' : 'b→a'}: ${gap.length} bytes missing at stream offset ${gap.offset}`)
     if (this.tcpMode === HTTP && this.http && !this.closed) {
       const stream = this.tcp![dir].stream
-      for (const ev of this.http.abandon(dir === 'a2b' ? 'c2s' : 's2c', `${gap.length} bytes lost (TCP gap) at stream offset ${gap.offset}`)) this.onHttpEvent(ev)
+      for (const ev of this.http.abandon(dir === 'a2b' ? 'c2s' : 's2c', `${gap.length} bytes lost (TCP gap) at stream offset ${gap.offset}`))
+        this.onHttpEvent(ev)
       if (stream.available) this.deps.unknown.stream(dir, stream, this.stack, this.emit, true, this.httpStopped)
       return
     }
@@ -552,7 +579,16 @@ export class Conversation implements TcpGapListener {
         return
       case 'message': {
         const decoder = this.decoderFor('websocket', ev.payload, dir) ?? this.deps.unknown
-        const pdu = { dir, frames: ev.frames, time: ev.time, draft: ev.draft, source: ev.payloadSource, offset: ev.payloadOffset, bytes: ev.payload, stack: ['tcp', 'websocket'] }
+        const pdu = {
+          dir,
+          frames: ev.frames,
+          time: ev.time,
+          draft: ev.draft,
+          source: ev.payloadSource,
+          offset: ev.payloadOffset,
+          bytes: ev.payload,
+          stack: ['tcp', 'websocket']
+        }
         this.runDatagram(decoder, pdu)
         return
       }

@@ -269,7 +269,16 @@ export class Engine {
         this.warn(`frame ${frames[frames.length - 1]}: ${udp.error}`)
         return null
       }
-      return { transport: 'udp', src: { ip: packet.src, port: udp.srcPort }, dst: { ip: packet.dst, port: udp.dstPort }, frames, frame: frame.number, frameBytes, time, udpPayload: udp.payload }
+      return {
+        transport: 'udp',
+        src: { ip: packet.src, port: udp.srcPort },
+        dst: { ip: packet.dst, port: udp.dstPort },
+        frames,
+        frame: frame.number,
+        frameBytes,
+        time,
+        udpPayload: udp.payload
+      }
     }
     if (packet.protocol === 6) {
       const seg = parseTcp(packet.payload)
@@ -277,7 +286,16 @@ export class Engine {
         this.warn(`frame ${frame.number}: ${seg.error}`)
         return null
       }
-      return { transport: 'tcp', src: { ip: packet.src, port: seg.srcPort }, dst: { ip: packet.dst, port: seg.dstPort }, frames, frame: frame.number, frameBytes, time, segment: seg }
+      return {
+        transport: 'tcp',
+        src: { ip: packet.src, port: seg.srcPort },
+        dst: { ip: packet.dst, port: seg.dstPort },
+        frames,
+        frame: frame.number,
+        frameBytes,
+        time,
+        segment: seg
+      }
     }
     this.stats.otherFrames++
     return null
@@ -373,7 +391,9 @@ export class Engine {
       found = undefined
     }
     // A SYN/ACK seen first means its sender is the server: make the other side "a".
-    const { conv, dir } = found ?? (isSyn && isAck ? { conv: this.open(key, 'tcp', dst, src), dir: 'b2a' as WireDir } : { conv: this.open(key, 'tcp', src, dst), dir: 'a2b' as WireDir })
+    const { conv, dir } =
+      found ??
+      (isSyn && isAck ? { conv: this.open(key, 'tcp', dst, src), dir: 'b2a' as WireDir } : { conv: this.open(key, 'tcp', src, dst), dir: 'a2b' as WireDir })
     if (isSyn) conv.setRole((dir === 'a2b') === !isAck ? 'a' : 'b', 'handshake')
     this.touchLive(conv)
     conv.touch(frameBytes, time)
@@ -407,7 +427,11 @@ export class Engine {
     m.draft.tree.closeAll()
     const keep = this.keep
     if (keep && m.draft.tree.recording) {
-      msg = withLayers(msg, msg.frames.map((n) => keep.get(n)), { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) })
+      msg = withLayers(
+        msg,
+        msg.frames.map((n) => keep.get(n)),
+        { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) }
+      )
     }
     this.stats.messages++
     if (msg.error) this.stats.errors++
@@ -423,7 +447,13 @@ export class Engine {
     const open = [...this.live.values()].sort((x, y) => x.id - y.id)
     for (const conv of open) this.end(conv, 'capture end')
     const left = this.defrag.incomplete()
-    if (left.length) this.warn(`${left.length} fragmented IP datagram(s) never completed (frames ${left.flatMap((l) => l.frames).slice(0, 10).join(', ')})`)
+    if (left.length)
+      this.warn(
+        `${left.length} fragmented IP datagram(s) never completed (frames ${left
+          .flatMap((l) => l.frames)
+          .slice(0, 10)
+          .join(', ')})`
+      )
     this.defrag = new IpDefragmenter() // its fragments point into capture buffers: let them go
     this.keep?.clear()
     this.stats.linkTypes = [...this.linkTypes]

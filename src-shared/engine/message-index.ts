@@ -24,7 +24,10 @@ const SUMMARY_MAX = 120
 const OTHER = '(other)'
 
 /** What the index keeps of a message: a decoded message, or a shard's row with its payload length. */
-export type IndexInput = Pick<DecodedMessage, 'time' | 'frames' | 'conversation' | 'direction' | 'protocol' | 'stack' | 'name' | 'summary' | 'error' | 'warnings' | 'indexed'> &
+export type IndexInput = Pick<
+  DecodedMessage,
+  'time' | 'frames' | 'conversation' | 'direction' | 'protocol' | 'stack' | 'name' | 'summary' | 'error' | 'warnings' | 'indexed'
+> &
   ({ sources: DecodedMessage['sources']; layerSources?: number } | { length: number })
 
 export interface IndexRow {
@@ -83,7 +86,20 @@ export interface ConversationEnds {
 
 const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 /** Names a message's stack can hold: transports, carriers and protocols. */
-export const LAYERS: ReadonlySet<string> = new Set(['udp', 'tcp', 'websocket', 'http', 'http-preamble', 'bluebox', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown'])
+export const LAYERS: ReadonlySet<string> = new Set([
+  'udp',
+  'tcp',
+  'websocket',
+  'http',
+  'http-preamble',
+  'bluebox',
+  'photon',
+  'sfs2x',
+  'fignet',
+  'enet',
+  'litenetlib',
+  'unknown'
+])
 // A filter may name any layer (`websocket`), as Wireshark accepts protocol names.
 defineProtocols(LAYERS)
 const EMPTY: readonly FieldScalar[] = []
@@ -219,7 +235,13 @@ export class MessageIndex {
   private lastStackId = -1
 
   private stackIdOf(stack: readonly string[], protocol: string): number {
-    if (this.lastStackId >= 0 && protocol === this.lastStackProtocol && stack.length === this.lastStack.length && stack.every((l, k) => l === this.lastStack[k])) return this.lastStackId
+    if (
+      this.lastStackId >= 0 &&
+      protocol === this.lastStackProtocol &&
+      stack.length === this.lastStack.length &&
+      stack.every((l, k) => l === this.lastStack[k])
+    )
+      return this.lastStackId
     const key = protocol && stack[stack.length - 1] !== protocol ? `${stack.join('/')}/${protocol}` : stack.join('/')
     this.lastStack = [...stack]
     this.lastStackProtocol = protocol

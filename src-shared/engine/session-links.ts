@@ -26,7 +26,8 @@ export function* withSessionLinks<C extends { id: number; notes: string[] }>(lis
     const extra: string[] = []
     for (const n of c.notes) {
       const ids = shared.get(SESSION_NOTE.exec(n)?.[1] ?? '')
-      if (ids) extra.push(`BlueBox session ${SESSION_NOTE.exec(n)![1]} spans conversations ${ids.map((id) => `#${id}`).join(', ')} (one HTTP connection per request)`)
+      if (ids)
+        extra.push(`BlueBox session ${SESSION_NOTE.exec(n)![1]} spans conversations ${ids.map((id) => `#${id}`).join(', ')} (one HTTP connection per request)`)
     }
     yield extra.length ? { ...c, notes: [...c.notes, ...extra] } : c
   }

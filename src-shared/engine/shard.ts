@@ -107,7 +107,7 @@ export function* unpackFrames(b: FrameBatch): Generator<CaptureFrame & { tick?: 
       number: b.meta[i],
       interfaceId: b.meta[i + 1],
       linkType: b.meta[i + 2],
-      tsSec: Math.max(tsSec , 0),
+      tsSec: Math.max(tsSec, 0),
       tsNsec: b.meta[i + 4],
       originalLength: b.meta[i + 5],
       data: b.data.subarray(at, at + len)
@@ -406,7 +406,13 @@ export function unpackRow(report: ShardReport, k: number, conversation: number):
     }
   }
   return {
-    time, frames, conversation, length, name, protocol, summary,
+    time,
+    frames,
+    conversation,
+    length,
+    name,
+    protocol,
+    summary,
     direction: DIRS[flags & 3],
     wireDir: flags & 4 ? 'b2a' : 'a2b',
     stack: stackText ? stackText.split('/') : [],
@@ -488,7 +494,6 @@ interface Pending {
   at: number
   rowAt: number
 }
-
 
 /** Merges shard reports into one engine's order. */
 export class ShardMerger {

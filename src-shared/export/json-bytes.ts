@@ -79,7 +79,10 @@ export class JsonBytes {
   private readonly chunkSize: number
   private readonly reuse: boolean
 
-  constructor(private readonly sink: ByteSink, opts: JsonBytesOptions = {}) {
+  constructor(
+    private readonly sink: ByteSink,
+    opts: JsonBytesOptions = {}
+  ) {
     this.chunkSize = Math.max(64, opts.chunkSize ?? 1 << 16)
     this.reuse = opts.reuse ?? false
     this.buf = EMPTY

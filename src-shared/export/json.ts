@@ -301,7 +301,11 @@ export class JsonExportWriter {
   private count = 0
   private readonly out: JsonBytes
 
-  constructor(private readonly opts: ExportOptions, sink: ByteSink, bytes?: JsonBytesOptions) {
+  constructor(
+    private readonly opts: ExportOptions,
+    sink: ByteSink,
+    bytes?: JsonBytesOptions
+  ) {
     this.out = new JsonBytes(sink, bytes)
   }
 
@@ -348,7 +352,11 @@ export class JsonExportWriter {
   *endPieces(source: ExportSourceInfo, conversations: Iterable<ConversationInfo>, stats: { messages: number; errors: number }): Generator<void> {
     const json = this.opts.format === 'json'
     // Key order as JSON.stringify of {format, source, conversations, stats, keys} (ndjson's summary line).
-    this.out.json(json ? `\n],"source":${JSON.stringify(source)},"conversations":[` : `{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`)
+    this.out.json(
+      json
+        ? `\n],"source":${JSON.stringify(source)},"conversations":[`
+        : `{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`
+    )
     let n = 0
     for (const c of conversations) {
       this.out.json((n ? ',' : '') + JSON.stringify(conversationJson(c)))

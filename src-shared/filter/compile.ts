@@ -19,9 +19,7 @@ import { isKnownKey, lookupField, type FieldDef } from '../bytes/fields'
 // they are known names wherever a filter is compiled.
 import '../engine/message-index'
 import { tokenize, FilterError, BYTES_RE, parseAddressWord, type Token } from './lexer'
-import {
-  type Literal, eqLit, cmpLit, containsLit, cmpScalar, containsScalar, utf8, latin1
-} from './values'
+import { type Literal, eqLit, cmpLit, containsLit, cmpScalar, containsScalar, utf8, latin1 } from './values'
 
 /** What a filter runs against: all occurrences of a field, and whether a field or subtree occurs. */
 export interface FilterTarget {
@@ -80,10 +78,17 @@ function fail(message: string, start: number, end: number): never {
 function kindOfDef(def: FieldDef | undefined): ValueKind {
   if (!def) return 'any'
   switch (def.type) {
-    case 'bytes': return 'bytes'
-    case 'string': return 'string'
-    case 'bool': case 'none': case 'ipv4': case 'ipv6': return 'any'
-    default: return 'number'
+    case 'bytes':
+      return 'bytes'
+    case 'string':
+      return 'string'
+    case 'bool':
+    case 'none':
+    case 'ipv4':
+    case 'ipv6':
+      return 'any'
+    default:
+      return 'number'
   }
 }
 
@@ -144,7 +149,11 @@ function numberLiteral(t: Token): Literal {
 
 // ---- slices ----
 
-interface Range { kind: 'len' | 'end' | 'one' | 'toEnd' | 'fromStart'; a: number; b: number }
+interface Range {
+  kind: 'len' | 'end' | 'one' | 'toEnd' | 'fromStart'
+  a: number
+  b: number
+}
 
 function parseSlice(t: Token): Range[] {
   const out: Range[] = []
@@ -173,11 +182,26 @@ function applySlice(b: Uint8Array, ranges: Range[]): Uint8Array | null {
     let s: number
     let e: number
     switch (r.kind) {
-      case 'one': s = a; e = a + 1; break
-      case 'len': s = a; e = a + r.b; break
-      case 'toEnd': s = a; e = len; break
-      case 'fromStart': s = 0; e = r.b; break
-      case 'end': s = a; e = (r.b < 0 ? len + r.b : r.b) + 1; break
+      case 'one':
+        s = a
+        e = a + 1
+        break
+      case 'len':
+        s = a
+        e = a + r.b
+        break
+      case 'toEnd':
+        s = a
+        e = len
+        break
+      case 'fromStart':
+        s = 0
+        e = r.b
+        break
+      case 'end':
+        s = a
+        e = (r.b < 0 ? len + r.b : r.b) + 1
+        break
     }
     if (s < 0 || e > len || s > e) return null
     parts.push(b.subarray(s, e))
@@ -220,14 +244,22 @@ function anyNotOcc(get: Getter, p: (v: FieldScalar) => boolean): Pred {
 
 function quantify(op: string, get: Getter, eq: (v: FieldScalar) => boolean, cmp: (v: FieldScalar) => number): Pred {
   switch (op) {
-    case '==': return anyOcc(get, eq)
-    case '!=': return noOcc(get, eq)
-    case '===': return allOcc(get, eq)
-    case '~=': return anyNotOcc(get, eq)
-    case '<': return anyOcc(get, (v) => cmp(v) < 0)
-    case '>': return anyOcc(get, (v) => cmp(v) > 0)
-    case '<=': return anyOcc(get, (v) => cmp(v) <= 0)
-    default: return anyOcc(get, (v) => cmp(v) >= 0)
+    case '==':
+      return anyOcc(get, eq)
+    case '!=':
+      return noOcc(get, eq)
+    case '===':
+      return allOcc(get, eq)
+    case '~=':
+      return anyNotOcc(get, eq)
+    case '<':
+      return anyOcc(get, (v) => cmp(v) < 0)
+    case '>':
+      return anyOcc(get, (v) => cmp(v) > 0)
+    case '<=':
+      return anyOcc(get, (v) => cmp(v) <= 0)
+    default:
+      return anyOcc(get, (v) => cmp(v) >= 0)
   }
 }
 
@@ -236,11 +268,16 @@ function fieldVsField(op: string, get: Getter, rget: Getter): Pred {
   const test = (a: FieldScalar, b: FieldScalar): boolean => {
     const c = cmpScalar(a, b)
     switch (op) {
-      case '<': return c < 0
-      case '>': return c > 0
-      case '<=': return c <= 0
-      case '>=': return c >= 0
-      default: return c === 0
+      case '<':
+        return c < 0
+      case '>':
+        return c > 0
+      case '<=':
+        return c <= 0
+      case '>=':
+        return c >= 0
+      default:
+        return c === 0
     }
   }
   return (t) => {
@@ -256,10 +293,14 @@ function fieldVsField(op: string, get: Getter, rget: Getter): Pred {
       }
     }
     switch (op) {
-      case '!=': return !any
-      case '===': return all
-      case '~=': return !all
-      default: return any
+      case '!=':
+        return !any
+      case '===':
+        return all
+      case '~=':
+        return !all
+      default:
+        return any
     }
   }
 }
@@ -345,8 +386,19 @@ class Parser {
     const prev = this.toks[this.pos - 1]
     const valueLike = t.kind === 'number' || t.kind === 'string' || t.kind === 'bytes' || t.kind === 'address' || t.kind === 'name' || t.kind === 'field'
     const after = this.peek(1)
-    if ((t.kind === 'field' || t.kind === 'name') && !t.text.includes('.') && prev && (prev.kind === 'field' || this.isText(prev, 'bracket', ']')) && after &&
-      (after.kind === 'number' || after.kind === 'string' || after.kind === 'bytes' || after.kind === 'address' || after.kind === 'name' || after.kind === 'field')) {
+    if (
+      (t.kind === 'field' || t.kind === 'name') &&
+      !t.text.includes('.') &&
+      prev &&
+      (prev.kind === 'field' || this.isText(prev, 'bracket', ']')) &&
+      after &&
+      (after.kind === 'number' ||
+        after.kind === 'string' ||
+        after.kind === 'bytes' ||
+        after.kind === 'address' ||
+        after.kind === 'name' ||
+        after.kind === 'field')
+    ) {
       fail(`unknown operator ${q(t)} at ${t.start}`, t.start, t.end)
     }
     const expected = valueLike ? `expected a comparison operator, 'and', 'or' or ${closing}` : `expected 'and', 'or', 'xor' or ${closing}`
@@ -452,7 +504,8 @@ class Parser {
       const inner = this.parseOperand()
       const close = this.peek()
       if (!close) fail(`unbalanced parenthesis: '(' at ${open.start} is not closed`, open.start, open.end)
-      if (!this.isText(close, 'paren', ')')) fail(`expected ')' to close ${t.text}( at ${open.start}, found ${q(close)} at ${close.start}`, close.start, close.end)
+      if (!this.isText(close, 'paren', ')'))
+        fail(`expected ')' to close ${t.text}( at ${open.start}, found ${q(close)} at ${close.start}`, close.start, close.end)
       this.next()
       this.depth--
       return this.parseSlices(this.applyFunction(t.op!, inner, t.start, close.end))
@@ -606,7 +659,12 @@ class Parser {
       return fieldVsField(op, operand.get, rhs.field)
     }
     const lit = this.typed(operand, rhs.lit)
-    return quantify(op, operand.get, (v) => eqLit(v, lit), (v) => cmpLit(v, lit))
+    return quantify(
+      op,
+      operand.get,
+      (v) => eqLit(v, lit),
+      (v) => cmpLit(v, lit)
+    )
   }
 
   /**
@@ -811,4 +869,3 @@ export function compileFilter(expr: string, opts: CompileOptions = {}): Compiled
   }
   return { source: expr, fields: parser.fields, matches: pred }
 }
-

@@ -51,22 +51,44 @@ export class FilterError extends Error {
 }
 
 const WORD_OPS: Record<string, string> = {
-  eq: '==', ne: '!=', lt: '<', gt: '>', le: '<=', ge: '>=',
-  any_eq: '==', all_ne: '!=', all_eq: '===', any_ne: '~=',
-  contains: 'contains', matches: 'matches', bitwise_and: '&'
+  eq: '==',
+  ne: '!=',
+  lt: '<',
+  gt: '>',
+  le: '<=',
+  ge: '>=',
+  any_eq: '==',
+  all_ne: '!=',
+  all_eq: '===',
+  any_ne: '~=',
+  contains: 'contains',
+  matches: 'matches',
+  bitwise_and: '&'
 }
 const WORD_KEYWORDS: Record<string, string> = { and: 'and', or: 'or', xor: 'xor', not: 'not', in: 'in', true: 'true', false: 'false' }
 export const FUNCTIONS = new Set(['len', 'count', 'lower', 'upper'])
 
 /** Symbol operators, longest first. `null` marks a symbol that is not an operator (an error with a hint). */
 const SYMBOLS: [string, string | null, TokenKind][] = [
-  ['===', '===', 'operator'], ['!==', '~=', 'operator'],
-  ['==', '==', 'operator'], ['!=', '!=', 'operator'], ['~=', '~=', 'operator'],
-  ['<=', '<=', 'operator'], ['>=', '>=', 'operator'],
-  ['&&', 'and', 'keyword'], ['||', 'or', 'keyword'], ['^^', 'xor', 'keyword'],
+  ['===', '===', 'operator'],
+  ['!==', '~=', 'operator'],
+  ['==', '==', 'operator'],
+  ['!=', '!=', 'operator'],
+  ['~=', '~=', 'operator'],
+  ['<=', '<=', 'operator'],
+  ['>=', '>=', 'operator'],
+  ['&&', 'and', 'keyword'],
+  ['||', 'or', 'keyword'],
+  ['^^', 'xor', 'keyword'],
   ['..', '..', 'operator'],
-  ['<', '<', 'operator'], ['>', '>', 'operator'], ['!', 'not', 'keyword'], ['&', '&', 'operator'], ['~', 'matches', 'operator'],
-  ['=', null, 'error'], ['|', null, 'error'], ['^', null, 'error']
+  ['<', '<', 'operator'],
+  ['>', '>', 'operator'],
+  ['!', 'not', 'keyword'],
+  ['&', '&', 'operator'],
+  ['~', 'matches', 'operator'],
+  ['=', null, 'error'],
+  ['|', null, 'error'],
+  ['^', null, 'error']
 ]
 const SYMBOL_HINT: Record<string, string> = { '=': "'=='", '|': "'||' or 'or'", '^': "'^^' or 'xor'" }
 
@@ -157,18 +179,33 @@ function scanString(expr: string, i: number): Token {
       i += 2
     } else if (e === 'x') {
       const m = /^[0-9a-fA-F]{1,2}/.exec(expr.slice(i + 2, i + 4))
-      if (!m) return { kind: 'error', start: i, end: Math.min(expr.length, i + 2), text: expr.slice(i, i + 2), error: `invalid escape '\\x' in string at ${i} (expected hex digits)` }
+      if (!m)
+        return {
+          kind: 'error',
+          start: i,
+          end: Math.min(expr.length, i + 2),
+          text: expr.slice(i, i + 2),
+          error: `invalid escape '\\x' in string at ${i} (expected hex digits)`
+        }
       pushRaw(parseInt(m[0], 16))
       i += 2 + m[0].length
     } else if (e === 'u') {
       const m = /^[0-9a-fA-F]{4}/.exec(expr.slice(i + 2, i + 6))
-      if (!m) return { kind: 'error', start: i, end: Math.min(expr.length, i + 2), text: expr.slice(i, i + 2), error: `invalid escape '\\u' in string at ${i} (expected 4 hex digits)` }
+      if (!m)
+        return {
+          kind: 'error',
+          start: i,
+          end: Math.min(expr.length, i + 2),
+          text: expr.slice(i, i + 2),
+          error: `invalid escape '\\u' in string at ${i} (expected 4 hex digits)`
+        }
       pushText(String.fromCharCode(parseInt(m[0], 16)))
       i += 6
     } else if (/[0-7]/.test(e)) {
       const m = /^[0-7]{1,3}/.exec(expr.slice(i + 1, i + 4))!
       const v = parseInt(m[0], 8)
-      if (v > 255) return { kind: 'error', start: i, end: i + 1 + m[0].length, text: expr.slice(i, i + 1 + m[0].length), error: `octal escape out of range at ${i}` }
+      if (v > 255)
+        return { kind: 'error', start: i, end: i + 1 + m[0].length, text: expr.slice(i, i + 1 + m[0].length), error: `octal escape out of range at ${i}` }
       pushRaw(v)
       i += 1 + m[0].length
     } else {

@@ -43,10 +43,7 @@ class MapTarget implements FilterTarget {
  * engine) adds the keys the tree has no values for: a tree built with the frames' layers holds those
  * same fields per frame, and one key keeps one set of values.
  */
-export function targetFromMessage(
-  msg: Pick<DecodedMessage, 'tree' | 'protocol' | 'stack'>,
-  extra?: Record<string, readonly FieldScalar[]>
-): FilterTarget {
+export function targetFromMessage(msg: Pick<DecodedMessage, 'tree' | 'protocol' | 'stack'>, extra?: Record<string, readonly FieldScalar[]>): FilterTarget {
   const t = new MapTarget()
   // iterative pre-order walk (decoded trees can nest deeply)
   const stack: { nodes: FieldNode[]; i: number }[] = [{ nodes: msg.tree, i: 0 }]

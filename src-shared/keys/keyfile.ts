@@ -62,7 +62,7 @@ export const KEY_TYPES: Readonly<Record<KeyType, TypeSpec>> = {
 }
 
 function isKeyType(s: string): s is KeyType {
-  return  Object.hasOwn(KEY_TYPES, s)
+  return Object.hasOwn(KEY_TYPES, s)
 }
 
 /** Parses a conversation field: `*` or `ip:port-ip:port`. Returns null when malformed. */
@@ -97,7 +97,8 @@ function parseHex(field: LineField, line: number, what: string, type: string): U
   const hex = field.text.slice(prefix)
   if (hex.length === 0) throw new KeyFileError(`line ${line}, column ${field.column}: ${type} ${what} has no hex digits`, line)
   const bad = hex.search(/[^0-9a-fA-F]/)
-  if (bad !== -1) throw new KeyFileError(`line ${line}, column ${field.column + prefix + bad}: ${type} ${what} is not hex (a character other than 0-9, a-f)`, line)
+  if (bad !== -1)
+    throw new KeyFileError(`line ${line}, column ${field.column + prefix + bad}: ${type} ${what} is not hex (a character other than 0-9, a-f)`, line)
   if (hex.length % 2 !== 0) throw new KeyFileError(`line ${line}: ${type} ${what} has an odd number of hex digits (${hex.length})`, line)
   const out = new Uint8Array(hex.length / 2)
   for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
@@ -152,7 +153,10 @@ export function parseKeyFile(text: string): { keys: KeyEntry[]; warnings: string
       case 'FIGNET_KEY': {
         const d = f[2].toLowerCase()
         if (d !== 'c2s' && d !== 's2c' && d !== 'both') {
-          throw new KeyFileError(`line ${lineNo}, column ${fields[2].column}: FIGNET_KEY direction must be c2s, s2c or both${f[2].length <= 8 ? `, got '${f[2]}'` : ''}`, lineNo)
+          throw new KeyFileError(
+            `line ${lineNo}, column ${fields[2].column}: FIGNET_KEY direction must be c2s, s2c or both${f[2].length <= 8 ? `, got '${f[2]}'` : ''}`,
+            lineNo
+          )
         }
         entry.direction = d
         entry.key = parseHex(fields[3], lineNo, 'key', type)

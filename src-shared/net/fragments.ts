@@ -204,7 +204,9 @@ export class FragmentAssembler {
         this.done.delete(key) // a new message reusing the start sequence (reconnect): start over
       }
     } else if (p.count !== count || p.totalLength !== totalLength) {
-      return err(`${what}: count ${count} / total length ${totalLength} disagree with the first fragment of start seq ${startSeq} (${p.count} / ${p.totalLength})`)
+      return err(
+        `${what}: count ${count} / total length ${totalLength} disagree with the first fragment of start seq ${startSeq} (${p.count} / ${p.totalLength})`
+      )
     } else if (p.have[number >>> 3] & (1 << (number & 7))) {
       return { kind: 'duplicate' }
     }
@@ -221,11 +223,18 @@ export class FragmentAssembler {
     const sorted = p.pieces.slice().sort((a, b) => a.offset - b.offset || a.number - b.number)
     let covered = 0
     for (const s of sorted) {
-      if (s.offset > covered) return withEvicted(err(`start seq ${startSeq} (channel ${channel}): all ${count} fragments arrived but bytes ${covered}..${s.offset - 1} of ${totalLength} are missing`), evicted)
+      if (s.offset > covered)
+        return withEvicted(
+          err(`start seq ${startSeq} (channel ${channel}): all ${count} fragments arrived but bytes ${covered}..${s.offset - 1} of ${totalLength} are missing`),
+          evicted
+        )
       covered = Math.max(covered, s.offset + s.data.length)
     }
     if (covered < totalLength) {
-      return withEvicted(err(`start seq ${startSeq} (channel ${channel}): all ${count} fragments arrived but bytes ${covered}..${totalLength - 1} are missing`), evicted)
+      return withEvicted(
+        err(`start seq ${startSeq} (channel ${channel}): all ${count} fragments arrived but bytes ${covered}..${totalLength - 1} are missing`),
+        evicted
+      )
     }
     const bytes = new Uint8Array(totalLength)
     for (const s of p.pieces) bytes.set(s.data, s.offset) // arrival order
@@ -320,7 +329,16 @@ export class FragmentAssembler {
       return { result: withEvicted(err(`${what}: reassembly needs more than the ${L.maxPendingBytes}-byte memory cap`), evicted) }
     }
     if (!p) {
-      p = { ...init, have: new Uint8Array((count + 7) >>> 3), received: 0, pieces: [], cost: ENTRY_COST + ((count + 7) >>> 3), firstTime: time, lastTime: time, dataBytes: 0 }
+      p = {
+        ...init,
+        have: new Uint8Array((count + 7) >>> 3),
+        received: 0,
+        pieces: [],
+        cost: ENTRY_COST + ((count + 7) >>> 3),
+        firstTime: time,
+        lastTime: time,
+        dataBytes: 0
+      }
       this.pending.set(init.key, p)
       this.held += p.cost
     }

@@ -46,10 +46,7 @@ export interface HttpHead {
   length: number
 }
 
-export type HttpHeadResult =
-  | { status: 'ok'; head: HttpHead }
-  | { status: 'need-more' }
-  | { status: 'invalid'; reason: string }
+export type HttpHeadResult = { status: 'ok'; head: HttpHead } | { status: 'need-more' } | { status: 'invalid'; reason: string }
 
 function latin1(bytes: Uint8Array, start: number, end: number): string {
   let s = ''
@@ -88,8 +85,14 @@ export function parseHttpHead(bytes: Uint8Array): HttpHeadResult {
   for (let i = 0; i < limit; i++) {
     const b = bytes[i]
     if (b === 0x0a) {
-      if (i + 1 < limit && bytes[i + 1] === 0x0a) { end = i + 2; break }
-      if (i + 2 < limit && bytes[i + 1] === 0x0d && bytes[i + 2] === 0x0a) { end = i + 3; break }
+      if (i + 1 < limit && bytes[i + 1] === 0x0a) {
+        end = i + 2
+        break
+      }
+      if (i + 2 < limit && bytes[i + 1] === 0x0d && bytes[i + 2] === 0x0a) {
+        end = i + 3
+        break
+      }
     } else if ((b < 0x20 && b !== 0x09 && b !== 0x0d) || b === 0x7f) {
       return { status: 'invalid', reason: `control byte 0x${b.toString(16).padStart(2, '0')} at offset ${i} in HTTP head` }
     }
@@ -149,7 +152,10 @@ export function headerValue(head: HttpHead, name: string): string | undefined {
 
 export function tokenList(value: string | undefined): string[] {
   if (!value) return []
-  return value.split(',').map((t) => t.trim()).filter((t) => t.length > 0)
+  return value
+    .split(',')
+    .map((t) => t.trim())
+    .filter((t) => t.length > 0)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -373,7 +379,19 @@ export class HttpConnection {
         this.stop(dir, s, `HTTP ${what} at offset ${s.consumed}: ${framing.problem}`, out)
         return false
       }
-      st.pending = { pad, head: r.head, bodyStart: pad + r.head.length, kind: framing.kind, length: framing.length, chunks: [], trailers: [], scan: pad + r.head.length, done: false, bodySize: 0, request: framing.request }
+      st.pending = {
+        pad,
+        head: r.head,
+        bodyStart: pad + r.head.length,
+        kind: framing.kind,
+        length: framing.length,
+        chunks: [],
+        trailers: [],
+        scan: pad + r.head.length,
+        done: false,
+        bodySize: 0,
+        request: framing.request
+      }
       if (dir === 'c2s' && this.waiting.length < 4096) this.waiting.push(st.pending.request!)
     }
     const p = st.pending!
@@ -461,7 +479,8 @@ export class HttpConnection {
    */
   private chunks(p: Pending, s: ByteStream, final: boolean): string | undefined | 'need-more' {
     const buf = s.peek(s.available)
-    const more = (): 'need-more' | string => (final ? `cut short by the end of the connection inside the chunked body (${p.chunks.length} chunks read)` : 'need-more')
+    const more = (): 'need-more' | string =>
+      final ? `cut short by the end of the connection inside the chunked body (${p.chunks.length} chunks read)` : 'need-more'
     while (!p.done) {
       const lf = indexOfLf(buf, p.scan, MAX_CHUNK_LINE + 2)
       if (lf < 0) {
@@ -539,10 +558,31 @@ export class HttpConnection {
     }
     const t = draft.tree
     if (t.recording) this.tree(t, p, bytes, body, bodySource, request, responseTimeMs)
-    out.push({ kind: 'message', dir, frames: taken.frames, time: taken.time, offset: taken.offset, head: p.head, body, bodySource, bodyOffset, request, responseTimeMs, draft })
+    out.push({
+      kind: 'message',
+      dir,
+      frames: taken.frames,
+      time: taken.time,
+      offset: taken.offset,
+      head: p.head,
+      body,
+      bodySource,
+      bodyOffset,
+      request,
+      responseTimeMs,
+      draft
+    })
   }
 
-  private tree(t: MessageDraft['tree'], p: Pending, bytes: Uint8Array, body: Uint8Array, bodySource: number, request: HttpRequestRecord | undefined, ms: number | undefined): void {
+  private tree(
+    t: MessageDraft['tree'],
+    p: Pending,
+    bytes: Uint8Array,
+    body: Uint8Array,
+    bodySource: number,
+    request: HttpRequestRecord | undefined,
+    ms: number | undefined
+  ): void {
     const h = p.head
     const pad = p.pad
     const n = bytes.length
@@ -552,8 +592,16 @@ export class HttpConnection {
     const isReq = h.kind === 'request'
     t.open({ key: (isReq ? F.request_line : F.response_line).key, label: line, type: 'string', value: line, source: 0, start: pad, length: line.length })
     const parts: [typeof F.method, string | number | undefined][] = isReq
-      ? [[F.method, h.method], [F.uri, h.target], [F.version, h.version]]
-      : [[F.version, h.version], [F.status, h.status], [F.reason, h.reason]]
+      ? [
+          [F.method, h.method],
+          [F.uri, h.target],
+          [F.version, h.version]
+        ]
+      : [
+          [F.version, h.version],
+          [F.status, h.status],
+          [F.reason, h.reason]
+        ]
     let from = 0
     for (const [def, v] of parts) {
       if (v === undefined || v === '') continue
@@ -574,17 +622,48 @@ export class HttpConnection {
       t.open({ key: F.header.key, label: text, type: 'string', value: text, source: 0, start: pad + hd.start, length: hd.length })
       const valueAt = Math.max(0, hd.length - hd.value.length)
       const v = known.type === 'u32' && /^\d+$/.test(hd.value) ? Number(hd.value) : hd.value
-      t.add({ key: known.key, label: label({ name: known.name, type: typeof v === 'number' ? 'u32' : 'string' }, v), type: typeof v === 'number' ? 'u32' : 'string', value: v, source: 0, start: pad + hd.start + valueAt, length: hd.value.length })
+      t.add({
+        key: known.key,
+        label: label({ name: known.name, type: typeof v === 'number' ? 'u32' : 'string' }, v),
+        type: typeof v === 'number' ? 'u32' : 'string',
+        value: v,
+        source: 0,
+        start: pad + hd.start + valueAt,
+        length: hd.value.length
+      })
       t.close()
     }
     if (p.kind === 'chunked') {
       const last = p.chunks[p.chunks.length - 1]
       const end = Math.min(n, p.done ? p.scan : (last?.end ?? p.bodyStart))
-      t.open({ key: F.chunked.key, label: `Chunked body: ${p.chunks.filter((c) => c.size).length} chunk(s), ${body.length} bytes`, type: 'none', source: 0, start: p.bodyStart, length: Math.max(0, end - p.bodyStart) })
+      t.open({
+        key: F.chunked.key,
+        label: `Chunked body: ${p.chunks.filter((c) => c.size).length} chunk(s), ${body.length} bytes`,
+        type: 'none',
+        source: 0,
+        start: p.bodyStart,
+        length: Math.max(0, end - p.bodyStart)
+      })
       for (const c of p.chunks) {
-        t.open({ key: F.chunk.key, label: c.size ? `Chunk: ${c.size} bytes` : 'Last chunk', type: 'none', source: 0, start: c.lineStart, length: Math.min(n, c.end) - c.lineStart })
+        t.open({
+          key: F.chunk.key,
+          label: c.size ? `Chunk: ${c.size} bytes` : 'Last chunk',
+          type: 'none',
+          source: 0,
+          start: c.lineStart,
+          length: Math.min(n, c.end) - c.lineStart
+        })
         t.add({ key: F.chunk_size.key, label: label(F.chunk_size, c.size), type: 'u32', value: c.size, source: 0, start: c.lineStart, length: c.lineLength })
-        if (c.size) t.add({ key: F.chunk_data.key, label: `Chunk data (${c.size} bytes)`, type: 'bytes', value: bytes.subarray(c.dataStart, Math.min(n, c.dataStart + c.size)), source: 0, start: c.dataStart, length: Math.max(0, Math.min(n, c.dataStart + c.size) - c.dataStart) })
+        if (c.size)
+          t.add({
+            key: F.chunk_data.key,
+            label: `Chunk data (${c.size} bytes)`,
+            type: 'bytes',
+            value: bytes.subarray(c.dataStart, Math.min(n, c.dataStart + c.size)),
+            source: 0,
+            start: c.dataStart,
+            length: Math.max(0, Math.min(n, c.dataStart + c.size) - c.dataStart)
+          })
         t.close()
       }
       for (const tr of p.trailers) {
@@ -592,12 +671,26 @@ export class HttpConnection {
         t.add({ key: F.trailer.key, label: `Trailer: ${text}`, type: 'string', value: text, source: 0, start: tr.start, length: tr.length })
       }
       t.close()
-      if (body.length) t.add({ key: F.body.key, label: `Body (${body.length} bytes, de-chunked)`, type: 'bytes', value: body, source: bodySource, start: 0, length: body.length })
+      if (body.length)
+        t.add({
+          key: F.body.key,
+          label: `Body (${body.length} bytes, de-chunked)`,
+          type: 'bytes',
+          value: body,
+          source: bodySource,
+          start: 0,
+          length: body.length
+        })
     } else if (body.length) {
       t.add({ key: F.body.key, label: `Body (${body.length} bytes)`, type: 'bytes', value: body, source: 0, start: n - body.length, length: body.length })
     }
     if (h.kind === 'response' && request && request.frame) {
-      t.add({ key: F.response_to.key, label: `Response to the ${request.method} request in frame ${request.frame} (${ms} ms later)`, type: 'u32', value: request.frame })
+      t.add({
+        key: F.response_to.key,
+        label: `Response to the ${request.method} request in frame ${request.frame} (${ms} ms later)`,
+        type: 'u32',
+        value: request.frame
+      })
     }
     t.close(n)
   }

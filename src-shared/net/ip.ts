@@ -31,10 +31,16 @@ export function ipv6ToString(b: Uint8Array, at: number): string {
   let bestStart = -1
   let bestLen = 1
   for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) { i++; continue }
+    if (g[i] !== 0) {
+      i++
+      continue
+    }
     let j = i
     while (j < 8 && g[j] === 0) j++
-    if (j - i > bestLen) { bestStart = i; bestLen = j - i }
+    if (j - i > bestLen) {
+      bestStart = i
+      bestLen = j - i
+    }
     i = j
   }
   const hex = g.map((x) => x.toString(16))
@@ -130,7 +136,13 @@ export function parseIpv6(d: Uint8Array, off: number, r?: FieldReader): IpResult
   return { ok: true, packet: { version: 6, src, dst, protocol: next, payload: d.subarray(p, end), ttl: d[off + 7], fragment } }
 }
 
-function recordIpv4(r: FieldReader, d: Uint8Array, off: number, ihl: number, h: { total: number; id: number; flagsFrag: number; src: string; dst: string }): void {
+function recordIpv4(
+  r: FieldReader,
+  d: Uint8Array,
+  off: number,
+  ihl: number,
+  h: { total: number; id: number; flagsFrag: number; src: string; dst: string }
+): void {
   r.pos = off
   r.open(F_IP.ip, `Internet Protocol Version 4, Src: ${h.src}, Dst: ${h.dst}`)
   r.record(F_IP.version, d[off] >> 4, off, 1)

@@ -7,7 +7,16 @@
 import { defineField, defineFields } from '../bytes/fields'
 
 const ETHERTYPES: Record<number, string> = { 0x0800: 'IPv4', 0x86dd: 'IPv6', 0x0806: 'ARP', 0x8100: '802.1Q Virtual LAN', 0x88a8: '802.1ad', 0x9100: 'QinQ' }
-const IP_PROTOCOLS: Record<number, string> = { 1: 'ICMP', 6: 'TCP', 17: 'UDP', 58: 'ICMPv6', 0: 'Hop-by-hop', 43: 'Routing', 44: 'Fragment', 60: 'Destination options' }
+const IP_PROTOCOLS: Record<number, string> = {
+  1: 'ICMP',
+  6: 'TCP',
+  17: 'UDP',
+  58: 'ICMPv6',
+  0: 'Hop-by-hop',
+  43: 'Routing',
+  44: 'Fragment',
+  60: 'Destination options'
+}
 
 export const F_FRAME = {
   frame: defineField('frame', 'Frame', 'none'),

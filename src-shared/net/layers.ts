@@ -37,7 +37,10 @@ export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, 
   const depth = tree.depth
   const iface = ctx.iface?.(f.interfaceId)
   const on = iface?.name ? `on interface ${iface.name}, id ${f.interfaceId}` : `on interface id ${f.interfaceId}`
-  r.open(F_FRAME.frame, `Frame ${f.number}: ${f.originalLength} bytes on wire (${f.originalLength * 8} bits), ${data.length} bytes captured (${data.length * 8} bits) ${on}`)
+  r.open(
+    F_FRAME.frame,
+    `Frame ${f.number}: ${f.originalLength} bytes on wire (${f.originalLength * 8} bits), ${data.length} bytes captured (${data.length * 8} bits) ${on}`
+  )
   // Metadata, not read from the frame's bytes: no bytes of their own (position 0, length 0, as Wireshark).
   const all = 0
   r.record(F_FRAME.interface_id, f.interfaceId, 0, all, iface?.name ? `Interface id: ${f.interfaceId} (${iface.name})` : undefined)
@@ -78,7 +81,20 @@ export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | u
     const f = frames[i]
     const n = m.frames[i]
     if (!f) {
-      tree.add({ key: F_FRAME.frame.key, label: `Frame ${n}`, type: 'none', children: [{ key: F_FRAME.number.key, label: `Frame number: ${n}`, type: 'u32', value: n }, { key: F_FRAME.bytes_missing.key, label: 'Frame no longer held: its bytes were let go before this message was complete', type: 'string', value: 'not held' }] })
+      tree.add({
+        key: F_FRAME.frame.key,
+        label: `Frame ${n}`,
+        type: 'none',
+        children: [
+          { key: F_FRAME.number.key, label: `Frame number: ${n}`, type: 'u32', value: n },
+          {
+            key: F_FRAME.bytes_missing.key,
+            label: 'Frame no longer held: its bytes were let go before this message was complete',
+            type: 'string',
+            value: 'not held'
+          }
+        ]
+      })
       continue
     }
     sources.push({ name: `Frame ${n}`, bytes: f.data })

@@ -84,7 +84,10 @@ const FLAG_NAMES: [number, string, keyof typeof F_TCP][] = [
 function recordTcp(r: FieldReader, d: Uint8Array, at: number, hdr: number, seg: TcpSegment, bases?: TcpBases): void {
   const set = FLAG_NAMES.filter(([bit]) => seg.flags & bit).map(([, name]) => name)
   r.pos = at
-  r.open(F_TCP.tcp, `Transmission Control Protocol, Src Port: ${seg.srcPort}, Dst Port: ${seg.dstPort}, Len: ${seg.payload.length}${set.length ? ` [${set.join(', ')}]` : ''}`)
+  r.open(
+    F_TCP.tcp,
+    `Transmission Control Protocol, Src Port: ${seg.srcPort}, Dst Port: ${seg.dstPort}, Len: ${seg.payload.length}${set.length ? ` [${set.join(', ')}]` : ''}`
+  )
   r.record(F_TCP.srcport, seg.srcPort, at, 2)
   r.record(F_TCP.dstport, seg.dstPort, at + 2, 2)
   r.record(F_TCP.len, seg.payload.length, at, 0)

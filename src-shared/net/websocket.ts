@@ -102,7 +102,10 @@ export function parseExtensions(value: string | undefined): WsExtension[] {
   let quoted = false
   for (const ch of value) {
     if (ch === '"') quoted = !quoted
-    if (ch === ',' && !quoted) { items.push(cur); cur = '' } else cur += ch
+    if (ch === ',' && !quoted) {
+      items.push(cur)
+      cur = ''
+    } else cur += ch
   }
   items.push(cur)
   for (const item of items) {
@@ -113,7 +116,11 @@ export function parseExtensions(value: string | undefined): WsExtension[] {
       if (!p) continue
       const eq = p.indexOf('=')
       if (eq < 0) ext.params[p.toLowerCase()] = true
-      else ext.params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1')
+      else
+        ext.params[p.slice(0, eq).trim().toLowerCase()] = p
+          .slice(eq + 1)
+          .trim()
+          .replace(/^"(.*)"$/, '$1')
     }
     out.push(ext)
   }
@@ -677,7 +684,13 @@ export class WebSocketConnection {
       return
     }
     st.stopped = true
-    out.push({ kind: 'error', dir, message: `invalid frame at offset ${offset}: ${reason}; WebSocket framing lost in this direction`, offset, frames: frameOf(s) })
+    out.push({
+      kind: 'error',
+      dir,
+      message: `invalid frame at offset ${offset}: ${reason}; WebSocket framing lost in this direction`,
+      offset,
+      frames: frameOf(s)
+    })
   }
 
   private onFrame(dir: WsDirection, wf: WireFrame, warning: string | null, out: WsEvent[]): void {
@@ -730,12 +743,26 @@ export class WebSocketConnection {
     draft.addSource('WebSocket frames', wire)
     const t = draft.tree
     if (t.recording) {
-      t.open({ key: F_ROOT.key, label: `WebSocket ${kindLabel}, ${parts.length} frame${parts.length === 1 ? '' : 's'}, ${wire.length} bytes`, type: 'none', source: 0, start: 0, length: wire.length })
+      t.open({
+        key: F_ROOT.key,
+        label: `WebSocket ${kindLabel}, ${parts.length} frame${parts.length === 1 ? '' : 's'}, ${wire.length} bytes`,
+        type: 'none',
+        source: 0,
+        start: 0,
+        length: wire.length
+      })
       let base = 0
       parts.forEach((p, i) => {
         const opName = OPCODE_NAMES[p.opcode] ?? `opcode ${p.opcode}`
         const flags = [p.fin ? 'FIN' : '', p.rsv1 ? 'RSV1' : '', p.masked ? 'masked' : ''].filter(Boolean).join(', ')
-        t.open({ key: F.frame.key, label: `Frame ${i + 1}: ${opName}${flags ? `, ${flags}` : ''}, payload ${p.len} bytes`, type: 'none', source: 0, start: base, length: p.taken.bytes.length })
+        t.open({
+          key: F.frame.key,
+          label: `Frame ${i + 1}: ${opName}${flags ? `, ${flags}` : ''}, payload ${p.len} bytes`,
+          type: 'none',
+          source: 0,
+          start: base,
+          length: p.taken.bytes.length
+        })
         leaf(t, F.fin, p.fin, base, 1)
         leaf(t, F.rsv1, p.rsv1, base, 1)
         leaf(t, F.rsv2, p.rsv2, base, 1)
@@ -745,7 +772,14 @@ export class WebSocketConnection {
         leaf(t, F.payload_len, p.len, base + 1, 1 + p.extLen)
         if (p.masked) leaf(t, F.masking_key, wire.subarray(base + p.hdrLen - 4, base + p.hdrLen), base + p.hdrLen - 4, 4)
         const wirePayload = wire.subarray(base + p.hdrLen, base + p.hdrLen + p.len)
-        leaf(t, F.payload, wirePayload, base + p.hdrLen, p.len, p.masked ? `Payload (masked): ${label(F.payload, wirePayload).slice(F.payload.name.length + 2)}` : undefined)
+        leaf(
+          t,
+          F.payload,
+          wirePayload,
+          base + p.hdrLen,
+          p.len,
+          p.masked ? `Payload (masked): ${label(F.payload, wirePayload).slice(F.payload.name.length + 2)}` : undefined
+        )
         t.close()
         base += p.taken.bytes.length
       })
@@ -872,15 +906,7 @@ export class WebSocketConnection {
 // ---------------------------------------------------------------------------------------------------------
 // Helpers
 
-function leaf(
-  t: MessageDraft['tree'],
-  def: FieldDef,
-  value: FieldScalar,
-  start: number,
-  length: number,
-  labelText?: string,
-  source = 0
-): void {
+function leaf(t: MessageDraft['tree'], def: FieldDef, value: FieldScalar, start: number, length: number, labelText?: string, source = 0): void {
   if (!t.recording) return
   t.add({ key: def.key, label: labelText ?? label(def, value), type: def.type, value, source, start, length })
 }
@@ -900,7 +926,6 @@ function unionFrames(parts: WireFrame[]): number[] {
   for (const p of parts) for (const f of p.taken.frames) all.add(f)
   return [...all].sort((a, b) => a - b)
 }
-
 
 function slideWindow(window: Uint8Array, out: Uint8Array): Uint8Array {
   if (out.length >= WINDOW) return out.slice(out.length - WINDOW)

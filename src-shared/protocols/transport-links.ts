@@ -40,7 +40,10 @@ export class ReliableLinks {
   readonly tracker: ReliabilityTracker
 
   /** `ackFrame`: the tree field that carries the acknowledged frame. */
-  constructor(private readonly ackFrame: FieldDef, limits: ReliabilityLimits = {}) {
+  constructor(
+    private readonly ackFrame: FieldDef,
+    limits: ReliabilityLimits = {}
+  ) {
     this.tracker = new ReliabilityTracker(limits)
   }
 
@@ -136,7 +139,9 @@ export class FragmentLinks {
   add(draft: MessageDraft, dir: WireDir, lane: string, channel: number, frag: FragmentHeader, data: Uint8Array, frame: number, time: number): FragmentOutcome {
     const res = this.assembler(dir, lane).add(channel, frag, data, frame, time)
     for (const ev of res.evicted ?? []) {
-      draft.warn(`gave up on fragmented message ${this.describe(lane, ev.startSeq)} (channel ${ev.channel}): ${ev.received} of ${ev.count} fragments held too much memory`)
+      draft.warn(
+        `gave up on fragmented message ${this.describe(lane, ev.startSeq)} (channel ${ev.channel}): ${ev.received} of ${ev.count} fragments held too much memory`
+      )
     }
     switch (res.kind) {
       case 'complete': {
@@ -193,10 +198,20 @@ export function incompleteError(inc: IncompleteReassembly, start = defaultDescri
 }
 
 /** Which of several messages in one datagram this is: a fact about the datagram, not a warning. */
-export const F_DATAGRAM_INDEX = defineField('datagram.index', 'Position in the datagram', 'u8', { description: '1-based position of this command/packet among those its datagram carries' })
+export const F_DATAGRAM_INDEX = defineField('datagram.index', 'Position in the datagram', 'u8', {
+  description: '1-based position of this command/packet among those its datagram carries'
+})
 
 /** Records "command 2 of 3 in this datagram" as a zero-length field at the unit's start, when there are several. */
 export function markPosition(draft: MessageDraft, source: number, at: number, i: number, n: number, unit = 'command'): void {
   if (n < 2 || !draft.tree.recording) return
-  draft.tree.add({ key: F_DATAGRAM_INDEX.key, label: `${unit[0].toUpperCase()}${unit.slice(1)} ${i + 1} of ${n} in this datagram`, type: 'u8', value: i + 1, source, start: at, length: 0 })
+  draft.tree.add({
+    key: F_DATAGRAM_INDEX.key,
+    label: `${unit[0].toUpperCase()}${unit.slice(1)} ${i + 1} of ${n} in this datagram`,
+    type: 'u8',
+    value: i + 1,
+    source,
+    start: at,
+    length: 0
+  })
 }

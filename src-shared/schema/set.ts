@@ -4,9 +4,7 @@
 // the same set from the same packs.
 
 import { defineDynamicFields, defineFields, setSchemaOverlay, type FieldDef } from '../bytes/fields'
-import type {
-  FigNetMessageSpec, NestedSpec, PhotonCustomTypeSpec, PhotonMessageSpec, PhotonParams, SchemaPack, SfsExtensionSpec
-} from './types'
+import type { FigNetMessageSpec, NestedSpec, PhotonCustomTypeSpec, PhotonMessageSpec, PhotonParams, SchemaPack, SfsExtensionSpec } from './types'
 
 // What a pack decided about a message, for every protocol: index fields, so a filter on them answers
 // from the index (`schema.name == "Move"`).
@@ -98,7 +96,8 @@ export class PhotonTables {
 export class Sfs2xTables {
   readonly extensions = new Map<string, SfsExtensionSpec & { pack: string }>()
   constructor(packs: readonly SchemaPack[]) {
-    for (const p of packs) for (const e of p.sfs2x?.extensions ?? []) if (!this.extensions.has(e.command)) this.extensions.set(e.command, { ...e, pack: p.name })
+    for (const p of packs)
+      for (const e of p.sfs2x?.extensions ?? []) if (!this.extensions.has(e.command)) this.extensions.set(e.command, { ...e, pack: p.name })
   }
 }
 
@@ -176,7 +175,10 @@ export function schemaFieldDefs(packs: readonly SchemaPack[]): FieldDef[] {
   for (const p of packs) {
     const ph = p.photon
     for (const [code, s] of Object.entries(ph?.parameters ?? {})) param(typeof s === 'string' ? s : s.name, Number(code), p.name)
-    for (const [list, key] of [[ph?.operations, 'photon.op.code'], [ph?.events, 'photon.ev.code']] as const) {
+    for (const [list, key] of [
+      [ph?.operations, 'photon.op.code'],
+      [ph?.events, 'photon.ev.code']
+    ] as const) {
       for (const m of list ?? []) {
         if (m.codeParameter === undefined) names(key, m.code, m.name)
         else names('schema.code', m.code, m.name)
@@ -187,7 +189,8 @@ export function schemaFieldDefs(packs: readonly SchemaPack[]): FieldDef[] {
       names('fignet.msg_id', m.id, m.name)
       for (const f of m.fields ?? []) {
         const key = `fignet.field.${f.name}`
-        if (!out.has(key)) out.set(key, { key, name: f.name, type: 'none', description: `${m.name}.${f.name} (${f.type}), from the schema pack ${JSON.stringify(p.name)}` })
+        if (!out.has(key))
+          out.set(key, { key, name: f.name, type: 'none', description: `${m.name}.${f.name} (${f.type}), from the schema pack ${JSON.stringify(p.name)}` })
       }
     }
   }

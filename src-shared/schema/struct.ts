@@ -18,16 +18,36 @@ export function readStruct(r: FieldReader, layout: StructLayout, prefix: string)
   for (const f of layout.fields) {
     const key = `${prefix}.${f.name}`
     switch (f.type) {
-      case 'u8': out[f.name] = r.u8(packFieldDef(key, f.name, 'u8')); break
-      case 'i8': out[f.name] = r.i8(packFieldDef(key, f.name, 'i8')); break
-      case 'u16': out[f.name] = r.u16(packFieldDef(key, f.name, 'u16'), le); break
-      case 'i16': out[f.name] = r.i16(packFieldDef(key, f.name, 'i16'), le); break
-      case 'u32': out[f.name] = r.u32(packFieldDef(key, f.name, 'u32'), le); break
-      case 'i32': out[f.name] = r.i32(packFieldDef(key, f.name, 'i32'), le); break
-      case 'u64': out[f.name] = r.u64(packFieldDef(key, f.name, 'u64'), le); break
-      case 'i64': out[f.name] = r.i64(packFieldDef(key, f.name, 'i64'), le); break
-      case 'f32': out[f.name] = r.f32(packFieldDef(key, f.name, 'f32'), le); break
-      case 'f64': out[f.name] = r.f64(packFieldDef(key, f.name, 'f64'), le); break
+      case 'u8':
+        out[f.name] = r.u8(packFieldDef(key, f.name, 'u8'))
+        break
+      case 'i8':
+        out[f.name] = r.i8(packFieldDef(key, f.name, 'i8'))
+        break
+      case 'u16':
+        out[f.name] = r.u16(packFieldDef(key, f.name, 'u16'), le)
+        break
+      case 'i16':
+        out[f.name] = r.i16(packFieldDef(key, f.name, 'i16'), le)
+        break
+      case 'u32':
+        out[f.name] = r.u32(packFieldDef(key, f.name, 'u32'), le)
+        break
+      case 'i32':
+        out[f.name] = r.i32(packFieldDef(key, f.name, 'i32'), le)
+        break
+      case 'u64':
+        out[f.name] = r.u64(packFieldDef(key, f.name, 'u64'), le)
+        break
+      case 'i64':
+        out[f.name] = r.i64(packFieldDef(key, f.name, 'i64'), le)
+        break
+      case 'f32':
+        out[f.name] = r.f32(packFieldDef(key, f.name, 'f32'), le)
+        break
+      case 'f64':
+        out[f.name] = r.f64(packFieldDef(key, f.name, 'f64'), le)
+        break
       case 'bool': {
         const at = r.pos
         const b = r.u8(null)

@@ -62,9 +62,27 @@ export interface PhotonSchema {
 }
 
 export const SFS_TYPES = [
-  'NULL', 'BOOL', 'BYTE', 'SHORT', 'INT', 'LONG', 'FLOAT', 'DOUBLE', 'UTF_STRING',
-  'BOOL_ARRAY', 'BYTE_ARRAY', 'SHORT_ARRAY', 'INT_ARRAY', 'LONG_ARRAY', 'FLOAT_ARRAY', 'DOUBLE_ARRAY', 'UTF_STRING_ARRAY',
-  'SFS_ARRAY', 'SFS_OBJECT', 'CLASS', 'TEXT'
+  'NULL',
+  'BOOL',
+  'BYTE',
+  'SHORT',
+  'INT',
+  'LONG',
+  'FLOAT',
+  'DOUBLE',
+  'UTF_STRING',
+  'BOOL_ARRAY',
+  'BYTE_ARRAY',
+  'SHORT_ARRAY',
+  'INT_ARRAY',
+  'LONG_ARRAY',
+  'FLOAT_ARRAY',
+  'DOUBLE_ARRAY',
+  'UTF_STRING_ARRAY',
+  'SFS_ARRAY',
+  'SFS_OBJECT',
+  'CLASS',
+  'TEXT'
 ] as const
 export type SfsType = (typeof SFS_TYPES)[number]
 
@@ -81,7 +99,22 @@ export interface Sfs2xSchema {
   extensions?: SfsExtensionSpec[]
 }
 
-export const MEMORYPACK_TYPES = ['byte', 'sbyte', 'bool', 'short', 'ushort', 'char', 'int', 'uint', 'float', 'long', 'ulong', 'double', 'string', 'byte[]'] as const
+export const MEMORYPACK_TYPES = [
+  'byte',
+  'sbyte',
+  'bool',
+  'short',
+  'ushort',
+  'char',
+  'int',
+  'uint',
+  'float',
+  'long',
+  'ulong',
+  'double',
+  'string',
+  'byte[]'
+] as const
 export const BITBUFFER_TYPES = ['byte', 'bool', 'short', 'ushort', 'int', 'uint', 'long', 'ulong', 'string'] as const
 export type FigNetFieldType = (typeof MEMORYPACK_TYPES)[number]
 

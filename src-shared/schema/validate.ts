@@ -2,12 +2,13 @@
 // first problem and why: `$.photon.events[3].code: expected an integer 0-255`. Strict about unknown keys,
 // so a misspelt key is caught instead of silently ignored. Never throws anything but SchemaError.
 
-import {
-  BITBUFFER_TYPES, MEMORYPACK_TYPES, NESTED_FORMATS, SCHEMA_FORMAT, SFS_TYPES, STRUCT_SCALARS, type SchemaPack
-} from './types'
+import { BITBUFFER_TYPES, MEMORYPACK_TYPES, NESTED_FORMATS, SCHEMA_FORMAT, SFS_TYPES, STRUCT_SCALARS, type SchemaPack } from './types'
 
 export class SchemaError extends Error {
-  constructor(readonly path: string, readonly why: string) {
+  constructor(
+    readonly path: string,
+    readonly why: string
+  ) {
     super(`${path}: ${why}`)
     this.name = 'SchemaError'
   }
@@ -42,7 +43,8 @@ function array(v: unknown, path: string): unknown[] {
 }
 
 function integer(v: unknown, path: string, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) fail(path, `expected an integer ${min}-${max}${typeof v === 'number' ? `, got ${v}` : `, got ${kind(v)}`}`)
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max)
+    fail(path, `expected an integer ${min}-${max}${typeof v === 'number' ? `, got ${v}` : `, got ${kind(v)}`}`)
   return v
 }
 
@@ -59,7 +61,8 @@ function ident(v: unknown, path: string): string {
 }
 
 function oneOf<T extends string>(v: unknown, path: string, values: readonly T[]): T {
-  if (typeof v !== 'string' || !values.includes(v as T)) fail(path, `expected one of ${values.join(', ')}, got ${typeof v === 'string' ? JSON.stringify(v) : kind(v)}`)
+  if (typeof v !== 'string' || !values.includes(v as T))
+    fail(path, `expected one of ${values.join(', ')}, got ${typeof v === 'string' ? JSON.stringify(v) : kind(v)}`)
   return v as T
 }
 
@@ -84,7 +87,10 @@ function structFields(v: unknown, path: string, allowRest: boolean): void {
       integer(o.length, `${p}.length`, 0, 65535)
     } else if (t === 'bytes' && (!allowRest || i !== list.length - 1)) fail(`${p}.length`, 'missing (only the last field may take the rest of the bytes)')
   })
-  uniqueNames(list.map((f) => (f as Obj).name as string), (i) => `${path}[${i}].name`)
+  uniqueNames(
+    list.map((f) => (f as Obj).name as string),
+    (i) => `${path}[${i}].name`
+  )
 }
 
 function endian(o: Obj, path: string): void {
@@ -114,7 +120,7 @@ function photonParams(v: unknown, path: string): void {
   }
   const seen = new Map<string, string>()
   for (const [code, spec] of Object.entries(o)) {
-    const name = typeof spec === 'string' ? spec : (spec as Obj).name as string
+    const name = typeof spec === 'string' ? spec : ((spec as Obj).name as string)
     if (seen.has(name)) fail(`${path}["${code}"]`, `name ${JSON.stringify(name)} is also parameter ${seen.get(name)}'s`)
     seen.set(name, code)
   }
@@ -136,7 +142,8 @@ function photonMessages(v: unknown, path: string): void {
       if (o.wireCode !== undefined) fail(`${p}.wireCode`, 'only with codeParameter')
     }
     const key = `${o.codeParameter ?? ''}/${o.wireCode ?? ''}/${o.code}`
-    if (keys.has(key)) fail(`${p}.code`, `duplicate: another entry already has code ${o.code}${o.codeParameter !== undefined ? ` in parameter ${o.codeParameter}` : ''}`)
+    if (keys.has(key))
+      fail(`${p}.code`, `duplicate: another entry already has code ${o.code}${o.codeParameter !== undefined ? ` in parameter ${o.codeParameter}` : ''}`)
     keys.add(key)
     if (o.parameters !== undefined) photonParams(o.parameters, `${p}.parameters`)
   })
@@ -205,14 +212,18 @@ function fignet(v: unknown, path: string): void {
       ident(fo.name, `${q}.name`)
       oneOf(fo.type, `${q}.type`, types)
     })
-    uniqueNames(fields.map((f) => (f as Obj).name as string), (j) => `${p}.fields[${j}].name`)
+    uniqueNames(
+      fields.map((f) => (f as Obj).name as string),
+      (j) => `${p}.fields[${j}].name`
+    )
   })
 }
 
 /** Checks `v` (parsed JSON) and returns it as a pack, or throws SchemaError with the path and why. */
 export function validateSchemaPack(v: unknown): SchemaPack {
   const o = object(v, '$', ['$schema', 'format', 'name', 'description', 'sources', 'appliesTo', 'photon', 'sfs2x', 'fignet'], ['format', 'name'])
-  if (o.format !== SCHEMA_FORMAT) fail('$.format', `expected "${SCHEMA_FORMAT}", got ${typeof o.format === 'string' ? JSON.stringify(o.format) : kind(o.format)}`)
+  if (o.format !== SCHEMA_FORMAT)
+    fail('$.format', `expected "${SCHEMA_FORMAT}", got ${typeof o.format === 'string' ? JSON.stringify(o.format) : kind(o.format)}`)
   text(o.name, '$.name')
   if (o.description !== undefined && typeof o.description !== 'string') fail('$.description', `expected a string, got ${kind(o.description)}`)
   if (o.sources !== undefined) array(o.sources, '$.sources').forEach((s, i) => text(s, `$.sources[${i}]`, 2000))

@@ -47,9 +47,16 @@ mkdirSync(dir, { recursive: true })
 // The game capture's name carries a hash of its generator and the encoders it uses: edit them and the
 // next run regenerates instead of measuring stale traffic.
 const GENERATOR_FILES = [
-  'test/bench/game-traffic.ts', 'test/bench/make-game-capture.mjs', 'test/unit/helpers/frames.ts', 'test/unit/helpers/websocket.ts',
-  'test/unit/protocols/photon/udp-encoder.ts', 'test/unit/protocols/photon/gp-encoder.ts', 'test/unit/protocols/sfs2x/helpers.ts',
-  'test/unit/protocols/enet/encoder.ts', 'test/unit/protocols/fignet/encoders.ts', 'test/unit/protocols/litenetlib/encoder.ts'
+  'test/bench/game-traffic.ts',
+  'test/bench/make-game-capture.mjs',
+  'test/unit/helpers/frames.ts',
+  'test/unit/helpers/websocket.ts',
+  'test/unit/protocols/photon/udp-encoder.ts',
+  'test/unit/protocols/photon/gp-encoder.ts',
+  'test/unit/protocols/sfs2x/helpers.ts',
+  'test/unit/protocols/enet/encoder.ts',
+  'test/unit/protocols/fignet/encoders.ts',
+  'test/unit/protocols/litenetlib/encoder.ts'
 ]
 const genHash = createHash('sha256')
 for (const f of GENERATOR_FILES) genHash.update(readFileSync(join(root, f)))
@@ -60,7 +67,8 @@ if (!existsSync(game) || !existsSync(keys)) {
   execFileSync(process.execPath, [join(root, 'test/bench/make-game-capture.mjs'), game, String(FRAMES)], { stdio: 'inherit' })
 }
 const generic = join(dir, `bench-${GENERIC_FRAMES}.pcap`)
-if (!existsSync(generic)) execFileSync(process.execPath, [join(root, 'test/bench/make-bench-capture.mjs'), generic, String(GENERIC_FRAMES)], { stdio: 'inherit' })
+if (!existsSync(generic))
+  execFileSync(process.execPath, [join(root, 'test/bench/make-bench-capture.mjs'), generic, String(GENERIC_FRAMES)], { stdio: 'inherit' })
 // A capture with no frames: what the CLI allocates just to start, subtracted from the allocation count.
 const empty = join(dir, 'empty.pcap')
 if (!existsSync(empty)) writeFileSync(empty, Buffer.from('d4c3b2a1020004000000000000000000ffff000001000000', 'hex'))
@@ -132,14 +140,17 @@ function row(label, frames, g, t) {
   if (g.unsupported) return console.log(`${head}${NA}`)
   const gRate = frames / g.secs
   let line = `${head}${secs(g.secs).padStart(9)} ${num(gRate).padStart(10)} ${(g.rssMiB.toFixed(0) + ' MiB').padStart(9)}`
-  if (t) line += `   ${secs(t.secs).padStart(8)} ${num(frames / t.secs).padStart(9)} ${(t.rssMiB.toFixed(0) + ' MiB').padStart(8)}   ${(t.secs / g.secs).toFixed(2)}x`
+  if (t)
+    line += `   ${secs(t.secs).padStart(8)} ${num(frames / t.secs).padStart(9)} ${(t.rssMiB.toFixed(0) + ' MiB').padStart(8)}   ${(t.secs / g.secs).toFixed(2)}x`
   console.log(line)
 }
 
 function header(title) {
   console.log('')
   console.log(title)
-  console.log(`${''.padEnd(W)}${'gamewire'.padStart(9)} ${'frames/s'.padStart(10)} ${'peak RSS'.padStart(9)}   ${'tshark'.padStart(8)} ${'frames/s'.padStart(9)} ${'peak RSS'.padStart(8)}   speed vs tshark`)
+  console.log(
+    `${''.padEnd(W)}${'gamewire'.padStart(9)} ${'frames/s'.padStart(10)} ${'peak RSS'.padStart(9)}   ${'tshark'.padStart(8)} ${'frames/s'.padStart(9)} ${'peak RSS'.padStart(8)}   speed vs tshark`
+  )
 }
 
 const speedup = (one, two) => (one.unsupported || two.unsupported ? NA : `${(one.secs / two.secs).toFixed(2)}x`)
@@ -147,7 +158,9 @@ const speedup = (one, two) => (one.unsupported || two.unsupported ? NA : `${(one
 // ---- 1. the game capture ----
 
 const gameFrames = frameCount(game)
-const keyLines = readFileSync(keys, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).length
+const keyLines = readFileSync(keys, 'utf8')
+  .split('\n')
+  .filter((l) => l && !l.startsWith('#')).length
 console.log(`game capture: ${game} (${num(gameFrames)} frames, ${(statSync(game).size / 2 ** 20).toFixed(1)} MiB, ${keyLines} keys)`)
 console.log(`every gamewire run below passes --keylog ${keys}; tshark has no dissector for these protocols and no keys`)
 
@@ -167,7 +180,9 @@ row('stats', gameFrames, stats, tsRead)
 row('stats --jobs 1', gameFrames, stats1, tsRead)
 row('stats --jobs 2', gameFrames, stats2, tsRead)
 console.log(
-  `${num(summary.messages)} messages (${Object.entries(summary.protocols).map(([p, n]) => `${p} ${num(n)}`).join(', ')}), ${summary.errors} with errors; ` +
+  `${num(summary.messages)} messages (${Object.entries(summary.protocols)
+    .map(([p, n]) => `${p} ${num(n)}`)
+    .join(', ')}), ${summary.errors} with errors; ` +
     `the row index takes ${summary.index.bytesPerMessage.toFixed(1)} bytes/message (${summary.index.columnBytesPerMessage} of fixed columns)`
 )
 
@@ -176,7 +191,13 @@ const tsFilter = await measure('tshark', ['-r', game, '-Y', FILTER])
 const gwFilter = await gw(['decode', game, '--keylog', keys, '--filter', FILTER, '--tree', 'none', '-o', '/dev/null', '-q'])
 header(`display filter '${FILTER}' (gamewire decode --filter … -o /dev/null; tshark -r FILE -Y … > /dev/null)`)
 row('decode --filter --tree none', gameFrames, gwFilter, tsFilter)
-if (gwFilter.unsupported) row('decode --filter (full trees of the matches)', gameFrames, await gw(['decode', game, '--keylog', keys, '--filter', FILTER, '-o', '/dev/null', '-q']), tsFilter)
+if (gwFilter.unsupported)
+  row(
+    'decode --filter (full trees of the matches)',
+    gameFrames,
+    await gw(['decode', game, '--keylog', keys, '--filter', FILTER, '-o', '/dev/null', '-q']),
+    tsFilter
+  )
 
 // Decode export.
 const tsJson = await measure('tshark', ['-r', game, '-T', 'json'])
@@ -259,10 +280,18 @@ core.close()
 rmSync(coreTmp, { recursive: true, force: true })
 console.log('')
 console.log(`app path in-process (SessionCore, with the keys): ${num(opened.messages)} messages in ${num(opened.conversations)} conversations`)
-console.log(`  open → ready                ${secs(openSecs)}  ${num(gameFrames / openSecs)} frames/s  (bench process RSS after: ${rssAfterOpen.toFixed(0)} MiB)`)
-console.log(`  setView '${FILTER}'    ${secs(filterSecs)}  ${num(filtered.count)} of ${num(filtered.total)} rows  (${(tsFilter.secs / filterSecs).toFixed(2)}x tshark -Y's speed)`)
-console.log(`  getMessage, ${randomLatency.length} random ids  p50 ${ms(pct(randomLatency, 50))}  p95 ${ms(pct(randomLatency, 95))}  max ${ms(Math.max(...randomLatency))}  (${secs(randomLatency.reduce((a, b) => a + b, 0) / 1000)} in all)`)
-console.log(`  arrow-key steps, 200 in conversation #${convId} (${num(convIds.length)} messages)  p50 ${ms(pct(stepLatency, 50))}  p95 ${ms(pct(stepLatency, 95))}  (jump in: ${ms(firstStep)})`)
+console.log(
+  `  open → ready                ${secs(openSecs)}  ${num(gameFrames / openSecs)} frames/s  (bench process RSS after: ${rssAfterOpen.toFixed(0)} MiB)`
+)
+console.log(
+  `  setView '${FILTER}'    ${secs(filterSecs)}  ${num(filtered.count)} of ${num(filtered.total)} rows  (${(tsFilter.secs / filterSecs).toFixed(2)}x tshark -Y's speed)`
+)
+console.log(
+  `  getMessage, ${randomLatency.length} random ids  p50 ${ms(pct(randomLatency, 50))}  p95 ${ms(pct(randomLatency, 95))}  max ${ms(Math.max(...randomLatency))}  (${secs(randomLatency.reduce((a, b) => a + b, 0) / 1000)} in all)`
+)
+console.log(
+  `  arrow-key steps, 200 in conversation #${convId} (${num(convIds.length)} messages)  p50 ${ms(pct(stepLatency, 50))}  p95 ${ms(pct(stepLatency, 95))}  (jump in: ${ms(firstStep)})`
+)
 
 // ---- the UI: `gamewire serve CAPTURE` in headless Chromium ----
 
@@ -273,11 +302,23 @@ async function uiOpen() {
   writeFileSync(join(config, 'keys.txt'), readFileSync(keys)) // serve loads saved keys before opening
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync']
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync'
+    ]
   })
   const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage()
   const started = performance.now()
-  const server = spawn(process.execPath, [BIN, 'serve', game, '--port', '0'], { env: { ...process.env, GAMEWIRE_CONFIG_DIR: config }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const server = spawn(process.execPath, [BIN, 'serve', game, '--port', '0'], {
+    env: { ...process.env, GAMEWIRE_CONFIG_DIR: config },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   try {
     const url = await new Promise((resolve, reject) => {
       server.stdout.once('data', (d) => resolve(String(d).trim().split('\n')[0]))
@@ -312,10 +353,17 @@ try {
 
 const genericFrames = frameCount(generic)
 console.log('')
-console.log(`generic capture: ${generic} (${num(genericFrames)} frames, ${(statSync(generic).size / 2 ** 20).toFixed(1)} MiB; generic payloads: transport cost, little decoding)`)
+console.log(
+  `generic capture: ${generic} (${num(genericFrames)} frames, ${(statSync(generic).size / 2 ** 20).toFixed(1)} MiB; generic payloads: transport cost, little decoding)`
+)
 header('generic capture: index pass and decode export')
 row('stats (index pass) vs tshark -r', genericFrames, await gw(['stats', generic]), await measure('tshark', ['-r', generic]))
-row('decode (--tree full) vs tshark -T json', genericFrames, await gw(['decode', generic, '-o', '/dev/null', '-q']), await measure('tshark', ['-r', generic, '-T', 'json']))
+row(
+  'decode (--tree full) vs tshark -T json',
+  genericFrames,
+  await gw(['decode', generic, '-o', '/dev/null', '-q']),
+  await measure('tshark', ['-r', generic, '-T', 'json'])
+)
 
 // ---- 3. live capture: bursts on loopback at rising rates (needs capture rights) ----
 

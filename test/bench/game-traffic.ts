@@ -59,9 +59,27 @@ const pick = <T>(r: Rand, xs: readonly T[]): T => xs[int(r, xs.length)]
 const jitter = (r: Rand, ms: number) => Math.round(r() * ms * MS)
 export const hex = (b: Uint8Array) => Buffer.from(b).toString('hex')
 /** Key material from the seed and a label (never from the PRNG stream, so keys do not shift traffic). */
-const secret = (n: number, seed: number, label: string) => Uint8Array.from(createHash('sha256').update(`gamewire bench ${seed} ${label}`).digest().subarray(0, n))
+const secret = (n: number, seed: number, label: string) =>
+  Uint8Array.from(createHash('sha256').update(`gamewire bench ${seed} ${label}`).digest().subarray(0, n))
 
-const NAMES = ['Ada', 'Grace', 'Linus', 'Ken', 'Barbara', 'Edsger', 'Donald', 'Margaret', 'Alan', 'Radia', 'Frances', 'John', 'Niklaus', 'Bjarne', 'Guido', 'Anders']
+const NAMES = [
+  'Ada',
+  'Grace',
+  'Linus',
+  'Ken',
+  'Barbara',
+  'Edsger',
+  'Donald',
+  'Margaret',
+  'Alan',
+  'Radia',
+  'Frances',
+  'John',
+  'Niklaus',
+  'Bjarne',
+  'Guido',
+  'Anders'
+]
 const ROOMS = ['arena', 'canyon', 'harbor', 'citadel', 'dunes', 'glacier', 'jungle', 'foundry']
 const playerName = (r: Rand) => `${pick(r, NAMES)}${int(r, 1000)}`
 const coord = (r: Rand, range = 200) => Math.round((r() - 0.5) * range * 100) / 100
@@ -101,7 +119,10 @@ export class Tcp {
   }
 
   private seg(side: 0 | 1, at: number, flags: number, payload?: Uint8Array): Out {
-    const f = side === 0 ? tcpFrame(this.c, this.cport, this.s, this.sport, this.seq[0] >>> 0, flags, payload) : tcpFrame(this.s, this.sport, this.c, this.cport, this.seq[1] >>> 0, flags, payload)
+    const f =
+      side === 0
+        ? tcpFrame(this.c, this.cport, this.s, this.sport, this.seq[0] >>> 0, flags, payload)
+        : tcpFrame(this.s, this.sport, this.c, this.cport, this.seq[1] >>> 0, flags, payload)
     return { t: at, frame: f }
   }
 
@@ -168,27 +189,65 @@ export class PhotonScript {
   }
   authenticate(user: string, key?: Uint8Array): [Uint8Array, Uint8Array] {
     const token = hex(Uint8Array.from({ length: 24 }, () => int(this.r, 256)))
-    const req = requestBody(this.ver, 230, [[220, pv.str('1.4.2')], [224, pv.str('b2f0c1d5-bench')], [225, pv.str(user)], [221, pv.str(token)], [210, pv.str('eu')]])
-    const res = responseBody(this.ver, 230, 0, pv.null(), [[225, pv.str(user)], [221, pv.str(token.slice(0, 32))], [196, pv.str(user)], [230, pv.str('10.1.0.11:5056')]])
+    const req = requestBody(this.ver, 230, [
+      [220, pv.str('1.4.2')],
+      [224, pv.str('b2f0c1d5-bench')],
+      [225, pv.str(user)],
+      [221, pv.str(token)],
+      [210, pv.str('eu')]
+    ])
+    const res = responseBody(this.ver, 230, 0, pv.null(), [
+      [225, pv.str(user)],
+      [221, pv.str(token.slice(0, 32))],
+      [196, pv.str(user)],
+      [230, pv.str('10.1.0.11:5056')]
+    ])
     if (!key) return [photonMsg(2, req), photonMsg(3, res)]
     return [photonMsg(2, photonEncrypt(key, req), true), photonMsg(3, photonEncrypt(key, res), true)]
   }
   playerProps(name: string): PV {
-    return pv.hash([pv.byte(255), pv.str(name)], [pv.str('team'), pv.byte(int(this.r, 2))], [pv.str('skin'), pv.int(int(this.r, 40))], [pv.str('ready'), pv.bool(this.r() < 0.5)])
+    return pv.hash(
+      [pv.byte(255), pv.str(name)],
+      [pv.str('team'), pv.byte(int(this.r, 2))],
+      [pv.str('skin'), pv.int(int(this.r, 40))],
+      [pv.str('ready'), pv.bool(this.r() < 0.5)]
+    )
   }
   roomProps(): PV {
     return pv.hash(
-      [pv.byte(255), pv.byte(16)], [pv.byte(254), pv.bool(true)], [pv.byte(253), pv.bool(true)], [pv.byte(249), pv.bool(true)],
-      [pv.str('map'), pv.str(pick(this.r, ROOMS))], [pv.str('mode'), pv.str('ctf')], [pv.str('round'), pv.int(int(this.r, 20))], [pv.str('timeLeft'), pv.float(this.r() * 600)]
+      [pv.byte(255), pv.byte(16)],
+      [pv.byte(254), pv.bool(true)],
+      [pv.byte(253), pv.bool(true)],
+      [pv.byte(249), pv.bool(true)],
+      [pv.str('map'), pv.str(pick(this.r, ROOMS))],
+      [pv.str('mode'), pv.str('ctf')],
+      [pv.str('round'), pv.int(int(this.r, 20))],
+      [pv.str('timeLeft'), pv.float(this.r() * 600)]
     )
   }
   joinGame(room: string, actor: number, name: string, actors: number[]): [Uint8Array, Uint8Array] {
-    const req = requestBody(this.ver, 226, [[255, pv.str(room)], [249, this.playerProps(name)], [250, pv.bool(true)]])
-    const res = responseBody(this.ver, 226, 0, pv.null(), [[254, pv.int(actor)], [249, this.playerProps(name)], [248, this.roomProps()], [252, pv.ints(actors)]])
+    const req = requestBody(this.ver, 226, [
+      [255, pv.str(room)],
+      [249, this.playerProps(name)],
+      [250, pv.bool(true)]
+    ])
+    const res = responseBody(this.ver, 226, 0, pv.null(), [
+      [254, pv.int(actor)],
+      [249, this.playerProps(name)],
+      [248, this.roomProps()],
+      [252, pv.ints(actors)]
+    ])
     return [photonMsg(2, req), photonMsg(3, res)]
   }
   joinEvent(actor: number, name: string, actors: number[]): Uint8Array {
-    return photonMsg(4, eventBody(this.ver, 255, [[254, pv.int(actor)], [249, this.playerProps(name)], [252, pv.ints(actors)]]))
+    return photonMsg(
+      4,
+      eventBody(this.ver, 255, [
+        [254, pv.int(actor)],
+        [249, this.playerProps(name)],
+        [252, pv.ints(actors)]
+      ])
+    )
   }
   /** PUN's OnPhotonSerializeView batch (event 201): timestamp, then one Object[] per view. */
   private serializeContent(viewId: number, tick: number): PV {
@@ -196,52 +255,137 @@ export class PhotonScript {
     return pv.objs(
       pv.int(tick * 50),
       pv.null(),
-      pv.objs(pv.int(viewId), pv.bool(false), pv.null(), pv.vec3(coord(r), coord(r, 20), coord(r)), pv.quat(r(), r(), r(), r()), pv.vec3(coord(r, 10), 0, coord(r, 10)), pv.float(r() * 100))
+      pv.objs(
+        pv.int(viewId),
+        pv.bool(false),
+        pv.null(),
+        pv.vec3(coord(r), coord(r, 20), coord(r)),
+        pv.quat(r(), r(), r(), r()),
+        pv.vec3(coord(r, 10), 0, coord(r, 10)),
+        pv.float(r() * 100)
+      )
     )
   }
   raiseSerialize(viewId: number, tick: number): Uint8Array {
-    return photonMsg(2, requestBody(this.ver, 253, [[244, pv.byte(201)], [245, this.serializeContent(viewId, tick)]]))
+    return photonMsg(
+      2,
+      requestBody(this.ver, 253, [
+        [244, pv.byte(201)],
+        [245, this.serializeContent(viewId, tick)]
+      ])
+    )
   }
   serializeEvent(actor: number, tick: number): Uint8Array {
-    return photonMsg(4, eventBody(this.ver, 201, [[245, this.serializeContent(actor * 1000 + 1, tick)], [254, pv.int(actor)]]))
+    return photonMsg(
+      4,
+      eventBody(this.ver, 201, [
+        [245, this.serializeContent(actor * 1000 + 1, tick)],
+        [254, pv.int(actor)]
+      ])
+    )
   }
   /** A PUN RPC (event 200) with a chat line or a hit, raised reliably (encrypted with `key`: SendOptions.Encrypt). */
   rpc(actor: number, key?: Uint8Array): { req: Uint8Array; ev: Uint8Array } {
     const r = this.r
-    const content = r() < 0.5
-      ? pv.hash([pv.byte(0), pv.int(actor * 1000 + 1)], [pv.byte(2), pv.int(int(r, 1e6))], [pv.byte(5), pv.byte(7)], [pv.byte(4), pv.objs(pv.str(`gg ${playerName(r)}`), pv.int(int(r, 100)))])
-      : pv.hash([pv.byte(0), pv.int(actor * 1000 + 1)], [pv.byte(2), pv.int(int(r, 1e6))], [pv.byte(5), pv.byte(3)], [pv.byte(4), pv.objs(pv.int(int(r, 16)), pv.float(r() * 80), pv.vec3(coord(r), coord(r, 20), coord(r)))])
+    const content =
+      r() < 0.5
+        ? pv.hash(
+            [pv.byte(0), pv.int(actor * 1000 + 1)],
+            [pv.byte(2), pv.int(int(r, 1e6))],
+            [pv.byte(5), pv.byte(7)],
+            [pv.byte(4), pv.objs(pv.str(`gg ${playerName(r)}`), pv.int(int(r, 100)))]
+          )
+        : pv.hash(
+            [pv.byte(0), pv.int(actor * 1000 + 1)],
+            [pv.byte(2), pv.int(int(r, 1e6))],
+            [pv.byte(5), pv.byte(3)],
+            [pv.byte(4), pv.objs(pv.int(int(r, 16)), pv.float(r() * 80), pv.vec3(coord(r), coord(r, 20), coord(r)))]
+          )
     return {
-      req: ((b) => (key ? photonMsg(2, photonEncrypt(key, b), true) : photonMsg(2, b)))(requestBody(this.ver, 253, [[244, pv.byte(200)], [245, content], [246, pv.byte(0)]])),
-      ev: photonMsg(4, eventBody(this.ver, 200, [[245, content], [254, pv.int(actor)]]))
+      req: ((b) => (key ? photonMsg(2, photonEncrypt(key, b), true) : photonMsg(2, b)))(
+        requestBody(this.ver, 253, [
+          [244, pv.byte(200)],
+          [245, content],
+          [246, pv.byte(0)]
+        ])
+      ),
+      ev: photonMsg(
+        4,
+        eventBody(this.ver, 200, [
+          [245, content],
+          [254, pv.int(actor)]
+        ])
+      )
     }
   }
   propertiesChanged(actor: number): Uint8Array {
     const r = this.r
-    const props = pv.hash([pv.str('score'), pv.int(int(r, 5000))], [pv.str('kills'), pv.short(int(r, 60))], [pv.str('loadout'), pv.strs(['rifle', 'smoke', pick(r, ['medkit', 'shield', 'mine'])])], [pv.str('ping'), pv.short(20 + int(r, 120))])
-    return photonMsg(4, eventBody(this.ver, 253, [[251, props], [253, pv.int(actor)], [254, pv.int(actor)]]))
+    const props = pv.hash(
+      [pv.str('score'), pv.int(int(r, 5000))],
+      [pv.str('kills'), pv.short(int(r, 60))],
+      [pv.str('loadout'), pv.strs(['rifle', 'smoke', pick(r, ['medkit', 'shield', 'mine'])])],
+      [pv.str('ping'), pv.short(20 + int(r, 120))]
+    )
+    return photonMsg(
+      4,
+      eventBody(this.ver, 253, [
+        [251, props],
+        [253, pv.int(actor)],
+        [254, pv.int(actor)]
+      ])
+    )
   }
   /** A ~3 KB scoreboard/world snapshot: needs 3 fragments at MTU 1200. */
   bigSnapshot(actors: number): Uint8Array {
     const r = this.r
     const rows: PV[] = []
     for (let i = 0; i < actors; i++) {
-      rows.push(pv.hash([pv.str('n'), pv.str(playerName(r))], [pv.str('s'), pv.int(int(r, 99999))], [pv.str('p'), pv.vec3(coord(r), coord(r, 20), coord(r))], [pv.str('a'), pv.bool(r() < 0.9)], [pv.str('h'), pv.ints([int(r, 100), int(r, 100), int(r, 100)])]))
+      rows.push(
+        pv.hash(
+          [pv.str('n'), pv.str(playerName(r))],
+          [pv.str('s'), pv.int(int(r, 99999))],
+          [pv.str('p'), pv.vec3(coord(r), coord(r, 20), coord(r))],
+          [pv.str('a'), pv.bool(r() < 0.9)],
+          [pv.str('h'), pv.ints([int(r, 100), int(r, 100), int(r, 100)])]
+        )
+      )
     }
-    return photonMsg(4, eventBody(this.ver, 210, [[245, pv.objs(...rows)], [254, pv.int(0)]]))
+    return photonMsg(
+      4,
+      eventBody(this.ver, 210, [
+        [245, pv.objs(...rows)],
+        [254, pv.int(0)]
+      ])
+    )
   }
   /** The master's GameList (event 230): one hashtable of room properties per room (~3 KB for 40 rooms). */
   gameList(rooms: number, update: boolean): Uint8Array {
     const r = this.r
     const entries: [PV, PV][] = []
     for (let i = 0; i < rooms; i++) {
-      entries.push([pv.str(`${pick(r, ROOMS)}-${int(r, 99999)}`), pv.hash([pv.byte(255), pv.byte(16)], [pv.byte(254), pv.bool(r() < 0.8)], [pv.byte(252), pv.byte(int(r, 17))], [pv.str('map'), pv.str(pick(r, ROOMS))], [pv.str('elo'), pv.int(800 + int(r, 1600))])])
+      entries.push([
+        pv.str(`${pick(r, ROOMS)}-${int(r, 99999)}`),
+        pv.hash(
+          [pv.byte(255), pv.byte(16)],
+          [pv.byte(254), pv.bool(r() < 0.8)],
+          [pv.byte(252), pv.byte(int(r, 17))],
+          [pv.str('map'), pv.str(pick(r, ROOMS))],
+          [pv.str('elo'), pv.int(800 + int(r, 1600))]
+        )
+      ])
     }
     return photonMsg(4, eventBody(this.ver, update ? 229 : 230, [[222, pv.hash(...entries)]]))
   }
   appStats(): Uint8Array {
     const r = this.r
-    return photonMsg(4, eventBody(this.ver, 226, [[227, pv.int(int(r, 20000))], [228, pv.int(int(r, 3000))], [229, pv.int(int(r, 90000))]]))
+    return photonMsg(
+      4,
+      eventBody(this.ver, 226, [
+        [227, pv.int(int(r, 20000))],
+        [228, pv.int(int(r, 3000))],
+        [229, pv.int(int(r, 90000))]
+      ])
+    )
   }
   joinLobby(): [Uint8Array, Uint8Array] {
     return [photonMsg(2, requestBody(this.ver, 229, [])), photonMsg(3, responseBody(this.ver, 229, 0, pv.null(), []))]
@@ -340,7 +484,7 @@ function* photonUdpSession(o: PhotonSlot, n: number): Gen {
   }
   const name = playerName(r)
   const actor = 1 + int(r, 12)
-  const others = Array.from({ length: 2 + int(r, 6) }, (_, i) => (actor + 1 + i) % 16 + 1)
+  const others = Array.from({ length: 2 + int(r, 6) }, (_, i) => ((actor + 1 + i) % 16) + 1)
 
   // connect, Init, optionally the key exchange and the encrypted Authenticate
   yield link.dg(0, at, [cmd.connect({ mtu: 1200, channelCount: 2, seq: link.nextSeq(0, 255) })])
@@ -434,7 +578,7 @@ function* photonStreamSession(o: PhotonSlot, ws: boolean): Gen {
   }
   const name = playerName(r)
   const actor = 1 + int(r, 12)
-  const others = Array.from({ length: 2 + int(r, 5) }, (_, i) => (actor + 1 + i) % 16 + 1)
+  const others = Array.from({ length: 2 + int(r, 5) }, (_, i) => ((actor + 1 + i) % 16) + 1)
   yield* send(0, (at += MS), script.init('bench-tcp'))
   yield* send(1, (at += rtt / 2), Uint8Array.from([0xf3, 0x01, 0x00]))
   const [auth, authRes] = script.authenticate(name)
@@ -511,13 +655,44 @@ function* sfsSession(o: SfsSlot): Gen {
   const user = playerName(r)
   const uid = 1 + int(r, 50000)
   const roomId = 1 + int(r, 40)
-  const userObj = (id: number, name: string) => t.arr(t.int(id), t.str(name), t.short(0), t.short(int(r, 4)), t.arr(t.arr(t.str('lvl'), t.byte(4), t.int(int(r, 60))), t.arr(t.str('x'), t.byte(4), t.int(int(r, 1000)))))
-  const roomArr = (id: number) => t.arr(t.int(id), t.str(`${pick(r, ROOMS)}-${id}`), t.str('default'), t.bool(true), t.bool(false), t.bool(false), t.short(int(r, 20)), t.short(20), t.arr(), t.short(0), t.short(0))
+  const userObj = (id: number, name: string) =>
+    t.arr(
+      t.int(id),
+      t.str(name),
+      t.short(0),
+      t.short(int(r, 4)),
+      t.arr(t.arr(t.str('lvl'), t.byte(4), t.int(int(r, 60))), t.arr(t.str('x'), t.byte(4), t.int(int(r, 1000))))
+    )
+  const roomArr = (id: number) =>
+    t.arr(
+      t.int(id),
+      t.str(`${pick(r, ROOMS)}-${id}`),
+      t.str('default'),
+      t.bool(true),
+      t.bool(false),
+      t.bool(false),
+      t.short(int(r, 20)),
+      t.short(20),
+      t.arr(),
+      t.short(0),
+      t.short(0)
+    )
 
   yield* send(0, (at += MS), sfsEnvelope(0, 0, { api: t.str('1.7.11'), cl: t.str(o.ws ? 'JavaScript' : 'Unity / .Net') }))
   yield* send(1, (at += rtt / 2), sfsEnvelope(0, 0, { tk: t.str(hex(secret(16, env.seed, `tk ${cport}`))), ct: t.int(SFS_THRESHOLD), ms: t.int(500000) }))
   yield* send(0, (at += rtt / 2), sfsEnvelope(0, 1, { zn: t.str('BenchZone'), un: t.str(user), pw: t.str(''), p: t.obj({ ver: t.str('2.3.1') }) }))
-  yield* send(1, (at += rtt / 2 + 3 * MS), sfsEnvelope(0, 1, { zn: t.str('BenchZone'), un: t.str(user), pi: t.short(0), id: t.int(uid), rs: t.short(0), rl: t.arr(...Array.from({ length: 40 }, (_, i) => roomArr(i + 1))) }))
+  yield* send(
+    1,
+    (at += rtt / 2 + 3 * MS),
+    sfsEnvelope(0, 1, {
+      zn: t.str('BenchZone'),
+      un: t.str(user),
+      pi: t.short(0),
+      id: t.int(uid),
+      rs: t.short(0),
+      rl: t.arr(...Array.from({ length: 40 }, (_, i) => roomArr(i + 1)))
+    })
+  )
   yield* send(0, (at += rtt / 2), sfsEnvelope(0, 4, { r: t.int(roomId), p: t.str('') }))
   const others = Array.from({ length: 6 + int(r, 10) }, () => [1 + int(r, 50000), playerName(r)] as const)
   yield* send(1, (at += rtt / 2), sfsEnvelope(0, 4, { r: roomArr(roomId), ul: t.arr(...others.map(([id, n]) => userObj(id, n))) }))
@@ -526,14 +701,43 @@ function* sfsSession(o: SfsSlot): Gen {
     at += 100 * MS + jitter(r, 8)
     const pos = { x: t.float(coord(r)), y: t.float(coord(r, 20)), z: t.float(coord(r)), rot: t.float(r() * 360), seq: t.int(i) }
     yield* send(0, at, ext('player.move', pos, roomId))
-    const world = t.arr(...others.filter(() => r() < 0.6).map(([id]) => t.obj({ id: t.int(id), x: t.float(coord(r)), z: t.float(coord(r)), hp: t.short(int(r, 100)), st: t.byte(int(r, 4)) })))
+    const world = t.arr(
+      ...others
+        .filter(() => r() < 0.6)
+        .map(([id]) => t.obj({ id: t.int(id), x: t.float(coord(r)), z: t.float(coord(r)), hp: t.short(int(r, 100)), st: t.byte(int(r, 4)) }))
+    )
     const bodies: TV[] = [ext('world.update', { t: t.long(BigInt(at)), p: world }, null)]
     if (i % 40 === 20) {
       // a full snapshot: ~150 entities with names and stats, zlib'ed to a few KB (several segments)
-      bodies.push(ext('world.snapshot', { e: t.arr(...Array.from({ length: 150 }, (_, k) => t.obj({ id: t.int(k), n: t.str(playerName(r)), x: t.float(coord(r)), z: t.float(coord(r)), hp: t.short(int(r, 100)), inv: t.intArr([int(r, 1e5), int(r, 1e5), int(r, 1e5)]) }))) }, null))
+      bodies.push(
+        ext(
+          'world.snapshot',
+          {
+            e: t.arr(
+              ...Array.from({ length: 150 }, (_, k) =>
+                t.obj({
+                  id: t.int(k),
+                  n: t.str(playerName(r)),
+                  x: t.float(coord(r)),
+                  z: t.float(coord(r)),
+                  hp: t.short(int(r, 100)),
+                  inv: t.intArr([int(r, 1e5), int(r, 1e5), int(r, 1e5)])
+                })
+              )
+            )
+          },
+          null
+        )
+      )
     }
     if (i % 25 === 12) bodies.push(sfsEnvelope(0, 7, { t: t.byte(0), r: t.int(roomId), u: t.int(others[0][0]), m: t.str(`gl hf from ${others[0][1]}`) }))
-    if (i % 60 === 30) bodies.push(sfsEnvelope(0, 12, { u: t.int(others[1][0]), vl: t.arr(t.arr(t.str('score'), t.byte(4), t.int(int(r, 9999))), t.arr(t.str('status'), t.byte(8), t.str('in-game'))) }))
+    if (i % 60 === 30)
+      bodies.push(
+        sfsEnvelope(0, 12, {
+          u: t.int(others[1][0]),
+          vl: t.arr(t.arr(t.str('score'), t.byte(4), t.int(int(r, 9999))), t.arr(t.str('status'), t.byte(8), t.str('in-game')))
+        })
+      )
     yield* send(1, at + 5 * MS + jitter(r, 3), ...bodies)
     if (i % 30 === 0) {
       yield* send(0, at + 30 * MS, sfsEnvelope(0, 29))
@@ -575,7 +779,13 @@ export class FigScript {
     const r = this.r
     // Z, rotation, ×1000 shorts; or float positions with linear velocity
     const flags = r() < 0.5 ? 0x23 : 0x103
-    const data = packTransform(flags, { x: coord(r, 60), y: coord(r, 10), z: coord(r, 60), rot: [r() - 0.5, r() - 0.5, r() - 0.5, r()], vel: [coord(r, 10), 0, coord(r, 10)] }).bytes
+    const data = packTransform(flags, {
+      x: coord(r, 60),
+      y: coord(r, 10),
+      z: coord(r, 60),
+      rot: [r() - 0.5, r() - 0.5, r() - 0.5, r()],
+      vel: [coord(r, 10), 0, coord(r, 10)]
+    }).bytes
     this.seq = (this.seq + 1) & 0xffff
     return { TransformData: data, ConfigFlags: flags, SequenceNumber: this.seq }
   }
@@ -590,9 +800,14 @@ export class FigScript {
   }
   instantiated(room: number, owner: number, netId: number, entity: number): Uint8Array {
     // the guide's five members, then InitialState (an EntityDefaultStateData) as null
-    const w = writeModel(new MpWriter(), 'InstantiateOperationResponseData', { RoomId: room, OwnerId: owner, NetworkId: netId, EntityId: entity, EntityType: 0 }, {
-      extraMembers: (m) => (m.header(null), 1)
-    })
+    const w = writeModel(
+      new MpWriter(),
+      'InstantiateOperationResponseData',
+      { RoomId: room, OwnerId: owner, NetworkId: netId, EntityId: entity, EntityType: 0 },
+      {
+        extraMembers: (m) => (m.header(null), 1)
+      }
+    )
     return w.done()
   }
   updateBatch(room: number, netIds: number[]): Uint8Array {
@@ -602,13 +817,31 @@ export class FigScript {
     const r = this.r
     return mp('EntityStateChangeResponseOperationData', {
       StatesBatch: netIds.map((id) => ({
-        RoomId: room, NetworkId: id, EntityType: int(r, 2), State: { DeliveryMethod: 1, Delta: [{ Key: 1, Data: [int(r, 100)] }, { Key: 4, Data: Array.from({ length: 8 }, () => int(r, 256)) }], SequenceNumber: int(r, 65536) }
+        RoomId: room,
+        NetworkId: id,
+        EntityType: int(r, 2),
+        State: {
+          DeliveryMethod: 1,
+          Delta: [
+            { Key: 1, Data: [int(r, 100)] },
+            { Key: 4, Data: Array.from({ length: 8 }, () => int(r, 256)) }
+          ],
+          SequenceNumber: int(r, 65536)
+        }
       }))
     })
   }
   roomEvent(roomOrSender: number, size: number): Uint8Array {
     const r = this.r
-    return mp('RoomEventData', { RoomId: roomOrSender, EventId: 1 + int(r, 20), DeliveryMethod: 1, Tag: int(r, 4), IsCached: r() < 0.2, UniqueId: int(r, 2 ** 31), Data: Array.from({ length: size }, () => int(r, 256)) })
+    return mp('RoomEventData', {
+      RoomId: roomOrSender,
+      EventId: 1 + int(r, 20),
+      DeliveryMethod: 1,
+      Tag: int(r, 4),
+      IsCached: r() < 0.2,
+      UniqueId: int(r, 2 ** 31),
+      Data: Array.from({ length: size }, () => int(r, 256))
+    })
   }
 }
 
@@ -654,7 +887,10 @@ export class EnetLink {
     const sentTime = Math.floor(at / MS) & 0xffff
     const all = [...this.owed[side].splice(0), ...commands]
     for (const c of commands) if (c[0] & 0x80) this.owed[side ^ 1].push(enet.ack(c[1], (c[2] << 8) | c[3], sentTime))
-    const bytes = enet.datagram({ variant: this.variant, peerId: this.peer[side], sentTime, checksum: this.crc, connectId: connecting ? undefined : this.connectId }, all)
+    const bytes = enet.datagram(
+      { variant: this.variant, peerId: this.peer[side], sentTime, checksum: this.crc, connectId: connecting ? undefined : this.connectId },
+      all
+    )
     const s = FIGNET_ENET
     return { t: at, frame: side === 0 ? udpFrame(this.c, this.cport, s.ip, s.port, bytes) : udpFrame(s.ip, s.port, this.c, this.cport, bytes) }
   }
@@ -701,7 +937,20 @@ function* fignetEnetSession(o: FigSlot): Gen {
     if (i % 30 === 11) mine.push(link.reliable(0, 0, fig(60406, 0, script.roomEvent(room, 16 + int(r, 64)))))
     if (i % 60 === 0) mine.push(enet.ping(link.seq(0, 0xff)))
     yield link.dg(0, at, mine)
-    const theirs = [link.unreliable(1, 1, fig(60413, 0, script.updateBatch(room, others.filter(() => r() < 0.7))))]
+    const theirs = [
+      link.unreliable(
+        1,
+        1,
+        fig(
+          60413,
+          0,
+          script.updateBatch(
+            room,
+            others.filter(() => r() < 0.7)
+          )
+        )
+      )
+    ]
     if (i % 20 === 5) theirs.push(link.reliable(1, 0, fig(60402, 0, script.stateBatch(room, others.slice(0, 2 + int(r, 3))))))
     if (i % 30 === 13) theirs.push(link.reliable(1, 0, fig(60406, 0, script.roomEvent(pick(r, others) / 10, 16 + int(r, 64)))))
     yield link.dg(1, at + 4 * MS + jitter(r, 3), theirs)
@@ -727,7 +976,10 @@ function* fignetLnlSession(o: FigSlot): Gen {
   const s = FIGNET_LNL
   const rtt = (15 + int(r, 50)) * MS
   let at = o.clock.t
-  const out = (side: 0 | 1, when: number, bytes: Uint8Array): Out => ({ t: when, frame: side === 0 ? udpFrame(o.ip, cport, s.ip, s.port, bytes) : udpFrame(s.ip, s.port, o.ip, cport, bytes) })
+  const out = (side: 0 | 1, when: number, bytes: Uint8Array): Out => ({
+    t: when,
+    frame: side === 0 ? udpFrame(o.ip, cport, s.ip, s.port, bytes) : udpFrame(s.ip, s.port, o.ip, cport, bytes)
+  })
   const RO = lnl.channelId(0, lnl.DELIVERY.ReliableOrdered)
   const RU = lnl.channelId(1, lnl.DELIVERY.ReliableUnordered)
   const SQ = lnl.channelId(2, lnl.DELIVERY.Sequenced)
@@ -765,7 +1017,22 @@ function* fignetLnlSession(o: FigSlot): Gen {
   for (let i = 0; i < ticks && !env.stopping; i++) {
     at += 33 * MS + jitter(r, 3)
     yield out(0, at, P.unreliable(fig(60413, 0, mp('EntityUpdateOperationData', script.entityUpdate(room, netId)))))
-    yield out(1, at + 4 * MS + jitter(r, 2), P.channeled(next(1, SQ), SQ, fig(60413, 0, script.updateBatch(room, others.filter(() => r() < 0.7)))))
+    yield out(
+      1,
+      at + 4 * MS + jitter(r, 2),
+      P.channeled(
+        next(1, SQ),
+        SQ,
+        fig(
+          60413,
+          0,
+          script.updateBatch(
+            room,
+            others.filter(() => r() < 0.7)
+          )
+        )
+      )
+    )
     if (i % 20 === 5) yield* reliable(1, at + 8 * MS, RO, fig(60402, 0, script.stateBatch(room, others.slice(0, 2 + int(r, 3)))))
     if (i % 30 === 11) yield* reliable(0, at + 10 * MS, RO, fig(60406, 0, script.roomEvent(room, 16 + int(r, 64))))
     if (i % 30 === 0) {
@@ -858,18 +1125,46 @@ function slots(env: Env): Gen[] {
   const clock = (r: Rand) => ({ t: jitter(r, 1500) })
   for (let i = 0; i < 16; i++, k++) {
     const r = seeded(k)
-    const o: PhotonSlot = { env, r, ip: `10.2.${i}.${10 + i}`, ports: new Ports(50000 + i * 1000), server: i < 6 ? PHOTON_MASTER : PHOTON_GAME, master: i < 6, clock: clock(r), id: i }
+    const o: PhotonSlot = {
+      env,
+      r,
+      ip: `10.2.${i}.${10 + i}`,
+      ports: new Ports(50000 + i * 1000),
+      server: i < 6 ? PHOTON_MASTER : PHOTON_GAME,
+      master: i < 6,
+      clock: clock(r),
+      id: i
+    }
     gens.push(slot(env, (n) => photonUdpSession(o, n)))
   }
   for (let i = 0; i < 3; i++, k++) {
     const r = seeded(k)
     const ws = i === 2
-    const o: PhotonSlot = { env, r, ip: `10.3.${i}.${20 + i}`, ports: new Ports(40000 + i * 1000), server: ws ? PHOTON_WS : PHOTON_TCP, master: false, clock: clock(r), id: 20 + i }
+    const o: PhotonSlot = {
+      env,
+      r,
+      ip: `10.3.${i}.${20 + i}`,
+      ports: new Ports(40000 + i * 1000),
+      server: ws ? PHOTON_WS : PHOTON_TCP,
+      master: false,
+      clock: clock(r),
+      id: 20 + i
+    }
     gens.push(slot(env, () => photonStreamSession(o, ws)))
   }
   for (let i = 0; i < 6; i++, k++) {
     const r = seeded(k)
-    const o: SfsSlot = { env, r, ip: `10.4.${i}.${30 + i}`, ports: new Ports(41000 + i * 1000), clock: clock(r), id: i, ws: i >= 4, deflate: i === 5, aes: i === 3 }
+    const o: SfsSlot = {
+      env,
+      r,
+      ip: `10.4.${i}.${30 + i}`,
+      ports: new Ports(41000 + i * 1000),
+      clock: clock(r),
+      id: i,
+      ws: i >= 4,
+      deflate: i === 5,
+      aes: i === 3
+    }
     gens.push(slot(env, () => sfsSession(o)))
   }
   for (let i = 0; i < 8; i++, k++) {

@@ -29,7 +29,6 @@ const RATES = (process.env.BENCH_LIVE_RATES ?? '1000,2000,5000,10000,20000,40000
 const BURST_SECONDS = 2
 const MAX_BURST = 160_000
 
-
 async function freePort() {
   return new Promise((resolve) => {
     const s = createServer()
@@ -113,7 +112,14 @@ async function cliBurst(rate, n, port) {
   const r = await cap.done
   clearTimeout(timer)
   const summary = JSON.parse(r.stdoutTail.trim().split('\n').pop()).summary
-  return { seconds, received: summary.capture.received, decoded: summary.stats.messages, delivered: r.lines - 1, dropped: summary.capture.outputDropped + summary.capture.decodeDropped, photon: summary.conversations.some((c) => c.protocol === 'photon') }
+  return {
+    seconds,
+    received: summary.capture.received,
+    decoded: summary.stats.messages,
+    delivered: r.lines - 1,
+    dropped: summary.capture.outputDropped + summary.capture.decodeDropped,
+    photon: summary.conversations.some((c) => c.protocol === 'photon')
+  }
 }
 
 /**
@@ -143,7 +149,18 @@ async function appBurst(rate, n, port) {
     child.on('exit', () => resolve())
   })
   const started = new Promise((resolve) => child.on('message', (m) => m.type === 'started' && resolve()))
-  child.send({ type: 'start', options: { device: 'lo', filter: `udp port ${port}`, bufferSize: 64 << 20, ring: { frames: n, bytes: 1 << 30 }, forwardOnly: true, output: { frames: true }, maxFrames: n } })
+  child.send({
+    type: 'start',
+    options: {
+      device: 'lo',
+      filter: `udp port ${port}`,
+      bufferSize: 64 << 20,
+      ring: { frames: n, bytes: 1 << 30 },
+      forwardOnly: true,
+      output: { frames: true },
+      maxFrames: n
+    }
+  })
   await Promise.race([started, done])
   const seconds = await sendBurst(port, n, rate)
   const timer = setTimeout(() => child.connected && child.send({ type: 'stop' }), 3000)
@@ -153,7 +170,14 @@ async function appBurst(rate, n, port) {
   const status = core.endLive()
   core.close()
   const s = stopped.stats
-  return { seconds, received: s.received, decoded: status.messages, delivered: status.messages, dropped: s.outputDropped + s.decodeDropped + s.framesNotSent, photon: core.getConversations().some((c) => c.protocol === 'photon') || status.messages > 0 }
+  return {
+    seconds,
+    received: s.received,
+    decoded: status.messages,
+    delivered: status.messages,
+    dropped: s.outputDropped + s.decodeDropped + s.framesNotSent,
+    photon: core.getConversations().some((c) => c.protocol === 'photon') || status.messages > 0
+  }
 }
 
 let coreModule

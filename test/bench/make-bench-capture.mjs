@@ -20,7 +20,7 @@ if (!out) {
 }
 
 let seed = 12345
-const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
+const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32
 const randInt = (n) => Math.floor(rand() * n)
 
 const file = createWriteStream(out)

@@ -74,7 +74,8 @@ export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 
   }
 
   const udpFrame = (src, sport, dst, dport, payload) => ipv4Frame(src, dst, 17, udpPacket(sport, dport, payload))
-  const tcpFrame = (src, sport, dst, dport, seqNo, ack, flags, payload = Buffer.alloc(0)) => ipv4Frame(src, dst, 6, tcpPacket(sport, dport, seqNo, ack, flags, payload))
+  const tcpFrame = (src, sport, dst, dport, seqNo, ack, flags, payload = Buffer.alloc(0)) =>
+    ipv4Frame(src, dst, 6, tcpPacket(sport, dport, seqNo, ack, flags, payload))
   const text = (what, i) => Buffer.from(`${what} ${i} ${'abcdefghijklmnopqrstuvwxyz'.slice(randInt(20))}\n`)
 
   const SERVER = 0xc0000201 // 192.0.2.1
@@ -126,10 +127,13 @@ export async function writeConversationsCapture(out, { udp = 0, tcp = 0, rate = 
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
-  usage(`usage: node test/bench/make-conversations-capture.mjs OUT.pcap [--udp N] [--tcp N] [--rate PER_SECOND] [--seed S]
+  usage(
+    `usage: node test/bench/make-conversations-capture.mjs OUT.pcap [--udp N] [--tcp N] [--rate PER_SECOND] [--seed S]
 Writes OUT.pcap: N UDP conversations (a request and its reply) and N short TCP connections (default 0 of
 each), starting PER_SECOND a second (default 2000), deterministic for a seed S (default 1).
-`, { options: ['--udp', '--tcp', '--rate', '--seed'] })
+`,
+    { options: ['--udp', '--tcp', '--rate', '--seed'] }
+  )
   const args = process.argv.slice(2)
   const out = args.find((a, i) => !a.startsWith('--') && !args[i - 1]?.startsWith('--'))
   const opt = (name, dflt) => {

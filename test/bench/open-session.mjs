@@ -11,13 +11,16 @@ import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { usage } from '../script-usage.mjs'
 
-usage(`usage: node test/bench/open-session.mjs CAPTURE [--conversations]
+usage(
+  `usage: node test/bench/open-session.mjs CAPTURE [--conversations]
 Opens CAPTURE the way the app does (the built session worker: index pass, frame store, conversation list),
 waits until the session is ready and prints frames, messages and conversations; for measuring peak RSS:
   /usr/bin/time -f '%M' node test/bench/open-session.mjs CAPTURE
 --conversations  also fetches the conversation list, as the UI's conversation panel does.
 Needs \`npm run build\` first. Its session files go to a temporary directory, removed at the end.
-`, { options: ['--conversations'] })
+`,
+  { options: ['--conversations'] }
+)
 
 const file = process.argv[2]
 if (!file) {
@@ -50,7 +53,9 @@ try {
     const list = await call('getConversations')
     if (list.length !== status.conversations) throw new Error(`getConversations gave ${list.length}, status says ${status.conversations}`)
   }
-  console.log(`${status.frames} frames, ${status.messages} messages, ${status.conversations} conversations in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+  console.log(
+    `${status.frames} frames, ${status.messages} messages, ${status.conversations} conversations in ${((performance.now() - started) / 1000).toFixed(1)} s`
+  )
   await call('close')
 } finally {
   await worker.terminate()

@@ -35,7 +35,12 @@ const linkType = file.readUInt32LE(20)
 const records = []
 for (let off = 24; off + 16 <= file.length; ) {
   const len = file.readUInt32LE(off + 8)
-  records.push({ sec: file.readUInt32LE(off), nsec: file.readUInt32LE(off + 4), orig: file.readUInt32LE(off + 12), data: file.subarray(off + 16, off + 16 + len) })
+  records.push({
+    sec: file.readUInt32LE(off),
+    nsec: file.readUInt32LE(off + 4),
+    orig: file.readUInt32LE(off + 12),
+    data: file.subarray(off + 16, off + 16 + len)
+  })
   off += 16 + len
 }
 if (!records.length) throw new Error('no frames')

@@ -170,7 +170,14 @@ export class SessionContext {
     return this.store
   }
 
-  newEngine(o: { recording: boolean; layers?: boolean; onMessage: OnMessage; onFrameConversation?(frame: number, conv: number): void; decodeAs?: DecodeAsRule[]; eviction?: EvictionOptions }): Engine {
+  newEngine(o: {
+    recording: boolean
+    layers?: boolean
+    onMessage: OnMessage
+    onFrameConversation?(frame: number, conv: number): void
+    decodeAs?: DecodeAsRule[]
+    eviction?: EvictionOptions
+  }): Engine {
     return new Engine({
       registry: createDefaultRegistry(),
       keys: this.keys,

@@ -2,7 +2,15 @@
 // replaying its conversation's frames. A replay cursor and a small cache make stepping through a
 // conversation (arrow keys in the timeline) cheap.
 
-import { DETAIL_INLINE_BYTES, DETAIL_MAX_NODES, DETAIL_MAX_VALUE_CHARS, MAX_SOURCE_PAGE, type MessageDetail, type SourcePage, type TreeNode } from '../../../src-shared/api'
+import {
+  DETAIL_INLINE_BYTES,
+  DETAIL_MAX_NODES,
+  DETAIL_MAX_VALUE_CHARS,
+  MAX_SOURCE_PAGE,
+  type MessageDetail,
+  type SourcePage,
+  type TreeNode
+} from '../../../src-shared/api'
 import { toHex } from '../../../src-shared/bytes/tree'
 import type { Engine } from '../../../src-shared/engine/engine'
 import { jsonText, jsonTree } from '../../../src-shared/export/json'
@@ -42,7 +50,12 @@ export function capTree(nodes: TreeNode[], max: number): TreeNode[] {
     for (let i = 0; i < list.length; i++) {
       if (budget <= 0) {
         const rest = list.slice(i).reduce((n, t) => n + countNodes(t), 0)
-        out.push({ key: 'gamewire.truncated', label: `… ${rest} more field${rest === 1 ? '' : 's'} not shown (the JSON export has them all)`, type: 'none', children: [] })
+        out.push({
+          key: 'gamewire.truncated',
+          label: `… ${rest} more field${rest === 1 ? '' : 's'} not shown (the JSON export has them all)`,
+          type: 'none',
+          children: []
+        })
         break
       }
       budget--
@@ -168,13 +181,28 @@ export class DetailPart {
     const generation = this.ctx.generation
     let c = this.cursor
     if (!c || c.generation !== generation || c.conversation !== conversation || (wanted < c.emitted && !c.recent.has(wanted))) {
-      const fresh: ReplayCursor = { generation, conversation, frames: store.framesOf(conversation), next: 0, emitted: 0, finished: false, recent: new Map(), engine: null!, treesFrom: Infinity }
-      fresh.engine = this.ctx.conversationEngine(conversation, false, (m) => {
-        const k = fresh.emitted++
-        if ((m.frames[0] ?? 0) < fresh.treesFrom) return
-        fresh.recent.set(k, m)
-        if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
-      }, true) // the detail shows the frames under the message
+      const fresh: ReplayCursor = {
+        generation,
+        conversation,
+        frames: store.framesOf(conversation),
+        next: 0,
+        emitted: 0,
+        finished: false,
+        recent: new Map(),
+        engine: null!,
+        treesFrom: Infinity
+      }
+      fresh.engine = this.ctx.conversationEngine(
+        conversation,
+        false,
+        (m) => {
+          const k = fresh.emitted++
+          if ((m.frames[0] ?? 0) < fresh.treesFrom) return
+          fresh.recent.set(k, m)
+          if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
+        },
+        true
+      ) // the detail shows the frames under the message
       c = this.cursor = fresh
     }
     const treesOn = (from: number) => {

@@ -51,7 +51,17 @@ function sideA(ctx: SessionContext): SideA['promise'] {
     const engine = await ctx.replayAll({
       token,
       recording: false,
-      onMessage: (m) => messages.push({ id: m.id, conversation: m.conversation, direction: m.direction, frames: m.frames, time: m.time, protocol: m.protocol, name: m.name, value: m.value })
+      onMessage: (m) =>
+        messages.push({
+          id: m.id,
+          conversation: m.conversation,
+          direction: m.direction,
+          frames: m.frames,
+          time: m.time,
+          protocol: m.protocol,
+          name: m.name,
+          value: m.value
+        })
     })
     messages.sort((x, y) => x.id - y.id)
     const conversations = engine.conversationList().map((c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))

@@ -60,26 +60,28 @@ export class ExportPart {
       if (ctx.throttled()) ctx.opts.emit({ type: 'job', job: { ...info } })
     }
     const run = req.format === 'pcapng' ? this.exportPcapng(req, target, token, progress) : this.exportJson(req, target, token, progress)
-    run.then(
-      (r) => {
-        info.state = 'done'
-        info.progress = 1
-        info.result = { fileName: target.fileName, ...r }
-        if (target.downloadUrl) info.result.downloadUrl = target.downloadUrl
-        else info.result.file = target.path
-      },
-      (e) => {
-        rmSync(target.path, { force: true })
-        if (e instanceof Cancelled) info.state = 'cancelled'
-        else {
-          info.state = 'failed'
-          info.error = (e as Error).message
+    run
+      .then(
+        (r) => {
+          info.state = 'done'
+          info.progress = 1
+          info.result = { fileName: target.fileName, ...r }
+          if (target.downloadUrl) info.result.downloadUrl = target.downloadUrl
+          else info.result.file = target.path
+        },
+        (e) => {
+          rmSync(target.path, { force: true })
+          if (e instanceof Cancelled) info.state = 'cancelled'
+          else {
+            info.state = 'failed'
+            info.error = (e as Error).message
+          }
         }
-      }
-    ).finally(() => {
-      this.jobs.delete(info.id)
-      ctx.opts.emit({ type: 'job', job: { ...info } })
-    })
+      )
+      .finally(() => {
+        this.jobs.delete(info.id)
+        ctx.opts.emit({ type: 'job', job: { ...info } })
+      })
     ctx.opts.emit({ type: 'job', job: { ...info } })
     return { ...info }
   }
@@ -139,7 +141,8 @@ export class ExportPart {
       return { bytes, messages: result.matched, frames: result.frames }
     } catch (e) {
       // A live capture's ring limit replaced the frames being exported.
-      if (ctx.store !== store && !(e instanceof Cancelled)) throw new Error('the capture dropped its oldest frames (ring limit) during the export: export again')
+      if (ctx.store !== store && !(e instanceof Cancelled))
+        throw new Error('the capture dropped its oldest frames (ring limit) during the export: export again')
       throw e
     } finally {
       closeSync(fd)
@@ -199,5 +202,11 @@ export class ExportPart {
 }
 
 function writableFrame(f: CaptureFrame) {
-  return { interfaceId: f.interfaceId, tsSec: Math.max(0, Math.floor(f.tsSec)), tsNsec: f.tsNsec, data: f.data, originalLength: Math.max(f.originalLength, f.data.length) }
+  return {
+    interfaceId: f.interfaceId,
+    tsSec: Math.max(0, Math.floor(f.tsSec)),
+    tsNsec: f.tsNsec,
+    data: f.data,
+    originalLength: Math.max(f.originalLength, f.data.length)
+  }
 }

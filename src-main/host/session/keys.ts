@@ -26,7 +26,8 @@ export class KeysPart {
     const kc = k.conversation
     const out: number[] = []
     for (const c of this.ctx.conversations.conversations()) {
-      const hit = kc === '*' ? c.protocol === protocol : (kc.client === c.client && kc.server === c.server) || (kc.client === c.server && kc.server === c.client)
+      const hit =
+        kc === '*' ? c.protocol === protocol : (kc.client === c.client && kc.server === c.server) || (kc.client === c.server && kc.server === c.client)
       if (hit) out.push(c.id)
     }
     return out

@@ -57,7 +57,10 @@ export async function getRooms(ctx: SessionContext): Promise<RoomsView> {
         if (r) messages.push(r)
       }
     })
-    const doc: RoomsView = analyzeRooms(messages, engine.conversationList().map((c) => ({ id: c.id, server: c.server })))
+    const doc: RoomsView = analyzeRooms(
+      messages,
+      engine.conversationList().map((c) => ({ id: c.id, server: c.server }))
+    )
     // The replay numbers messages as the index does unless a live capture's ring dropped frames.
     if (engine.stats.messages === rows.count && ctx.rows === rows) {
       const named = framesNamed(doc)

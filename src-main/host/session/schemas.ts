@@ -68,7 +68,14 @@ export class SchemasPart {
   }
 
   private info(p: SchemaPack): SchemaInfo {
-    const info: SchemaInfo = { id: p.name, name: p.name, protocols: packProtocols(p), appliesTo: packAppliesTo(p), contents: packContents(p), covers: this.covers(p) }
+    const info: SchemaInfo = {
+      id: p.name,
+      name: p.name,
+      protocols: packProtocols(p),
+      appliesTo: packAppliesTo(p),
+      contents: packContents(p),
+      covers: this.covers(p)
+    }
     if (p.description) info.description = p.description
     return info
   }

@@ -129,7 +129,15 @@ export async function getStats(ctx: SessionContext, options: StatsOptions = {}):
   const names = [...byName.values()].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name))
   const info = new Map<number, { client: string; server: string; protocol: string }>()
   for (const c of ctx.conversations.conversations()) if (byConv.has(c.id)) info.set(c.id, { client: c.client, server: c.server, protocol: c.protocol })
-  const convs: ConversationStat[] = [...byConv].map(([id, s]) => ({ id, client: '', server: '', protocol: 'unknown', ...info.get(id), messages: s.messages, bytes: s.bytes }))
+  const convs: ConversationStat[] = [...byConv].map(([id, s]) => ({
+    id,
+    client: '',
+    server: '',
+    protocol: 'unknown',
+    ...info.get(id),
+    messages: s.messages,
+    bytes: s.bytes
+  }))
   const byBytes = [...convs].sort((a, b) => b.bytes - a.bytes || a.id - b.id)
   const byMessages = [...convs].sort((a, b) => b.messages - a.messages || a.id - b.id)
   const operations = roles ? ops.stats() : null
@@ -137,7 +145,11 @@ export async function getStats(ctx: SessionContext, options: StatsOptions = {}):
     scope: { filter: filtered ? view.spec.filter : '', messages: n, total },
     timeline,
     byName: names.slice(0, STATS_TOP_N),
-    otherNames: { items: Math.max(0, names.length - STATS_TOP_N), messages: names.slice(STATS_TOP_N).reduce((a, x) => a + x.count, 0), bytes: names.slice(STATS_TOP_N).reduce((a, x) => a + x.bytes, 0) },
+    otherNames: {
+      items: Math.max(0, names.length - STATS_TOP_N),
+      messages: names.slice(STATS_TOP_N).reduce((a, x) => a + x.count, 0),
+      bytes: names.slice(STATS_TOP_N).reduce((a, x) => a + x.bytes, 0)
+    },
     byProtocol: [...byProtocol].map(([protocol, count]) => ({ protocol, count })).sort((a, b) => b.count - a.count),
     topByBytes: byBytes.slice(0, STATS_TOP_N),
     topByMessages: byMessages.slice(0, STATS_TOP_N),

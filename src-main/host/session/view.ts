@@ -104,7 +104,11 @@ export class ViewPart {
     try {
       // Only the sort changed: the rows the filter kept and the column values are still good.
       const reuse =
-        prev.unsorted && prev.unsorted.total === total && prev.generation === this.ctx.generation && prev.spec.filter === spec.filter && sameColumns(prev.spec.columns, spec.columns)
+        prev.unsorted &&
+        prev.unsorted.total === total &&
+        prev.generation === this.ctx.generation &&
+        prev.spec.filter === spec.filter &&
+        sameColumns(prev.spec.columns, spec.columns)
           ? prev.unsorted
           : null
       if (reuse) {
@@ -118,10 +122,16 @@ export class ViewPart {
         this.emitView()
         const cells: string[][] = spec.columns.map(() => new Array<string>(total).fill(''))
         view.cells = cells
-        const matched = await this.evaluateRows(matcher, total, token, (p) => {
-          view.progress = p
-          this.emitView()
-        }, cells)
+        const matched = await this.evaluateRows(
+          matcher,
+          total,
+          token,
+          (p) => {
+            view.progress = p
+            this.emitView()
+          },
+          cells
+        )
         let count = 0
         for (let r = 0; r < total; r++) count += matched[r]
         const order = new Uint32Array(count)
@@ -216,9 +226,14 @@ export class ViewPart {
     let done = 0
     for (const [conversation, rows] of rowsOf) {
       let k = 0
-      const engine = ctx.conversationEngine(conversation, recording, (m, conv, dir) => {
-        if (k < rows.length) fromTree(rows[k++], matcher.target(m, conv, dir))
-      }, matcher.needsLayers)
+      const engine = ctx.conversationEngine(
+        conversation,
+        recording,
+        (m, conv, dir) => {
+          if (k < rows.length) fromTree(rows[k++], matcher.target(m, conv, dir))
+        },
+        matcher.needsLayers
+      )
       const store = ctx.requireStore()
       for (const f of store.framesOf(conversation)) engine.addFrame(store.get(f))
       engine.finish()

@@ -2,13 +2,7 @@
 // answers come back with it, session events arrive as {event}. A dropped connection is re-opened with
 // backoff; requests made while it is down wait for it (and fail after a timeout).
 
-import {
-  REQUEST_NAMES,
-  type InspectorApi,
-  type InspectorEvent,
-  type InspectorRequests,
-  type RequestName
-} from '../../../src-shared/api'
+import { REQUEST_NAMES, type InspectorApi, type InspectorEvent, type InspectorRequests, type RequestName } from '../../../src-shared/api'
 
 const REQUEST_TIMEOUT_MS = 120_000
 

@@ -147,7 +147,12 @@ function CaptureForm() {
             />
             {p.label}
             {p.userPorts && presets.includes(p.id) && (
-              <input className="ports" placeholder="ports, e.g. 7777" value={presetPorts[p.id] ?? ''} onChange={(e) => setPresetPorts((c) => ({ ...c, [p.id]: e.target.value }))} />
+              <input
+                className="ports"
+                placeholder="ports, e.g. 7777"
+                value={presetPorts[p.id] ?? ''}
+                onChange={(e) => setPresetPorts((c) => ({ ...c, [p.id]: e.target.value }))}
+              />
             )}
           </label>
         ))}
@@ -183,7 +188,15 @@ function CaptureForm() {
           Buffer (MiB) <input type="text" inputMode="numeric" value={bufferMiB} placeholder="default" onChange={(e) => setBufferMiB(e.target.value)} />
         </label>
         <label>
-          Ring limit (frames) <input type="text" inputMode="numeric" value={ringFrames} placeholder="1000000" onChange={(e) => setRingFrames(e.target.value)} data-testid="capture-ring" />
+          Ring limit (frames){' '}
+          <input
+            type="text"
+            inputMode="numeric"
+            value={ringFrames}
+            placeholder="1000000"
+            onChange={(e) => setRingFrames(e.target.value)}
+            data-testid="capture-ring"
+          />
         </label>
       </fieldset>
       {error && !filterError && (
@@ -193,21 +206,42 @@ function CaptureForm() {
       )}
       {cap && cap.state !== 'off' && (
         <div className="muted" data-testid="capture-summary">
-          {cap.state} {cap.interface ? `on ${cap.interface}` : ''} · {plural(cap.frames ?? 0, 'frame')} · dropped {cap.dropped == null ? 'n/a' : num(cap.dropped)}
+          {cap.state} {cap.interface ? `on ${cap.interface}` : ''} · {plural(cap.frames ?? 0, 'frame')} · dropped{' '}
+          {cap.dropped == null ? 'n/a' : num(cap.dropped)}
         </div>
       )}
       {saved && <div data-testid="capture-saved">{saved}</div>}
       <div className="modal-actions">
-        <button type="button" className="button" onClick={save} disabled={busy || !canSave} data-testid="capture-save" title={canSave ? 'Save the captured frames as pcapng' : 'Nothing captured to save'}>
+        <button
+          type="button"
+          className="button"
+          onClick={save}
+          disabled={busy || !canSave}
+          data-testid="capture-save"
+          title={canSave ? 'Save the captured frames as pcapng' : 'Nothing captured to save'}
+        >
           Save…
         </button>
-        <button type="button" className="button" onClick={() => void run(() => api!.restartCapture())} disabled={busy || !canRestart} data-testid="capture-restart" title={canRestart ? 'Stop and start again with the same options' : 'No capture to restart'}>
+        <button
+          type="button"
+          className="button"
+          onClick={() => void run(() => api!.restartCapture())}
+          disabled={busy || !canRestart}
+          data-testid="capture-restart"
+          title={canRestart ? 'Stop and start again with the same options' : 'No capture to restart'}
+        >
           Restart
         </button>
         <button type="button" className="button" onClick={() => void run(() => api!.stopCapture())} disabled={busy || !active} data-testid="capture-stop">
           Stop
         </button>
-        <button type="button" className="button primary" onClick={start} disabled={busy || active || !device || !!list?.unavailable} data-testid="capture-start">
+        <button
+          type="button"
+          className="button primary"
+          onClick={start}
+          disabled={busy || active || !device || !!list?.unavailable}
+          data-testid="capture-start"
+        >
           Start
         </button>
       </div>

@@ -18,8 +18,13 @@ export function ColumnPicker({ onClose }: { onClose(): void }) {
     const matching = fields.filter((f) => !columns.includes(f.key) && (!t || f.key.toLowerCase().includes(t) || f.name.toLowerCase().includes(t)))
     // frame.number (the column Wireshark users look for), then present fields, then an exact key match,
     // then keys that start with the text; stable otherwise
-    const score = (k: { key: string; present?: boolean }) => (k.key === 'frame.number' ? -1 : 0) + (k.present ? 0 : 4) + (k.key.toLowerCase() === t ? 0 : k.key.toLowerCase().startsWith(t) ? 1 : 2)
-    return matching.map((f, i) => ({ f, i, s: score(f) })).sort((a, b) => a.s - b.s || a.i - b.i).slice(0, 200).map((x) => x.f)
+    const score = (k: { key: string; present?: boolean }) =>
+      (k.key === 'frame.number' ? -1 : 0) + (k.present ? 0 : 4) + (k.key.toLowerCase() === t ? 0 : k.key.toLowerCase().startsWith(t) ? 1 : 2)
+    return matching
+      .map((f, i) => ({ f, i, s: score(f) }))
+      .sort((a, b) => a.s - b.s || a.i - b.i)
+      .slice(0, 200)
+      .map((x) => x.f)
   }, [fields, columns, q])
 
   useEffect(() => setActive(0), [q])
@@ -57,10 +62,25 @@ export function ColumnPicker({ onClose }: { onClose(): void }) {
 
   return (
     <div className="popover column-picker" ref={box} role="dialog" aria-label="Add a column" data-testid="column-picker">
-      <input autoFocus placeholder="Search fields… (Enter adds)" value={q} onChange={(e) => setQ(e.target.value)} onKeyDown={onKeyDown} data-testid="column-picker-input" />
+      <input
+        autoFocus
+        placeholder="Search fields… (Enter adds)"
+        value={q}
+        onChange={(e) => setQ(e.target.value)}
+        onKeyDown={onKeyDown}
+        data-testid="column-picker-input"
+      />
       <ul ref={list} role="listbox">
         {shown.map((f, i) => (
-          <li key={f.key} role="option" aria-selected={i === active} data-active={i === active} data-key={f.key} data-present={f.present ? 'true' : undefined} className={i === active ? 'active' : undefined}>
+          <li
+            key={f.key}
+            role="option"
+            aria-selected={i === active}
+            data-active={i === active}
+            data-key={f.key}
+            data-present={f.present ? 'true' : undefined}
+            className={i === active ? 'active' : undefined}
+          >
             <button type="button" onClick={() => add(f.key)} onMouseEnter={() => setActive(i)}>
               <span className="mono">{f.key}</span>
               <span className="muted">{f.name}</span>

@@ -94,13 +94,16 @@ export function Conversations() {
     <section className="side-panel conversations-panel" data-testid="conversations" aria-label="Conversations">
       <header className="side-head">
         <h2>Conversations</h2>
-        <span className="muted" data-testid="conversation-count">{num(conversations.length)}</span>
+        <span className="muted" data-testid="conversation-count">
+          {num(conversations.length)}
+        </span>
       </header>
       {conversations.length > 0 && (
         <div className="conv-sort" role="toolbar" aria-label="Sort conversations" data-sort={sort.key} data-desc={sort.desc}>
           <span className="muted small">Sort</span>
           {SORTS.map((s) => (
-            <button type="button"
+            <button
+              type="button"
               key={s.key}
               className={`chip ${sort.key === s.key ? 'active' : ''}`}
               aria-pressed={sort.key === s.key}
@@ -163,9 +166,13 @@ export function Conversations() {
                   </div>
                   <div className="conv-stats muted small">
                     <span>{c.transport.toUpperCase()}</span>
-                    <span className="conv-role" title={`client and server: ${ROLE_TEXT[c.roleFrom]}`}>roles by {c.roleFrom}</span>
+                    <span className="conv-role" title={`client and server: ${ROLE_TEXT[c.roleFrom]}`}>
+                      roles by {c.roleFrom}
+                    </span>
                     <span data-testid="conv-frames">{plural(c.frames, 'frame')}</span>
-                    <span data-testid="conv-bytes" data-bytes={c.bytes}>{bytes(c.bytes)}</span>
+                    <span data-testid="conv-bytes" data-bytes={c.bytes}>
+                      {bytes(c.bytes)}
+                    </span>
                     <span data-testid="conv-duration">{duration(span(c))}</span>
                   </div>
                   {c.notes.length > 0 && <div className="conv-notes small">{c.notes[0]}</div>}

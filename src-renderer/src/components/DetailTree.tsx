@@ -60,7 +60,9 @@ function Node({ node, path, depth }: { node: TreeNode; path: string; depth: numb
         style={{ paddingLeft: 6 + depth * 16 }}
         onClick={() => selectNode(path)}
         onDoubleClick={() => hasChildren && toggleNode(path)}
-        title={node.source !== undefined ? `${node.key} · bytes ${node.start}–${(node.start ?? 0) + (node.length ?? 0) - 1} of source ${node.source}` : node.key}
+        title={
+          node.source !== undefined ? `${node.key} · bytes ${node.start}–${(node.start ?? 0) + (node.length ?? 0) - 1} of source ${node.source}` : node.key
+        }
       >
         <span
           className={`twisty ${hasChildren ? (open ? 'open' : 'closed') : 'leaf'}`}
@@ -80,9 +82,7 @@ function Node({ node, path, depth }: { node: TreeNode; path: string; depth: numb
         )}
         <span className="node-key">{node.key}</span>
       </div>
-      {hasChildren &&
-        open &&
-        node.children.slice(0, CHILD_LIMIT).map((c, i) => <Node key={i} node={c} path={`${path}/${i}`} depth={depth + 1} />)}
+      {hasChildren && open && node.children.slice(0, CHILD_LIMIT).map((c, i) => <Node key={i} node={c} path={`${path}/${i}`} depth={depth + 1} />)}
       {hasChildren && open && node.children.length > CHILD_LIMIT && (
         <div className="tree-more muted" style={{ paddingLeft: 22 + (depth + 1) * 16 }}>
           … {node.children.length - CHILD_LIMIT} more (see the JSON view)
@@ -138,19 +138,40 @@ export function DetailTree() {
         {detail && (
           <span className="detail-title" title={detail.summary}>
             <strong>#{detail.id}</strong> {detail.name}
-            <span className="muted"> · {detail.stack.join(' / ')} · frames {detail.frames.length > 6 ? `${detail.frames.slice(0, 6).join(', ')}…` : detail.frames.join(', ')}</span>
+            <span className="muted">
+              {' '}
+              · {detail.stack.join(' / ')} · frames {detail.frames.length > 6 ? `${detail.frames.slice(0, 6).join(', ')}…` : detail.frames.join(', ')}
+            </span>
           </span>
         )}
-        <button type="button" className="button small" disabled={!node || node.value === undefined} onClick={() => node && copy(String(node.value))} title="Copy value">
+        <button
+          type="button"
+          className="button small"
+          disabled={!node || node.value === undefined}
+          onClick={() => node && copy(String(node.value))}
+          title="Copy value"
+        >
           Copy
         </button>
         <button type="button" className="button small" disabled={!node} onClick={() => node && copy(filterFor(node))} title="Copy as filter expression">
           Copy filter
         </button>
-        <button type="button" className="button small" disabled={!node} onClick={() => node && void applyFilter(filterFor(node))} title="Apply as filter: show only messages with this value">
+        <button
+          type="button"
+          className="button small"
+          disabled={!node}
+          onClick={() => node && void applyFilter(filterFor(node))}
+          title="Apply as filter: show only messages with this value"
+        >
           Filter
         </button>
-        <button type="button" className="button small" disabled={!node?.key.includes('.')} onClick={() => node && addColumn(node.key)} title="Apply as column: show this field in the timeline">
+        <button
+          type="button"
+          className="button small"
+          disabled={!node?.key.includes('.')}
+          onClick={() => node && addColumn(node.key)}
+          title="Apply as column: show this field in the timeline"
+        >
           Column
         </button>
         <button type="button" className="icon-button" title="Expand all" onClick={() => expandAll(true)}>
@@ -168,7 +189,9 @@ export function DetailTree() {
       {detail && detail.warnings.length > 0 && <div className="banner warning">{detail.warnings.join(' · ')}</div>}
       {detailError && <div className="banner error">{detailError}</div>}
       <div className="tree-body" role="tree" tabIndex={0} onKeyDown={onKeyDown}>
-        {detail ? detail.tree.map((n, i) => <Node key={`${detail.id}-${i}`} node={n} path={String(i)} depth={0} />) : !detailError && <div className="spinner" />}
+        {detail
+          ? detail.tree.map((n, i) => <Node key={`${detail.id}-${i}`} node={n} path={String(i)} depth={0} />)
+          : !detailError && <div className="spinner" />}
       </div>
     </div>
   )

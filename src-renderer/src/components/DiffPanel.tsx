@@ -61,7 +61,13 @@ function Cell({ m, side, byId }: { m: MessageRef | null; side: 'a' | 'b'; byId: 
   return (
     <td className={`diff-cell ${side}`} data-testid={`diff-${side}`} data-id={m.id} data-name={m.name} data-direction={m.direction}>
       {side === 'a' ? (
-        <a className="diff-msg link" role="link" data-testid="diff-a-link" title={`Select message #${m.id} (${frames}) in the timeline`} onClick={() => selectA(m, byId)}>
+        <a
+          className="diff-msg link"
+          role="link"
+          data-testid="diff-a-link"
+          title={`Select message #${m.id} (${frames}) in the timeline`}
+          onClick={() => selectA(m, byId)}
+        >
           <span className="dir">{DIRECTION_ARROW[m.direction] ?? m.direction}</span> {m.name}
         </a>
       ) : (
@@ -132,8 +138,12 @@ function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
                           {change.fields.map((f, k) => (
                             <tr key={k} data-testid="diff-field" data-path={f.path}>
                               <td className="mono path">{f.path}</td>
-                              <td className="mono av" data-testid="diff-field-a">{f.only === 'b' ? '(absent)' : show(f.a)}</td>
-                              <td className="mono bv" data-testid="diff-field-b">{f.only === 'a' ? '(absent)' : show(f.b)}</td>
+                              <td className="mono av" data-testid="diff-field-a">
+                                {f.only === 'b' ? '(absent)' : show(f.a)}
+                              </td>
+                              <td className="mono bv" data-testid="diff-field-b">
+                                {f.only === 'a' ? '(absent)' : show(f.b)}
+                              </td>
                             </tr>
                           ))}
                         </tbody>
@@ -226,7 +236,8 @@ export function DiffPanel() {
         <div className="diff-input-row">
           <span className="spacer" />
           <label className="small toggle" title="Compare ids, tokens, sequence numbers and timings too">
-            <input type="checkbox" checked={d.noDefaults} onChange={(e) => useDiff.setState({ noDefaults: e.target.checked })} data-testid="diff-no-defaults" /> No default ignores
+            <input type="checkbox" checked={d.noDefaults} onChange={(e) => useDiff.setState({ noDefaults: e.target.checked })} data-testid="diff-no-defaults" />{' '}
+            No default ignores
           </label>
           <button type="submit" className="button primary" disabled={!d.path.trim() || d.busy || phase !== 'ready'} data-testid="diff-run">
             Compare
@@ -241,9 +252,17 @@ export function DiffPanel() {
       )}
       {r && (
         <>
-          <p className="small pad" data-testid="diff-totals" data-aligned={r.totals.aligned} data-changed={r.totals.changed} data-only-a={r.totals.onlyA} data-only-b={r.totals.onlyB}>
-            A <span className="mono">{r.a.file ?? 'open capture'}</span> ({plural(r.a.messages, 'message')}) ⇄ B <span className="mono">{r.b.file ?? baseName(d.path)}</span> ({plural(r.b.messages, 'message')}):{' '}
-            {num(r.totals.aligned)} aligned, <span className={r.totals.changed ? 'diff-changed-text' : ''}>{num(r.totals.changed)} with differences</span>, {num(r.totals.onlyA)} only in A,{' '}
+          <p
+            className="small pad"
+            data-testid="diff-totals"
+            data-aligned={r.totals.aligned}
+            data-changed={r.totals.changed}
+            data-only-a={r.totals.onlyA}
+            data-only-b={r.totals.onlyB}
+          >
+            A <span className="mono">{r.a.file ?? 'open capture'}</span> ({plural(r.a.messages, 'message')}) ⇄ B{' '}
+            <span className="mono">{r.b.file ?? baseName(d.path)}</span> ({plural(r.b.messages, 'message')}): {num(r.totals.aligned)} aligned,{' '}
+            <span className={r.totals.changed ? 'diff-changed-text' : ''}>{num(r.totals.changed)} with differences</span>, {num(r.totals.onlyA)} only in A,{' '}
             {num(r.totals.onlyB)} only in B
           </p>
           {r.conversations.map((c, i) => (
@@ -279,7 +298,10 @@ export function DiffPanel() {
             </tbody>
           </table>
           <p className="muted small pad" data-testid="diff-ignored">
-            Ignored: {Object.entries(r.ignored).map(([p, list]) => `${p === '*' ? 'all' : p}: ${list.join(', ')}`).join('; ') || 'nothing'}
+            Ignored:{' '}
+            {Object.entries(r.ignored)
+              .map(([p, list]) => `${p === '*' ? 'all' : p}: ${list.join(', ')}`)
+              .join('; ') || 'nothing'}
           </p>
         </>
       )}

@@ -93,7 +93,12 @@ function ExportForm({ initialFormat }: { initialFormat: ExportFormat }) {
                 </button>
               </>
             )}
-            {job.state === 'done' && <span data-testid="export-done">Done: {plural(job.result?.messages ?? 0, 'message')}{job.result?.file ? ` written to ${job.result.file}` : ', downloading'}.</span>}
+            {job.state === 'done' && (
+              <span data-testid="export-done">
+                Done: {plural(job.result?.messages ?? 0, 'message')}
+                {job.result?.file ? ` written to ${job.result.file}` : ', downloading'}.
+              </span>
+            )}
             {job.state === 'cancelled' && <span>Cancelled.</span>}
             {job.state === 'failed' && <span className="error">{job.error}</span>}
           </div>

@@ -47,12 +47,16 @@ export function HexView() {
 
   const sources = detail?.sources ?? []
   const current = Math.min(hexSource, Math.max(0, sources.length - 1))
-  const sb = useMemo(() => (sources[current] ? initialBytes(sources[current]) : { bytes: new Uint8Array(0), loaded: new Set<number>(), inline: 0 }), [detail, current])
+  const sb = useMemo(
+    () => (sources[current] ? initialBytes(sources[current]) : { bytes: new Uint8Array(0), loaded: new Set<number>(), inline: 0 }),
+    [detail, current]
+  )
   const bytes = sb.bytes
   const [, pageArrived] = useState(0)
   const asked = useRef(new Set<string>())
   const node = detail ? nodeAt(detail.tree, selectedNode) : undefined
-  const range = node && node.source === current && node.start !== undefined && node.length !== undefined ? { start: node.start, end: node.start + node.length } : null
+  const range =
+    node && node.source === current && node.start !== undefined && node.length !== undefined ? { start: node.start, end: node.start + node.length } : null
   const rows = Math.ceil(bytes.length / PER_ROW)
   const offsetDigits = Math.max(4, bytes.length.toString(16).length)
 
@@ -99,7 +103,15 @@ export function HexView() {
     <div className="hex-view" data-testid="hex-view" data-source={current}>
       <div className="tabs" role="tablist">
         {sources.map((s, i) => (
-          <button type="button" key={i} role="tab" aria-selected={i === current} className={`tab ${i === current ? 'active' : ''}`} onClick={() => setHexSource(i)} data-testid="hex-tab">
+          <button
+            type="button"
+            key={i}
+            role="tab"
+            aria-selected={i === current}
+            className={`tab ${i === current ? 'active' : ''}`}
+            onClick={() => setHexSource(i)}
+            data-testid="hex-tab"
+          >
             {s.name} <span className="muted">{s.length} B</span>
           </button>
         ))}

@@ -51,8 +51,15 @@ export function KeyPanel() {
   )
   const keyBytes = keyHex(key)
   const ivBytes = keyHex(iv)
-  const keyProblem = !key.trim() ? null : !keyBytes ? 'not hex or base64' : spec.bytes && keyBytes.length !== spec.bytes * 2 ? `needs ${spec.bytes} bytes, got ${plural(keyBytes.length / 2, 'byte')}` : null
-  const ivProblem = !spec.iv || !iv.trim() ? null : !ivBytes ? 'not hex or base64' : ivBytes.length !== 32 ? `needs 16 bytes, got ${plural(ivBytes.length / 2, 'byte')}` : null
+  const keyProblem = !key.trim()
+    ? null
+    : !keyBytes
+      ? 'not hex or base64'
+      : spec.bytes && keyBytes.length !== spec.bytes * 2
+        ? `needs ${spec.bytes} bytes, got ${plural(keyBytes.length / 2, 'byte')}`
+        : null
+  const ivProblem =
+    !spec.iv || !iv.trim() ? null : !ivBytes ? 'not hex or base64' : ivBytes.length !== 32 ? `needs 16 bytes, got ${plural(ivBytes.length / 2, 'byte')}` : null
   const ready = !!keyBytes && !keyProblem && (!spec.iv || (!!ivBytes && !ivProblem))
 
   const add = async () => {
@@ -103,7 +110,14 @@ export function KeyPanel() {
         <button type="button" className="button small" onClick={() => void exportFile()} disabled={keys.length === 0}>
           Export…
         </button>
-        <input ref={file} type="file" accept=".txt,.log,.keys,text/plain" hidden onChange={(e) => void importFile(e.target.files?.[0])} data-testid="key-import" />
+        <input
+          ref={file}
+          type="file"
+          accept=".txt,.log,.keys,text/plain"
+          hidden
+          onChange={(e) => void importFile(e.target.files?.[0])}
+          data-testid="key-import"
+        />
       </header>
       <form
         className="key-form"
@@ -145,13 +159,29 @@ export function KeyPanel() {
         )}
         <label className="wide">
           <span>Key {spec.bytes ? `(${spec.bytes} bytes)` : ''}</span>
-          <input className="mono" value={key} onChange={(e) => setKey(e.target.value)} placeholder="hex or base64" spellCheck={false} autoComplete="off" data-testid="key-value" />
+          <input
+            className="mono"
+            value={key}
+            onChange={(e) => setKey(e.target.value)}
+            placeholder="hex or base64"
+            spellCheck={false}
+            autoComplete="off"
+            data-testid="key-value"
+          />
           {keyProblem && <em className="field-error">{keyProblem}</em>}
         </label>
         {spec.iv && (
           <label className="wide">
             <span>IV (16 bytes)</span>
-            <input className="mono" value={iv} onChange={(e) => setIv(e.target.value)} placeholder="hex or base64" spellCheck={false} autoComplete="off" data-testid="key-iv" />
+            <input
+              className="mono"
+              value={iv}
+              onChange={(e) => setIv(e.target.value)}
+              placeholder="hex or base64"
+              spellCheck={false}
+              autoComplete="off"
+              data-testid="key-iv"
+            />
             {ivProblem && <em className="field-error">{ivProblem}</em>}
           </label>
         )}
@@ -170,8 +200,13 @@ export function KeyPanel() {
                 ✕
               </button>
             </div>
-            <div className="mono small">{k.conversation}{k.direction ? ` · ${k.direction}` : ''}</div>
-            <div className="muted small">{k.covers.length ? `covers conversation${k.covers.length === 1 ? '' : 's'} ${k.covers.join(', ')}` : 'covers no conversation of this capture'}</div>
+            <div className="mono small">
+              {k.conversation}
+              {k.direction ? ` · ${k.direction}` : ''}
+            </div>
+            <div className="muted small">
+              {k.covers.length ? `covers conversation${k.covers.length === 1 ? '' : 's'} ${k.covers.join(', ')}` : 'covers no conversation of this capture'}
+            </div>
           </li>
         ))}
       </ul>

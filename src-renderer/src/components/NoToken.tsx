@@ -5,8 +5,8 @@ export function NoToken(): React.JSX.Element {
     <main className="no-token" role="alert">
       <h1>gamewire</h1>
       <p>
-        This page needs the address that <code>gamewire serve</code> printed when it started: it ends in{' '}
-        <code>?token=…</code>. Open that address (copy it from the terminal) to use the inspector.
+        This page needs the address that <code>gamewire serve</code> printed when it started: it ends in <code>?token=…</code>. Open that address (copy it from
+        the terminal) to use the inspector.
       </p>
     </main>
   )

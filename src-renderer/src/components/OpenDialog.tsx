@@ -25,7 +25,14 @@ export function OpenDialog({ onClose }: { onClose(): void }) {
       >
         <h2>Open a capture</h2>
         <p className="muted">A .pcap or .pcapng file on the machine running gamewire serve.</p>
-        <input className="mono wide-input" autoFocus value={path} onChange={(e) => setPath(e.target.value)} placeholder="/path/to/capture.pcapng" spellCheck={false} />
+        <input
+          className="mono wide-input"
+          autoFocus
+          value={path}
+          onChange={(e) => setPath(e.target.value)}
+          placeholder="/path/to/capture.pcapng"
+          spellCheck={false}
+        />
         <div className="modal-actions">
           <button
             type="button"

@@ -100,7 +100,14 @@ export function QueryPanel() {
             Cancel
           </button>
         )}
-        <button type="button" className="button small primary" onClick={() => void run(sql.current)} disabled={running} title="Run (Ctrl+Enter)" data-testid="query-run">
+        <button
+          type="button"
+          className="button small primary"
+          onClick={() => void run(sql.current)}
+          disabled={running}
+          title="Run (Ctrl+Enter)"
+          data-testid="query-run"
+        >
           {running ? 'Running…' : 'Run'}
         </button>
       </header>
@@ -129,7 +136,8 @@ export function QueryPanel() {
       )}
       {result && error === null && (
         <div className="query-status muted small" data-testid="query-status" data-rows={result.rows.length} data-truncated={result.truncated}>
-          {result.truncated ? `first ${num(QUERY_ROW_LIMIT)} rows shown (the result has more: narrow it or add LIMIT)` : plural(result.rows.length, 'row')} · decoded in {num(result.loadMs)} ms · ran in {num(result.runMs)} ms
+          {result.truncated ? `first ${num(QUERY_ROW_LIMIT)} rows shown (the result has more: narrow it or add LIMIT)` : plural(result.rows.length, 'row')} ·
+          decoded in {num(result.loadMs)} ms · ran in {num(result.runMs)} ms
           {idColumn >= 0 && ' · click a row to select its message'}
         </div>
       )}

@@ -119,7 +119,9 @@ function RoomView({ room }: { room: Room }) {
           <tr>
             <th className="num">Actor</th>
             <th>User</th>
-            <th className="num" title="Conversation">Conv</th>
+            <th className="num" title="Conversation">
+              Conv
+            </th>
             <th className="num">Joined</th>
             <th className="num">Left</th>
             <th title="JoinMode of the join request">Mode</th>
@@ -146,7 +148,8 @@ function RoomView({ room }: { room: Room }) {
       <ul className="master-list" data-testid="room-master">
         {room.master.map((m, i) => (
           <li key={i} data-testid="master-change" data-actor={m.actorNr} data-how={m.how}>
-            Frame <FrameLink frame={m.frame} />: actor {m.actorNr} <span className="muted">({m.how === 'lowest-active' ? 'lowest active actor' : 'SetProperties 248 with the expected value'})</span>
+            Frame <FrameLink frame={m.frame} />: actor {m.actorNr}{' '}
+            <span className="muted">({m.how === 'lowest-active' ? 'lowest active actor' : 'SetProperties 248 with the expected value'})</span>
           </li>
         ))}
       </ul>
@@ -172,10 +175,13 @@ export function RoomsPanel() {
     let current = true
     setBusy(true)
     setError(null)
-    api.getRooms().then(
-      (d) => current && setDoc(d),
-      (e) => current && errorMessage(e) !== 'cancelled' && setError(errorMessage(e))
-    ).finally(() => current && setBusy(false))
+    api
+      .getRooms()
+      .then(
+        (d) => current && setDoc(d),
+        (e) => current && errorMessage(e) !== 'cancelled' && setError(errorMessage(e))
+      )
+      .finally(() => current && setBusy(false))
     return () => {
       current = false
     }
@@ -188,18 +194,32 @@ export function RoomsPanel() {
         <header className="side-head">
           <h2>Photon rooms</h2>
           <span className="spacer" />
-          <button type="button" className="button small" onClick={() => setAsked((n) => n + 1)} data-testid="rooms-refresh" title="Analyse the capture again (a live capture keeps growing)">
+          <button
+            type="button"
+            className="button small"
+            onClick={() => setAsked((n) => n + 1)}
+            data-testid="rooms-refresh"
+            title="Analyse the capture again (a live capture keeps growing)"
+          >
             Refresh
           </button>
         </header>
-        {error && <p className="error pad" data-testid="rooms-error">{error}</p>}
+        {error && (
+          <p className="error pad" data-testid="rooms-error">
+            {error}
+          </p>
+        )}
         {busy && !doc && <div className="spinner" />}
         {doc && doc.rooms.length === 0 && <p className="muted pad">No Photon room in this capture.</p>}
-        {doc?.rooms.map((r, i) => <RoomView key={`${r.server}/${r.name}/${i}`} room={r} />)}
+        {doc?.rooms.map((r, i) => (
+          <RoomView key={`${r.server}/${r.name}/${i}`} room={r} />
+        ))}
         {unknown.length > 0 && (
           <>
             <h3>Unknown input</h3>
-            <p className="muted small pad">{plural(unknown.length, 'message')} could not be read (encrypted without a key?): the verdicts that depend on them are unknown.</p>
+            <p className="muted small pad">
+              {plural(unknown.length, 'message')} could not be read (encrypted without a key?): the verdicts that depend on them are unknown.
+            </p>
             <ul className="unknown-list" data-testid="rooms-unknown">
               {unknown.slice(0, MAX_UNKNOWN).map((u, i) => (
                 <li key={i}>

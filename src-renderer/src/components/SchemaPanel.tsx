@@ -22,7 +22,10 @@ export function SchemaPanel() {
   useEffect(() => {
     if (!api) return
     let live = true
-    void api.listSchemas().then((s) => live && setSchemas(s), () => undefined)
+    void api.listSchemas().then(
+      (s) => live && setSchemas(s),
+      () => undefined
+    )
     return () => {
       live = false
     }
@@ -82,7 +85,14 @@ export function SchemaPanel() {
         <button type="button" className="button small" onClick={() => file.current?.click()} disabled={busy}>
           Import…
         </button>
-        <input ref={file} type="file" accept=".json,application/json" hidden onChange={(e) => void importFile(e.target.files?.[0])} data-testid="schema-import" />
+        <input
+          ref={file}
+          type="file"
+          accept=".json,application/json"
+          hidden
+          onChange={(e) => void importFile(e.target.files?.[0])}
+          data-testid="schema-import"
+        />
       </header>
       <form
         className="schema-form"
@@ -110,7 +120,9 @@ export function SchemaPanel() {
         </p>
       )}
       <ul className="key-list">
-        {schemas.length === 0 && <li className="muted pad">No schema packs. A pack names a game's own codes and parameters (see resources/schemas/ for an example).</li>}
+        {schemas.length === 0 && (
+          <li className="muted pad">No schema packs. A pack names a game's own codes and parameters (see resources/schemas/ for an example).</li>
+        )}
         {schemas.map((s) => (
           <li key={s.id} className="key-item" data-testid="schema-item" data-name={s.name}>
             <div className="key-top">
@@ -124,7 +136,11 @@ export function SchemaPanel() {
               {s.protocols.join(', ')} · {s.appliesTo}
             </div>
             <div className="small">{s.contents}</div>
-            <div className="muted small">{s.covers.length ? `applies to conversation${s.covers.length === 1 ? '' : 's'} ${s.covers.join(', ')}` : 'applies to no conversation of this capture'}</div>
+            <div className="muted small">
+              {s.covers.length
+                ? `applies to conversation${s.covers.length === 1 ? '' : 's'} ${s.covers.join(', ')}`
+                : 'applies to no conversation of this capture'}
+            </div>
             {s.description && <div className="muted small schema-description">{s.description}</div>}
           </li>
         ))}

@@ -86,13 +86,25 @@ function RateChart({ timeline, onRange }: { timeline: CaptureStatistics['timelin
               <line x1={AXIS_W} x2={AXIS_W + plotW} y1={4 + plotH} y2={4 + plotH} />
               <line x1={AXIS_W} x2={AXIS_W + plotW} y1={4} y2={4} className="grid" />
               <line x1={AXIS_W} x2={AXIS_W + plotW} y1={4 + plotH / 2} y2={4 + plotH / 2} className="grid" />
-              <text x={AXIS_W - 4} y={8} textAnchor="end">{num(max)}</text>
-              {max > 1 && <text x={AXIS_W - 4} y={8 + plotH / 2} textAnchor="end">{num(max / 2)}</text>}
-              <text x={AXIS_W - 4} y={4 + plotH} textAnchor="end">0</text>
+              <text x={AXIS_W - 4} y={8} textAnchor="end">
+                {num(max)}
+              </text>
+              {max > 1 && (
+                <text x={AXIS_W - 4} y={8 + plotH / 2} textAnchor="end">
+                  {num(max / 2)}
+                </text>
+              )}
+              <text x={AXIS_W - 4} y={4 + plotH} textAnchor="end">
+                0
+              </text>
               {counts.length > 0 && (
                 <>
-                  <text x={AXIS_W} y={CHART_H - 4} textAnchor="start">{clock(start)}</text>
-                  <text x={AXIS_W + plotW} y={CHART_H - 4} textAnchor="end">{clock(start + counts.length * step)}</text>
+                  <text x={AXIS_W} y={CHART_H - 4} textAnchor="start">
+                    {clock(start)}
+                  </text>
+                  <text x={AXIS_W + plotW} y={CHART_H - 4} textAnchor="end">
+                    {clock(start + counts.length * step)}
+                  </text>
                 </>
               )}
             </g>
@@ -103,7 +115,15 @@ function RateChart({ timeline, onRange }: { timeline: CaptureStatistics['timelin
                 </rect>
               )
             )}
-            {brush && <rect className="brush" x={AXIS_W + Math.min(brush.from, brush.to) * barW} y={4} width={(Math.abs(brush.to - brush.from) + 1) * barW} height={plotH} />}
+            {brush && (
+              <rect
+                className="brush"
+                x={AXIS_W + Math.min(brush.from, brush.to) * barW}
+                y={4}
+                width={(Math.abs(brush.to - brush.from) + 1) * barW}
+                height={plotH}
+              />
+            )}
           </svg>
         )}
       </div>
@@ -119,7 +139,12 @@ function ConversationBars({ list, others, by, testid }: { list: ConversationStat
   return (
     <ul className="bars" data-testid={testid}>
       {list.map((c) => (
-        <li key={c.id} data-testid="stat-item" title={`${c.client} ⇄ ${c.server}: ${plural(c.messages, 'message')}, ${bytes(c.bytes)}`} onClick={() => void applyFilter(`gamewire.conversation == ${c.id}`)}>
+        <li
+          key={c.id}
+          data-testid="stat-item"
+          title={`${c.client} ⇄ ${c.server}: ${plural(c.messages, 'message')}, ${bytes(c.bytes)}`}
+          onClick={() => void applyFilter(`gamewire.conversation == ${c.id}`)}
+        >
           <span className="bar-label">
             #{c.id} <span className="muted">{c.protocol}</span> {c.client}
           </span>
@@ -128,7 +153,11 @@ function ConversationBars({ list, others, by, testid }: { list: ConversationStat
         </li>
       ))}
       {others.items > 0 && (
-        <li className="others" data-testid="stat-others" title={`${plural(others.items, 'other conversation')}: ${plural(others.messages, 'message')}, ${bytes(others.bytes)}`}>
+        <li
+          className="others"
+          data-testid="stat-others"
+          title={`${plural(others.items, 'other conversation')}: ${plural(others.messages, 'message')}, ${bytes(others.bytes)}`}
+        >
           <span className="bar-label">{plural(others.items, 'other')}</span>
           <span className="bar-fill proto-other" style={{ width: `${(value(others) / max) * 100}%` }} />
           <span className="bar-value">{text(value(others))}</span>
@@ -195,7 +224,12 @@ export function Stats() {
       <h3>Messages by name</h3>
       <ul className="bars" data-testid="stats-names">
         {stats.byName.map((n) => (
-          <li key={`${n.protocol}/${n.name}`} data-testid="stat-item" title={`${n.protocol}: ${n.name}, ${bytes(n.bytes)}`} onClick={() => void applyFilter(`gamewire.name == ${JSON.stringify(n.name)}`)}>
+          <li
+            key={`${n.protocol}/${n.name}`}
+            data-testid="stat-item"
+            title={`${n.protocol}: ${n.name}, ${bytes(n.bytes)}`}
+            onClick={() => void applyFilter(`gamewire.name == ${JSON.stringify(n.name)}`)}
+          >
             <span className="bar-label">{n.name}</span>
             <span className={`bar-fill ${protocolClass(n.protocol)}`} style={{ width: `${(n.count / maxName) * 100}%` }} />
             <span className="bar-value">{num(n.count)}</span>
@@ -223,9 +257,15 @@ export function Stats() {
           <thead>
             <tr>
               <th>Operation</th>
-              <th className="num" title="Requests">Req</th>
-              <th className="num" title="Responses paired with a request">Resp</th>
-              <th className="num" title="Requests with no response in the capture">Unans.</th>
+              <th className="num" title="Requests">
+                Req
+              </th>
+              <th className="num" title="Responses paired with a request">
+                Resp
+              </th>
+              <th className="num" title="Requests with no response in the capture">
+                Unans.
+              </th>
               <th className="num">p50</th>
               <th className="num">p95</th>
               <th className="num">Max</th>
@@ -245,7 +285,9 @@ export function Stats() {
                 data-max={o.max ?? ''}
                 title={o.protocol}
               >
-                <td className="op-name" title={`${o.protocol}: ${o.name}`}>{o.name}</td>
+                <td className="op-name" title={`${o.protocol}: ${o.name}`}>
+                  {o.name}
+                </td>
                 <td className="num">{num(o.count)}</td>
                 <td className="num">{num(o.responses)}</td>
                 <td className={o.unanswered ? 'num unanswered' : 'num'}>{num(o.unanswered)}</td>

@@ -32,7 +32,9 @@ export function StatusBar() {
               </span>
             </span>
           )}
-          {status.phase === 'ready' && progress && <span className="opening">Re-decoding {Math.round((100 * progress.bytes) / Math.max(1, progress.total))}%</span>}
+          {status.phase === 'ready' && progress && (
+            <span className="opening">Re-decoding {Math.round((100 * progress.bytes) / Math.max(1, progress.total))}%</span>
+          )}
           {status.phase === 'error' && <span className="error">{status.error}</span>}
           <span data-testid="status-frames">{plural(status.frames, 'frame')}</span>
           <span data-testid="status-messages">{plural(status.messages, 'message')}</span>
@@ -60,11 +62,22 @@ export function StatusBar() {
             {plural(status.keys, 'key')}
           </span>
           <span className={`capture capture-${cap?.state ?? 'off'}`} data-testid="capture-state" title={cap?.error ?? 'Live capture'}>
-            {cap?.state === 'capturing' ? `● Capturing on ${cap.interface}` : cap?.state === 'error' ? `Capture error` : live && cap?.state && cap.state !== 'off' ? `Capture ${cap.state}` : 'Not capturing'}
+            {cap?.state === 'capturing'
+              ? `● Capturing on ${cap.interface}`
+              : cap?.state === 'error'
+                ? `Capture error`
+                : live && cap?.state && cap.state !== 'off'
+                  ? `Capture ${cap.state}`
+                  : 'Not capturing'}
           </span>
           {live && cap && cap.frames !== undefined && (
-            <span className="muted" data-testid="capture-counts" title="Frames libpcap delivered; drops by the kernel/libpcap buffer and by the interface (n/a when libpcap cannot say); frames the ring limit removed">
-              {plural(cap.frames, 'frame')} received · dropped {cap.dropped == null ? 'n/a' : num(cap.dropped)} · if-dropped {cap.ifDropped == null ? 'n/a' : num(cap.ifDropped)}
+            <span
+              className="muted"
+              data-testid="capture-counts"
+              title="Frames libpcap delivered; drops by the kernel/libpcap buffer and by the interface (n/a when libpcap cannot say); frames the ring limit removed"
+            >
+              {plural(cap.frames, 'frame')} received · dropped {cap.dropped == null ? 'n/a' : num(cap.dropped)} · if-dropped{' '}
+              {cap.ifDropped == null ? 'n/a' : num(cap.ifDropped)}
               {cap.ringDropped ? ` · ring dropped ${num(cap.ringDropped)}` : ''}
               {cap.notDelivered ? ` · not delivered ${num(cap.notDelivered)}` : ''}
             </span>

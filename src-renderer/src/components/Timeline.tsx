@@ -5,13 +5,7 @@
 // Shift+click a range.
 
 import { useEffect, useMemo, useRef, useState } from 'react'
-import {
-  columnResizingFeature,
-  columnSizingFeature,
-  createColumnHelper,
-  tableFeatures,
-  useTable
-} from '@tanstack/react-table'
+import { columnResizingFeature, columnSizingFeature, createColumnHelper, tableFeatures, useTable } from '@tanstack/react-table'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { MAX_ROWS_PER_REQUEST, type TimelineRow } from '../../../src-shared/api'
 import { clock, DIRECTION_ARROW, num, protocolClass, relative } from '../format'
@@ -42,7 +36,14 @@ const BUILTIN: { id: string; header: string; size: number; meta: ColumnMeta }[] 
     id: 'direction',
     header: 'Dir',
     size: 52,
-    meta: { className: 'dir', render: (r) => <span className={`dir-${r.direction}`} title={r.direction}>{DIRECTION_ARROW[r.direction]} {r.direction}</span> }
+    meta: {
+      className: 'dir',
+      render: (r) => (
+        <span className={`dir-${r.direction}`} title={r.direction}>
+          {DIRECTION_ARROW[r.direction]} {r.direction}
+        </span>
+      )
+    }
   },
   {
     id: 'protocol',
@@ -116,7 +117,8 @@ export function Timeline() {
   // visible rows have arrived.
   const rowsShown = items.every((i) => rowCache.get(i.index) !== undefined)
   const asked =
-    !view || (view.filter === spec.filter && JSON.stringify(view.sort) === JSON.stringify(spec.sort) && view.columns.join('\u0000') === spec.columns.join('\u0000'))
+    !view ||
+    (view.filter === spec.filter && JSON.stringify(view.sort) === JSON.stringify(spec.sort) && view.columns.join('\u0000') === spec.columns.join('\u0000'))
   const viewState = view?.state === 'done' && (!rowsShown || !asked) ? 'loading' : (view?.state ?? 'none')
 
   // Keep the cursor on the selected message when the view changes (filter, sort, new rows).
@@ -200,12 +202,48 @@ export function Timeline() {
   let empty: React.ReactNode = null
   if (count === 0) {
     // An open that failed leaves an error view too: say what failed to open, not that a filter did.
-    if (phase === 'error') empty = <><strong>Could not open the capture</strong><p data-testid="open-error">{status?.error}</p></>
-    else if (view?.state === 'error') empty = <><strong>The filter has an error</strong><p>{view.error}</p></>
-    else if (phase === 'opening' || view?.state === 'running') empty = <><div className="spinner" /><p>{phase === 'opening' ? 'Reading the capture…' : 'Filtering…'}</p></>
-    else if (phase === 'empty') empty = <><strong>No capture open</strong><p>Open a .pcap or .pcapng file, or drop one here.</p></>
-    else if (spec.filter) empty = <><strong>No messages match the filter</strong><p className="mono">{spec.filter}</p></>
-    else empty = <><strong>No game messages in this capture</strong><p>Frames were read, but no conversation carried a decodable payload.</p></>
+    if (phase === 'error')
+      empty = (
+        <>
+          <strong>Could not open the capture</strong>
+          <p data-testid="open-error">{status?.error}</p>
+        </>
+      )
+    else if (view?.state === 'error')
+      empty = (
+        <>
+          <strong>The filter has an error</strong>
+          <p>{view.error}</p>
+        </>
+      )
+    else if (phase === 'opening' || view?.state === 'running')
+      empty = (
+        <>
+          <div className="spinner" />
+          <p>{phase === 'opening' ? 'Reading the capture…' : 'Filtering…'}</p>
+        </>
+      )
+    else if (phase === 'empty')
+      empty = (
+        <>
+          <strong>No capture open</strong>
+          <p>Open a .pcap or .pcapng file, or drop one here.</p>
+        </>
+      )
+    else if (spec.filter)
+      empty = (
+        <>
+          <strong>No messages match the filter</strong>
+          <p className="mono">{spec.filter}</p>
+        </>
+      )
+    else
+      empty = (
+        <>
+          <strong>No game messages in this capture</strong>
+          <p>Frames were read, but no conversation carried a decodable payload.</p>
+        </>
+      )
   }
 
   return (
@@ -222,7 +260,14 @@ export function Timeline() {
               style={{ width: h.getSize() }}
               aria-sort={sorted === 'asc' ? 'ascending' : sorted === 'desc' ? 'descending' : 'none'}
             >
-              <button type="button" className="th-label" data-testid="column-header" data-column={h.column.id} onClick={() => cycleSort(h.column.id)} title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}>
+              <button
+                type="button"
+                className="th-label"
+                data-testid="column-header"
+                data-column={h.column.id}
+                onClick={() => cycleSort(h.column.id)}
+                title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}
+              >
                 {h.column.id === 'time' ? (
                   <span>
                     Time{' '}
@@ -275,7 +320,15 @@ export function Timeline() {
                 return <div key={item.key} className="tr loading" style={{ transform: `translateY(${item.start}px)`, width: totalWidth }} />
               }
               const selected = row.id === selectedId
-              const classes = ['tr', protocolClass(row.protocol), selected && 'selected', picked.includes(row.id) && 'picked', row.error && 'has-error', row.warning && 'has-warning', item.index % 2 && 'odd']
+              const classes = [
+                'tr',
+                protocolClass(row.protocol),
+                selected && 'selected',
+                picked.includes(row.id) && 'picked',
+                row.error && 'has-error',
+                row.warning && 'has-warning',
+                item.index % 2 && 'odd'
+              ]
               return (
                 <div
                   key={item.key}

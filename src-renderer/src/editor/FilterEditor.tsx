@@ -115,7 +115,16 @@ export default function FilterEditor(props: FilterEditorProps) {
       model,
       'filter',
       e
-        ? [{ severity: monaco.MarkerSeverity.Error, message: e.message, startLineNumber: 1, endLineNumber: 1, startColumn: e.start + 1, endColumn: Math.max(e.end, e.start + 1) + 1 }]
+        ? [
+            {
+              severity: monaco.MarkerSeverity.Error,
+              message: e.message,
+              startLineNumber: 1,
+              endLineNumber: 1,
+              startColumn: e.start + 1,
+              endColumn: Math.max(e.end, e.start + 1) + 1
+            }
+          ]
         : []
     )
   }, [props.error])

@@ -28,7 +28,15 @@ function registerCompletion(): void {
       const K = monaco.languages.CompletionItemKind
       for (const t of known) {
         suggestions.push({ label: t.name, kind: K.Struct, detail: t.doc, insertText: t.name, range, sortText: `0${t.name}` })
-        for (const c of t.columns) suggestions.push({ label: c.name, kind: K.Field, detail: `${t.name}.${c.name} ${c.type}: ${c.doc}`, insertText: c.name, range, sortText: `1${c.name}` })
+        for (const c of t.columns)
+          suggestions.push({
+            label: c.name,
+            kind: K.Field,
+            detail: `${t.name}.${c.name} ${c.type}: ${c.doc}`,
+            insertText: c.name,
+            range,
+            sortText: `1${c.name}`
+          })
       }
       return { suggestions }
     }

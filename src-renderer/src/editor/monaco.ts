@@ -76,7 +76,9 @@ const AFTER_VALUE = /(?:(?:==|!=|<=|>=|<|>|eq|ne|lt|gt|le|ge|contains|matches)\s
  * direction/protocol words) and nothing else; nothing after a complete value, so a list never sits open
  * over a value the user is about to apply with Enter.
  */
-export function filterSuggestions(before: string): { kind: 'values'; field: string; values: [label: string, detail: string][] } | { kind: 'fields'; prefix: string } | { kind: 'none' } {
+export function filterSuggestions(
+  before: string
+): { kind: 'values'; field: string; values: [label: string, detail: string][] } | { kind: 'fields'; prefix: string } | { kind: 'none' } {
   const cmp = AFTER_COMPARISON.exec(before)
   if (cmp) {
     const words = WORD_VALUES[cmp[1]]
@@ -102,7 +104,8 @@ monaco.languages.registerCompletionItemProvider(FILTER_LANGUAGE, {
     const want = filterSuggestions(before)
     const suggestions: monaco.languages.CompletionItem[] = []
     if (want.kind === 'values') {
-      for (const [label, detail] of want.values) suggestions.push({ label, detail, kind: monaco.languages.CompletionItemKind.EnumMember, insertText: label, range })
+      for (const [label, detail] of want.values)
+        suggestions.push({ label, detail, kind: monaco.languages.CompletionItemKind.EnumMember, insertText: label, range })
       return { suggestions }
     }
     if (want.kind === 'none') return { suggestions }
@@ -110,11 +113,28 @@ monaco.languages.registerCompletionItemProvider(FILTER_LANGUAGE, {
     const prefix = want.prefix.toLowerCase()
     for (const f of fields) {
       if (!f.key.toLowerCase().startsWith(prefix) && !f.key.toLowerCase().includes(`.${prefix}`)) continue
-      suggestions.push({ label: f.key, detail: `${f.name} (${f.type})`, kind: monaco.languages.CompletionItemKind.Field, insertText: f.key, range, sortText: f.key })
+      suggestions.push({
+        label: f.key,
+        detail: `${f.name} (${f.type})`,
+        kind: monaco.languages.CompletionItemKind.Field,
+        insertText: f.key,
+        range,
+        sortText: f.key
+      })
       if (suggestions.length > 400) break
     }
-    for (const k of KEYWORDS) if (k.startsWith(prefix)) suggestions.push({ label: k, kind: monaco.languages.CompletionItemKind.Keyword, insertText: k, range, sortText: `~${k}` })
-    for (const fn of FUNCTIONS) if (fn.startsWith(prefix)) suggestions.push({ label: `${fn}()`, kind: monaco.languages.CompletionItemKind.Function, insertText: `${fn}($0)`, insertTextRules: monaco.languages.CompletionItemInsertTextRule.InsertAsSnippet, range, sortText: `~~${fn}` })
+    for (const k of KEYWORDS)
+      if (k.startsWith(prefix)) suggestions.push({ label: k, kind: monaco.languages.CompletionItemKind.Keyword, insertText: k, range, sortText: `~${k}` })
+    for (const fn of FUNCTIONS)
+      if (fn.startsWith(prefix))
+        suggestions.push({
+          label: `${fn}()`,
+          kind: monaco.languages.CompletionItemKind.Function,
+          insertText: `${fn}($0)`,
+          insertTextRules: monaco.languages.CompletionItemInsertTextRule.InsertAsSnippet,
+          range,
+          sortText: `~~${fn}`
+        })
     return { suggestions }
   }
 })

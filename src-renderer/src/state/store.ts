@@ -224,8 +224,14 @@ export const useInspector = create<InspectorState>()((set, get) => {
   const refreshLists = () => {
     const api = get().api
     if (!api) return
-    void api.getConversations().then((conversations) => set({ conversations }), () => undefined)
-    void api.listKeys().then((keys) => set({ keys }), () => undefined)
+    void api.getConversations().then(
+      (conversations) => set({ conversations }),
+      () => undefined
+    )
+    void api.listKeys().then(
+      (keys) => set({ keys }),
+      () => undefined
+    )
     // which fields are present changes with the capture (the column picker lists those first), and
     // schema packs add and remove fields
     void get().refreshFields()
@@ -239,7 +245,8 @@ export const useInspector = create<InspectorState>()((set, get) => {
         set({ status: e.status })
         const live = e.status.source?.kind === 'interface'
         // A live capture that starts (again) begins with an empty timeline: drop the old selection.
-        if (live && before && (before.source?.kind !== 'interface' || e.status.messages < before.messages)) set({ selectedId: null, picked: [], detail: null, selectedNode: null })
+        if (live && before && (before.source?.kind !== 'interface' || e.status.messages < before.messages))
+          set({ selectedId: null, picked: [], detail: null, selectedNode: null })
         // While capturing, conversations appear without a new generation.
         if (live && before && before.conversations !== e.status.conversations) refreshLists()
         if (!before || before.generation !== e.status.generation || before.phase !== e.status.phase) {
@@ -247,7 +254,12 @@ export const useInspector = create<InspectorState>()((set, get) => {
           if (before && before.generation !== e.status.generation) set({ stats: null })
           refreshLists()
           const sel = get().selectedId
-          if (e.status.phase === 'opening' && before?.source?.kind === 'file' && e.status.source?.kind === 'file' && before.source.path !== e.status.source.path) {
+          if (
+            e.status.phase === 'opening' &&
+            before?.source?.kind === 'file' &&
+            e.status.source?.kind === 'file' &&
+            before.source.path !== e.status.source.path
+          ) {
             set({ selectedId: null, picked: [], detail: null, selectedNode: null })
           } else if (sel !== null && e.status.phase === 'ready') {
             if (sel > e.status.messages) set({ selectedId: null, detail: null })
@@ -334,7 +346,9 @@ export const useInspector = create<InspectorState>()((set, get) => {
     bottomTab: 'hex',
     theme: prefs.theme === 'light' ? 'light' : 'dark',
     timeMode: prefs.timeMode === 'absolute' ? 'absolute' : 'relative',
-    filterHistory: loadJson<string[]>(HISTORY_KEY, []).filter((h) => typeof h === 'string').slice(0, MAX_HISTORY),
+    filterHistory: loadJson<string[]>(HISTORY_KEY, [])
+      .filter((h) => typeof h === 'string')
+      .slice(0, MAX_HISTORY),
     jobs: [],
     exportDialog: null,
     captureDialog: false,
@@ -524,7 +538,10 @@ export const useInspector = create<InspectorState>()((set, get) => {
       try {
         const change = await api.addKeys(text)
         set({ keys: change.keys })
-        const note = change.added === 0 ? 'No new keys (already present)' : `Added ${plural(change.added, 'key')}${change.redecoded.length ? `; re-decoded conversation${change.redecoded.length === 1 ? '' : 's'} ${change.redecoded.join(', ')}` : ''}`
+        const note =
+          change.added === 0
+            ? 'No new keys (already present)'
+            : `Added ${plural(change.added, 'key')}${change.redecoded.length ? `; re-decoded conversation${change.redecoded.length === 1 ? '' : 's'} ${change.redecoded.join(', ')}` : ''}`
         get().notify('info', [note, ...change.warnings].join('. '))
         return change.keys
       } catch (e) {
@@ -605,9 +622,12 @@ export const useInspector = create<InspectorState>()((set, get) => {
     notify(kind, text) {
       set({ notice: { kind, text } })
       const shown = get().notice
-      setTimeout(() => {
-        if (get().notice === shown) set({ notice: null })
-      }, kind === 'error' ? 8000 : 4000)
+      setTimeout(
+        () => {
+          if (get().notice === shown) set({ notice: null })
+        },
+        kind === 'error' ? 8000 : 4000
+      )
     }
   }
 })

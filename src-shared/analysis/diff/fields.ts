@@ -29,7 +29,13 @@ function isWrapper(v: object): v is { type: string; value: unknown; decoded?: un
 
 /** Entries of a Photon Hashtable/Dictionary: [{key, value}, …]. */
 function isEntryList(v: unknown[]): v is { key: unknown; value: unknown }[] {
-  return v.length > 0 && v.every((e) => e !== null && typeof e === 'object' && !Array.isArray(e) && 'key' in (e as object) && 'value' in (e as object) && Object.keys(e as object).length === 2)
+  return (
+    v.length > 0 &&
+    v.every(
+      (e) =>
+        e !== null && typeof e === 'object' && !Array.isArray(e) && 'key' in (e as object) && 'value' in (e as object) && Object.keys(e as object).length === 2
+    )
+  )
 }
 
 function keySegment(k: unknown, index: number): string {

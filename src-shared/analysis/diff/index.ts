@@ -51,13 +51,33 @@ export interface DiffOptions {
 export const DEFAULT_IGNORES: Readonly<Record<string, readonly string[]>> = {
   '*': ['/responseTo', '/responseTimeMs', '/decryptedWith'],
   photon: [
-    '/peerId', '/channel', '/command', '/reliableSeq', '/unreliableSeq', '/fragment', '/sentTime', '/challenge', '/crc',
-    '/acknowledges', '/ackedSeq', '/ackedSentTime', '/rttMs', '/serverTime', '/protocolFrom',
+    '/peerId',
+    '/channel',
+    '/command',
+    '/reliableSeq',
+    '/unreliableSeq',
+    '/fragment',
+    '/sentTime',
+    '/challenge',
+    '/crc',
+    '/acknowledges',
+    '/ackedSeq',
+    '/ackedSentTime',
+    '/rttMs',
+    '/serverTime',
+    '/protocolFrom',
     '/parameters.221' // Token/Secret (docs/photon.md, parameter names)
   ],
   sfs2x: [
-    '/length', '/lengthRule', '/header.bigSized', '/header.compressed', '/uncompressedLength', '/zlibHeaderHex', '/compressionRule',
-    '/requestId', '_id', // the request id the Last War client injects (docs/sfs2x.md)
+    '/length',
+    '/lengthRule',
+    '/header.bigSized',
+    '/header.compressed',
+    '/uncompressedLength',
+    '/zlibHeaderHex',
+    '/compressionRule',
+    '/requestId',
+    '_id', // the request id the Last War client injects (docs/sfs2x.md)
     '/body.p.tk', // the Handshake response's session token
     '/body.p.id' // the user id the Login response assigns
   ],
@@ -164,7 +184,10 @@ function serverPort(address: string): string {
 }
 
 /** Pairs conversations per protocol: the same server port first, then the rest in order of appearance. */
-function pairConversations(a: readonly DiffConversationInput[], b: readonly DiffConversationInput[]): { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }[] {
+function pairConversations(
+  a: readonly DiffConversationInput[],
+  b: readonly DiffConversationInput[]
+): { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }[] {
   const out: { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }[] = []
   const protocols = [...new Set([...a, ...b].map((c) => c.protocol))]
   for (const p of protocols) {
@@ -298,7 +321,10 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
     for (const dir of [...new Set([...la, ...lb].map((x) => x.ref.direction))]) {
       const da = la.filter((x) => x.ref.direction === dir)
       const db = lb.filter((y) => y.ref.direction === dir)
-      for (const [i, j] of alignKeys(da.map((x) => x.key), db.map((y) => y.key))) {
+      for (const [i, j] of alignKeys(
+        da.map((x) => x.key),
+        db.map((y) => y.key)
+      )) {
         pairs.push({ x: da[i], y: db[j], reordered: false })
         matchedA.add(da[i])
         matchedB.add(db[j])
@@ -328,12 +354,14 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
         if (fields.length) s.changed++
       }
     }
-    for (const x of la) if (!matchedA.has(x)) (d.onlyA.push(x.ref), op(protocol, x).onlyA++)
-    for (const y of lb) if (!matchedB.has(y)) (d.onlyB.push(y.ref), op(protocol, y).onlyB++)
+    for (const x of la) if (!matchedA.has(x)) d.onlyA.push(x.ref), op(protocol, x).onlyA++
+    for (const y of lb) if (!matchedB.has(y)) d.onlyB.push(y.ref), op(protocol, y).onlyB++
     if (options.rows) d.rows = sideBySide(la, lb, pairs, changedAt)
     conversations.push(d)
   }
-  const list = [...summary.values()].sort((p, q) => p.protocol.localeCompare(q.protocol) || p.direction.localeCompare(q.direction) || p.name.localeCompare(q.name))
+  const list = [...summary.values()].sort(
+    (p, q) => p.protocol.localeCompare(q.protocol) || p.direction.localeCompare(q.direction) || p.name.localeCompare(q.name)
+  )
   const sum = (f: (c: ConversationDiff) => number) => conversations.reduce((n, c) => n + f(c), 0)
   return {
     format: DIFF_FORMAT,
@@ -412,11 +440,15 @@ export function diffText(r: DiffReport): string {
   lines.push(`B: ${r.b.file ?? 'B'}: ${r.b.conversations} conversations, ${r.b.messages} messages`)
   for (const c of r.conversations) {
     lines.push('', `${c.protocol}: A ${side(c.a)}  <->  B ${side(c.b)}${c.pairedBy ? ` (paired by ${c.pairedBy})` : ''}`)
-    lines.push(`  ${c.aligned} aligned, ${c.changed.filter((x) => x.fields.length).length} with differences, ${c.onlyA.length} only in A, ${c.onlyB.length} only in B`)
+    lines.push(
+      `  ${c.aligned} aligned, ${c.changed.filter((x) => x.fields.length).length} with differences, ${c.onlyA.length} only in A, ${c.onlyB.length} only in B`
+    )
     for (const m of c.onlyA) lines.push(`  only in A: ${ref(m)}`)
     for (const m of c.onlyB) lines.push(`  only in B: ${ref(m)}`)
     for (const x of c.changed) {
-      lines.push(`  ${x.fields.length ? 'changed' : 'reordered'}: A ${ref(x.a)}  B #${x.b.id} (frame${x.b.frames.length > 1 ? 's' : ''} ${x.b.frames.join(',')})${x.reordered && x.fields.length ? ' (out of order)' : ''}`)
+      lines.push(
+        `  ${x.fields.length ? 'changed' : 'reordered'}: A ${ref(x.a)}  B #${x.b.id} (frame${x.b.frames.length > 1 ? 's' : ''} ${x.b.frames.join(',')})${x.reordered && x.fields.length ? ' (out of order)' : ''}`
+      )
       for (const f of x.fields) {
         const types = f.aType !== f.bType && (f.aType || f.bType) ? ` [${f.aType ?? '-'} -> ${f.bType ?? '-'}]` : ''
         lines.push(`      ${f.path}: ${f.only === 'b' ? '(absent)' : val(f.a)} -> ${f.only === 'a' ? '(absent)' : val(f.b)}${types}`)
@@ -424,9 +456,19 @@ export function diffText(r: DiffReport): string {
     }
   }
   lines.push('', 'per operation:')
-  const rows = [['protocol', 'dir', 'operation', 'A', 'B', 'aligned', 'changed', 'onlyA', 'onlyB'], ...r.summary.map((s) => [s.protocol, s.direction, s.name, ...[s.a, s.b, s.aligned, s.changed, s.onlyA, s.onlyB].map(String)])]
+  const rows = [
+    ['protocol', 'dir', 'operation', 'A', 'B', 'aligned', 'changed', 'onlyA', 'onlyB'],
+    ...r.summary.map((s) => [s.protocol, s.direction, s.name, ...[s.a, s.b, s.aligned, s.changed, s.onlyA, s.onlyB].map(String)])
+  ]
   const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
-  for (const row of rows) lines.push('  ' + row.map((cell, k) => (k < 3 ? cell.padEnd(widths[k]) : cell.padStart(widths[k]))).join('  ').trimEnd())
+  for (const row of rows)
+    lines.push(
+      '  ' +
+        row
+          .map((cell, k) => (k < 3 ? cell.padEnd(widths[k]) : cell.padStart(widths[k])))
+          .join('  ')
+          .trimEnd()
+    )
   const t = r.totals
   lines.push('', `total: ${t.aligned} aligned, ${t.changed} with differences, ${t.onlyA} only in A, ${t.onlyB} only in B`)
   return lines.join('\n') + '\n'

@@ -33,14 +33,39 @@ export interface RoomsConversation {
 const MSG_REQUEST = 2
 const MSG_RESPONSE = 3
 const MSG_EVENT = 4
-const OP = { JOIN_LITE: 255, LEAVE: 254, RAISE_EVENT: 253, SET_PROPERTIES: 252, AUTHENTICATE: 230, AUTHENTICATE_ONCE: 231, CREATE_GAME: 227, JOIN_GAME: 226 } as const
+const OP = {
+  JOIN_LITE: 255,
+  LEAVE: 254,
+  RAISE_EVENT: 253,
+  SET_PROPERTIES: 252,
+  AUTHENTICATE: 230,
+  AUTHENTICATE_ONCE: 231,
+  CREATE_GAME: 227,
+  JOIN_GAME: 226
+} as const
 const EV_JOIN = 255
 const EV_LEAVE = 254
 const EV_PROPERTIES_CHANGED = 253
 /** LoadBalancing's own events (213-255: Join, Leave, PropertiesChanged, …) are never cached events. */
 const FIRST_ROOM_EVENT = 213
 const JOIN_MODE_REJOIN_ONLY = 3
-const P = { ROOM_NAME: 255, ACTOR_NR: 254, ACTOR_LIST: 252, PROPERTIES: 251, PLAYER_PROPS: 249, GAME_PROPS: 248, CACHE: 247, DATA: 245, CODE: 244, CLEANUP: 241, PLAYER_TTL: 235, IS_INACTIVE: 233, EXPECTED: 231, USER_ID: 225, JOIN_MODE: 215 } as const
+const P = {
+  ROOM_NAME: 255,
+  ACTOR_NR: 254,
+  ACTOR_LIST: 252,
+  PROPERTIES: 251,
+  PLAYER_PROPS: 249,
+  GAME_PROPS: 248,
+  CACHE: 247,
+  DATA: 245,
+  CODE: 244,
+  CLEANUP: 241,
+  PLAYER_TTL: 235,
+  IS_INACTIVE: 233,
+  EXPECTED: 231,
+  USER_ID: 225,
+  JOIN_MODE: 215
+} as const
 const PROP_CLEANUP = 249
 const PROP_PLAYER_TTL = 246
 const ACTOR_PROP_USER_ID = 253
@@ -223,7 +248,8 @@ class Analysis {
     }
     this.closeWindow(c)
     const holder = room.holder(actorNr)
-    const inherited = holder !== undefined && holder.conversation !== c.id && p.joinMode !== JOIN_MODE_REJOIN_ONLY && c.userId !== null && holder.userId === c.userId
+    const inherited =
+      holder !== undefined && holder.conversation !== c.id && p.joinMode !== JOIN_MODE_REJOIN_ONLY && c.userId !== null && holder.userId === c.userId
     const divergences: Divergence[] = []
     if (holder && p.joinMode === JOIN_MODE_REJOIN_ONLY && holder.state === 'inactive') room.resume(holder)
     else if (inherited) {
@@ -235,16 +261,40 @@ class Analysis {
       holder.ghost = true
       holder.state = 'gone'
     }
-    const actor: Actor = { actorNr, conversation: c.id, userId: c.userId, joinedFrame: frame, leftFrame: null, joinMode: p.joinMode, ghost: false, state: 'active' }
+    const actor: Actor = {
+      actorNr,
+      conversation: c.id,
+      userId: c.userId,
+      joinedFrame: frame,
+      leftFrame: null,
+      joinMode: p.joinMode,
+      ghost: false,
+      state: 'active'
+    }
     const cache = [...room.cache.events]
-    const join: RoomJoin = { frame, actorNr, conversation: c.id, expected: expectedReplay(cache, actorNr).map(asExpected), received: [], divergences, verdict: 'ok' }
+    const join: RoomJoin = {
+      frame,
+      actorNr,
+      conversation: c.id,
+      expected: expectedReplay(cache, actorNr).map(asExpected),
+      received: [],
+      divergences,
+      verdict: 'ok'
+    }
     this.joins.get(room)!.push(join)
     room.add(actor, p.playerProps)
     c.room = room
     c.actor = actor
     c.window = {
-      join, order, cache, removed: [...room.cache.removed], actorsLeft: [...room.cache.actorsLeftRemovals], departed: new Map(room.departed),
-      inherited, received: [], unknown: room.unknownSince !== null
+      join,
+      order,
+      cache,
+      removed: [...room.cache.removed],
+      actorsLeft: [...room.cache.actorsLeftRemovals],
+      departed: new Map(room.departed),
+      inherited,
+      received: [],
+      unknown: room.unknownSince !== null
     }
   }
 
@@ -299,7 +349,16 @@ class Analysis {
     } else {
       w.join.divergences.push(
         ...compareReplay(
-          { joinFrame: w.join.frame, actorNr: w.join.actorNr, cache: w.cache, removed: w.removed, actorsLeftRemovals: w.actorsLeft, departed: w.departed, cleanupCacheOnLeave: room.cleanupCacheOnLeave, inherited: w.inherited },
+          {
+            joinFrame: w.join.frame,
+            actorNr: w.join.actorNr,
+            cache: w.cache,
+            removed: w.removed,
+            actorsLeftRemovals: w.actorsLeft,
+            departed: w.departed,
+            cleanupCacheOnLeave: room.cleanupCacheOnLeave,
+            inherited: w.inherited
+          },
           w.received
         )
       )
@@ -314,7 +373,11 @@ class Analysis {
       const joins = this.joins.get(room)!
       for (const r of this.raised.get(room) ?? []) {
         if (r.cache === CACHE.REMOVE && r.delivered.length) {
-          room.divergences.push({ rule: 'removal-delivered', detail: `the RemoveFromRoomCache of actor ${r.actorNr} (event ${r.code}) was delivered to other actors as an event`, frames: [r.frame, ...new Set(r.delivered)].sort((x, y) => x - y) })
+          room.divergences.push({
+            rule: 'removal-delivered',
+            detail: `the RemoveFromRoomCache of actor ${r.actorNr} (event ${r.code}) was delivered to other actors as an event`,
+            frames: [r.frame, ...new Set(r.delivered)].sort((x, y) => x - y)
+          })
         }
       }
       const all = [...joins.flatMap((j) => j.divergences), ...room.divergences].sort((x, y) => x.frames[0] - y.frames[0])
@@ -323,7 +386,15 @@ class Analysis {
         server: room.server,
         cleanupCacheOnLeave: room.cleanupCacheOnLeave,
         playerTtl: room.playerTtl,
-        actors: room.actors.map(({ actorNr, conversation, userId, joinedFrame, leftFrame, joinMode, ghost }) => ({ actorNr, conversation, userId, joinedFrame, leftFrame, joinMode, ghost })),
+        actors: room.actors.map(({ actorNr, conversation, userId, joinedFrame, leftFrame, joinMode, ghost }) => ({
+          actorNr,
+          conversation,
+          userId,
+          joinedFrame,
+          leftFrame,
+          joinMode,
+          ghost
+        })),
         master: [...room.master],
         joins,
         properties: [...room.properties],

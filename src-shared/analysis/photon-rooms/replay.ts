@@ -57,7 +57,11 @@ export function compareReplay(ctx: ReplayContext, received: readonly Received[])
       if (i < maxMatched) add('order', { rule: 'replay-order', detail: 'cached events replayed out of the order they reached the server' }, [r.frame])
       maxMatched = Math.max(maxMatched, i)
       if (e.global && r.sender !== 0) {
-        add('global-sender', { rule: 'global-replayed-as-sender', detail: `global events (AddToRoomCacheGlobal) replayed with their sender's actor number instead of 0` }, [r.frame])
+        add(
+          'global-sender',
+          { rule: 'global-replayed-as-sender', detail: `global events (AddToRoomCacheGlobal) replayed with their sender's actor number instead of 0` },
+          [r.frame]
+        )
       } else if (!e.global && r.sender !== e.sender) {
         add('unexpected', { rule: 'replay-unexpected', detail: 'replayed events that differ from the cache (unexpected or with another sender)' }, [r.frame])
       }
@@ -77,7 +81,11 @@ type Add = (group: string, d: Omit<Divergence, 'frames'>, frames: number[]) => v
 function unexplained(ctx: ReplayContext, r: Received, add: Add): void {
   const gone = ctx.removed.find((x) => x.event.key === r.key)
   if (gone && gone.removal.kind === 'remove') {
-    add(`removal ${gone.removal.frame}`, { rule: 'removal-ignored', detail: `events that the RemoveFromRoomCache of actor ${gone.removal.by} matched were replayed` }, [gone.removal.frame, r.frame])
+    add(
+      `removal ${gone.removal.frame}`,
+      { rule: 'removal-ignored', detail: `events that the RemoveFromRoomCache of actor ${gone.removal.by} matched were replayed` },
+      [gone.removal.frame, r.frame]
+    )
     return
   }
   const own = ctx.cache.find((e) => e.key === r.key && !e.global && e.sender === ctx.actorNr)
@@ -92,12 +100,23 @@ function unexplained(ctx: ReplayContext, r: Received, add: Add): void {
 function missing(ctx: ReplayContext, e: CachedEvent, add: Add): void {
   const clear = e.global ? ctx.actorsLeftRemovals.find((x) => x.frame >= e.frame) : undefined
   if (clear) {
-    add(`actors-left ${clear.frame}`, { rule: 'actors-left-removed-global', detail: `global events missing after the RemoveFromRoomCacheForActorsLeft of actor ${clear.by}; it must keep them` }, [clear.frame, ctx.joinFrame])
+    add(
+      `actors-left ${clear.frame}`,
+      {
+        rule: 'actors-left-removed-global',
+        detail: `global events missing after the RemoveFromRoomCacheForActorsLeft of actor ${clear.by}; it must keep them`
+      },
+      [clear.frame, ctx.joinFrame]
+    )
     return
   }
   const left = ctx.departed.get(e.sender)
   if (left !== undefined && !ctx.cleanupCacheOnLeave) {
-    add(`cleanup ${e.sender}`, { rule: 'cleanup-without-option', detail: `cached events of actor ${e.sender}, who left, missing although CleanupCacheOnLeave was not set` }, [left, ctx.joinFrame])
+    add(
+      `cleanup ${e.sender}`,
+      { rule: 'cleanup-without-option', detail: `cached events of actor ${e.sender}, who left, missing although CleanupCacheOnLeave was not set` },
+      [left, ctx.joinFrame]
+    )
     return
   }
   add('missing', { rule: 'replay-missing', detail: 'cached events missing from the replay' }, [e.frame, ctx.joinFrame])

@@ -10,17 +10,23 @@ export function roomsText(doc: RoomsDocument): string {
   if (!doc.rooms.length) out.push('no Photon room found (no readable CreateGame/JoinGame with its response)')
   for (const r of doc.rooms) {
     const n = r.divergences.length
-    out.push(`room ${JSON.stringify(r.name)} on ${r.server || 'unknown server'}: ${r.actors.length} actors, ${r.joins.length} joins, ${n} divergence${n === 1 ? '' : 's'}`)
+    out.push(
+      `room ${JSON.stringify(r.name)} on ${r.server || 'unknown server'}: ${r.actors.length} actors, ${r.joins.length} joins, ${n} divergence${n === 1 ? '' : 's'}`
+    )
     out.push(`  options: CleanupCacheOnLeave ${r.cleanupCacheOnLeave ? 'on' : 'off'}, PlayerTTL ${r.playerTtl} ms`)
     out.push('  actors:')
     for (const a of r.actors) {
       const left = a.leftFrame === null ? 'still in' : `left frame ${a.leftFrame}`
-      out.push(`    #${a.actorNr} conversation ${a.conversation} user ${a.userId === null ? '?' : JSON.stringify(a.userId)} joined frame ${a.joinedFrame}, ${left}, joinMode ${a.joinMode}${a.ghost ? ', ghost' : ''}`)
+      out.push(
+        `    #${a.actorNr} conversation ${a.conversation} user ${a.userId === null ? '?' : JSON.stringify(a.userId)} joined frame ${a.joinedFrame}, ${left}, joinMode ${a.joinMode}${a.ghost ? ', ghost' : ''}`
+      )
     }
     out.push(`  master: ${r.master.map((m) => `#${m.actorNr} from frame ${m.frame} (${m.how})`).join(', ') || 'none'}`)
     for (const p of r.properties) {
       const rc = p.serverReturnCode === null ? 'no response' : `server rc ${p.serverReturnCode}`
-      out.push(`  SetProperties frame ${p.frame} ${p.target === 0 ? 'room' : `actor #${p.target}`} {${p.keys.join(', ')}}${p.cas ? ' with expected values' : ''}: Photon ${p.outcome}, ${rc}`)
+      out.push(
+        `  SetProperties frame ${p.frame} ${p.target === 0 ? 'room' : `actor #${p.target}`} {${p.keys.join(', ')}}${p.cas ? ' with expected values' : ''}: Photon ${p.outcome}, ${rc}`
+      )
     }
     for (const j of r.joins) {
       out.push(`  join #${j.actorNr} (conversation ${j.conversation}) frame ${j.frame}: ${j.verdict}`)

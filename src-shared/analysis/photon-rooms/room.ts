@@ -123,7 +123,13 @@ export class RoomState {
     }
     const set = entries(props) ?? new Map<string, string>()
     const change: PropertyChange = {
-      frame, conversation, target, keys: [...set.keys()], cas: expected !== undefined, outcome: applied ? 'applied' : 'refused', serverReturnCode: null
+      frame,
+      conversation,
+      target,
+      keys: [...set.keys()],
+      cas: expected !== undefined,
+      outcome: applied ? 'applied' : 'refused',
+      serverReturnCode: null
     }
     this.properties.push(change)
     if (!applied) return change
@@ -137,4 +143,3 @@ export class RoomState {
     return change
   }
 }
-

@@ -61,7 +61,10 @@ export function canon(v: PhotonValue | undefined): string {
       return `c${v.code}:${hex(v.value)}`
     case 'Hashtable':
     case 'Dictionary':
-      return `{${v.value.map((e) => `${canon(e.key)}=${canon(e.value)}`).sort().join(',')}}`
+      return `{${v.value
+        .map((e) => `${canon(e.key)}=${canon(e.value)}`)
+        .sort()
+        .join(',')}}`
     case 'EventData':
     case 'OperationRequest':
     case 'OperationResponse':

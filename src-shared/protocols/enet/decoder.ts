@@ -31,7 +31,8 @@ import {
 export const ENET_LAYER = 'enet'
 
 /** What the transport says about the command that carried a payload, or about a control command. */
-export interface EnetInfo extends Pick<EnetCommand, 'channel' | 'unreliableSeq' | 'unsequencedGroup' | 'fragment' | 'disconnectData' | 'bandwidth' | 'throttle'> {
+export interface EnetInfo
+  extends Pick<EnetCommand, 'channel' | 'unreliableSeq' | 'unsequencedGroup' | 'fragment' | 'disconnectData' | 'bandwidth' | 'throttle'> {
   command: string
   reliableSeq: number
   peerId: number
@@ -111,7 +112,8 @@ export class EnetTransport implements ProtocolDecoder {
       markPosition(draft, source, cmd.start, i, n)
       if (p.error && i === n - 1) draft.warn(`followed by an unreadable command at offset ${cmd.end} (the next message)`)
       if (n > MAX_PACKET_COMMANDS && i === 0) draft.warn(`${n} commands in one datagram: ENet senders put at most ${MAX_PACKET_COMMANDS}`)
-      if (header.peerId === NO_PEER_ID && cmd.number !== CMD.CONNECT) draft.warn(`${cmd.name} in a datagram from peer 0xFFF (connecting): ENet accepts only CONNECT there`)
+      if (header.peerId === NO_PEER_ID && cmd.number !== CMD.CONNECT)
+        draft.warn(`${cmd.name} in a datagram from peer 0xFFF (connecting): ENet accepts only CONNECT there`)
       this.command(pdu, draft, source, header, cmd, frame, emit)
     })
     if (p.error) this.unreadable(pdu, choice, n, p.error, emit, n ? p.commands[n - 1].end : p.header.length)
@@ -126,14 +128,24 @@ export class EnetTransport implements ProtocolDecoder {
     const c = h.checksum
     if (c?.status === 'bad') {
       const digits = c.size * 2
-      draft.warn(`checksum mismatch: the datagram says 0x${c.value.toString(16).padStart(digits, '0')}, computed 0x${c.computed!.toString(16).padStart(digits, '0')}`)
+      draft.warn(
+        `checksum mismatch: the datagram says 0x${c.value.toString(16).padStart(digits, '0')}, computed 0x${c.computed!.toString(16).padStart(digits, '0')}`
+      )
     }
     if (h.undefinedBits) draft.warn(`header bit 15 set: ENet-CSharp does not define it`)
     return h
   }
 
   /** What could not be read: the header, or a command after the `index` readable ones (from `at`). */
-  private unreadable(pdu: Pdu, choice: LayoutChoice, index: number, error: DecodeError, emit: Emit, at?: number, name = at === undefined ? 'Malformed datagram' : 'Malformed command'): void {
+  private unreadable(
+    pdu: Pdu,
+    choice: LayoutChoice,
+    index: number,
+    error: DecodeError,
+    emit: Emit,
+    at?: number,
+    name = at === undefined ? 'Malformed datagram' : 'Malformed command'
+  ): void {
     const { draft, source } = commandDraft(pdu, index, this.ctx.recording)
     const r = new FieldReader(pdu.bytes, draft.tree, source)
     try {
@@ -147,13 +159,27 @@ export class EnetTransport implements ProtocolDecoder {
     }
     draft.tree.closeAll(r.pos)
     if (at !== undefined && at < pdu.bytes.length && draft.tree.recording) {
-      draft.tree.add({ key: F.trailing.key, label: `Unreadable bytes from offset ${at}: ${pdu.bytes.length - at}`, type: 'bytes', value: pdu.bytes.subarray(at), source, start: at, length: pdu.bytes.length - at })
+      draft.tree.add({
+        key: F.trailing.key,
+        label: `Unreadable bytes from offset ${at}: ${pdu.bytes.length - at}`,
+        type: 'bytes',
+        value: pdu.bytes.subarray(at),
+        source,
+        start: at,
+        length: pdu.bytes.length - at
+      })
     }
     draft.error = errorLine(error)
     emit({
-      dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: ENET_LAYER, stack: this.controlStack(pdu),
-      name, summary: `${name}, ${pdu.bytes.length - (at ?? 0)} bytes: ${error.message}`,
-      value: { command: null, enet: { variant: this.detector.knownVariant } }, draft
+      dir: pdu.dir,
+      frames: pdu.frames,
+      time: pdu.time,
+      protocol: ENET_LAYER,
+      stack: this.controlStack(pdu),
+      name,
+      summary: `${name}, ${pdu.bytes.length - (at ?? 0)} bytes: ${error.message}`,
+      value: { command: null, enet: { variant: this.detector.knownVariant } },
+      draft
     })
   }
 
@@ -162,12 +188,27 @@ export class EnetTransport implements ProtocolDecoder {
     const r = new FieldReader(pdu.bytes, draft.tree, source)
     const h = this.header(r, draft, choice)
     const size = pdu.bytes.length - r.pos
-    if (draft.tree.recording) draft.tree.add({ key: F.compressed_data.key, label: `Compressed commands: ${size} bytes`, type: 'bytes', value: pdu.bytes.subarray(r.pos), source, start: r.pos, length: size })
+    if (draft.tree.recording)
+      draft.tree.add({
+        key: F.compressed_data.key,
+        label: `Compressed commands: ${size} bytes`,
+        type: 'bytes',
+        value: pdu.bytes.subarray(r.pos),
+        source,
+        start: r.pos,
+        length: size
+      })
     draft.warn("COMPRESSED flag (bit 14): the commands are compressed (ENet's range coder or a compressor the application installed) and cannot be decoded")
     emit({
-      dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: ENET_LAYER, stack: this.controlStack(pdu),
-      name: 'Compressed datagram', summary: `Compressed datagram peer=${h.peerId}, ${size} bytes of compressed commands`,
-      value: { command: null, compressed: true, enet: { peerId: h.peerId, sessionId: h.sessionId, sentTime: h.sentTime, variant: 'vanilla' } }, draft
+      dir: pdu.dir,
+      frames: pdu.frames,
+      time: pdu.time,
+      protocol: ENET_LAYER,
+      stack: this.controlStack(pdu),
+      name: 'Compressed datagram',
+      summary: `Compressed datagram peer=${h.peerId}, ${size} bytes of compressed commands`,
+      value: { command: null, compressed: true, enet: { peerId: h.peerId, sessionId: h.sessionId, sentTime: h.sentTime, variant: 'vanilla' } },
+      draft
     })
   }
 
@@ -212,7 +253,8 @@ export class EnetTransport implements ProtocolDecoder {
         info.connect = k
         const peer = cmd.number === CMD.VERIFY_CONNECT ? ` peer=${k.outgoingPeerId}` : ''
         summary = `${cmd.name}${peer} mtu=${k.mtu} channels=${k.channelCount}`
-        if (k.channelCount < 1 || k.channelCount > 255) error = new DecodeError(`${cmd.name}: channel count ${k.channelCount} outside ENet's 1..255`, cmd.start + 12)
+        if (k.channelCount < 1 || k.channelCount > 255)
+          error = new DecodeError(`${cmd.name}: channel count ${k.channelCount} outside ENet's 1..255`, cmd.start + 12)
         break
       }
       case CMD.DISCONNECT:
@@ -249,10 +291,30 @@ export class EnetTransport implements ProtocolDecoder {
     if (id) this.connectId = id
   }
 
-  private control(pdu: Pdu, draft: MessageDraft, info: EnetInfo, name: string, summary: string, emit: Emit, error?: DecodeError, frames = pdu.frames, time = pdu.time): void {
+  private control(
+    pdu: Pdu,
+    draft: MessageDraft,
+    info: EnetInfo,
+    name: string,
+    summary: string,
+    emit: Emit,
+    error?: DecodeError,
+    frames = pdu.frames,
+    time = pdu.time
+  ): void {
     draft.tree.closeAll()
     if (error && draft.error === null) draft.error = errorLine(error)
-    emit({ dir: pdu.dir, frames, time, protocol: ENET_LAYER, stack: this.controlStack(pdu), name, summary, value: { command: info.command, channel: info.channel, enet: info }, draft })
+    emit({
+      dir: pdu.dir,
+      frames,
+      time,
+      protocol: ENET_LAYER,
+      stack: this.controlStack(pdu),
+      name,
+      summary,
+      value: { command: info.command, channel: info.channel, enet: info },
+      draft
+    })
   }
 
   private fragment(pdu: Pdu, draft: MessageDraft, info: EnetInfo, cmd: EnetCommand, frame: number, emit: Emit): void {
@@ -276,7 +338,15 @@ export class EnetTransport implements ProtocolDecoder {
         summary += ' (duplicate)'
         break
       case 'error':
-        return this.control(pdu, draft, info, cmd.name, `${summary} (rejected)`, emit, new DecodeError(`fragment rejected at offset ${cmd.start}: ${res.message}`, cmd.start))
+        return this.control(
+          pdu,
+          draft,
+          info,
+          cmd.name,
+          `${summary} (rejected)`,
+          emit,
+          new DecodeError(`fragment rejected at offset ${cmd.start}: ${res.message}`, cmd.start)
+        )
     }
     if (info.retransmissionOf !== undefined) summary += ` (retransmission of frame ${info.retransmissionOf})`
     this.control(pdu, draft, info, cmd.name, summary, emit)
@@ -286,13 +356,36 @@ export class EnetTransport implements ProtocolDecoder {
    * Hands a whole payload (bytes[start, end) of `source`) to the carried protocol and emits its message; with
    * none (or when it fails) the message is ENet's own, its data already in the tree as `enet.data`.
    */
-  private deliver(pdu: Pdu, draft: MessageDraft, info: EnetInfo, delivery: string, bytes: Uint8Array, source: number, start: number, end: number, frames: number[], time: number, emit: Emit): void {
+  private deliver(
+    pdu: Pdu,
+    draft: MessageDraft,
+    info: EnetInfo,
+    delivery: string,
+    bytes: Uint8Array,
+    source: number,
+    start: number,
+    end: number,
+    frames: number[],
+    time: number,
+    emit: Emit
+  ): void {
     draft.tree.closeAll()
     const payload: CarriedPayload = { dir: pdu.dir, channel: info.channel, delivery, frame: frames[frames.length - 1], time }
     const own = (error?: DecodeError): CarriedResult => {
       const from = info.fragmentFrames ? `, reassembled from frames ${info.fragmentFrames.join(', ')}` : ''
-      const seq = info.unsequencedGroup !== undefined ? `group=${info.unsequencedGroup}` : info.unreliableSeq !== undefined ? `seq=${info.reliableSeq}/${info.unreliableSeq}` : `seq=${info.reliableSeq}`
-      return { protocol: ENET_LAYER, name: info.command, summary: `${info.command} ch${info.channel} ${seq}: ${end - start} bytes of data${from}`, value: {}, error }
+      const seq =
+        info.unsequencedGroup !== undefined
+          ? `group=${info.unsequencedGroup}`
+          : info.unreliableSeq !== undefined
+            ? `seq=${info.reliableSeq}/${info.unreliableSeq}`
+            : `seq=${info.reliableSeq}`
+      return {
+        protocol: ENET_LAYER,
+        name: info.command,
+        summary: `${info.command} ch${info.channel} ${seq}: ${end - start} bytes of data${from}`,
+        value: {},
+        error
+      }
     }
     let res: CarriedResult
     try {
@@ -306,8 +399,15 @@ export class EnetTransport implements ProtocolDecoder {
     if (info.retransmissionOf !== undefined) draft.warn(`the payload was delivered before, in frame ${info.retransmissionOf}`)
     const stack = res.protocol === ENET_LAYER ? [...pdu.stack, ENET_LAYER] : [...pdu.stack, ENET_LAYER, res.protocol]
     emit({
-      dir: pdu.dir, frames, time, protocol: res.protocol, stack, name: res.name, summary: res.summary,
-      value: { ...res.value, ...(res.protocol === ENET_LAYER ? { command: info.command } : {}), channel: info.channel, delivery, enet: info }, draft
+      dir: pdu.dir,
+      frames,
+      time,
+      protocol: res.protocol,
+      stack,
+      name: res.name,
+      summary: res.summary,
+      value: { ...res.value, ...(res.protocol === ENET_LAYER ? { command: info.command } : {}), channel: info.channel, delivery, enet: info },
+      draft
     })
   }
 
@@ -319,10 +419,18 @@ export class EnetTransport implements ProtocolDecoder {
       const startSeq = lane === 'unreliable' ? inc.startSeq % 0x10000 : inc.startSeq
       const command = lane === 'unreliable' ? 'SEND_UNRELIABLE_FRAGMENT' : 'SEND_FRAGMENT'
       emit({
-        dir, frames: inc.frames, time: inc.lastTime, protocol: ENET_LAYER, stack: [...this.lastStack, ENET_LAYER],
+        dir,
+        frames: inc.frames,
+        time: inc.lastTime,
+        protocol: ENET_LAYER,
+        stack: [...this.lastStack, ENET_LAYER],
         name: 'Incomplete fragmented payload',
         summary: `${command} startSeq ${startSeq} ch${inc.channel}: ${inc.received} of ${inc.count} fragments (${inc.totalLength} bytes)`,
-        value: { command, channel: inc.channel, enet: { startSeq, fragmentCount: inc.count, received: inc.received, missing: inc.missing, totalLength: inc.totalLength } },
+        value: {
+          command,
+          channel: inc.channel,
+          enet: { startSeq, fragmentCount: inc.count, received: inc.received, missing: inc.missing, totalLength: inc.totalLength }
+        },
         draft: d
       })
     }

@@ -12,7 +12,19 @@
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'
-import { CMD, HEADER_FLAGS, NO_PEER_ID, PEER_ID_MASK, VARIANT_NAMES, parseDatagram, readCommand, readHeader, type EnetLayout, type EnetVariant, type ParsedDatagram } from './wire'
+import {
+  CMD,
+  HEADER_FLAGS,
+  NO_PEER_ID,
+  PEER_ID_MASK,
+  VARIANT_NAMES,
+  parseDatagram,
+  readCommand,
+  readHeader,
+  type EnetLayout,
+  type EnetVariant,
+  type ParsedDatagram
+} from './wire'
 
 const CHECKSUM_SIZE: Record<EnetVariant, 4 | 8> = { vanilla: 4, csharp: 8 }
 const CHECKSUM_NAME: Record<4 | 8, string> = { 4: 'CRC-32', 8: 'CRC-64' }
@@ -61,7 +73,13 @@ export class EnetVariantDetector {
   /** Picks the layout for this datagram (learning from it), and reads it without a tree. */
   choose(bytes: Uint8Array, frame: number): LayoutChoice {
     const word = bytes.length >= 2 ? (bytes[0] << 8) | bytes[1] : 0
-    const variants: EnetVariant[] = this.variant ? [this.variant.value] : word & 0x8000 ? ['vanilla'] : word & 0x4000 ? ['csharp', 'vanilla'] : ['vanilla', 'csharp']
+    const variants: EnetVariant[] = this.variant
+      ? [this.variant.value]
+      : word & 0x8000
+        ? ['vanilla']
+        : word & 0x4000
+          ? ['csharp', 'vanilla']
+          : ['vanilla', 'csharp']
     const candidates: ParsedDatagram[] = []
     for (const variant of variants) {
       const sizes: (0 | 4 | 8)[] = this.checksum ? [this.checksum.value === 0 ? 0 : CHECKSUM_SIZE[variant]] : [0, CHECKSUM_SIZE[variant]]
@@ -180,7 +198,8 @@ function probeLayout(bytes: Uint8Array, layout: EnetLayout): number {
       }
       if (c.number === CMD.CONNECT) {
         const k = c.connect!
-        if (h.peerId !== NO_PEER_ID || k.mtu < 576 || k.mtu > 4096 || k.channelCount < 1 || k.channelCount > 255 || k.windowSize < 4096 || k.windowSize > 65536) return 0
+        if (h.peerId !== NO_PEER_ID || k.mtu < 576 || k.mtu > 4096 || k.channelCount < 1 || k.channelCount > 255 || k.windowSize < 4096 || k.windowSize > 65536)
+          return 0
         connect = true
       }
     }

@@ -209,7 +209,8 @@ function readChecksum(r: FieldReader, size: 4 | 8, start: number, connectId: Uin
   if (r.tree.recording) {
     const def = size === 4 ? F.crc32 : F.crc64
     const digits = size * 2
-    const verdict = c.status === 'good' ? '[correct]' : c.status === 'bad' ? `[incorrect, should be ${hex(c.computed!, digits)}]` : '[not verified: connectID not seen]'
+    const verdict =
+      c.status === 'good' ? '[correct]' : c.status === 'bad' ? `[incorrect, should be ${hex(c.computed!, digits)}]` : '[not verified: connectID not seen]'
     r.record(def, value, at, size, () => `${def.name}: ${hex(value, digits)} ${verdict}`)
     const status = c.status === 'good' ? CHECKSUM_STATUS.GOOD : c.status === 'bad' ? CHECKSUM_STATUS.BAD : CHECKSUM_STATUS.NOT_VERIFIED
     r.record(F.checksum_status, status, at, size)
@@ -223,7 +224,8 @@ function headerLabel(h: EnetHeader, layout: EnetLayout, read: number): string {
   const parts = [peer]
   if (h.sentTime !== undefined) parts.push(`sent time ${h.sentTime}`)
   if (h.compressed) parts.push('COMPRESSED')
-  if (h.checksum) parts.push(`${h.checksum.size === 4 ? 'CRC-32' : 'CRC-64'} ${h.checksum.status === 'good' ? 'good' : h.checksum.status === 'bad' ? 'BAD' : 'not verified'}`)
+  if (h.checksum)
+    parts.push(`${h.checksum.size === 4 ? 'CRC-32' : 'CRC-64'} ${h.checksum.status === 'good' ? 'good' : h.checksum.status === 'bad' ? 'BAD' : 'not verified'}`)
   const truncated = h.length === 0 ? ' (truncated)' : ''
   return `ENet header (${VARIANT_NAMES[layout.variant]})${truncated}: ${parts.join(', ')}`
 }
@@ -237,8 +239,17 @@ export function readCommand(r: FieldReader): EnetCommand {
   const start = r.pos
   const node = openGroup(r, F_CMD.key, F_CMD.name, F_CMD.type, 'ENet command')
   const c: EnetCommand = {
-    byte: -1, number: -1, name: '', acknowledge: false, unsequenced: false, channel: 0, reliableSeq: 0,
-    start, end: start, payloadStart: start, payloadEnd: start
+    byte: -1,
+    number: -1,
+    name: '',
+    acknowledge: false,
+    unsequenced: false,
+    channel: 0,
+    reliableSeq: 0,
+    start,
+    end: start,
+    payloadStart: start,
+    payloadEnd: start
   }
   let headerDone = false
   try {
@@ -253,7 +264,13 @@ export function readCommand(r: FieldReader): EnetCommand {
     if (r.tree.recording) {
       r.record(F_CMD_FIELDS.number, c.number, start, 1, () => `${F_CMD_FIELDS.number.name}: ${c.number} (${c.name}), byte ${hex(c.byte, 2)}`)
       r.record(F_CMD_FIELDS.ack_flag, c.acknowledge, start, 1, () => `${F_CMD_FIELDS.ack_flag.name} (0x80): ${c.acknowledge ? 'set' : 'not set'}`)
-      r.record(F_CMD_FIELDS.unsequenced_flag, c.unsequenced, start, 1, () => `${F_CMD_FIELDS.unsequenced_flag.name} (0x40): ${c.unsequenced ? 'set' : 'not set'}`)
+      r.record(
+        F_CMD_FIELDS.unsequenced_flag,
+        c.unsequenced,
+        start,
+        1,
+        () => `${F_CMD_FIELDS.unsequenced_flag.name} (0x40): ${c.unsequenced ? 'set' : 'not set'}`
+      )
     } else r.tree.indexValue(F_CMD_FIELDS.number, c.number)
     const size = COMMAND_SIZES[c.number] ?? 0
     if (size === 0) throw new DecodeError(`unknown command number ${c.number} (byte ${hex(c.byte, 2)}) at offset ${start}`, start)

@@ -109,7 +109,8 @@ export class BitBufferReader {
     const what = def?.name ?? 'uint'
     let value = 0
     for (let i = 0; ; i++) {
-      if (i >= MAX_VARINT_GROUPS) throw new DecodeError(`${what}: varint longer than ${MAX_VARINT_GROUPS} groups at bit ${from} (offset ${this.byteOf(from)})`, this.byteOf(from))
+      if (i >= MAX_VARINT_GROUPS)
+        throw new DecodeError(`${what}: varint longer than ${MAX_VARINT_GROUPS} groups at bit ${from} (offset ${this.byteOf(from)})`, this.byteOf(from))
       const g = this.bits(8, what)
       value += (g & 0x7f) * 2 ** (7 * i)
       if ((g & 0x80) === 0) break

@@ -82,7 +82,17 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     const frame = pdu.frames[pdu.frames.length - 1]
     const res = this.decode(r, pdu.draft, { dir: pdu.dir, channel: 0, delivery: 'Reliable', frame, time: pdu.time })
     if (res.error && pdu.draft.error === null) pdu.draft.error = res.error.message
-    emit({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: PROTOCOL, stack: [...pdu.stack, PROTOCOL], name: res.name, summary: res.summary, value: { ...res.value, channel: null, delivery: 'Reliable' }, draft: pdu.draft })
+    emit({
+      dir: pdu.dir,
+      frames: pdu.frames,
+      time: pdu.time,
+      protocol: PROTOCOL,
+      stack: [...pdu.stack, PROTOCOL],
+      name: res.name,
+      summary: res.summary,
+      value: { ...res.value, channel: null, delivery: 'Reliable' },
+      draft: pdu.draft
+    })
   }
 
   // ---- the envelope, for every transport ----
@@ -100,7 +110,9 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
         const decision = this.prefixes.choose(r.bytes.subarray(start, r.end), (at) => this.payloadFit(r.bytes.subarray(start, r.end), at, dir))
         r.record(F_ENV.prefix_form, decision.prefix, start, 0, () => `Prefix form: ${decision.why()}`)
         if (decision.revisedFrom && this.prefixRevisions++ < 3) {
-          this.ctx.note(`FigNet prefix form revised from ${decision.revisedFrom} to ${decision.prefix} at frame ${p.frame}: this message's id and payload read only that way`)
+          this.ctx.note(
+            `FigNet prefix form revised from ${decision.revisedFrom} to ${decision.prefix} at frame ${p.frame}: this message's id and payload read only that way`
+          )
         }
         const env = readEnvelope(r, decision.prefix, (w) => draft.warn(w))
         value.magic = env.magic
@@ -167,9 +179,12 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
   private appKeyOrder(p: CarriedPayload, draft: MessageDraft, r: FieldReader): void {
     if (this.directionOf(p.dir) !== 'c2s') return
     const problem =
-      this.registeredAt === null ? 'AppKey (60304) before any RegisterIdentity (60000)'
-        : this.registerReply === null ? 'AppKey (60304) before the RegisterIdentity (60000) reply'
-          : this.registerReply === 'rejected' ? 'AppKey (60304) after a rejected RegisterIdentity (60000)'
+      this.registeredAt === null
+        ? 'AppKey (60304) before any RegisterIdentity (60000)'
+        : this.registerReply === null
+          ? 'AppKey (60304) before the RegisterIdentity (60000) reply'
+          : this.registerReply === 'rejected'
+            ? 'AppKey (60304) after a rejected RegisterIdentity (60000)'
             : ''
     if (!problem) return
     const text = `out-of-order handshake: ${problem}; the guide's order is RegisterIdentity, its reply, then AppKey (porting guide §5)`
@@ -198,7 +213,8 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
       const ms = Math.round((p.time - req.time) * 1e6) / 1e3
       value.responseTo = req.frame
       value.responseTimeMs = ms
-      if (draft.tree.recording) draft.tree.add({ key: F_ENV.response_to.key, label: `Reply to the request in frame ${req.frame} (${ms} ms later)`, type: 'u32', value: req.frame })
+      if (draft.tree.recording)
+        draft.tree.add({ key: F_ENV.response_to.key, label: `Reply to the request in frame ${req.frame} (${ms} ms later)`, type: 'u32', value: req.frame })
       return
     }
     if (pending.size < 4096) pending.set(`${p.dir}:${msgId}:${callbackId}`, { frame: p.frame, time: p.time, msgId })
@@ -253,7 +269,16 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     r.record(F_ENV.crypto_layout, res.layout.name, payloadStart, payload.length, () => `Decrypted with ${res.from}: ${res.layout.name}`)
     this.decryptedWith = `${res.from}: ${res.layout.name}`
     const src = draft.addSource('Decrypted payload', res.plaintext)
-    if (draft.tree.recording) draft.tree.add({ key: F_ENV.decrypted.key, label: `Decrypted payload: ${res.plaintext.length} bytes`, type: 'bytes', value: res.plaintext, source: src, start: 0, length: res.plaintext.length })
+    if (draft.tree.recording)
+      draft.tree.add({
+        key: F_ENV.decrypted.key,
+        label: `Decrypted payload: ${res.plaintext.length} bytes`,
+        type: 'bytes',
+        value: res.plaintext,
+        source: src,
+        start: 0,
+        length: res.plaintext.length
+      })
     return new FieldReader(res.plaintext, draft.tree, src)
   }
 }

@@ -31,7 +31,7 @@ export const F_ENV = defineFields('fignet', {
   response_to: ['Reply to frame', 'u32'],
   security: ['Security finding', 'string'],
   prefix_form: ['Prefix form', 'string', { description: 'Which envelope prefix the message was read with (none, magic, hash) and why' }],
-  handshake: ['Handshake order', 'string', { description: 'A message out of the guide\'s handshake order (RegisterIdentity, its reply, AppKey)' }]
+  handshake: ['Handshake order', 'string', { description: "A message out of the guide's handshake order (RegisterIdentity, its reply, AppKey)" }]
 })
 
 export type Prefix = 'none' | 'magic' | 'hash'
@@ -77,8 +77,17 @@ export function readEnvelope(r: FieldReader, prefix: Prefix, warn?: (text: strin
     magic = r.u16(null, true)
     const m = magic
     const wrong = m !== MAGIC
-    r.record(F_ENV.magic, m, at, 2, () => `Magic: 0x${m.toString(16).toUpperCase().padStart(4, '0')}${wrong ? ` (wrong: expected 0xC0DE, DE C0 on the wire)` : ' (EnableCheckSum magic)'}`)
-    if (wrong) warn?.(`EnableCheckSum magic: bytes ${hex2(m)} (0x${m.toString(16).toUpperCase().padStart(4, '0')}) seen, 0xC0DE (DE C0) expected; the providers drop messages whose magic does not match`)
+    r.record(
+      F_ENV.magic,
+      m,
+      at,
+      2,
+      () => `Magic: 0x${m.toString(16).toUpperCase().padStart(4, '0')}${wrong ? ` (wrong: expected 0xC0DE, DE C0 on the wire)` : ' (EnableCheckSum magic)'}`
+    )
+    if (wrong)
+      warn?.(
+        `EnableCheckSum magic: bytes ${hex2(m)} (0x${m.toString(16).toUpperCase().padStart(4, '0')}) seen, 0xC0DE (DE C0) expected; the providers drop messages whose magic does not match`
+      )
   } else if (prefix === 'hash') r.u32(F_ENV.hash, true)
   const headerStart = r.pos
   const msgId = r.u16(F_ENV.msg_id, true)
@@ -118,7 +127,9 @@ interface Candidate {
 }
 
 const FORM_TEXT: Readonly<Record<Prefix, string>> = {
-  none: 'no prefix (§2.1)', magic: '2-byte magic prefix (EnableCheckSum, §2.2)', hash: '4-byte prefix (v1.0.6 HASH_SIZE = 4)'
+  none: 'no prefix (§2.1)',
+  magic: '2-byte magic prefix (EnableCheckSum, §2.2)',
+  hash: '4-byte prefix (v1.0.6 HASH_SIZE = 4)'
 }
 
 /**

@@ -22,16 +22,38 @@ import type { Typed, TypedFields } from './typed'
 export type Unmanaged = 'byte' | 'sbyte' | 'bool' | 'short' | 'ushort' | 'char' | 'int' | 'uint' | 'float' | 'long' | 'ulong' | 'double'
 
 export const UNMANAGED_SIZE: Readonly<Record<Unmanaged, number>> = {
-  byte: 1, sbyte: 1, bool: 1, short: 2, ushort: 2, char: 2, int: 4, uint: 4, float: 4, long: 8, ulong: 8, double: 8
+  byte: 1,
+  sbyte: 1,
+  bool: 1,
+  short: 2,
+  ushort: 2,
+  char: 2,
+  int: 4,
+  uint: 4,
+  float: 4,
+  long: 8,
+  ulong: 8,
+  double: 8
 }
 
 /** The field-registry type of each unmanaged C# type. */
 export const UNMANAGED_FIELD_TYPE: Readonly<Record<Unmanaged, FieldType>> = {
-  byte: 'u8', sbyte: 'i8', bool: 'bool', short: 'i16', ushort: 'u16', char: 'u16', int: 'i32', uint: 'u32', float: 'f32', long: 'i64', ulong: 'u64', double: 'f64'
+  byte: 'u8',
+  sbyte: 'i8',
+  bool: 'bool',
+  short: 'i16',
+  ushort: 'u16',
+  char: 'u16',
+  int: 'i32',
+  uint: 'u32',
+  float: 'f32',
+  long: 'i64',
+  ulong: 'u64',
+  double: 'f64'
 }
 
 export function isUnmanaged(t: string): t is Unmanaged {
-  return  Object.hasOwn(UNMANAGED_SIZE, t)
+  return Object.hasOwn(UNMANAGED_SIZE, t)
 }
 
 export const NULL_OBJECT = 255
@@ -51,7 +73,10 @@ export class MemoryPackReader {
   depth = 0
   readonly warnings: string[] = []
 
-  constructor(readonly r: FieldReader, opts: MemoryPackOptions = {}) {
+  constructor(
+    readonly r: FieldReader,
+    opts: MemoryPackOptions = {}
+  ) {
     this.maxDepth = Math.max(1, Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, 1000))
   }
 
@@ -109,7 +134,8 @@ export class MemoryPackReader {
       this.closeNode(node)
     }
     const total = lengths.reduce((a, b) => a + b, 0)
-    if (total > this.r.remaining) throw new DecodeError(`${what}: members need ${total} bytes at offset ${this.r.pos}, only ${this.r.remaining} present`, this.r.pos)
+    if (total > this.r.remaining)
+      throw new DecodeError(`${what}: members need ${total} bytes at offset ${this.r.pos}, only ${this.r.remaining} present`, this.r.pos)
     return { count, lengths }
   }
 
@@ -121,14 +147,29 @@ export class MemoryPackReader {
     if (code >= -120) v = code
     else {
       switch (code) {
-        case -121: v = this.r.u8(null); break
-        case -122: v = this.r.i8(null); break
-        case -123: v = this.r.u16(null, true); break
-        case -124: v = this.r.i16(null, true); break
-        case -125: v = this.r.u32(null, true); break
-        case -126: v = this.r.i32(null, true); break
-        case -127: v = this.r.u64(null, true); break
-        default: v = this.r.i64(null, true)
+        case -121:
+          v = this.r.u8(null)
+          break
+        case -122:
+          v = this.r.i8(null)
+          break
+        case -123:
+          v = this.r.u16(null, true)
+          break
+        case -124:
+          v = this.r.i16(null, true)
+          break
+        case -125:
+          v = this.r.u32(null, true)
+          break
+        case -126:
+          v = this.r.i32(null, true)
+          break
+        case -127:
+          v = this.r.u64(null, true)
+          break
+        default:
+          v = this.r.i64(null, true)
       }
       if (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) v = Number(v)
     }
@@ -142,22 +183,43 @@ export class MemoryPackReader {
     const r = this.r
     let v: number | bigint | boolean
     switch (kind) {
-      case 'byte': v = r.u8(null); break
-      case 'sbyte': v = r.i8(null); break
+      case 'byte':
+        v = r.u8(null)
+        break
+      case 'sbyte':
+        v = r.i8(null)
+        break
       case 'bool': {
         const b = r.u8(null)
         if (b > 1) this.warn(`bool at offset ${at} holds ${b} (read as true)`)
         v = b !== 0
         break
       }
-      case 'short': v = r.i16(null, true); break
-      case 'ushort': case 'char': v = r.u16(null, true); break
-      case 'int': v = r.i32(null, true); break
-      case 'uint': v = r.u32(null, true); break
-      case 'float': v = r.f32(null, true); break
-      case 'long': v = r.i64(null, true); break
-      case 'ulong': v = r.u64(null, true); break
-      case 'double': v = r.f64(null, true); break
+      case 'short':
+        v = r.i16(null, true)
+        break
+      case 'ushort':
+      case 'char':
+        v = r.u16(null, true)
+        break
+      case 'int':
+        v = r.i32(null, true)
+        break
+      case 'uint':
+        v = r.u32(null, true)
+        break
+      case 'float':
+        v = r.f32(null, true)
+        break
+      case 'long':
+        v = r.i64(null, true)
+        break
+      case 'ulong':
+        v = r.u64(null, true)
+        break
+      case 'double':
+        v = r.f64(null, true)
+        break
     }
     if (def && r.tree.recording) r.record(def, v, at, r.pos - at, labelText?.(v))
     return v
@@ -267,7 +329,10 @@ export class MemoryPackReader {
     this.r.record(F_MEMORYPACK.length, n, at, 4, () => `Count: ${n}`)
     if (n < 0) throw new DecodeError(`${what}: negative count ${n} at offset ${at}`, at)
     if (minElementSize > 0 && n > Math.floor(this.r.remaining / minElementSize)) {
-      throw new DecodeError(`${what}: count ${n} at offset ${at}, but ${n} elements of at least ${minElementSize} byte${minElementSize === 1 ? '' : 's'} cannot fit in the ${this.r.remaining} bytes that follow`, at)
+      throw new DecodeError(
+        `${what}: count ${n} at offset ${at}, but ${n} elements of at least ${minElementSize} byte${minElementSize === 1 ? '' : 's'} cannot fit in the ${this.r.remaining} bytes that follow`,
+        at
+      )
     }
     return n
   }
@@ -308,7 +373,7 @@ const GUESS_MAX_MEMBERS = 64
 const PRIMITIVE_SIZES = [4, 1, 2, 8]
 
 function peekI32(r: FieldReader, at: number): number {
-  return (r.peekU8(at) | (r.peekU8(at + 1) << 8) | (r.peekU8(at + 2) << 16) | (r.peekU8(at + 3) << 24)) | 0
+  return r.peekU8(at) | (r.peekU8(at + 1) << 8) | (r.peekU8(at + 2) << 16) | (r.peekU8(at + 3) << 24) | 0
 }
 
 function slice(r: FieldReader, at: number, n: number): Uint8Array {

@@ -45,12 +45,38 @@ export function formatName(b: number): string {
 }
 
 const FORMATS: Record<number, string> = {
-  0xc0: 'nil', 0xc1: 'never used', 0xc2: 'false', 0xc3: 'true',
-  0xc4: 'bin 8', 0xc5: 'bin 16', 0xc6: 'bin 32', 0xc7: 'ext 8', 0xc8: 'ext 16', 0xc9: 'ext 32',
-  0xca: 'float 32', 0xcb: 'float 64', 0xcc: 'uint 8', 0xcd: 'uint 16', 0xce: 'uint 32', 0xcf: 'uint 64',
-  0xd0: 'int 8', 0xd1: 'int 16', 0xd2: 'int 32', 0xd3: 'int 64',
-  0xd4: 'fixext 1', 0xd5: 'fixext 2', 0xd6: 'fixext 4', 0xd7: 'fixext 8', 0xd8: 'fixext 16',
-  0xd9: 'str 8', 0xda: 'str 16', 0xdb: 'str 32', 0xdc: 'array 16', 0xdd: 'array 32', 0xde: 'map 16', 0xdf: 'map 32'
+  0xc0: 'nil',
+  0xc1: 'never used',
+  0xc2: 'false',
+  0xc3: 'true',
+  0xc4: 'bin 8',
+  0xc5: 'bin 16',
+  0xc6: 'bin 32',
+  0xc7: 'ext 8',
+  0xc8: 'ext 16',
+  0xc9: 'ext 32',
+  0xca: 'float 32',
+  0xcb: 'float 64',
+  0xcc: 'uint 8',
+  0xcd: 'uint 16',
+  0xce: 'uint 32',
+  0xcf: 'uint 64',
+  0xd0: 'int 8',
+  0xd1: 'int 16',
+  0xd2: 'int 32',
+  0xd3: 'int 64',
+  0xd4: 'fixext 1',
+  0xd5: 'fixext 2',
+  0xd6: 'fixext 4',
+  0xd7: 'fixext 8',
+  0xd8: 'fixext 16',
+  0xd9: 'str 8',
+  0xda: 'str 16',
+  0xdb: 'str 32',
+  0xdc: 'array 16',
+  0xdd: 'array 32',
+  0xde: 'map 16',
+  0xdf: 'map 32'
 }
 
 const ROOT: Slot = { key: F_MSGPACK.item.key, name: 'Value' }
@@ -59,7 +85,10 @@ export class MsgPackReader {
   readonly maxDepth: number
   private readonly rec: boolean
 
-  constructor(readonly r: FieldReader, opts: MsgPackOptions = {}) {
+  constructor(
+    readonly r: FieldReader,
+    opts: MsgPackOptions = {}
+  ) {
     this.maxDepth = Math.max(1, Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, 1000))
     this.rec = r.tree.recording
   }
@@ -74,7 +103,14 @@ export class MsgPackReader {
     const b = r.u8(null)
     // Values held in the format byte: one leaf.
     if (b <= 0x7f || b >= 0xe0 || b === 0xc0 || b === 0xc2 || b === 0xc3) {
-      const t: Typed = b <= 0x7f ? { type: 'uint', value: b } : b >= 0xe0 ? { type: 'int', value: b - 256 } : b === 0xc0 ? { type: 'nil', value: null } : { type: 'bool', value: b === 0xc3 }
+      const t: Typed =
+        b <= 0x7f
+          ? { type: 'uint', value: b }
+          : b >= 0xe0
+            ? { type: 'int', value: b - 256 }
+            : b === 0xc0
+              ? { type: 'nil', value: null }
+              : { type: 'bool', value: b === 0xc3 }
       const ft: FieldType = b <= 0x7f ? 'u8' : b >= 0xe0 ? 'i8' : b === 0xc0 ? 'none' : 'bool'
       r.record(dynamicDef(slot.key, slot.name, ft), t.value as FieldScalar, at, 1, () => `${slot.name}: ${show(t)} (${formatName(b)})`)
       return t
@@ -103,34 +139,62 @@ export class MsgPackReader {
     if (b >= 0x90 && b <= 0x9f) return this.array(b & 0x0f, at, depth, elementSlot)
     if (b >= 0xa0 && b <= 0xbf) return this.str(b & 0x1f)
     switch (b) {
-      case 0xc4: return this.bin(this.len(1))
-      case 0xc5: return this.bin(this.len(2))
-      case 0xc6: return this.bin(this.len(4))
-      case 0xc7: return this.ext(this.len(1), at)
-      case 0xc8: return this.ext(this.len(2), at)
-      case 0xc9: return this.ext(this.len(4), at)
-      case 0xca: return { type: 'float32', value: r.f32(val('f32')) }
-      case 0xcb: return { type: 'float64', value: r.f64(val('f64')) }
-      case 0xcc: return { type: 'uint', value: r.u8(val('u8')) }
-      case 0xcd: return { type: 'uint', value: r.u16(val('u16')) }
-      case 0xce: return { type: 'uint', value: r.u32(val('u32')) }
-      case 0xcf: return { type: 'uint', value: r.u64(val('u64')) }
-      case 0xd0: return { type: 'int', value: r.i8(val('i8')) }
-      case 0xd1: return { type: 'int', value: r.i16(val('i16')) }
-      case 0xd2: return { type: 'int', value: r.i32(val('i32')) }
-      case 0xd3: return { type: 'int', value: r.i64(val('i64')) }
-      case 0xd4: return this.ext(1, at)
-      case 0xd5: return this.ext(2, at)
-      case 0xd6: return this.ext(4, at)
-      case 0xd7: return this.ext(8, at)
-      case 0xd8: return this.ext(16, at)
-      case 0xd9: return this.str(this.len(1))
-      case 0xda: return this.str(this.len(2))
-      case 0xdb: return this.str(this.len(4))
-      case 0xdc: return this.array(this.len(2), at, depth, elementSlot)
-      case 0xdd: return this.array(this.len(4), at, depth, elementSlot)
-      case 0xde: return this.map(this.len(2), at, depth)
-      default: return this.map(this.len(4), at, depth) // 0xdf
+      case 0xc4:
+        return this.bin(this.len(1))
+      case 0xc5:
+        return this.bin(this.len(2))
+      case 0xc6:
+        return this.bin(this.len(4))
+      case 0xc7:
+        return this.ext(this.len(1), at)
+      case 0xc8:
+        return this.ext(this.len(2), at)
+      case 0xc9:
+        return this.ext(this.len(4), at)
+      case 0xca:
+        return { type: 'float32', value: r.f32(val('f32')) }
+      case 0xcb:
+        return { type: 'float64', value: r.f64(val('f64')) }
+      case 0xcc:
+        return { type: 'uint', value: r.u8(val('u8')) }
+      case 0xcd:
+        return { type: 'uint', value: r.u16(val('u16')) }
+      case 0xce:
+        return { type: 'uint', value: r.u32(val('u32')) }
+      case 0xcf:
+        return { type: 'uint', value: r.u64(val('u64')) }
+      case 0xd0:
+        return { type: 'int', value: r.i8(val('i8')) }
+      case 0xd1:
+        return { type: 'int', value: r.i16(val('i16')) }
+      case 0xd2:
+        return { type: 'int', value: r.i32(val('i32')) }
+      case 0xd3:
+        return { type: 'int', value: r.i64(val('i64')) }
+      case 0xd4:
+        return this.ext(1, at)
+      case 0xd5:
+        return this.ext(2, at)
+      case 0xd6:
+        return this.ext(4, at)
+      case 0xd7:
+        return this.ext(8, at)
+      case 0xd8:
+        return this.ext(16, at)
+      case 0xd9:
+        return this.str(this.len(1))
+      case 0xda:
+        return this.str(this.len(2))
+      case 0xdb:
+        return this.str(this.len(4))
+      case 0xdc:
+        return this.array(this.len(2), at, depth, elementSlot)
+      case 0xdd:
+        return this.array(this.len(4), at, depth, elementSlot)
+      case 0xde:
+        return this.map(this.len(2), at, depth)
+      default:
+        return this.map(this.len(4), at, depth) // 0xdf
     }
   }
 
@@ -168,7 +232,10 @@ export class MsgPackReader {
 
   private checkCount(n: number, perElement: number, at: number, what: string): void {
     if (n > Math.floor(this.r.remaining / perElement)) {
-      throw new DecodeError(`MessagePack ${what} at offset ${at}: ${n} ${what === 'map' ? 'entries' : 'elements'} cannot fit in the ${this.r.remaining} bytes left`, at)
+      throw new DecodeError(
+        `MessagePack ${what} at offset ${at}: ${n} ${what === 'map' ? 'entries' : 'elements'} cannot fit in the ${this.r.remaining} bytes left`,
+        at
+      )
     }
   }
 

@@ -16,7 +16,14 @@ import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder, formatValue } from '../../bytes/tree'
 import { defineField, type FieldDef, type FieldType } from '../../bytes/fields'
 import {
-  MemoryPackReader, NULL_OBJECT as NULL_UNION, UNMANAGED_FIELD_TYPE, UNMANAGED_SIZE, guessMembers, isUnmanaged, readGuessedMembers, type MemberGuess
+  MemoryPackReader,
+  NULL_OBJECT as NULL_UNION,
+  UNMANAGED_FIELD_TYPE,
+  UNMANAGED_SIZE,
+  guessMembers,
+  isUnmanaged,
+  readGuessedMembers,
+  type MemberGuess
 } from './memorypack'
 import { MsgPackReader, type Slot } from './messagepack'
 import { DELIVERY_METHOD, ENTITY_TYPE, PEER_TYPE, ROOM_RESPONSE_CODE } from './names'
@@ -90,40 +97,56 @@ const ROOM_EVENT_FIELDS: SchemaField[] = [
 export const MODELS: Readonly<Record<string, ModelSchema>> = {
   CreateRoomData: {
     fields: [
-      f('RoomName', 'string'), f('MaxPlayers', 'ushort'), f('Password', 'string'), f('CellSize', 'ushort'), f('Width', 'ushort'),
-      f('Height', 'ushort'), f('AoiActivationCount', 'byte'), f('LodLevel', 'byte'), f('ForcedRoomStateSyncInterval', 'short'),
-      f('PresenterInGroupCast', 'bool'), f('FetchCachedEventsDelay', 'ushort')
+      f('RoomName', 'string'),
+      f('MaxPlayers', 'ushort'),
+      f('Password', 'string'),
+      f('CellSize', 'ushort'),
+      f('Width', 'ushort'),
+      f('Height', 'ushort'),
+      f('AoiActivationCount', 'byte'),
+      f('LodLevel', 'byte'),
+      f('ForcedRoomStateSyncInterval', 'short'),
+      f('PresenterInGroupCast', 'bool'),
+      f('FetchCachedEventsDelay', 'ushort')
     ]
   },
   CreateRoomResponseData: { fields: [f('RoomId', 'uint'), f('RoomName', 'string'), f('ResponseCode', 'RoomResponseCode')] },
   RoomJoinOperationData: {
-    fields: [
-      f('RoomId', 'uint', { s2cMeaning: 'joining player id, not the room id' }), f('TeamId', 'uint'), f('Password', 'string'), f('UserName', 'string')
-    ],
+    fields: [f('RoomId', 'uint', { s2cMeaning: 'joining player id, not the room id' }), f('TeamId', 'uint'), f('Password', 'string'), f('UserName', 'string')],
     moreMembers: 'the response members ResponseCode, RoomAuthToken and RoomName (their order is not documented)',
-    s2cNote: 'RoomJoinOperationData.RoomId is the joining player\'s id in the join response, not the room id (porting guide §10.2)'
+    s2cNote: "RoomJoinOperationData.RoomId is the joining player's id in the join response, not the room id (porting guide §10.2)"
   },
   RoomReJoinOperationData: {
     fields: [
-      f('RoomId', 'uint'), f('TeamId', 'uint'), f('Password', 'string'), f('IsRejoin', 'bool'), f('RoomAuthToken', 'string'),
-      f('PeerId', 'uint'), f('ResponseCode', 'RoomResponseCode'), f('RoomName', 'string')
+      f('RoomId', 'uint'),
+      f('TeamId', 'uint'),
+      f('Password', 'string'),
+      f('IsRejoin', 'bool'),
+      f('RoomAuthToken', 'string'),
+      f('PeerId', 'uint'),
+      f('ResponseCode', 'RoomResponseCode'),
+      f('RoomName', 'string')
     ]
   },
   RoomEventData: {
     fields: ROOM_EVENT_FIELDS,
-    s2cNote: 'RoomEventData.RoomId is the sender\'s peer id in server→client traffic, not the room id (porting guide §10.3)'
+    s2cNote: "RoomEventData.RoomId is the sender's peer id in server→client traffic, not the room id (porting guide §10.3)"
   },
   RoomEventResponseData: {
     fields: ROOM_EVENT_FIELDS,
-    note: 'RoomEventResponseData: members not listed by the guide; read with RoomEventData\'s layout (§8.5 describes RoomEventData in server→client events)',
-    s2cNote: 'RoomId is the sender\'s peer id in server→client event traffic, not the room id (porting guide §10.3)'
+    note: "RoomEventResponseData: members not listed by the guide; read with RoomEventData's layout (§8.5 describes RoomEventData in server→client events)",
+    s2cNote: "RoomId is the sender's peer id in server→client event traffic, not the room id (porting guide §10.3)"
   },
   InstantiateOperationData: {
     fields: [f('RoomId', 'uint'), f('EntityId', 'short'), f('EntityType', 'EntityType'), f('TransLite', 'TransformLite')]
   },
   InstantiateOperationResponseData: {
     fields: [
-      f('RoomId', 'uint'), f('OwnerId', 'uint'), f('NetworkId', 'uint'), f('EntityId', 'short'), f('EntityType', 'EntityType'),
+      f('RoomId', 'uint'),
+      f('OwnerId', 'uint'),
+      f('NetworkId', 'uint'),
+      f('EntityId', 'short'),
+      f('EntityType', 'EntityType'),
       f('InitialState', 'EntityDefaultStateData')
     ]
   },
@@ -141,11 +164,11 @@ export const MODELS: Readonly<Record<string, ModelSchema>> = {
       { name: 'request table (§8.10)', fields: [OWN_ROOM, OWN_LOCKED, OWN_ENTITY, OWN_TYPE] },
       { name: 'broadcast table (§8.10)', fields: [OWN_ROOM, OWN_ENTITY, OWN_LOCKED, OWN_TYPE] }
     ],
-    s2cNote: 'RequestOwnershipOperationData.RoomId is the owner\'s id in the broadcast, not the room id (porting guide §10.4)'
+    s2cNote: "RequestOwnershipOperationData.RoomId is the owner's id in the broadcast, not the room id (porting guide §10.4)"
   },
   ClearOwnershipData: {
     fields: [f('RoomId', 'uint', { ...A, s2cMeaning: 'owner id of the clearer, not the room id' }), f('EntityNetId', 'uint', A)],
-    s2cNote: 'ClearOwnershipData.RoomId is the clearing owner\'s id in the broadcast, not the room id (porting guide §10.5)'
+    s2cNote: "ClearOwnershipData.RoomId is the clearing owner's id in the broadcast, not the room id (porting guide §10.5)"
   },
   TransformLite: { fields: [f('TransformData', 'byte[]'), f('ConfigFlags', 'ushort'), f('SequenceNumber', 'ushort')] },
   EntangleEntityState: {
@@ -184,17 +207,19 @@ export function usesTransformLite(model: string): boolean {
   let v = transformUse.get(model)
   if (v === undefined) {
     transformUse.set(model, false) // cycles
-    v = model === 'TransformLite' || (MODELS[model]?.fields ?? []).some((fl) => {
-      const t = /^List<(.+)>$/.exec(fl.type)?.[1] ?? fl.type
-      return t in MODELS && usesTransformLite(t)
-    })
+    v =
+      model === 'TransformLite' ||
+      (MODELS[model]?.fields ?? []).some((fl) => {
+        const t = /^List<(.+)>$/.exec(fl.type)?.[1] ?? fl.type
+        return t in MODELS && usesTransformLite(t)
+      })
     transformUse.set(model, v)
   }
   return v
 }
 
 export const F_FIELD_ORDER = defineField('entangle.field_order', 'Field order', 'string', {
-  description: 'Which of the guide\'s disagreeing field orders the model was read in, and why'
+  description: "Which of the guide's disagreeing field orders the model was read in, and why"
 })
 export const F_DATA_VALUE = defineField('entangle.data.value', 'Data (MemoryPack)', 'none', {
   description: 'NetworkedObjectBinary.Data read as the MemoryPack NetworkSerializable it carries'
@@ -227,16 +252,24 @@ export function parseType(type: string): Kind {
 
 function fieldType(kind: Kind): FieldType {
   switch (kind.k) {
-    case 'unmanaged': return UNMANAGED_FIELD_TYPE[kind.t]
-    case 'enum': return 'u8'
-    case 'string': return 'string'
-    case 'bytes': return 'bytes'
-    default: return 'none'
+    case 'unmanaged':
+      return UNMANAGED_FIELD_TYPE[kind.t]
+    case 'enum':
+      return 'u8'
+    case 'string':
+      return 'string'
+    case 'bytes':
+      return 'bytes'
+    default:
+      return 'none'
   }
 }
 
 export function snakeCase(name: string): string {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2').toLowerCase()
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase()
 }
 
 /** The filter key of a schema field: `entangle.<snake_case name>`. */
@@ -249,10 +282,13 @@ for (const [model, schema] of Object.entries(MODELS)) {
   for (const fl of schema.fields ?? []) {
     const kind = parseType(fl.type)
     const names = kind.k === 'enum' ? ENUMS[kind.e] : fl.names ? ENUMS[fl.names] : undefined
-    FIELD_DEFS.set(fl, defineField(fieldKey(fl.name), fl.name, fieldType(kind), {
-      ...(names ? { names: { ...names } } : {}),
-      description: `${model}.${fl.name} (${fl.type}${fl.assumed ? ', type assumed' : ''})${fl.s2cMeaning ? `; server→client: ${fl.s2cMeaning}` : ''}`
-    }))
+    FIELD_DEFS.set(
+      fl,
+      defineField(fieldKey(fl.name), fl.name, fieldType(kind), {
+        ...(names ? { names: { ...names } } : {}),
+        description: `${model}.${fl.name} (${fl.type}${fl.assumed ? ', type assumed' : ''})${fl.s2cMeaning ? `; server→client: ${fl.s2cMeaning}` : ''}`
+      })
+    )
   }
 }
 
@@ -345,7 +381,10 @@ function readObject(ctx: Ctx, model: string | null, tail: boolean, out: TypedFie
   } else if (count > fields.length) {
     const extra = count - fields.length
     if (!tail) {
-      throw new DecodeError(`${model}: ${count} members, the schema knows ${fields.length}; the extra members cannot be skipped inside a larger value (offset ${r.pos})`, r.pos)
+      throw new DecodeError(
+        `${model}: ${count} members, the schema knows ${fields.length}; the extra members cannot be skipped inside a larger value (offset ${r.pos})`,
+        r.pos
+      )
     }
     if (schema.moreMembers) note(ctx, `${model}: ${extra} more member${extra === 1 ? '' : 's'}: ${schema.moreMembers}`)
     else mp.warn(`${model}: ${count} members, the schema knows ${fields.length}: the last ${extra} read generically`)
@@ -363,10 +402,11 @@ function readObject(ctx: Ctx, model: string | null, tail: boolean, out: TypedFie
 
 const APP_KEY_MODEL = 'RegisterAppIdOperationData'
 export const F_APP_KEY = defineField('entangle.app_key', 'AppKey', 'string', {
-  description: 'RegisterAppIdOperationData: the app key the Entangle client sends after RegisterIdentity (named from the guide\'s handshake, §5; the guide lists no fields)'
+  description:
+    "RegisterAppIdOperationData: the app key the Entangle client sends after RegisterIdentity (named from the guide's handshake, §5; the guide lists no fields)"
 })
 export const F_IS_SUCCESS = defineField('entangle.is_success', 'IsSuccess', 'bool', {
-  description: 'RegisterAppIdOperationData: the server\'s answer to AppKey (named from the guide\'s handshake, §5)'
+  description: "RegisterAppIdOperationData: the server's answer to AppKey (named from the guide's handshake, §5)"
 })
 
 /**
@@ -490,14 +530,21 @@ function decodeNetworkedData(ctx: Ctx, out: TypedFields, dataAt: number): void {
     return
   }
   // Its own context: guessed members here must not make the enclosing payload a weak fit.
-  const t: Ctx = { mp: new MemoryPackReader(new FieldReader(r.bytes, r.tree, r.source, dataAt, end)), dir: ctx.dir, notes: [], undecoded: false, byteFlags: false }
+  const t: Ctx = {
+    mp: new MemoryPackReader(new FieldReader(r.bytes, r.tree, r.source, dataAt, end)),
+    dir: ctx.dir,
+    notes: [],
+    undecoded: false,
+    byteFlags: false
+  }
   const node = t.mp.openNode(F_DATA_VALUE, union ? 'Data (MemoryPack union of NetworkSerializable)' : 'Data (MemoryPack object)')
   try {
     // Shown in the tree only: the typed value keeps the model's own fields (Key, Data bytes).
     const res = readNetworkSerializable(t, union)
     const n = res.value ? Object.keys(res.value).length : 0
     if (node) {
-      node.label = `Data (MemoryPack ${union ? `union, tag ${res.tag}` : 'object'}${res.value ? `, ${n} member${n === 1 ? '' : 's'}` : ': null'})` +
+      node.label =
+        `Data (MemoryPack ${union ? `union, tag ${res.tag}` : 'object'}${res.value ? `, ${n} member${n === 1 ? '' : 's'}` : ': null'})` +
         `${union ? ': only the union reading fits (the server registers a union only for RoomSeatsData, §9.2)' : ''}; the concrete NetworkSerializable type is not on the wire, so the members' types are guessed`
     }
   } finally {
@@ -512,7 +559,9 @@ function readNetworkSerializable(ctx: Ctx, union: boolean): { tag: number | null
     const at = r.pos
     const b = r.u8(null)
     const registered = 'RoomSeatsData is the only union the server registers (§9.2); its tag number is not documented'
-    r.record(F_DATA_UNION_HEADER, b, at, 1, () => b === NULL_UNION ? 'Union header: 255 (null)' : b === 250 ? 'Union header: 250 (a u16 tag follows)' : `Union header: tag ${b} (${registered})`)
+    r.record(F_DATA_UNION_HEADER, b, at, 1, () =>
+      b === NULL_UNION ? 'Union header: 255 (null)' : b === 250 ? 'Union header: 250 (a u16 tag follows)' : `Union header: tag ${b} (${registered})`
+    )
     if (b === NULL_UNION) {
       if (r.remaining) throw new DecodeError(`Data: ${r.remaining} bytes after a null union header at offset ${at}`, at)
       return { tag: null, value: null }
@@ -685,7 +734,8 @@ export function decodeMessagePackModel(r: FieldReader, model: string | null): Ms
     const first = r.peekU8()
     const isArray = (first >= 0x90 && first <= 0x9f) || first === 0xdc || first === 0xdd
     const isMap = (first >= 0x80 && first <= 0x8f) || first === 0xde || first === 0xdf
-    if (!isArray && !isMap) throw new DecodeError(`MessagePack: a model is an array or map, the first byte is 0x${first.toString(16)} at offset ${start}`, start)
+    if (!isArray && !isMap)
+      throw new DecodeError(`MessagePack: a model is an array or map, the first byte is 0x${first.toString(16)} at offset ${start}`, start)
     const v = new MsgPackReader(r).value({ key: F_MSGPACK.item.key, name: model ?? 'MessagePack value' }, slot)
     if (r.remaining > 0) {
       const at = r.pos

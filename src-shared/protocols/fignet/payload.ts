@@ -10,7 +10,15 @@ import { TreeBuilder } from '../../bytes/tree'
 import type { FieldNode } from '../../model/types'
 import { BitBufferReader, REGISTER_IDENTITY_FAILURE_SECRET, readPingModel, readRegisterIdentityModel } from './bitbuffer'
 import {
-  appKeyMembers, decodeMemoryPackModel, decodeMessagePackModel, isDetailed, memoryPackFits, messagePackFits, usesTransformLite, type Dir, type ModelDecode
+  appKeyMembers,
+  decodeMemoryPackModel,
+  decodeMessagePackModel,
+  isDetailed,
+  memoryPackFits,
+  messagePackFits,
+  usesTransformLite,
+  type Dir,
+  type ModelDecode
 } from './models'
 import { MSG_REGISTER_IDENTITY, MSG_ROOM_EVENT, messageInfo, type FigNetMessageInfo } from './names'
 import { F_PAYLOAD, F_PAYLOAD_ROOT } from './payload-fields'
@@ -60,7 +68,8 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
     else memoryPackPayload(r, msgId, info, dir, res)
   } catch (e) {
     // Only a bug gets here (decoders return their DecodeErrors): keep the message, say where.
-    res.error = e instanceof DecodeError ? e : new DecodeError(`payload decoder failed at offset ${r.pos}: ${e instanceof Error ? e.message : String(e)}`, r.pos)
+    res.error =
+      e instanceof DecodeError ? e : new DecodeError(`payload decoder failed at offset ${r.pos}: ${e instanceof Error ? e.message : String(e)}`, r.pos)
     while (r.tree.depth > depth) r.tree.close(r.pos)
   }
   r.pos = r.end
@@ -68,8 +77,15 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
     node.label = `Payload (${res.codec}${res.model ? `: ${res.model}` : ''})${res.summary ? `: ${res.summary}` : ''}`
     r.tree.close(r.end)
     // What the decoder decided, as zero-length fields first under the payload node (filterable).
-    const decided = (def: typeof F_PAYLOAD.codec, value: string): FieldNode =>
-      ({ key: def.key, label: `${def.name}: ${value}`, type: def.type, value, source: r.source, start: node.start!, length: 0 })
+    const decided = (def: typeof F_PAYLOAD.codec, value: string): FieldNode => ({
+      key: def.key,
+      label: `${def.name}: ${value}`,
+      type: def.type,
+      value,
+      source: r.source,
+      start: node.start!,
+      length: 0
+    })
     node.children!.unshift(decided(F_PAYLOAD.codec, res.codec), ...(res.model ? [decided(F_PAYLOAD.model, res.model)] : []))
   } else {
     r.tree.indexValue(F_PAYLOAD.codec, res.codec)
@@ -82,8 +98,20 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
 // ---- a schema pack's layout (docs/schema-packs.md) ----
 
 const PACK_FIELD_TYPES: Record<string, FieldType> = {
-  byte: 'u8', sbyte: 'i8', bool: 'bool', short: 'i16', ushort: 'u16', char: 'u16', int: 'i32', uint: 'u32', float: 'f32',
-  long: 'i64', ulong: 'u64', double: 'f64', string: 'string', 'byte[]': 'bytes'
+  byte: 'u8',
+  sbyte: 'i8',
+  bool: 'bool',
+  short: 'i16',
+  ushort: 'u16',
+  char: 'u16',
+  int: 'i32',
+  uint: 'u32',
+  float: 'f32',
+  long: 'i64',
+  ulong: 'u64',
+  double: 'f64',
+  string: 'string',
+  'byte[]': 'bytes'
 }
 
 /** A message a schema pack lays out: its fields `fignet.field.<name>`, read by the codec's own reader. */
@@ -137,7 +165,11 @@ function packPayload(r: FieldReader, spec: FigNetMessageSpec, res: PayloadResult
     res.error = e
   }
   res.notes.push(`payload laid out by the schema pack`)
-  res.summary = fields.filter((f) => payload[f.name]).slice(0, 4).map((f) => `${f.name}=${brief(payload[f.name])}`).join(' ')
+  res.summary = fields
+    .filter((f) => payload[f.name])
+    .slice(0, 4)
+    .map((f) => `${f.name}=${brief(payload[f.name])}`)
+    .join(' ')
 }
 
 // ---- BitBuffer (core messages) ----
@@ -272,7 +304,10 @@ function rawPayload(r: FieldReader, res: PayloadResult, why: string): void {
 // ---- summaries ----
 
 function fields(p: TypedFields, names: string[]): string {
-  return names.filter((n) => p[n]).map((n) => `${n}=${brief(p[n])}`).join(' ')
+  return names
+    .filter((n) => p[n])
+    .map((n) => `${n}=${brief(p[n])}`)
+    .join(' ')
 }
 
 const fmt = (t: Typed | undefined) => (t && typeof t.value === 'number' ? String(Math.round(t.value * 1000) / 1000) : '?')
@@ -341,7 +376,10 @@ export function summarize(model: string | null, p: TypedFields | null, dir: Dir,
   // Generic members (and an AppKey payload whose members cannot be named).
   const keys = Object.keys(p)
   if (!keys.length) return model && !isDetailed(model) ? 'no members' : 'empty'
-  const shown = keys.slice(0, 3).map((k) => `${k}=${brief(p[k])}`).join(' ')
+  const shown = keys
+    .slice(0, 3)
+    .map((k) => `${k}=${brief(p[k])}`)
+    .join(' ')
   return keys.length > 3 ? `${shown} … (${keys.length} members)` : shown
 }
 

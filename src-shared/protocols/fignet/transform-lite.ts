@@ -29,8 +29,17 @@ export const FLAG_BITS = [
 ] as const
 
 export const FLAG = {
-  Z: 1 << 0, ROTATION: 1 << 1, SCALE_X: 1 << 2, SCALE_Y: 1 << 3, SCALE_Z: 1 << 4,
-  P1000: 1 << 5, P100: 1 << 6, P10: 1 << 7, LINEAR_VELOCITY: 1 << 8, ANGULAR_VELOCITY: 1 << 9, VELOCITY_100: 1 << 10
+  Z: 1 << 0,
+  ROTATION: 1 << 1,
+  SCALE_X: 1 << 2,
+  SCALE_Y: 1 << 3,
+  SCALE_Z: 1 << 4,
+  P1000: 1 << 5,
+  P100: 1 << 6,
+  P10: 1 << 7,
+  LINEAR_VELOCITY: 1 << 8,
+  ANGULAR_VELOCITY: 1 << 9,
+  VELOCITY_100: 1 << 10
 } as const
 
 export const RESERVED_MASK = 0xf800
@@ -46,11 +55,22 @@ export const BYTE_FLAGS_WARNING = 'byte-wide ConfigFlags (before the Advanced Ne
 
 export const F_TRANSFORM_ROOT = defineField('entangle.transform', 'TransformData (unpacked)', 'none')
 export const F_TRANSFORM = defineFields('entangle.transform', {
-  x: ['X', 'f64'], y: ['Y', 'f64'], z: ['Z', 'f64'],
-  rot_x: ['Rotation x', 'f64'], rot_y: ['Rotation y', 'f64'], rot_z: ['Rotation z', 'f64'], rot_w: ['Rotation w', 'f64'],
-  scale_x: ['Scale X', 'f64'], scale_y: ['Scale Y', 'f64'], scale_z: ['Scale Z', 'f64'],
-  vel_x: ['Linear velocity x', 'f64'], vel_y: ['Linear velocity y', 'f64'], vel_z: ['Linear velocity z', 'f64'],
-  ang_x: ['Angular velocity x', 'f64'], ang_y: ['Angular velocity y', 'f64'], ang_z: ['Angular velocity z', 'f64'],
+  x: ['X', 'f64'],
+  y: ['Y', 'f64'],
+  z: ['Z', 'f64'],
+  rot_x: ['Rotation x', 'f64'],
+  rot_y: ['Rotation y', 'f64'],
+  rot_z: ['Rotation z', 'f64'],
+  rot_w: ['Rotation w', 'f64'],
+  scale_x: ['Scale X', 'f64'],
+  scale_y: ['Scale Y', 'f64'],
+  scale_z: ['Scale Z', 'f64'],
+  vel_x: ['Linear velocity x', 'f64'],
+  vel_y: ['Linear velocity y', 'f64'],
+  vel_z: ['Linear velocity z', 'f64'],
+  ang_x: ['Angular velocity x', 'f64'],
+  ang_y: ['Angular velocity y', 'f64'],
+  ang_z: ['Angular velocity z', 'f64'],
   leftover: ['Leftover bytes', 'bytes', { description: 'TransformData bytes the ConfigFlags do not account for' }]
 })
 
@@ -98,7 +118,13 @@ export function recordConfigFlagBits(r: FieldReader, flags: number, at: number, 
   }
   if (width === 1) return
   const reserved = (flags & RESERVED_MASK) >> 11
-  r.record(F_FLAG_RESERVED, reserved, at + 1, 1, () => `Reserved bits 11–15: ${reserved}${reserved ? ' (set: unknown flags, or a reader/writer version mismatch)' : ''}`)
+  r.record(
+    F_FLAG_RESERVED,
+    reserved,
+    at + 1,
+    1,
+    () => `Reserved bits 11–15: ${reserved}${reserved ? ' (set: unknown flags, or a reader/writer version mismatch)' : ''}`
+  )
 }
 
 export interface UnpackedTransform {

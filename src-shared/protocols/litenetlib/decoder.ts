@@ -131,7 +131,17 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     if (pdu.bytes.length === 0) {
       const { draft } = this.draftFor(pdu, 0, base)
       draft.error = 'empty datagram: no LiteNetLib packet (offset 0)'
-      emit({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: LITENETLIB_LAYER, stack: [...pdu.stack, LITENETLIB_LAYER], name: 'Empty datagram', summary: 'empty UDP datagram', value: { litenetlib: { version: choice.version } }, draft })
+      emit({
+        dir: pdu.dir,
+        frames: pdu.frames,
+        time: pdu.time,
+        protocol: LITENETLIB_LAYER,
+        stack: [...pdu.stack, LITENETLIB_LAYER],
+        name: 'Empty datagram',
+        summary: 'empty UDP datagram',
+        value: { litenetlib: { version: choice.version } },
+        draft
+      })
       return
     }
     const units = splitDatagram(base, choice.table)
@@ -161,7 +171,12 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     const { draft, base, choice } = m
     const tree = draft.tree
     if (tree.recording) {
-      tree.add({ key: F.version.key, label: `LiteNetLib ${choice.version} (${TABLE_NAMES[choice.table]}): ${choice.reason}`, type: 'string', value: choice.version })
+      tree.add({
+        key: F.version.key,
+        label: `LiteNetLib ${choice.version} (${TABLE_NAMES[choice.table]}): ${choice.reason}`,
+        type: 'string',
+        value: choice.version
+      })
     }
     m.info.versionReason = choice.reason
     for (const note of u.notes) draft.warn(note)
@@ -175,7 +190,14 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       if (u.merged) {
         m.info.merged = { index: u.merged.index, count: u.merged.count }
         if (tree.recording) {
-          tree.open({ key: F_MERGED.key, label: `Merged item ${u.merged.index + 1} of ${u.merged.count} (${u.end - u.merged.sizeAt} bytes)`, type: 'none', source: m.source, start: u.merged.sizeAt, length: 0 })
+          tree.open({
+            key: F_MERGED.key,
+            label: `Merged item ${u.merged.index + 1} of ${u.merged.count} (${u.end - u.merged.sizeAt} bytes)`,
+            type: 'none',
+            source: m.source,
+            start: u.merged.sizeAt,
+            length: 0
+          })
           mergedOpen = true
         }
         r.pos = u.merged.sizeAt
@@ -263,7 +285,11 @@ export class LiteNetLibTransport implements ProtocolDecoder {
         this.requests.set(c.connectionTime, { frame: m.frame, time: m.pdu.time })
         if (this.requests.size > MAX_REQUESTS) this.requests.delete(this.requests.keys().next().value!)
         const key = c.key !== undefined ? ` key=${JSON.stringify(c.key)}` : ''
-        return this.transportOut(m, 'ConnectRequest', `ConnectRequest protocol ${c.protocolId}${c.address ? ` to ${c.address.text}` : ''}${c.peerId !== undefined ? ` peer id ${c.peerId}` : ''}${key}`)
+        return this.transportOut(
+          m,
+          'ConnectRequest',
+          `ConnectRequest protocol ${c.protocolId}${c.address ? ` to ${c.address.text}` : ''}${c.peerId !== undefined ? ` peer id ${c.peerId}` : ''}${key}`
+        )
       }
       case 'ConnectAccept':
       case 'PeerNotFound': {
@@ -283,7 +309,11 @@ export class LiteNetLibTransport implements ProtocolDecoder {
           link = ` → request in frame ${req.frame} (${ms} ms)`
           this.link(m, F_LINK.accept_to, req.frame, `Accepts the ConnectRequest in frame ${req.frame}, ${ms} ms later`)
         }
-        return this.transportOut(m, name, `${name} connection #${a.connectionNumber}${a.peerId !== undefined ? ` peer id ${a.peerId}` : ''}${a.flag ? (p.kind === 'PeerNotFound' ? '' : ' (reused peer)') : ''}${link}`)
+        return this.transportOut(
+          m,
+          name,
+          `${name} connection #${a.connectionNumber}${a.peerId !== undefined ? ` peer id ${a.peerId}` : ''}${a.flag ? (p.kind === 'PeerNotFound' ? '' : ' (reused peer)') : ''}${link}`
+        )
       }
       case 'Disconnect': {
         const data = p.disconnect?.data
@@ -305,7 +335,9 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     const rel = this.reliability.reliable(m.pdu.dir, p.channelId, p.sequence, m.frame, m.pdu.time)
     if (rel.retransmissionOf === undefined) return
     m.info.retransmissionOf = rel.retransmissionOf
-    m.draft.warn(`retransmission (transmission ${rel.transmission}) of seq ${p.sequence} on channel id ${p.channelId}, first sent in frame ${rel.retransmissionOf}`)
+    m.draft.warn(
+      `retransmission (transmission ${rel.transmission}) of seq ${p.sequence} on channel id ${p.channelId}, first sent in frame ${rel.retransmissionOf}`
+    )
     this.link(m, F_LINK.retransmission_of, rel.retransmissionOf, `Retransmission of the packet in frame ${rel.retransmissionOf}`)
   }
 
@@ -328,11 +360,18 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       links.push({ seq, frame: r.ackedMessage, rttMs })
     }
     for (const l of links.slice(0, MAX_ACK_LIST)) {
-      this.link(m, F_LINK.acked_frame, l.frame, `Acknowledges seq ${l.seq} sent in frame ${l.frame}${l.rttMs !== undefined ? `, round trip ${l.rttMs} ms` : ''}`)
+      this.link(
+        m,
+        F_LINK.acked_frame,
+        l.frame,
+        `Acknowledges seq ${l.seq} sent in frame ${l.frame}${l.rttMs !== undefined ? `, round trip ${l.rttMs} ms` : ''}`
+      )
     }
     Object.assign(m.info, { acknowledges: links.slice(0, MAX_ACK_LIST), newlyAcked: links.length, ackedBefore: again })
     const frames = [...new Set(links.map((l) => l.frame))]
-    const linked = frames.length ? ` → frame${frames.length > 1 ? 's' : ''} ${frames.slice(0, 8).join(', ')}${frames.length > 8 ? ', …' : ''}${links.length === 1 && links[0].rttMs !== undefined ? ` (${links[0].rttMs} ms)` : ''}` : ''
+    const linked = frames.length
+      ? ` → frame${frames.length > 1 ? 's' : ''} ${frames.slice(0, 8).join(', ')}${frames.length > 8 ? ', …' : ''}${links.length === 1 && links[0].rttMs !== undefined ? ` (${links[0].rttMs} ms)` : ''}`
+      : ''
     if (a.kind === 'sequenced') return this.transportOut(m, 'Ack', `${head} seq=${a.sequence}${linked}`)
     const list = a.acked.length ? a.acked.slice(0, 8).join(', ') + (a.acked.length > 8 ? `, … (${a.acked.length})` : '') : 'none'
     this.transportOut(m, 'Ack', `${head} window ${a.windowStart}: acks ${list}${links.length ? ` (${links.length} new)` : ''}${linked}`)
@@ -354,14 +393,24 @@ export class LiteNetLibTransport implements ProtocolDecoder {
         m.draft.tree.add({
           key: F_LINK.reassembled.key,
           label: `Reassembled from ${res.pieces.length} parts in frames ${res.frames.join(', ')}: ${res.bytes.length} bytes`,
-          type: 'bytes', value: res.bytes, source: src, start: 0, length: res.bytes.length
+          type: 'bytes',
+          value: res.bytes,
+          source: src,
+          start: 0,
+          length: res.bytes.length
         })
       }
       m.info.reassembled = { parts: res.pieces.length, bytes: res.bytes.length, frames: res.frames }
       const frames = [...new Set([...res.frames, ...m.pdu.frames])].sort((a, b) => a - b)
-      return this.deliver(m, { start: 0, end: res.bytes.length }, p.channel!, deliveryName(p.delivery), { bytes: res.bytes, source: src, frames, time: res.time })
+      return this.deliver(m, { start: 0, end: res.bytes.length }, p.channel!, deliveryName(p.delivery), {
+        bytes: res.bytes,
+        source: src,
+        frames,
+        time: res.time
+      })
     }
-    if (res.kind === 'pending') return this.transportOut(m, 'Fragment', `${head} (${res.received} of ${res.count} parts; the payload is decoded with its last part)`)
+    if (res.kind === 'pending')
+      return this.transportOut(m, 'Fragment', `${head} (${res.received} of ${res.count} parts; the payload is decoded with its last part)`)
     if (res.kind === 'duplicate') {
       m.draft.warn('duplicate fragment part (already received)')
       return this.transportOut(m, 'Fragment', `${head} (duplicate)`)
@@ -379,7 +428,13 @@ export class LiteNetLibTransport implements ProtocolDecoder {
    * Hands a payload to the carried protocol; the message is the carried protocol's. With none (or when it
    * fails) the message is LiteNetLib's own, its bytes already in the tree as `litenetlib.payload`.
    */
-  private deliver(m: MessageCtx, range: Range, channel: number, delivery: string, from?: { bytes: Uint8Array; source: number; frames: number[]; time: number }): void {
+  private deliver(
+    m: MessageCtx,
+    range: Range,
+    channel: number,
+    delivery: string,
+    from?: { bytes: Uint8Array; source: number; frames: number[]; time: number }
+  ): void {
     const bytes = from?.bytes ?? m.base.bytes
     const source = from?.source ?? m.source
     const frames = from?.frames ?? m.pdu.frames
@@ -389,7 +444,13 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       const kind = from ? 'Fragment' : (m.packet?.kind ?? 'Packet')
       const seq = m.packet?.sequence !== undefined ? ` seq=${m.packet.sequence}` : ''
       const parts = from ? `, reassembled from frames ${from.frames.join(', ')}` : ''
-      return { protocol: LITENETLIB_LAYER, name: kind, summary: `${kind} ch=${channel} ${delivery}${seq}: ${range.end - range.start}-byte payload${parts}`, value: {}, error }
+      return {
+        protocol: LITENETLIB_LAYER,
+        name: kind,
+        summary: `${kind} ch=${channel} ${delivery}${seq}: ${range.end - range.start}-byte payload${parts}`,
+        value: {},
+        error
+      }
     }
     let res: CarriedResult
     try {
@@ -423,12 +484,34 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       value.delivery = 'Unreliable'
     }
     m.draft.tree.closeAll()
-    this.emitMessage(m, { protocol: LITENETLIB_LAYER, stack: [...m.pdu.stack, LITENETLIB_LAYER], name, summary, value, error, frames: m.pdu.frames, time: m.pdu.time })
+    this.emitMessage(m, {
+      protocol: LITENETLIB_LAYER,
+      stack: [...m.pdu.stack, LITENETLIB_LAYER],
+      name,
+      summary,
+      value,
+      error,
+      frames: m.pdu.frames,
+      time: m.pdu.time
+    })
   }
 
-  private emitMessage(m: MessageCtx, o: { protocol: string; stack: string[]; name: string; summary: string; value: unknown; error?: DecodeError; frames: number[]; time: number }): void {
+  private emitMessage(
+    m: MessageCtx,
+    o: { protocol: string; stack: string[]; name: string; summary: string; value: unknown; error?: DecodeError; frames: number[]; time: number }
+  ): void {
     if (o.error && m.draft.error === null) m.draft.error = /offset \d/.test(o.error.message) ? o.error.message : `${o.error.message} (offset ${o.error.offset})`
-    m.emit({ dir: m.pdu.dir, frames: o.frames, time: o.time, protocol: o.protocol, stack: o.stack, name: o.name, summary: o.summary, value: o.value, draft: m.draft })
+    m.emit({
+      dir: m.pdu.dir,
+      frames: o.frames,
+      time: o.time,
+      protocol: o.protocol,
+      stack: o.stack,
+      name: o.name,
+      summary: o.summary,
+      value: o.value,
+      draft: m.draft
+    })
   }
 
   private incomplete(dir: WireDir, inc: IncompleteReassembly, emit: Emit): void {
@@ -438,10 +521,20 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     const missing = `${inc.missingCount} of ${inc.count} parts missing (${inc.missing.join(', ')}${inc.missingCount > inc.missing.length ? ', …' : ''})`
     draft.error = `fragmented payload (fragment id ${inc.startSeq}, channel id ${inc.channel}) never completed: ${missing}${inc.state === 'evicted' ? '; dropped to bound memory' : ''}`
     emit({
-      dir, frames: inc.frames, time: inc.lastTime, protocol: LITENETLIB_LAYER, stack: [...this.stack, LITENETLIB_LAYER],
+      dir,
+      frames: inc.frames,
+      time: inc.lastTime,
+      protocol: LITENETLIB_LAYER,
+      stack: [...this.stack, LITENETLIB_LAYER],
       name: 'Incomplete fragmented payload',
       summary: `fragment id ${inc.startSeq} ch=${channel} ${delivery}: ${inc.received} of ${inc.count} parts (${inc.receivedBytes ?? 0} bytes)`,
-      value: { channel, delivery, litenetlib: { fragment: { id: inc.startSeq, total: inc.count, received: inc.received, missing: inc.missing, missingCount: inc.missingCount, state: inc.state } } },
+      value: {
+        channel,
+        delivery,
+        litenetlib: {
+          fragment: { id: inc.startSeq, total: inc.count, received: inc.received, missing: inc.missing, missingCount: inc.missingCount, state: inc.state }
+        }
+      },
       draft
     })
   }
@@ -466,11 +559,24 @@ function splitDatagram(base: Base, table: Table): Unit[] {
   }
   const s = splitMerged(new FieldReader(bytes, new TreeBuilder(false), 0, off, off + len))
   const count = s.items.length + (s.error ? 1 : 0)
-  for (const it of s.items) packetUnits(bytes, { shape: 'packet', start: it.start, end: it.end, merged: { sizeAt: it.sizeAt, index: it.index, count }, notes: [] }, table, out)
-  if (s.error) out.push({ shape: 'merged-error', start: s.error.offset, end: off + len, merged: { sizeAt: s.error.offset, index: s.items.length, count }, error: s.error, notes: [] })
+  for (const it of s.items)
+    packetUnits(bytes, { shape: 'packet', start: it.start, end: it.end, merged: { sizeAt: it.sizeAt, index: it.index, count }, notes: [] }, table, out)
+  if (s.error)
+    out.push({
+      shape: 'merged-error',
+      start: s.error.offset,
+      end: off + len,
+      merged: { sizeAt: s.error.offset, index: s.items.length, count },
+      error: s.error,
+      notes: []
+    })
   if (!out.length) out.push({ shape: 'merged-empty', start: off, end: off + len, notes: [] })
   if (s.endAt !== undefined) {
-    out[out.length - 1].notes.push(s.trailing ? `Merged packet: ${s.trailing} bytes after the zero size that ends it at offset ${s.endAt} (ignored)` : `Merged packet ends with a zero size at offset ${s.endAt}`)
+    out[out.length - 1].notes.push(
+      s.trailing
+        ? `Merged packet: ${s.trailing} bytes after the zero size that ends it at offset ${s.endAt} (ignored)`
+        : `Merged packet ends with a zero size at offset ${s.endAt}`
+    )
   }
   return out
 }
@@ -495,21 +601,32 @@ function packetInfo(p: LnlPacket): Record<string, unknown> {
   if (p.sequence !== undefined) v.sequence = p.sequence
   if (p.channelId !== undefined) v.channelId = p.channelId
   if (p.fragment) v.fragment = { id: p.fragment.id, part: p.fragment.part, total: p.fragment.total }
-  if (p.ack) v.ack = p.ack.kind === 'window' ? { windowStart: p.ack.windowStart, windowSize: p.ack.windowSize, acked: p.ack.acked.slice(0, MAX_ACK_LIST), ackedCount: p.ack.acked.length } : { sequence: p.ack.sequence }
+  if (p.ack)
+    v.ack =
+      p.ack.kind === 'window'
+        ? { windowStart: p.ack.windowStart, windowSize: p.ack.windowSize, acked: p.ack.acked.slice(0, MAX_ACK_LIST), ackedCount: p.ack.acked.length }
+        : { sequence: p.ack.sequence }
   if (p.pingSequence !== undefined) v.pingSequence = p.pingSequence
   if (p.pong) v.pong = { sequence: p.pong.sequence, time: p.pong.time }
   if (p.connect) {
     const c = p.connect
     v.connect = {
-      protocolId: c.protocolId, connectionTime: c.connectionTime,
+      protocolId: c.protocolId,
+      connectionTime: c.connectionTime,
       ...(c.peerId !== undefined ? { peerId: c.peerId } : {}),
       ...(c.address ? { address: c.address.text, addressFamily: c.address.family } : {}),
       ...(c.key !== undefined ? { key: c.key } : {})
     }
   }
-  if (p.accept) v.accept = { connectionTime: p.accept.connectionTime, connectionNumber: p.accept.connectionNumber, flag: p.accept.flag, ...(p.accept.peerId !== undefined ? { peerId: p.accept.peerId } : {}) }
-  if (p.disconnect) v.disconnect = { connectionTime: p.disconnect.connectionTime, dataLength: p.disconnect.data ? p.disconnect.data.end - p.disconnect.data.start : 0 }
+  if (p.accept)
+    v.accept = {
+      connectionTime: p.accept.connectionTime,
+      connectionNumber: p.accept.connectionNumber,
+      flag: p.accept.flag,
+      ...(p.accept.peerId !== undefined ? { peerId: p.accept.peerId } : {})
+    }
+  if (p.disconnect)
+    v.disconnect = { connectionTime: p.disconnect.connectionTime, dataLength: p.disconnect.data ? p.disconnect.data.end - p.disconnect.data.start : 0 }
   if (p.mtu) v.mtu = { ...p.mtu }
   return v
 }
-

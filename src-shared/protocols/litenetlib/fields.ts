@@ -24,7 +24,9 @@ export const ADDRESS_FAMILY_NAMES: Readonly<Record<number, string>> = {
 
 export const F_PACKET = defineField('litenetlib.packet', 'LiteNetLib packet', 'none')
 export const F_MERGED = defineField('litenetlib.merged', 'Merged packet', 'none')
-export const F_ADDRESS = defineField('litenetlib.address', 'Target address', 'string', { description: '.NET SocketAddress of the peer the request was sent to, as ip:port' })
+export const F_ADDRESS = defineField('litenetlib.address', 'Target address', 'string', {
+  description: '.NET SocketAddress of the peer the request was sent to, as ip:port'
+})
 
 export const F = defineFields('litenetlib', {
   version: ['LiteNetLib version', 'string', { description: '0.9, 1.x or 2.x: picks the packet property table and the connect layouts' }],

@@ -6,7 +6,18 @@
 
 import { FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'
-import { kindOf, MAX_SEQUENCE, PONG_SIZE, PROTOCOL_ID_09, PROTOCOL_ID_1X, splitMerged, splitReliableMerged, TABLE_NAMES, type Table, type Version } from './wire'
+import {
+  kindOf,
+  MAX_SEQUENCE,
+  PONG_SIZE,
+  PROTOCOL_ID_09,
+  PROTOCOL_ID_1X,
+  splitMerged,
+  splitReliableMerged,
+  TABLE_NAMES,
+  type Table,
+  type Version
+} from './wire'
 
 const le16 = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8)
 const le32 = (b: Uint8Array, at: number) => b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24)
@@ -131,9 +142,10 @@ export class VersionChooser {
     }
     if (!this.variant && (b[0] & 0x1f) === 6 && plausibility(b, 0, b.length, 'v1') === 2) {
       // A ConnectAccept of the 0.9/1.x table: 0.9's has no peer id (11 bytes), 1.x's has (15).
-      this.variant = b.length === 11
-        ? { version: '0.9', reason: `an 11-byte ConnectAccept (no peer id) in frame ${frame}` }
-        : { version: '1.x', reason: `a 15-byte ConnectAccept (with peer id) in frame ${frame}` }
+      this.variant =
+        b.length === 11
+          ? { version: '0.9', reason: `an 11-byte ConnectAccept (no peer id) in frame ${frame}` }
+          : { version: '1.x', reason: `a 15-byte ConnectAccept (with peer id) in frame ${frame}` }
     }
     if (this.locked) return
     const v1 = datagramFit(b, 'v1')
@@ -144,7 +156,10 @@ export class VersionChooser {
       const p = b[0] & 0x1f
       const k1 = kindOf('v1', p) ?? 'nothing'
       const k2 = kindOf('v2', p) ?? 'nothing'
-      const [fits, fails] = favours === 'v1' ? [`${k1} in the ${TABLE_NAMES.v1}`, `${k2} in the ${TABLE_NAMES.v2}`] : [`${k2} in the ${TABLE_NAMES.v2}`, `${k1} in the ${TABLE_NAMES.v1}`]
+      const [fits, fails] =
+        favours === 'v1'
+          ? [`${k1} in the ${TABLE_NAMES.v1}`, `${k2} in the ${TABLE_NAMES.v2}`]
+          : [`${k2} in the ${TABLE_NAMES.v2}`, `${k1} in the ${TABLE_NAMES.v1}`]
       this.hints[favours] = `frame ${frame}: a ${b.length}-byte datagram with property ${p} fits as ${fits}, not as ${fails}`
     }
     this.evidence += v1 - v2

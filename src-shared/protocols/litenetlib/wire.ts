@@ -16,13 +16,45 @@ export type Version = '0.9' | '1.x' | '2.x'
 export type Table = 'v1' | 'v2'
 
 export type Kind =
-  | 'Unreliable' | 'Channeled' | 'ReliableMerged' | 'Ack' | 'Ping' | 'Pong' | 'ConnectRequest' | 'ConnectAccept'
-  | 'Disconnect' | 'UnconnectedMessage' | 'MtuCheck' | 'MtuOk' | 'Broadcast' | 'Merged' | 'ShutdownOk'
-  | 'PeerNotFound' | 'InvalidProtocol' | 'NatMessage' | 'Empty'
+  | 'Unreliable'
+  | 'Channeled'
+  | 'ReliableMerged'
+  | 'Ack'
+  | 'Ping'
+  | 'Pong'
+  | 'ConnectRequest'
+  | 'ConnectAccept'
+  | 'Disconnect'
+  | 'UnconnectedMessage'
+  | 'MtuCheck'
+  | 'MtuOk'
+  | 'Broadcast'
+  | 'Merged'
+  | 'ShutdownOk'
+  | 'PeerNotFound'
+  | 'InvalidProtocol'
+  | 'NatMessage'
+  | 'Empty'
 
 const TABLE_V1: readonly Kind[] = [
-  'Unreliable', 'Channeled', 'Ack', 'Ping', 'Pong', 'ConnectRequest', 'ConnectAccept', 'Disconnect', 'UnconnectedMessage',
-  'MtuCheck', 'MtuOk', 'Broadcast', 'Merged', 'ShutdownOk', 'PeerNotFound', 'InvalidProtocol', 'NatMessage', 'Empty'
+  'Unreliable',
+  'Channeled',
+  'Ack',
+  'Ping',
+  'Pong',
+  'ConnectRequest',
+  'ConnectAccept',
+  'Disconnect',
+  'UnconnectedMessage',
+  'MtuCheck',
+  'MtuOk',
+  'Broadcast',
+  'Merged',
+  'ShutdownOk',
+  'PeerNotFound',
+  'InvalidProtocol',
+  'NatMessage',
+  'Empty'
 ]
 const TABLE_V2: readonly Kind[] = [...TABLE_V1.slice(0, 2), 'ReliableMerged', ...TABLE_V1.slice(2)]
 
@@ -122,11 +154,17 @@ const TICKS_AT_UNIX_EPOCH = 621355968000000000n
 
 /** Reads an i64 of DateTime ticks, labelled with the UTC time when it is a plausible one. */
 function ticks(r: FieldReader, def: FieldDef): bigint {
-  return recorded(r, def, 8, () => r.i64(null, true), (v) => {
-    const ms = Number((v - TICKS_AT_UNIX_EPOCH) / 10000n)
-    const when = ms > 0 && ms < 8.64e15 ? ` (${new Date(ms).toISOString()})` : ''
-    return `${def.name}: ${v}${when}`
-  })
+  return recorded(
+    r,
+    def,
+    8,
+    () => r.i64(null, true),
+    (v) => {
+      const ms = Number((v - TICKS_AT_UNIX_EPOCH) / 10000n)
+      const when = ms > 0 && ms < 8.64e15 ? ` (${new Date(ms).toISOString()})` : ''
+      return `${def.name}: ${v}${when}`
+    }
+  )
 }
 
 /** The first byte of every packet: property (bits 0-4), connection number (5-6), fragmented (7). */
@@ -161,7 +199,11 @@ export function readPacket(r: FieldReader, version: Version, p: LnlPacket, opts:
   const node = r.tree.recording ? r.tree.open({ key: F_PACKET.key, label: F_PACKET.name, type: 'none', source: r.source, start: r.pos, length: 0 }) : null
   try {
     readFirstByte(r, table, p)
-    if (!p.kind) throw new DecodeError(`unknown packet property ${p.property} (the ${TABLE_NAMES[table]} has 0..${(table === 'v1' ? TABLE_V1 : TABLE_V2).length - 1})`, p.start)
+    if (!p.kind)
+      throw new DecodeError(
+        `unknown packet property ${p.property} (the ${TABLE_NAMES[table]} has 0..${(table === 'v1' ? TABLE_V1 : TABLE_V2).length - 1})`,
+        p.start
+      )
     if (p.fragmented && p.kind !== 'Channeled') p.notes.push(`fragmented bit set on a ${p.kind} packet (only Channeled packets are fragmented; ignored)`)
     readBody(r, version, p, opts)
     return p
@@ -298,11 +340,13 @@ function readAck(r: FieldReader, p: LnlPacket): void {
     return
   }
   if (sequence >= MAX_SEQUENCE) p.notes.push(`window start ${sequence} is not below MaxSequence ${MAX_SEQUENCE} (the sender ignores this Ack)`)
-  if (p.delivery === 1 || p.delivery === 3) p.notes.push(`a window Ack on a ${deliveryName(p.delivery)} channel id ${p.channelId} (ReliableChannel acks are for ReliableUnordered/ReliableOrdered)`)
+  if (p.delivery === 1 || p.delivery === 3)
+    p.notes.push(`a window Ack on a ${deliveryName(p.delivery)} channel id ${p.channelId} (ReliableChannel acks are for ReliableUnordered/ReliableOrdered)`)
   const windowSize = (bits - 1) * 8
   const at = r.pos
   const field = r.bytesField(F.ack_bitfield, bits)
-  if (r.tree.recording) r.record(F.ack_window_size, windowSize, at, bits, () => `${F.ack_window_size.name}: ${windowSize}${windowSize === 64 ? ' (default)' : ''}`)
+  if (r.tree.recording)
+    r.record(F.ack_window_size, windowSize, at, bits, () => `${F.ack_window_size.name}: ${windowSize}${windowSize === 64 ? ' (default)' : ''}`)
   const acked: number[] = []
   for (let k = 0; k < windowSize; k++) {
     const seq = (sequence + k) % MAX_SEQUENCE
@@ -312,7 +356,13 @@ function readAck(r: FieldReader, p: LnlPacket): void {
   p.ack = { kind: 'window', windowStart: sequence, windowSize, acked }
   if (r.tree.recording) {
     const shown = acked.slice(0, MAX_ACK_LIST).join(', ')
-    r.record(F.ack_acked, shown + (acked.length > MAX_ACK_LIST ? `, … (${acked.length})` : ''), at, bits, () => `${F.ack_acked.name}: ${acked.length ? shown : 'none'}${acked.length > MAX_ACK_LIST ? `, … (${acked.length} in all)` : ''}`)
+    r.record(
+      F.ack_acked,
+      shown + (acked.length > MAX_ACK_LIST ? `, … (${acked.length})` : ''),
+      at,
+      bits,
+      () => `${F.ack_acked.name}: ${acked.length ? shown : 'none'}${acked.length > MAX_ACK_LIST ? `, … (${acked.length} in all)` : ''}`
+    )
   }
 }
 
@@ -327,7 +377,10 @@ function readConnectRequest(r: FieldReader, version: Version, p: LnlPacket): voi
   const addressSize = r.u8(F.address_size)
   p.connect.addressSize = addressSize
   if (addressSize !== 16 && addressSize !== 28) {
-    throw new DecodeError(`ConnectRequest: address size ${addressSize} at offset ${sizeAt} is neither 16 (IPv4) nor 28 (IPv6); LiteNetLib rejects the request`, sizeAt)
+    throw new DecodeError(
+      `ConnectRequest: address size ${addressSize} at offset ${sizeAt} is neither 16 (IPv4) nor 28 (IPv6); LiteNetLib rejects the request`,
+      sizeAt
+    )
   }
   p.connect.address = readSocketAddress(r.sub(addressSize, 'target address'), addressSize)
   if (r.remaining > 0) {
@@ -410,7 +463,8 @@ function readAccept(r: FieldReader, p: LnlPacket, version: Version): void {
   const connectionTime = ticks(r, F.connection_time)
   const numAt = r.pos
   const connectionNumber = r.u8(F.accept_connection_number)
-  if (connectionNumber >= MAX_CONNECTION_NUMBER) p.notes.push(`connection number ${connectionNumber} at offset ${numAt} is not below ${MAX_CONNECTION_NUMBER} (the client rejects it)`)
+  if (connectionNumber >= MAX_CONNECTION_NUMBER)
+    p.notes.push(`connection number ${connectionNumber} at offset ${numAt} is not below ${MAX_CONNECTION_NUMBER} (the client rejects it)`)
   const flag = r.u8(F.reused_peer)
   if (flag > 1) p.notes.push(`reused/network-changed byte ${flag} is neither 0 nor 1 (the client rejects it)`)
   p.accept = { connectionTime, connectionNumber, flag }
@@ -492,7 +546,10 @@ export function splitMerged(r: FieldReader): MergedSplit {
       return out
     }
     if (size > r.remaining) {
-      out.error = new DecodeError(`Merged packet: item ${out.items.length + 1} size ${size} at offset ${sizeAt} runs past the datagram (${r.remaining} bytes left)`, sizeAt)
+      out.error = new DecodeError(
+        `Merged packet: item ${out.items.length + 1} size ${size} at offset ${sizeAt} runs past the datagram (${r.remaining} bytes left)`,
+        sizeAt
+      )
       return out
     }
     out.items.push({ sizeAt, start: r.pos, end: r.pos + size, index: out.items.length })
@@ -509,7 +566,10 @@ export function splitReliableMerged(r: FieldReader): MergedSplit {
     const sizeAt = r.pos
     const size = r.u16(null, true)
     if (size === 0 || size > r.remaining) {
-      out.error = new DecodeError(`ReliableMerged packet: item ${out.items.length + 1} size ${size} at offset ${sizeAt} ${size === 0 ? 'is zero' : `runs past the packet (${r.remaining} bytes left)`}; the receiver drops the rest`, sizeAt)
+      out.error = new DecodeError(
+        `ReliableMerged packet: item ${out.items.length + 1} size ${size} at offset ${sizeAt} ${size === 0 ? 'is zero' : `runs past the packet (${r.remaining} bytes left)`}; the receiver drops the rest`,
+        sizeAt
+      )
       return out
     }
     out.items.push({ sizeAt, start: r.pos, end: r.pos + size, index: out.items.length })

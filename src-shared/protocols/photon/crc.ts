@@ -27,8 +27,14 @@ function update(crc: number, b: Uint8Array, from: number, to: number): number {
     const a = crc ^ (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24))
     const c = b[i + 4] | (b[i + 5] << 8) | (b[i + 6] << 16) | (b[i + 7] << 24)
     crc =
-      T[1792 + (a & 0xff)] ^ T[1536 + ((a >>> 8) & 0xff)] ^ T[1280 + ((a >>> 16) & 0xff)] ^ T[1024 + (a >>> 24)] ^
-      T[768 + (c & 0xff)] ^ T[512 + ((c >>> 8) & 0xff)] ^ T[256 + ((c >>> 16) & 0xff)] ^ T[c >>> 24]
+      T[1792 + (a & 0xff)] ^
+      T[1536 + ((a >>> 8) & 0xff)] ^
+      T[1280 + ((a >>> 16) & 0xff)] ^
+      T[1024 + (a >>> 24)] ^
+      T[768 + (c & 0xff)] ^
+      T[512 + ((c >>> 8) & 0xff)] ^
+      T[256 + ((c >>> 16) & 0xff)] ^
+      T[c >>> 24]
   }
   for (; i < to; i++) crc = T[(crc ^ b[i]) & 0xff] ^ (crc >>> 8)
   return crc

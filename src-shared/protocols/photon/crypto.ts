@@ -142,11 +142,7 @@ export function decryptPayload(key: Uint8Array, ciphertext: Uint8Array): Decrypt
  * Keys are compared by value (leading zero bytes do not matter). Returns null on no match or a
  * zero exponent; never throws.
  */
-export function matchPrivateExponent(
-  privateExp: Uint8Array,
-  clientPublic: Uint8Array,
-  serverPublic: Uint8Array
-): 'client' | 'server' | null {
+export function matchPrivateExponent(privateExp: Uint8Array, clientPublic: Uint8Array, serverPublic: Uint8Array): 'client' | 'server' | null {
   let mine: bigint
   try {
     mine = modPow(PHOTON_DH_GENERATOR, exponentOf(privateExp), P)

@@ -13,12 +13,14 @@ export interface PunCustomType {
 }
 
 export const PUN_CUSTOM_TYPES: ReadonlyMap<number, PunCustomType> = new Map(
-  ([
-    { code: 0x57, name: 'Vector2', size: 8, fields: ['x', 'y'], kind: 'f32' },
-    { code: 0x56, name: 'Vector3', size: 12, fields: ['x', 'y', 'z'], kind: 'f32' },
-    { code: 0x51, name: 'Quaternion', size: 16, fields: ['w', 'x', 'y', 'z'], kind: 'f32' },
-    { code: 0x50, name: 'Player', size: 4, fields: ['actorNr'], kind: 'i32' }
-  ] as const).map((t) => [t.code, t])
+  (
+    [
+      { code: 0x57, name: 'Vector2', size: 8, fields: ['x', 'y'], kind: 'f32' },
+      { code: 0x56, name: 'Vector3', size: 12, fields: ['x', 'y', 'z'], kind: 'f32' },
+      { code: 0x51, name: 'Quaternion', size: 16, fields: ['w', 'x', 'y', 'z'], kind: 'f32' },
+      { code: 0x50, name: 'Player', size: 4, fields: ['actorNr'], kind: 'i32' }
+    ] as const
+  ).map((t) => [t.code, t])
 )
 
 export interface CustomDecode {

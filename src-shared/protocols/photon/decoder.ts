@@ -73,7 +73,8 @@ class PhotonSession implements MessageSession {
     const keys: PhotonAesKey[] = []
     const where = (e: KeyEntry) => (e.line ? `line ${e.line}` : 'added in the app')
     for (const e of store.find('PHOTON_AES_KEY', this.ctx.a, this.ctx.b)) keys.push({ key: e.key, from: `PHOTON_AES_KEY (${where(e)})` })
-    for (const e of store.find('PHOTON_SECRET', this.ctx.a, this.ctx.b)) keys.push({ key: aesKeyFromSecret(e.key), from: `SHA-256 of PHOTON_SECRET (${where(e)})` })
+    for (const e of store.find('PHOTON_SECRET', this.ctx.a, this.ctx.b))
+      keys.push({ key: aesKeyFromSecret(e.key), from: `SHA-256 of PHOTON_SECRET (${where(e)})` })
     const priv = store.find('PHOTON_DH_PRIVATE', this.ctx.a, this.ctx.b)
     if (priv.length && this.clientPublic && this.serverPublic) {
       for (const e of priv) {
@@ -154,7 +155,18 @@ export class PhotonDecoder implements ProtocolDecoder {
     }
   }
 
-  private out(emit: Emit, dir: WireDir, frames: number[], time: number, stack: string[], draft: MessageDraft, name: string, summary: string, value: unknown, error?: DecodeError): void {
+  private out(
+    emit: Emit,
+    dir: WireDir,
+    frames: number[],
+    time: number,
+    stack: string[],
+    draft: MessageDraft,
+    name: string,
+    summary: string,
+    value: unknown,
+    error?: DecodeError
+  ): void {
     if (error && draft.error === null) draft.error = errorLine(error)
     emit({ dir, frames, time, protocol: PROTOCOL, stack, name, summary, value, draft })
   }
@@ -191,7 +203,18 @@ export class PhotonDecoder implements ProtocolDecoder {
         /* the error is reported below; the fields read stay in the tree */
       }
       r.tree.closeAll(r.pos)
-      return this.out(emit, pdu.dir, pdu.frames, pdu.time, pdu.stack, draft, 'Malformed datagram', `Photon datagram, ${bytes.length} bytes: ${e.message}`, { command: null }, e)
+      return this.out(
+        emit,
+        pdu.dir,
+        pdu.frames,
+        pdu.time,
+        pdu.stack,
+        draft,
+        'Malformed datagram',
+        `Photon datagram, ${bytes.length} bytes: ${e.message}`,
+        { command: null },
+        e
+      )
     }
     if (header.datagramEncrypted) return this.encryptedDatagram(pdu, header, emit)
     const commands: PhotonCommand[] = []
@@ -212,14 +235,28 @@ export class PhotonDecoder implements ProtocolDecoder {
       const why = cmdError ?? new DecodeError(header.commandCount === 0 ? 'datagram without commands' : 'no command could be read', r.pos)
       if (cmdError) this.tryCommand(r)
       r.tree.closeAll(r.pos)
-      return this.out(emit, pdu.dir, pdu.frames, pdu.time, pdu.stack, draft, cmdError ? 'Malformed datagram' : 'Empty datagram', `Photon datagram with ${header.commandCount} commands: ${why.message}`, { command: null, peerId: header.peerId }, cmdError ? why : undefined)
+      return this.out(
+        emit,
+        pdu.dir,
+        pdu.frames,
+        pdu.time,
+        pdu.stack,
+        draft,
+        cmdError ? 'Malformed datagram' : 'Empty datagram',
+        `Photon datagram with ${header.commandCount} commands: ${why.message}`,
+        { command: null, peerId: header.peerId },
+        cmdError ? why : undefined
+      )
     }
     commands.forEach((cmd, i) => {
       const { draft, r } = this.udpDraft(pdu, i)
       readHeader(r)
       r.pos = cmd.start
       readCommand(r)
-      if (header.crc && !header.crc.ok) draft.warn(`CRC mismatch: datagram says 0x${(header.crc.value >>> 0).toString(16).padStart(8, '0')}, computed 0x${(header.crc.computed >>> 0).toString(16).padStart(8, '0')}`)
+      if (header.crc && !header.crc.ok)
+        draft.warn(
+          `CRC mismatch: datagram says 0x${(header.crc.value >>> 0).toString(16).padStart(8, '0')}, computed 0x${(header.crc.computed >>> 0).toString(16).padStart(8, '0')}`
+        )
       if (header.warning) draft.warn(header.warning)
       if (i === commands.length - 1) {
         if (cmdError) draft.warn(`command ${i + 2} of ${header.commandCount} could not be read: ${cmdError.message}`)
@@ -250,13 +287,21 @@ export class PhotonDecoder implements ProtocolDecoder {
     draft.warn('datagram encryption: the commands are AES-encrypted with a secret the server gives at authentication, which the capture does not show')
     const blob = header.encrypted ? header.encrypted.blobEnd - header.encrypted.blobStart : 0
     this.out(emit, pdu.dir, pdu.frames, pdu.time, pdu.stack, draft, 'Encrypted datagram', `Encrypted datagram peer=${header.peerId} ${blob} bytes + HMAC`, {
-      command: null, peerId: header.peerId, datagramEncrypted: true, challenge: header.challenge
+      command: null,
+      peerId: header.peerId,
+      datagramEncrypted: true,
+      challenge: header.challenge
     })
   }
 
   private command(pdu: Pdu, draft: MessageDraft, r: FieldReader, header: PhotonHeader, cmd: PhotonCommand, frame: number, emit: Emit): void {
     const dir = pdu.dir
-    const base: PhotonMessageValue | Record<string, unknown> = { command: commandName(cmd.type), channel: cmd.channel, peerId: header.peerId, reliableSeq: cmd.reliableSeq }
+    const base: PhotonMessageValue | Record<string, unknown> = {
+      command: commandName(cmd.type),
+      channel: cmd.channel,
+      peerId: header.peerId,
+      reliableSeq: cmd.reliableSeq
+    }
     let name = commandName(cmd.type)
     let summary = `${name} ch=${cmd.channel}`
     let error: DecodeError | undefined
@@ -352,26 +397,50 @@ export class PhotonDecoder implements ProtocolDecoder {
         continue
       }
       if (s.available < fr.size) {
-        if (final) this.skip(dir, s, s.available, stack, emit, `frame at stream offset ${s.consumed} cut short by the end of the capture: ${s.available} of ${fr.size} bytes`)
+        if (final)
+          this.skip(
+            dir,
+            s,
+            s.available,
+            stack,
+            emit,
+            `frame at stream offset ${s.consumed} cut short by the end of the capture: ${s.available} of ${fr.size} bytes`
+          )
         return
       }
       const t = s.take(fr.size)
       const draft = new MessageDraft(this.ctx.recording)
       const src = draft.addSource('TCP payload', t.bytes)
       const r = new FieldReader(t.bytes, draft.tree, src)
-      const root = draft.tree.recording ? draft.tree.open({ key: F_ROOT.key, label: 'Photon (TCP)', type: 'none', source: src, start: 0, length: fr.size }) : null
+      const root = draft.tree.recording
+        ? draft.tree.open({ key: F_ROOT.key, label: 'Photon (TCP)', type: 'none', source: src, start: 0, length: fr.size })
+        : null
       const times = readTcpHeader(r, fr, this.fromClient(dir))
       if (fr.kind === 'message') {
         const res = this.message(new FieldReader(t.bytes, draft.tree, src, TCP_HEADER, fr.size), draft, dir, t.frames[t.frames.length - 1], t.time)
         if (root) root.label = `Photon (TCP frame, channel ${fr.channel}, ${fr.reliable ? 'reliable' : 'unreliable'})`
         draft.tree.closeAll(fr.size)
-        this.out(emit, dir, t.frames, t.time, stack, draft, res.name, res.summary, { ...res.value, channel: fr.channel, reliable: fr.reliable === 1 }, res.error)
+        this.out(
+          emit,
+          dir,
+          t.frames,
+          t.time,
+          stack,
+          draft,
+          res.name,
+          res.summary,
+          { ...res.value, channel: fr.channel, reliable: fr.reliable === 1 },
+          res.error
+        )
       } else {
         draft.tree.closeAll(fr.size)
         const ping = fr.kind === 'ping'
         const name = ping ? (this.fromClient(dir) ? 'Ping' : 'Ping reply') : 'Proxy'
         const at = times.serverTime !== undefined ? ` server time ${times.serverTime}` : ''
-        this.out(emit, dir, t.frames, t.time, stack, draft, name, `${name}${at} (TCP ${ping ? 'F0' : 'F1'}, ${fr.size} bytes)`, { command: ping ? 'PING' : 'PROXY', ...times })
+        this.out(emit, dir, t.frames, t.time, stack, draft, name, `${name}${at} (TCP ${ping ? 'F0' : 'F1'}, ${fr.size} bytes)`, {
+          command: ping ? 'PING' : 'PROXY',
+          ...times
+        })
       }
     }
   }
@@ -410,8 +479,19 @@ export class PhotonDecoder implements ProtocolDecoder {
     const draft = new MessageDraft(this.ctx.recording)
     const src = draft.addSource('TCP payload', t.bytes)
     draft.error = why
-    if (draft.tree.recording) draft.tree.add({ key: F_TCP.skipped.key, label: `Skipped bytes: ${n}`, type: 'bytes', value: t.bytes, source: src, start: 0, length: n })
-    emit({ dir, frames: t.frames, time: t.time, protocol: PROTOCOL, stack, name: 'Skipped bytes', summary: `${n} bytes skipped`, value: { command: null, skipped: t.bytes }, draft })
+    if (draft.tree.recording)
+      draft.tree.add({ key: F_TCP.skipped.key, label: `Skipped bytes: ${n}`, type: 'bytes', value: t.bytes, source: src, start: 0, length: n })
+    emit({
+      dir,
+      frames: t.frames,
+      time: t.time,
+      protocol: PROTOCOL,
+      stack,
+      name: 'Skipped bytes',
+      summary: `${n} bytes skipped`,
+      value: { command: null, skipped: t.bytes },
+      draft
+    })
   }
 
   // ---- end of capture ----
@@ -424,9 +504,15 @@ export class PhotonDecoder implements ProtocolDecoder {
     const draft = new MessageDraft(this.ctx.recording)
     draft.error = error
     emit({
-      dir, frames: inc.frames, time: inc.lastTime, protocol: PROTOCOL, stack: ['udp'], name: 'Incomplete fragmented message',
+      dir,
+      frames: inc.frames,
+      time: inc.lastTime,
+      protocol: PROTOCOL,
+      stack: ['udp'],
+      name: 'Incomplete fragmented message',
       summary: `startSeq ${inc.startSeq} ch=${inc.channel}: ${inc.received} of ${inc.count} fragments (${inc.totalLength} bytes)`,
-      value: { command: 'SEND_FRAGMENT', channel: inc.channel, startSeq: inc.startSeq, fragmentCount: inc.count, received: inc.received, missing: inc.missing }, draft
+      value: { command: 'SEND_FRAGMENT', channel: inc.channel, startSeq: inc.startSeq, fragmentCount: inc.count, received: inc.received, missing: inc.missing },
+      draft
     })
   }
 }

@@ -33,9 +33,18 @@ import { decodeCustom } from './custom-types'
 import { readStruct, structSize } from '../../schema/struct'
 import type { PhotonCustomTypeSpec } from '../../schema/types'
 import {
-  customCodeText, isScalar, previewValue, typeText,
-  type PhotonCustom, type PhotonDictionary, type PhotonEntry, type PhotonHashtable, type PhotonParams,
-  type PhotonSlotType, type PhotonTypeName, type PhotonValue
+  customCodeText,
+  isScalar,
+  previewValue,
+  typeText,
+  type PhotonCustom,
+  type PhotonDictionary,
+  type PhotonEntry,
+  type PhotonHashtable,
+  type PhotonParams,
+  type PhotonSlotType,
+  type PhotonTypeName,
+  type PhotonValue
 } from './values'
 
 export type GpVersion = 16 | 18
@@ -65,10 +74,43 @@ export const DEFAULT_MAX_VALUES = 1_000_000
 // ---- type tables ----
 
 enum K {
-  Null, Const, Bool, Byte, I16, I32, I64, F32, F64, String, Bytes, IntArray, StringArray, ObjectArray,
-  Hashtable, Dictionary, Custom, Slim, Event, Request, Response, Array16,
-  Varint32, Varint64, Int1, Int2, Long1, Long2, ArrayInArray, BoolArray, I16Array, F32Array, F64Array,
-  I64Array, CustomArray, DictArray, HashArray
+  Null,
+  Const,
+  Bool,
+  Byte,
+  I16,
+  I32,
+  I64,
+  F32,
+  F64,
+  String,
+  Bytes,
+  IntArray,
+  StringArray,
+  ObjectArray,
+  Hashtable,
+  Dictionary,
+  Custom,
+  Slim,
+  Event,
+  Request,
+  Response,
+  Array16,
+  Varint32,
+  Varint64,
+  Int1,
+  Int2,
+  Long1,
+  Long2,
+  ArrayInArray,
+  BoolArray,
+  I16Array,
+  F32Array,
+  F64Array,
+  I64Array,
+  CustomArray,
+  DictArray,
+  HashArray
 }
 
 interface TypeInfo {
@@ -172,8 +214,16 @@ export function typeCodeName(version: GpVersion, code: number): PhotonTypeName |
 }
 
 const FIELD_TYPES: Partial<Record<PhotonTypeName, FieldType>> = {
-  Boolean: 'bool', Byte: 'u8', Int16: 'i16', Int32: 'i32', Int64: 'i64', Float: 'f32', Double: 'f64',
-  String: 'string', ByteArray: 'bytes', Custom: 'bytes'
+  Boolean: 'bool',
+  Byte: 'u8',
+  Int16: 'i16',
+  Int32: 'i32',
+  Int64: 'i64',
+  Float: 'f32',
+  Double: 'f64',
+  String: 'string',
+  ByteArray: 'bytes',
+  Custom: 'bytes'
 }
 
 const CODE_TEXT: readonly string[] = Array.from({ length: 256 }, (_, i) => String(i))
@@ -182,7 +232,17 @@ const hex2 = (n: number) => `0x${n.toString(16).padStart(2, '0')}`
 /** The scalar a node carries (for filters), or undefined for containers. */
 function nodeValue(v: PhotonValue): FieldScalar | undefined {
   switch (v.type) {
-    case 'Null': case 'Boolean': case 'Byte': case 'Int16': case 'Int32': case 'Int64': case 'Float': case 'Double': case 'String': case 'ByteArray': case 'Custom':
+    case 'Null':
+    case 'Boolean':
+    case 'Byte':
+    case 'Int16':
+    case 'Int32':
+    case 'Int64':
+    case 'Float':
+    case 'Double':
+    case 'String':
+    case 'ByteArray':
+    case 'Custom':
       return v.value
     default:
       return undefined
@@ -192,7 +252,10 @@ function nodeValue(v: PhotonValue): FieldScalar | undefined {
 /** Entry keys that become a tree-key segment: integers and short strings. */
 function keySegment(k: PhotonValue): string | null {
   switch (k.type) {
-    case 'Byte': case 'Int16': case 'Int32': case 'Int64':
+    case 'Byte':
+    case 'Int16':
+    case 'Int32':
+    case 'Int64':
       return String(k.value)
     case 'String':
       return k.value.length <= 64 ? k.value : null
@@ -203,7 +266,10 @@ function keySegment(k: PhotonValue): string | null {
 
 function keyText(k: PhotonValue): string {
   switch (k.type) {
-    case 'Byte': case 'Int16': case 'Int32': case 'Int64':
+    case 'Byte':
+    case 'Int16':
+    case 'Int32':
+    case 'Int64':
       return String(k.value)
     case 'String':
       return previewValue(k, 40)
@@ -571,7 +637,12 @@ class GpWalker {
       case K.Response: {
         const c = r.u8(F_VALUE.code)
         const returnCode = r.i16(F_VALUE.return_code, le)
-        const debugMessage = this.wrapped(F_VALUE.debug_message.key, r.pos, () => 'Debug message', () => this.typed(F_VALUE.debug_message.key, depth + 1))
+        const debugMessage = this.wrapped(
+          F_VALUE.debug_message.key,
+          r.pos,
+          () => 'Debug message',
+          () => this.typed(F_VALUE.debug_message.key, depth + 1)
+        )
         return { type: 'OperationResponse', code: c, returnCode, debugMessage, parameters: this.params(depth + 1, key) }
       }
     }
@@ -674,7 +745,8 @@ class GpWalker {
       valueType = v < 0 ? 'Object' : this.types[v]!.name
       shown = v < 0 ? '' : this.typeDesc(vc, this.types[vc]!)
     }
-    if (this.rec) r.record(F_VALUE.value_type, vc, vAt, r.pos - vAt, v < 0 && valueType === 'Object' ? `Value type: ${vc} (per-entry types)` : `Value type: ${shown}`)
+    if (this.rec)
+      r.record(F_VALUE.value_type, vc, vAt, r.pos - vAt, v < 0 && valueType === 'Object' ? `Value type: ${vc} (per-entry types)` : `Value type: ${shown}`)
     const min = (k < 0 ? 1 : this.types[k]!.min) + (v < 0 ? 1 : this.types[v]!.min)
     return { k, v, keyType: k < 0 ? 'Object' : this.types[k]!.name, valueType, min }
   }
@@ -727,7 +799,12 @@ class GpWalker {
     let key: PhotonValue | undefined
     let value: PhotonValue | undefined
     try {
-      key = this.wrapped(F_VALUE.entry_key.key, r.pos, () => 'Key', () => this.slot(kc, parent, depth))
+      key = this.wrapped(
+        F_VALUE.entry_key.key,
+        r.pos,
+        () => 'Key',
+        () => this.slot(kc, parent, depth)
+      )
       const seg = keySegment(key)
       if (seg !== null) node.key = `${parent}.${seg}`
       this.wire = undefined
@@ -823,7 +900,12 @@ class GpWalker {
 
   /** A top-level typed value in its own node. */
   topValue(key: string, head: string): PhotonValue {
-    return this.wrapped(key, this.r.pos, () => head, () => this.typed(key, 1))
+    return this.wrapped(
+      key,
+      this.r.pos,
+      () => head,
+      () => this.typed(key, 1)
+    )
   }
 }
 
@@ -905,7 +987,11 @@ export function readEvent(r: FieldReader, version: GpVersion, opts: GpOptions = 
 }
 
 /** DisconnectMessage body (msgType 5): code i16 (P16 BE, P18 LE), debugMessage typed, parameters. */
-export function readDisconnectMessage(r: FieldReader, version: GpVersion, opts: GpOptions = {}): { code: number; debugMessage: PhotonValue; parameters: PhotonParams } {
+export function readDisconnectMessage(
+  r: FieldReader,
+  version: GpVersion,
+  opts: GpOptions = {}
+): { code: number; debugMessage: PhotonValue; parameters: PhotonParams } {
   const w = new GpWalker(r, version, opts)
   const body: PhotonBody = { code: -1, parameters: new Map() }
   return guard(r, body, () => {
@@ -925,12 +1011,20 @@ export function readMessageObject(r: FieldReader, version: GpVersion, opts: GpOp
 /** Reads the body of a message type (masking the encrypted bit); null for types without a GpBinary body (0, 1, 9). */
 export function readMessageBody(r: FieldReader, version: GpVersion, msgType: number, opts: GpOptions = {}): PhotonBody | PhotonValue | null {
   switch (msgType & 0x7f) {
-    case 2: case 6: return readOperationRequest(r, version, opts)
-    case 3: case 7: return readOperationResponse(r, version, opts)
-    case 4: return readEvent(r, version, opts)
-    case 5: return readDisconnectMessage(r, version, opts)
-    case 8: return readMessageObject(r, version, opts)
-    default: return null
+    case 2:
+    case 6:
+      return readOperationRequest(r, version, opts)
+    case 3:
+    case 7:
+      return readOperationResponse(r, version, opts)
+    case 4:
+      return readEvent(r, version, opts)
+    case 5:
+      return readDisconnectMessage(r, version, opts)
+    case 8:
+      return readMessageObject(r, version, opts)
+    default:
+      return null
   }
 }
 

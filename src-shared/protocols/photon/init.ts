@@ -10,7 +10,11 @@ import { F_INIT, F_MSG } from './message-fields'
 export const SIGNAL_INIT_V3 = 0xf5
 const INIT = 0
 const HTTP_INIT = 'POST /?'
-const V3_FLAGS: [number, string][] = [[1, 'encryption'], [2, 'IPv6'], [4, 'release SDK']]
+const V3_FLAGS: [number, string][] = [
+  [1, 'encryption'],
+  [2, 'IPv6'],
+  [4, 'release SDK']
+]
 
 /** Whether the bytes at `at` start an HTTP-style init (`POST /?`). */
 export function isHttpInit(b: Uint8Array, at: number, end = b.length): boolean {

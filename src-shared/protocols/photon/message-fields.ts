@@ -11,7 +11,11 @@ export const F_MSG = defineFields('photon.msg', {
   signal: ['Signal byte', 'u8', { names: { 0xf3: 'message', 0xfd: 'message (alternative signal)', 0xf5: 'InitV3' } }],
   type: ['Message type', 'u8', { names: { ...MESSAGE_TYPES }, index: true }],
   type_byte: ['Message type byte', 'u8', { description: 'The type with bit 7 = encrypted' }],
-  version: ['Protocol version', 'u8', { names: { 16: 'GpBinary 1.6 (Protocol16)', 18: 'GpBinary 1.8 (Protocol18)' }, description: 'From the conversation Init, or guessed by trial parse' }],
+  version: [
+    'Protocol version',
+    'u8',
+    { names: { 16: 'GpBinary 1.6 (Protocol16)', 18: 'GpBinary 1.8 (Protocol18)' }, description: 'From the conversation Init, or guessed by trial parse' }
+  ],
   body: ['Message body', 'bytes'],
   raw: ['Raw message', 'bytes']
 })

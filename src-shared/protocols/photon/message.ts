@@ -7,13 +7,18 @@ import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
 import { decryptPayload } from './crypto'
 import {
-  readDisconnectMessage, readEvent, readMessageObject, readOperationRequest, readOperationResponse, trialVersion, type GpOptions, type GpVersion
+  readDisconnectMessage,
+  readEvent,
+  readMessageObject,
+  readOperationRequest,
+  readOperationResponse,
+  trialVersion,
+  type GpOptions,
+  type GpVersion
 } from './gpbinary'
 import { isHttpInit, readHttpInit, readInitV3, SIGNAL_INIT_V3 } from './init'
 import { F_ENC, F_INIT, F_MSG, F_MSG_GROUP } from './message-fields'
-import {
-  EVENT_CACHING, EVENTS, INTERNAL_OPERATIONS, JOIN_MODE, MESSAGE_TYPES, OPERATIONS, RECEIVER_GROUP, RETURN_CODES, nameOf, parameterName
-} from './names'
+import { EVENT_CACHING, EVENTS, INTERNAL_OPERATIONS, JOIN_MODE, MESSAGE_TYPES, OPERATIONS, RECEIVER_GROUP, RETURN_CODES, nameOf, parameterName } from './names'
 import { previewValue, type PhotonParams, type PhotonValue } from './values'
 import { applyToBody, matchMessage, namedSummary, type ParamSeen, type SchemaMatch } from './schema'
 import type { PhotonTables } from '../../schema/set'
@@ -21,7 +26,18 @@ import type { FieldNode } from '../../model/types'
 
 export const SIGNAL = 0xf3
 export const SIGNAL_ALT = 0xfd
-export const MSG = { INIT: 0, INIT_RESPONSE: 1, OP_REQUEST: 2, OP_RESPONSE: 3, EVENT: 4, DISCONNECT: 5, INTERNAL_REQUEST: 6, INTERNAL_RESPONSE: 7, MESSAGE: 8, RAW: 9 } as const
+export const MSG = {
+  INIT: 0,
+  INIT_RESPONSE: 1,
+  OP_REQUEST: 2,
+  OP_RESPONSE: 3,
+  EVENT: 4,
+  DISCONNECT: 5,
+  INTERNAL_REQUEST: 6,
+  INTERNAL_RESPONSE: 7,
+  MESSAGE: 8,
+  RAW: 9
+} as const
 const INIT_BODY = 39
 
 /** Whether a message starts at `at`: the F3/FD signal, InitV3's F5, or an HTTP-style init. */
@@ -217,7 +233,11 @@ const isGpBody = (t: number) => t >= MSG.OP_REQUEST && t <= MSG.MESSAGE
 
 /** Whether a body decodes to its end with the conversation's version (or either, when unknown). */
 function parsesCleanly(r: FieldReader, session: MessageSession, t: number): boolean {
-  const versions: GpVersion[] = session.version ? [session.version] : session.guessedVersion ? [session.guessedVersion, session.guessedVersion === 16 ? 18 : 16] : [16, 18]
+  const versions: GpVersion[] = session.version
+    ? [session.version]
+    : session.guessedVersion
+      ? [session.guessedVersion, session.guessedVersion === 16 ? 18 : 16]
+      : [16, 18]
   const start = r.pos
   for (const ver of versions) {
     r.pos = start
@@ -231,7 +251,12 @@ function parsesCleanly(r: FieldReader, session: MessageSession, t: number): bool
   return false
 }
 
-function readBody(r: FieldReader, ver: GpVersion, t: number, opts: GpOptions = {}): { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue } {
+function readBody(
+  r: FieldReader,
+  ver: GpVersion,
+  t: number,
+  opts: GpOptions = {}
+): { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue } {
   switch (t) {
     case MSG.OP_REQUEST:
     case MSG.INTERNAL_REQUEST:
@@ -275,7 +300,9 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
   const seen: ParamSeen[] = []
   const out = readBody(r, ver, t, {
     paramName: (p) => parameterName(t, peekCode, p),
-    ...(schema ? { customTypes: schema.customTypes, onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }), warn: (w: string) => draft.warn(w) } : {})
+    ...(schema
+      ? { customTypes: schema.customTypes, onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }), warn: (w: string) => draft.warn(w) }
+      : {})
   })
   if (r.remaining > 0) {
     const at = r.pos
@@ -326,7 +353,12 @@ function named(table: Readonly<Record<number, string>>, n: number | undefined): 
 }
 
 /** Name and summary line, e.g. `RaiseEvent code=22 cache=AddToRoomCacheGlobal receivers=All`. */
-function describe(res: MessageResult, t: number, out: { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue }, match?: SchemaMatch): void {
+function describe(
+  res: MessageResult,
+  t: number,
+  out: { code?: number; returnCode?: number; debugMessage?: PhotonValue; parameters?: PhotonParams; object?: PhotonValue },
+  match?: SchemaMatch
+): void {
   const p = out.parameters
   const parts: string[] = []
   const kv = (k: string, x: string | number | undefined) => {
@@ -353,7 +385,12 @@ function describe(res: MessageResult, t: number, out: { code?: number; returnCod
     case MSG.INTERNAL_RESPONSE:
       res.name = `${cname ?? `Operation ${code}`} response`
       parts.push(res.name)
-      kv('rc', out.returnCode === undefined ? undefined : `${out.returnCode}${nameOf(RETURN_CODES, out.returnCode) ? ` (${nameOf(RETURN_CODES, out.returnCode)})` : ''}`)
+      kv(
+        'rc',
+        out.returnCode === undefined
+          ? undefined
+          : `${out.returnCode}${nameOf(RETURN_CODES, out.returnCode) ? ` (${nameOf(RETURN_CODES, out.returnCode)})` : ''}`
+      )
       if (out.debugMessage && out.debugMessage.type !== 'Null') parts.push(previewValue(out.debugMessage, 60))
       break
     case MSG.EVENT:
@@ -411,7 +448,13 @@ function init(r: FieldReader, session: MessageSession, res: MessageResult): void
   }
   const version: GpVersion | null = major === 1 && minor === 6 ? 16 : major === 1 && minor === 8 ? 18 : null
   v.protocol = version === 18 ? 'GpBinary18' : version === 16 ? 'GpBinary16' : null
-  v.init = { protocolVersion: `${major}.${minor}`, clientSdkId: sdk >> 1, libraryVersion: `${(lib >> 4) & 0x07}.${lib & 0x0f}.${build}.${rev}`, ipv6: (lib & 0x80) !== 0, appId }
+  v.init = {
+    protocolVersion: `${major}.${minor}`,
+    clientSdkId: sdk >> 1,
+    libraryVersion: `${(lib >> 4) & 0x07}.${lib & 0x0f}.${build}.${rev}`,
+    ipv6: (lib & 0x80) !== 0,
+    appId
+  }
   session.onInit(version, appId)
   res.summary = `Init protocol ${major}.${minor} lib ${v.init.libraryVersion} app=${JSON.stringify(appId)}`
   if (!version) res.summary += ' (unknown protocol version)'

@@ -260,7 +260,7 @@ export const ROOM_OPTION_FLAGS: Readonly<Record<number, string>> = {
 /** Names of the set bits of a RoomOptionFlags value, low bit first; unknown bits as hex. */
 export function roomOptionFlagNames(flags: number): string[] {
   const out: string[] = []
-  for (let bit = 1; bit !== 0 && bit <= (flags >>> 0); bit = (bit << 1) >>> 0) {
+  for (let bit = 1; bit !== 0 && bit <= flags >>> 0; bit = (bit << 1) >>> 0) {
     if ((flags & bit) >>> 0) out.push(ROOM_OPTION_FLAGS[bit] ?? `0x${bit.toString(16)}`)
   }
   return out
@@ -400,5 +400,5 @@ export function parameterName(msgType: number, code: number, paramCode: number, 
 
 /** `table[code]`, or undefined (no prototype lookups for odd codes). */
 export function nameOf(table: Readonly<Record<number, string>>, code: number): string | undefined {
-  return  Object.hasOwn(table, code) ? table[code] : undefined
+  return Object.hasOwn(table, code) ? table[code] : undefined
 }

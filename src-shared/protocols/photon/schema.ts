@@ -68,14 +68,32 @@ export function applyToBody(
   if (match.realCode !== undefined) {
     const carrier = seen.find((s) => s.code === info.codeParameter)?.node
     const start = carrier?.start ?? codeAt
-    r.record(F_SCHEMA.code, match.realCode, start, carrier?.length ?? 1, () => `Schema code: ${match.realCode} (parameter ${info.codeParameter} carries the real code)`)
+    r.record(
+      F_SCHEMA.code,
+      match.realCode,
+      start,
+      carrier?.length ?? 1,
+      () => `Schema code: ${match.realCode} (parameter ${info.codeParameter} carries the real code)`
+    )
   }
 }
 
-const FORMAT_TEXT: Record<NestedSpec['format'], string> = { protocol16: 'Protocol16', protocol18: 'Protocol18', messagepack: 'MessagePack', struct: 'struct layout' }
+const FORMAT_TEXT: Record<NestedSpec['format'], string> = {
+  protocol16: 'Protocol16',
+  protocol18: 'Protocol18',
+  messagepack: 'MessagePack',
+  struct: 'struct layout'
+}
 
 /** Reads a byte[] parameter's bytes as the value the pack says they hold; the nodes go under its node. */
-function nested(r: FieldReader, v: { value: Uint8Array; nested?: unknown }, info: PhotonParamInfo, node: FieldNode | null, warn: (text: string) => void, customTypes: PhotonTables['customTypes']): void {
+function nested(
+  r: FieldReader,
+  v: { value: Uint8Array; nested?: unknown },
+  info: PhotonParamInfo,
+  node: FieldNode | null,
+  warn: (text: string) => void,
+  customTypes: PhotonTables['customTypes']
+): void {
   const spec = info.nested!
   const bytes = v.value
   // The bytes are a view into the body's source (the walker's bytesField), so ranges stay in that source.
@@ -84,7 +102,14 @@ function nested(r: FieldReader, v: { value: Uint8Array; nested?: unknown }, info
   if (start < 0 || start + bytes.length > r.bytes.length) return
   const tb = new TreeBuilder(!!node)
   const sub = new FieldReader(r.bytes, tb, r.source, start, start + bytes.length)
-  const group = tb.open({ key: `photon.param.${info.code}.nested`, label: `Nested value (${FORMAT_TEXT[spec.format]})`, type: 'none', source: r.source, start, length: 0 })
+  const group = tb.open({
+    key: `photon.param.${info.code}.nested`,
+    label: `Nested value (${FORMAT_TEXT[spec.format]})`,
+    type: 'none',
+    source: r.source,
+    start,
+    length: 0
+  })
   try {
     if (spec.format === 'protocol16' || spec.format === 'protocol18') {
       const value = readTypedValue(sub, spec.format === 'protocol16' ? 16 : 18, { key: `photon.param.${info.code}.nested`, customTypes, warn })

@@ -134,4 +134,3 @@ export const F_VERIFY = defineFields('photon.verify', {
 export const F_DISCONNECT = defineFields('photon.disconnect', {
   reason: ['Disconnect reason', 'u8', { names: { ...DISCONNECT_REASON_NAMES } }]
 })
-

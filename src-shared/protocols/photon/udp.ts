@@ -10,20 +10,7 @@ import { label as fieldLabel } from '../../bytes/tree'
 import type { FieldNode, FieldScalar } from '../../model/types'
 import { photonCrcRange } from './crc'
 import type { FragmentHeader } from '../../net/fragments'
-import {
-  CMD,
-  COMMAND_NAMES,
-  DISCONNECT_REASON_NAMES,
-  F,
-  F_ACK,
-  F_CMD,
-  F_CMD_FIELDS,
-  F_CONNECT,
-  F_DISCONNECT,
-  F_FRAG,
-  F_HEADER,
-  F_VERIFY
-} from './udp-fields'
+import { CMD, COMMAND_NAMES, DISCONNECT_REASON_NAMES, F, F_ACK, F_CMD, F_CMD_FIELDS, F_CONNECT, F_DISCONNECT, F_FRAG, F_HEADER, F_VERIFY } from './udp-fields'
 
 export { CMD, COMMAND_NAMES } from './udp-fields'
 export { photonCrc, photonCrcRange } from './crc'
@@ -184,11 +171,23 @@ export function readHeader(r: FieldReader): PhotonHeader {
   }
   try {
     h.peerId = recorded(r, F.peer_id, 2, () => r.i16(null), peerIdLabel)
-    h.flags = recorded(r, F.flags, 1, () => r.u8(null), (v) => `${F.flags.name}: ${hex(v, 2)}${F.flags.names?.[v] ? ` (${F.flags.names[v]})` : ''}`)
+    h.flags = recorded(
+      r,
+      F.flags,
+      1,
+      () => r.u8(null),
+      (v) => `${F.flags.name}: ${hex(v, 2)}${F.flags.names?.[v] ? ` (${F.flags.names[v]})` : ''}`
+    )
     if (h.flags === FLAGS_ENCRYPTED) {
       h.datagramEncrypted = true
       h.headerLength = ENCRYPTED_HEADER_LENGTH
-      h.challenge = recorded(r, F.challenge, 4, () => r.u32(null), (v) => `${F.challenge.name}: ${hex(v, 8)}`)
+      h.challenge = recorded(
+        r,
+        F.challenge,
+        4,
+        () => r.u32(null),
+        (v) => `${F.challenge.name}: ${hex(v, 8)}`
+      )
       if (r.remaining < HMAC_LENGTH) {
         throw new DecodeError(`datagram-encrypted packet: needs a ${HMAC_LENGTH}-byte HMAC at the end, only ${r.remaining} bytes after the header`, r.pos)
       }
@@ -204,7 +203,13 @@ export function readHeader(r: FieldReader): PhotonHeader {
     } else {
       h.commandCount = r.u8(F.command_count)
       h.sentTime = r.u32(F.sent_time)
-      h.challenge = recorded(r, F.challenge, 4, () => r.u32(null), (v) => `${F.challenge.name}: ${hex(v, 8)}`)
+      h.challenge = recorded(
+        r,
+        F.challenge,
+        4,
+        () => r.u32(null),
+        (v) => `${F.challenge.name}: ${hex(v, 8)}`
+      )
       if (h.flags === FLAGS_CRC) {
         h.crcPresent = true
         h.headerLength = CRC_HEADER_LENGTH
@@ -278,10 +283,16 @@ export function readCommand(r: FieldReader): PhotonCommand {
     c.type = r.u8(F_CMD_FIELDS.type)
     c.typeName = commandName(c.type)
     c.channel = r.u8(F.channel)
-    c.flags = recorded(r, F_CMD_FIELDS.flags, 1, () => r.u8(null), (v) => {
-      const n = F_CMD_FIELDS.flags.names?.[v]
-      return `${F_CMD_FIELDS.flags.name}: ${hex(v, 2)}${n ? ` (${n})` : ''}`
-    })
+    c.flags = recorded(
+      r,
+      F_CMD_FIELDS.flags,
+      1,
+      () => r.u8(null),
+      (v) => {
+        const n = F_CMD_FIELDS.flags.names?.[v]
+        return `${F_CMD_FIELDS.flags.name}: ${hex(v, 2)}${n ? ` (${n})` : ''}`
+      }
+    )
     c.reserved = r.u8(c.type === CMD.DISCONNECT ? F_DISCONNECT.reason : F_CMD_FIELDS.reserved)
     if (c.type === CMD.DISCONNECT) c.disconnectReason = c.reserved
     const lengthAt = r.pos
@@ -329,7 +340,13 @@ function readBody(b: FieldReader, c: PhotonCommand): void {
       }
       break
     case CMD.VERIFYCONNECT: {
-      c.verifyPeerId = recorded(b, F_VERIFY.peer_id, 2, () => b.i16(null), (v) => `${F_VERIFY.peer_id.name}: ${v} (${hex(v & 0xffff, 4)})`)
+      c.verifyPeerId = recorded(
+        b,
+        F_VERIFY.peer_id,
+        2,
+        () => b.i16(null),
+        (v) => `${F_VERIFY.peer_id.name}: ${v} (${hex(v & 0xffff, 4)})`
+      )
       if (b.remaining >= 10) {
         c.verify = { mtu: b.u16(F_VERIFY.mtu), windowSize: b.u32(F_VERIFY.window_size), channelCount: b.u32(F_VERIFY.channel_count) }
       }
@@ -393,7 +410,9 @@ function commandLabel(c: PhotonCommand, headerDone: boolean): string {
     case CMD.ACK_UNSEQUENCED:
       return c.ack ? `Command: ${name} ${ch} acks seq=${c.ack.seq} sent=${c.ack.sentTime}` : `Command: ${name} ${ch} ${len}`
     case CMD.CONNECT:
-      return c.connect ? `Command: ${name} ${ch} seq=${c.reliableSeq} mtu=${c.connect.mtu} channels=${c.connect.channelCount}` : `Command: ${name} ${ch} seq=${c.reliableSeq} ${len}`
+      return c.connect
+        ? `Command: ${name} ${ch} seq=${c.reliableSeq} mtu=${c.connect.mtu} channels=${c.connect.channelCount}`
+        : `Command: ${name} ${ch} seq=${c.reliableSeq} ${len}`
     case CMD.VERIFYCONNECT:
       return `Command: ${name} ${ch} seq=${c.reliableSeq}${c.verifyPeerId !== undefined ? ` peer=${c.verifyPeerId}` : ` ${len}`}`
     case CMD.DISCONNECT: {

@@ -3,11 +3,35 @@
 // Uint8Array until exported; parameters are Maps keyed by the decimal byte code, in wire order.
 
 export type PhotonTypeName =
-  | 'Null' | 'Boolean' | 'Byte' | 'Int16' | 'Int32' | 'Int64' | 'Float' | 'Double' | 'String'
-  | 'ByteArray' | 'IntArray' | 'StringArray' | 'ObjectArray' | 'Array' | 'Hashtable' | 'Dictionary' | 'Custom'
-  | 'EventData' | 'OperationRequest' | 'OperationResponse'
+  | 'Null'
+  | 'Boolean'
+  | 'Byte'
+  | 'Int16'
+  | 'Int32'
+  | 'Int64'
+  | 'Float'
+  | 'Double'
+  | 'String'
+  | 'ByteArray'
+  | 'IntArray'
+  | 'StringArray'
+  | 'ObjectArray'
+  | 'Array'
+  | 'Hashtable'
+  | 'Dictionary'
+  | 'Custom'
+  | 'EventData'
+  | 'OperationRequest'
+  | 'OperationResponse'
   // Protocol18 only
-  | 'BooleanArray' | 'Int16Array' | 'FloatArray' | 'DoubleArray' | 'Int64Array' | 'CustomArray' | 'DictionaryArray' | 'HashtableArray'
+  | 'BooleanArray'
+  | 'Int16Array'
+  | 'FloatArray'
+  | 'DoubleArray'
+  | 'Int64Array'
+  | 'CustomArray'
+  | 'DictionaryArray'
+  | 'HashtableArray'
 
 /** A Dictionary key/value type: a type name, or 'Object' when every entry carries its own type byte. */
 export type PhotonSlotType = PhotonTypeName | 'Object'
@@ -111,7 +135,11 @@ export function previewValue(v: PhotonValue, max = 60): string {
     case 'ByteArray':
       return v.value.length ? `${plural(v.value.length, 'byte')}: ${hexHead(v.value)}` : '0 bytes'
     case 'Custom':
-      return v.decoded ? `{${Object.entries(v.decoded).map(([k, x]) => `${k}: ${x instanceof Uint8Array ? `${x.length} bytes` : String(x)}`).join(', ')}}` : `${plural(v.value.length, 'byte')}${v.value.length ? `: ${hexHead(v.value)}` : ''}`
+      return v.decoded
+        ? `{${Object.entries(v.decoded)
+            .map(([k, x]) => `${k}: ${x instanceof Uint8Array ? `${x.length} bytes` : String(x)}`)
+            .join(', ')}}`
+        : `${plural(v.value.length, 'byte')}${v.value.length ? `: ${hexHead(v.value)}` : ''}`
     case 'IntArray':
     case 'Int16Array':
     case 'FloatArray':
@@ -146,7 +174,15 @@ export function previewValue(v: PhotonValue, max = 60): string {
 /** Scalars: shown inline and usable as a tree key segment. */
 export function isScalar(v: PhotonValue): boolean {
   switch (v.type) {
-    case 'Null': case 'Boolean': case 'Byte': case 'Int16': case 'Int32': case 'Int64': case 'Float': case 'Double': case 'String':
+    case 'Null':
+    case 'Boolean':
+    case 'Byte':
+    case 'Int16':
+    case 'Int32':
+    case 'Int64':
+    case 'Float':
+    case 'Double':
+    case 'String':
       return true
     default:
       return false

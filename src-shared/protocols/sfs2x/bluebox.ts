@@ -19,7 +19,7 @@ export const BLUEBOX_SERVLET = /^(?:https?:\/\/[^/]*)?\/BlueBox\/BlueBox\.do(?:[
 
 const F_ROOT = defineField('bluebox', 'SFS2X BlueBox', 'none')
 export const BLUEBOX_FIELDS = defineFields('bluebox', {
-  form: ['sfsHttp form value', 'string', { description: 'The request\'s sfsHttp field as on the wire (URL-encoded)' }],
+  form: ['sfsHttp form value', 'string', { description: "The request's sfsHttp field as on the wire (URL-encoded)" }],
   session: ['Session id', 'string', { description: 'The BlueBox session: "null" before connect; a response carries its request\'s', index: true }],
   command: ['Command', 'string', { description: 'connect, poll, data, disconnect, or err01 (invalid session)', index: true }],
   data: ['Data', 'string', { description: 'Base64 of SFS2X packets, or "null"' }],
@@ -73,7 +73,17 @@ export function blueboxDatagram(pdu: Pdu, emit: Emit, ctx: DecoderContext, state
     // Not BlueBox (e.g. an error page): the HTTP message alone.
     const what = isRequest ? `${http.head.method} ${http.head.target}` : `${http.head.status} ${http.head.reason}`
     if (draft.error === null) draft.error = isRequest ? 'not a BlueBox request: no sfsHttp form field' : 'not a BlueBox response: no "<command>|<data>" body'
-    emit({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: 'http', stack: ['tcp', 'http'], name: `HTTP ${what}`, summary: `${pdu.bytes.length} body bytes`, value: httpValue(pdu), draft })
+    emit({
+      dir: pdu.dir,
+      frames: pdu.frames,
+      time: pdu.time,
+      protocol: 'http',
+      stack: ['tcp', 'http'],
+      name: `HTTP ${what}`,
+      summary: `${pdu.bytes.length} body bytes`,
+      value: httpValue(pdu),
+      draft
+    })
     return
   }
   const command = env.command
@@ -99,13 +109,69 @@ export function blueboxDatagram(pdu: Pdu, emit: Emit, ctx: DecoderContext, state
   const group = (d: MessageDraft, dataAt: number, packetIndex?: number): void => {
     const tr = d.tree
     const sessionValue = session ?? ''
-    tr.open({ key: F_ROOT.key, label: `SFS2X BlueBox ${isRequest ? 'request' : 'response'}: ${command}${session && session !== 'null' ? `, session ${session}` : ''}`, type: 'none', source: pdu.source, start: pdu.offset, length: pdu.bytes.length })
-    if (env.formAt && env.form !== undefined) tr.add({ key: F.form.key, label: label(F.form, clip(env.form)), type: 'string', value: env.form, source: pdu.source, start: env.formAt[0], length: env.formAt[1] - env.formAt[0] })
-    if (env.sessionAt) tr.add({ key: F.session.key, label: label(F.session, env.session), type: 'string', value: env.session, source: env.source, start: env.sessionAt[0], length: env.sessionAt[1] - env.sessionAt[0] })
-    else if (session !== null) tr.add({ key: F.session.key, label: `Session id: ${JSON.stringify(sessionValue)} (${command === 'connect' ? 'handed out by this response' : 'from the request'})`, type: 'string', value: sessionValue })
-    tr.add({ key: F.command.key, label: label(F.command, command), type: 'string', value: command, source: env.source, start: env.commandAt[0], length: env.commandAt[1] - env.commandAt[0] })
-    tr.add({ key: F.data.key, label: label(F.data, clip(env.data)), type: 'string', value: env.data, source: env.source, start: env.dataAt[0], length: env.dataAt[1] - env.dataAt[0] })
-    if (data) tr.add({ key: F.data_length.key, label: label(F.data_length, data.length), type: 'u32', value: data.length, source: dataAt, start: 0, length: data.length })
+    tr.open({
+      key: F_ROOT.key,
+      label: `SFS2X BlueBox ${isRequest ? 'request' : 'response'}: ${command}${session && session !== 'null' ? `, session ${session}` : ''}`,
+      type: 'none',
+      source: pdu.source,
+      start: pdu.offset,
+      length: pdu.bytes.length
+    })
+    if (env.formAt && env.form !== undefined)
+      tr.add({
+        key: F.form.key,
+        label: label(F.form, clip(env.form)),
+        type: 'string',
+        value: env.form,
+        source: pdu.source,
+        start: env.formAt[0],
+        length: env.formAt[1] - env.formAt[0]
+      })
+    if (env.sessionAt)
+      tr.add({
+        key: F.session.key,
+        label: label(F.session, env.session),
+        type: 'string',
+        value: env.session,
+        source: env.source,
+        start: env.sessionAt[0],
+        length: env.sessionAt[1] - env.sessionAt[0]
+      })
+    else if (session !== null)
+      tr.add({
+        key: F.session.key,
+        label: `Session id: ${JSON.stringify(sessionValue)} (${command === 'connect' ? 'handed out by this response' : 'from the request'})`,
+        type: 'string',
+        value: sessionValue
+      })
+    tr.add({
+      key: F.command.key,
+      label: label(F.command, command),
+      type: 'string',
+      value: command,
+      source: env.source,
+      start: env.commandAt[0],
+      length: env.commandAt[1] - env.commandAt[0]
+    })
+    tr.add({
+      key: F.data.key,
+      label: label(F.data, clip(env.data)),
+      type: 'string',
+      value: env.data,
+      source: env.source,
+      start: env.dataAt[0],
+      length: env.dataAt[1] - env.dataAt[0]
+    })
+    if (data)
+      tr.add({
+        key: F.data_length.key,
+        label: label(F.data_length, data.length),
+        type: 'u32',
+        value: data.length,
+        source: dataAt,
+        start: 0,
+        length: data.length
+      })
     if (packetIndex !== undefined) tr.add({ key: F.packet_index.key, label: `Packet ${packetIndex + 1} of the data`, type: 'u32', value: packetIndex + 1 })
     if (session && session !== 'null') {
       const text = `Session ${session}: a BlueBox session spans several HTTP connections (the C# SDK opens one per request); the filter bluebox.session == "${session}" shows all of them`
@@ -135,7 +201,13 @@ export function blueboxDatagram(pdu: Pdu, emit: Emit, ctx: DecoderContext, state
     if (dataError && draft.error === null) draft.error = dataError
     if (command === 'err01') draft.warn(`BlueBox err01 (invalid session)${env.data && env.data !== 'null' ? `: ${env.data}` : ''}`)
     const name = command === 'poll' && !isRequest && !hasData ? 'BlueBox poll (empty)' : `BlueBox ${command}`
-    const summary = isRequest ? `session=${env.session}` : command === 'connect' ? `session=${env.data}` : hasData ? `${env.data.length} characters of data` : env.data
+    const summary = isRequest
+      ? `session=${env.session}`
+      : command === 'connect'
+        ? `session=${env.data}`
+        : hasData
+          ? `${env.data.length} characters of data`
+          : env.data
     emit(withBlueBox({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: PROTOCOL, stack: STACK, name, summary, value: emptyValue(), draft }))
     return
   }
@@ -232,7 +304,9 @@ function responseEnvelope(pdu: Pdu): Envelope | undefined {
 
 function httpValue(pdu: Pdu): Record<string, unknown> {
   const h = pdu.http!.head
-  return h.kind === 'request' ? { method: h.method, target: h.target, bodyLength: pdu.bytes.length } : { status: h.status, reason: h.reason, bodyLength: pdu.bytes.length }
+  return h.kind === 'request'
+    ? { method: h.method, target: h.target, bodyLength: pdu.bytes.length }
+    : { status: h.status, reason: h.reason, bodyLength: pdu.bytes.length }
 }
 
 function clip(s: string): string {

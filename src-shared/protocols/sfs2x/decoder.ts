@@ -149,7 +149,8 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     const ms = Math.round((time - req.time) * 1e6) / 1e3
     v.responseTo = req.frame
     v.responseTimeMs = ms
-    if (draft.tree.recording) draft.tree.add({ key: F.response_to.key, label: `Response to the request in frame ${req.frame} (${ms} ms later)`, type: 'u32', value: req.frame })
+    if (draft.tree.recording)
+      draft.tree.add({ key: F.response_to.key, label: `Response to the request in frame ${req.frame} (${ms} ms later)`, type: 'u32', value: req.frame })
   }
 
   // ---- WebSocket: one packet per message ----
@@ -204,7 +205,14 @@ export class Sfs2xDecoder implements ProtocolDecoder {
         extra = e
       }
       if (s.available < size + extra) {
-        if (final) this.cutShort(dir, s, stack, emit, `packet at stream offset ${s.consumed} cut short by the end of the capture: ${s.available} of ${size + extra} bytes`)
+        if (final)
+          this.cutShort(
+            dir,
+            s,
+            stack,
+            emit,
+            `packet at stream offset ${s.consumed} cut short by the end of the capture: ${s.available} of ${size + extra} bytes`
+          )
         return
       }
       const bytes = s.peek(size + extra)
@@ -230,8 +238,16 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   gap(dir: WireDir, s: ByteStream, missing: number, stack: string[], emit: Emit): void {
     const st = this.dirs[dir]
     if (s.available > 0) {
-      if (st.lost) this.skip(dir, s, s.available, stack, emit, `${st.reason || `framing lost at stream offset ${s.consumed}`}; then ${missing} bytes were lost (TCP gap)`)
-      else this.cutShort(dir, s, stack, emit, `packet at stream offset ${s.consumed} cut short by a TCP gap: ${missing} bytes missing after its ${s.available} bytes`)
+      if (st.lost)
+        this.skip(dir, s, s.available, stack, emit, `${st.reason || `framing lost at stream offset ${s.consumed}`}; then ${missing} bytes were lost (TCP gap)`)
+      else
+        this.cutShort(
+          dir,
+          s,
+          stack,
+          emit,
+          `packet at stream offset ${s.consumed} cut short by a TCP gap: ${missing} bytes missing after its ${s.available} bytes`
+        )
     }
     st.lost = true
     st.scanFrom = 0
@@ -303,6 +319,16 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     }
     const value = emptyValue()
     value.skipped = t.bytes
-    emit({ dir, frames: t.frames, time: t.time, protocol: PROTOCOL, stack, name: 'Skipped bytes', summary: `${n} bytes skipped (framing lost at stream offset ${t.offset})`, value, draft })
+    emit({
+      dir,
+      frames: t.frames,
+      time: t.time,
+      protocol: PROTOCOL,
+      stack,
+      name: 'Skipped bytes',
+      summary: `${n} bytes skipped (framing lost at stream offset ${t.offset})`,
+      value,
+      draft
+    })
   }
 }

@@ -36,10 +36,7 @@ export interface PacketHeader {
   headerSize: number
 }
 
-export type HeaderResult =
-  | { kind: 'ok'; header: PacketHeader }
-  | { kind: 'need'; need: number }
-  | { kind: 'bad'; reason: string }
+export type HeaderResult = { kind: 'ok'; header: PacketHeader } | { kind: 'need'; need: number } | { kind: 'bad'; reason: string }
 
 /** Random access to bytes (a Uint8Array window, or the head of a ByteStream). */
 export interface ByteSource {
@@ -131,11 +128,7 @@ const START_BYTES = 8
  * that starts like an SFSObject, a zlib or Zstandard stream, as is or after the Last War XOR (or, with
  * `decryptFirstBlock`, after AES). 'need' when more bytes are required to tell.
  */
-export function plausiblePacketAt(
-  src: ByteSource,
-  at: number,
-  decryptFirstBlock?: (block: Uint8Array) => Uint8Array | null
-): 'yes' | 'no' | 'need' {
+export function plausiblePacketAt(src: ByteSource, at: number, decryptFirstBlock?: (block: Uint8Array) => Uint8Array | null): 'yes' | 'no' | 'need' {
   const r = parseHeader(src, at)
   if (r.kind === 'need') return 'need'
   if (r.kind === 'bad') return 'no'

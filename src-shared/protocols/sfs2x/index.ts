@@ -24,7 +24,20 @@ function decodesCleanly(bytes: Uint8Array, size: number): boolean {
   const out = decodePacket(
     { draft, source, bytes, start: 0, end: size, extra: 0 },
     // (the probe's draft and its warnings are thrown away)
-    { recording: false, maxDecompressed: PROBE_MAX_DECOMPRESSED, maxDepth: DEFAULT_MAX_DEPTH, keys: [], lastKey: undefined, missingKeyWarning: () => 'encrypted, no key', xorFirst: false, compressionThreshold: 1024, thresholdFromHandshake: false, jsSdk: false, maxMessageSize: null, fromServer: null }
+    {
+      recording: false,
+      maxDecompressed: PROBE_MAX_DECOMPRESSED,
+      maxDepth: DEFAULT_MAX_DEPTH,
+      keys: [],
+      lastKey: undefined,
+      missingKeyWarning: () => 'encrypted, no key',
+      xorFirst: false,
+      compressionThreshold: 1024,
+      thresholdFromHandshake: false,
+      jsSdk: false,
+      maxMessageSize: null,
+      fromServer: null
+    }
   )
   return draft.error === null && out.value.body !== null
 }

@@ -229,7 +229,13 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     if (pc.recording) {
       const r = new FieldReader(full, tree, src)
       r.record(F.aes_padding, res.padding, end, res.padding, () => `PKCS#7 padding: ${res.padding} byte${res.padding === 1 ? '' : 's'}`)
-      r.record(F.decrypted, res.out, 0, end, () => `Decrypted body (AES-128-CBC${step.key.line ? `, key file line ${step.key.line}` : ''}): ${res.out.length} bytes`)
+      r.record(
+        F.decrypted,
+        res.out,
+        0,
+        end,
+        () => `Decrypted body (AES-128-CBC${step.key.line ? `, key file line ${step.key.line}` : ''}): ${res.out.length} bytes`
+      )
     }
   } else if (step.kind === 'xor') {
     at.steps.push('xor')
@@ -263,7 +269,9 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     if (data.length >= 2 && isZlibHeader(data[0], data[1])) kind = 'zlib'
     else if (data.length >= 1 && (data[0] === 0x12 || data[0] === 0x11)) at.warnings.push('compressed bit set but the body is not compressed')
     else {
-      fail(`compressed bit set but the body has no zlib header (${data.length >= 2 ? `${hex2(data[0])} ${hex2(data[1])}` : 'too short'}) at offset ${start}${where()}`)
+      fail(
+        `compressed bit set but the body has no zlib header (${data.length >= 2 ? `${hex2(data[0])} ${hex2(data[1])}` : 'too short'}) at offset ${start}${where()}`
+      )
       return at
     }
   }
@@ -282,8 +290,20 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     const zh = r.u16(null)
     at.info.zlibHeaderHex = zh.toString(16).padStart(4, '0')
     if (pc.recording) {
-      r.record(F.zlib_header, zh, start, 2, () => `zlib header: ${at.info.zlibHeaderHex} (deflate, ${2 ** ((zh >> 12) + 8)}-byte window, level hint ${(zh >> 6) & 3})`)
-      if (data.length >= 6) r.record(F.zlib_adler32, ((data[data.length - 4] << 24) | (data[data.length - 3] << 16) | (data[data.length - 2] << 8) | data[data.length - 1]) >>> 0, end - 4, 4)
+      r.record(
+        F.zlib_header,
+        zh,
+        start,
+        2,
+        () => `zlib header: ${at.info.zlibHeaderHex} (deflate, ${2 ** ((zh >> 12) + 8)}-byte window, level hint ${(zh >> 6) & 3})`
+      )
+      if (data.length >= 6)
+        r.record(
+          F.zlib_adler32,
+          ((data[data.length - 4] << 24) | (data[data.length - 3] << 16) | (data[data.length - 2] << 8) | data[data.length - 1]) >>> 0,
+          end - 4,
+          4
+        )
     }
     const res = inflateZlib(data, pc.maxDecompressed)
     if (!decompressed(res, 'zlib', start)) return at
@@ -328,7 +348,13 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
     end = res.out.length
     srcName = sourceName
     if (pc.recording) {
-      new FieldReader(res.out, tree, src).record(F.uncompressed_length, res.out.length, 0, res.out.length, () => `Uncompressed length: ${res.out.length}${res.capped ? ` (capped at ${pc.maxDecompressed})` : ''}`)
+      new FieldReader(res.out, tree, src).record(
+        F.uncompressed_length,
+        res.out.length,
+        0,
+        res.out.length,
+        () => `Uncompressed length: ${res.out.length}${res.capped ? ` (capped at ${pc.maxDecompressed})` : ''}`
+      )
     }
     return true
   }
@@ -350,7 +376,7 @@ function stepsFor(h: PacketHeader, pc: PacketContext): Step[] {
 function bitLabel(bit: number, name: string, on: boolean): string {
   let s = ''
   for (let i = 7; i >= 0; i--) {
-    s += (1 << i) === bit ? (on ? '1' : '0') : '.'
+    s += 1 << i === bit ? (on ? '1' : '0') : '.'
     if (i === 4) s += ' '
   }
   return `${s} = ${name}: ${on ? 'set' : 'not set'}`
@@ -401,7 +427,15 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
       length: 0,
       headerSize: 1 + (fw ? 2 : 0) + (big ? 4 : 2)
     }
-    value.header = { byte, binary: h.binary, encrypted: h.encrypted, compressed: h.compressed, blueBoxed: h.blueBoxed, bigSized: h.bigSized, forward: h.forward }
+    value.header = {
+      byte,
+      binary: h.binary,
+      encrypted: h.encrypted,
+      compressed: h.compressed,
+      blueBoxed: h.blueBoxed,
+      bigSized: h.bigSized,
+      forward: h.forward
+    }
     if (rec) {
       tree.open({ key: F.header.key, label: headerLabel(h), type: 'flags', value: byte, source: inp.source, start: hAt, length: 1 })
       const bits: [FieldDef, number, string, boolean][] = [
@@ -413,7 +447,14 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
         [F_HEADER_BITS.forward, FLAG.FORWARD, 'Forward (shard id follows)', h.forward]
       ]
       for (const [d, bit, name, on] of bits) r.record(d, on, hAt, 1, bitLabel(bit, name, on))
-      if (h.reserved) r.record(F_HEADER_BITS.reserved, h.reserved, hAt, 1, `.... ..${(h.reserved >> 1) & 1}${h.reserved & 1} = Reserved bits: ${h.reserved} (not defined by SFS2X)`)
+      if (h.reserved)
+        r.record(
+          F_HEADER_BITS.reserved,
+          h.reserved,
+          hAt,
+          1,
+          `.... ..${(h.reserved >> 1) & 1}${h.reserved & 1} = Reserved bits: ${h.reserved} (not defined by SFS2X)`
+        )
       tree.close(hAt + 1)
     }
     if (!h.binary) draft.warn(`header byte ${hex2(byte)} has no binary bit (0x80)`)
@@ -435,14 +476,23 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
     const avail = Math.min(bodyLen, r.remaining)
     const complete = avail === bodyLen || !!inp.lengthWrong
     if (inp.lengthWrong) {
-      setError(`wrong length at offset ${lengthAt}: it says ${bodyLen} body bytes but the SFSObject ends after ${avail}, where the next packet starts (offset ${bodyAt + avail})`)
+      setError(
+        `wrong length at offset ${lengthAt}: it says ${bodyLen} body bytes but the SFSObject ends after ${avail}, where the next packet starts (offset ${bodyAt + avail})`
+      )
     } else if (!complete) {
       setError(`truncated packet: the length says ${bodyLen} body bytes, only ${avail} present (body at offset ${bodyAt})`)
     }
     const body = r.bytesField(null, avail)
     if (rec) {
       const how = [h.encrypted ? 'encrypted' : '', h.compressed ? 'compressed' : '', h.blueBoxed ? '0x10' : ''].filter(Boolean).join(', ')
-      r.record(F.body, body, bodyAt, avail, () => `Body: ${avail} bytes${how ? ` (${how})` : ''}${complete ? '' : ` of ${bodyLen}`}${inp.extra ? `, including a ${inp.extra}-byte size not counted in the length` : ''}`)
+      r.record(
+        F.body,
+        body,
+        bodyAt,
+        avail,
+        () =>
+          `Body: ${avail} bytes${how ? ` (${how})` : ''}${complete ? '' : ` of ${bodyLen}`}${inp.extra ? `, including a ${inp.extra}-byte size not counted in the length` : ''}`
+      )
     }
     if (inp.extra) draft.warn(`${inp.extra}-byte decompressed size before the Zstandard frame is not counted in the length`)
     if (r.remaining > 0) {
@@ -455,7 +505,17 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
     }
 
     // Undo the transforms and parse, trying each way to read the body until one parses.
-    const args: BodyArgs = { h, body, source: inp.source, bytes: inp.bytes, bodyAt, lengthAt, lengthSize: h.bigSized ? 4 : 2, base: draft.sources.length, complete }
+    const args: BodyArgs = {
+      h,
+      body,
+      source: inp.source,
+      bytes: inp.bytes,
+      bodyAt,
+      lengthAt,
+      lengthSize: h.bigSized ? 4 : 2,
+      base: draft.sources.length,
+      complete
+    }
     // None parses: the best is the one whose bytes looked right, then the one that got furthest.
     const score = (x: Attempt) => (x.recognized ? 2 ** 40 : 0) + x.progress
     let best: Attempt | null = null
@@ -498,7 +558,9 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
     }
     if (complete && !chosen.transformError) sizeRules(draft, h, chosen, comp, pc, value.variant === 'lastwar')
     if (h.encrypted && !chosen.ok && pc.keys.length > 0 && !chosen.steps.includes('aes') && !chosen.xorRecognized) {
-      setError(`encrypted (0x40): none of the ${pc.keys.length} SFS2X_AES key${pc.keys.length === 1 ? '' : 's'} decrypts the body${aesError ? ` (${aesError})` : ''}`)
+      setError(
+        `encrypted (0x40): none of the ${pc.keys.length} SFS2X_AES key${pc.keys.length === 1 ? '' : 's'} decrypts the body${aesError ? ` (${aesError})` : ''}`
+      )
     }
     if (chosen.transformError) setError(chosen.transformError)
     if (chosen.parseError) setError(chosen.parseError)
@@ -538,7 +600,14 @@ function compressionRule(lastwar: boolean, pc: PacketContext): { threshold: numb
  * threshold. Vanilla clients may change their threshold at will (the SDK vectors raise it), so only the Last
  * War writer's rule is checked.
  */
-function sizeRules(draft: MessageDraft, h: PacketHeader, at: Attempt, comp: { threshold: number; rule: CompressionRule }, pc: PacketContext, lastwar: boolean): void {
+function sizeRules(
+  draft: MessageDraft,
+  h: PacketHeader,
+  at: Attempt,
+  comp: { threshold: number; rule: CompressionRule },
+  pc: PacketContext,
+  lastwar: boolean
+): void {
   const n = lastwar ? at.serialized : null
   const why = `threshold ${comp.threshold}: ${COMPRESSION_RULE_TEXT[comp.rule]}`
   if (n !== null && h.compressed && at.steps.includes('zlib') && n <= comp.threshold) {
@@ -548,7 +617,8 @@ function sizeRules(draft: MessageDraft, h: PacketHeader, at: Attempt, comp: { th
   }
   const rule = lengthRule(h)
   if (rule === 'unneeded') draft.warn(`bigSized (0x08) with a length of ${h.length}: a 4-byte length is only needed above 65535`)
-  else if (rule === 'js-sdk' && !pc.jsSdk) draft.warn(`bigSized (0x08) with a length of ${h.length}: SFS2X uses a 4-byte length only above 65535 (above 65335 is the JS SDK's quirk)`)
+  else if (rule === 'js-sdk' && !pc.jsSdk)
+    draft.warn(`bigSized (0x08) with a length of ${h.length}: SFS2X uses a 4-byte length only above 65535 (above 65335 is the JS SDK's quirk)`)
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -13,17 +13,53 @@ import type { FieldNode, FieldScalar } from '../../model/types'
 import { F, pathDef } from './fields'
 
 export const TYPE_NAMES = [
-  'NULL', 'BOOL', 'BYTE', 'SHORT', 'INT', 'LONG', 'FLOAT', 'DOUBLE', 'UTF_STRING',
-  'BOOL_ARRAY', 'BYTE_ARRAY', 'SHORT_ARRAY', 'INT_ARRAY', 'LONG_ARRAY', 'FLOAT_ARRAY', 'DOUBLE_ARRAY', 'UTF_STRING_ARRAY',
-  'SFS_ARRAY', 'SFS_OBJECT', 'CLASS', 'TEXT'
+  'NULL',
+  'BOOL',
+  'BYTE',
+  'SHORT',
+  'INT',
+  'LONG',
+  'FLOAT',
+  'DOUBLE',
+  'UTF_STRING',
+  'BOOL_ARRAY',
+  'BYTE_ARRAY',
+  'SHORT_ARRAY',
+  'INT_ARRAY',
+  'LONG_ARRAY',
+  'FLOAT_ARRAY',
+  'DOUBLE_ARRAY',
+  'UTF_STRING_ARRAY',
+  'SFS_ARRAY',
+  'SFS_OBJECT',
+  'CLASS',
+  'TEXT'
 ] as const
 
 export type SfsTypeName = (typeof TYPE_NAMES)[number]
 
 export const T = {
-  NULL: 0, BOOL: 1, BYTE: 2, SHORT: 3, INT: 4, LONG: 5, FLOAT: 6, DOUBLE: 7, UTF_STRING: 8,
-  BOOL_ARRAY: 9, BYTE_ARRAY: 10, SHORT_ARRAY: 11, INT_ARRAY: 12, LONG_ARRAY: 13, FLOAT_ARRAY: 14, DOUBLE_ARRAY: 15,
-  UTF_STRING_ARRAY: 16, SFS_ARRAY: 17, SFS_OBJECT: 18, CLASS: 19, TEXT: 20
+  NULL: 0,
+  BOOL: 1,
+  BYTE: 2,
+  SHORT: 3,
+  INT: 4,
+  LONG: 5,
+  FLOAT: 6,
+  DOUBLE: 7,
+  UTF_STRING: 8,
+  BOOL_ARRAY: 9,
+  BYTE_ARRAY: 10,
+  SHORT_ARRAY: 11,
+  INT_ARRAY: 12,
+  LONG_ARRAY: 13,
+  FLOAT_ARRAY: 14,
+  DOUBLE_ARRAY: 15,
+  UTF_STRING_ARRAY: 16,
+  SFS_ARRAY: 17,
+  SFS_OBJECT: 18,
+  CLASS: 19,
+  TEXT: 20
 } as const
 
 /** Keys in wire order (a plain object would move integer-like keys first). */
@@ -78,9 +114,27 @@ export interface SfsDecodeResult {
 }
 
 const FIELD_TYPES: Record<number, FieldType> = {
-  0: 'none', 1: 'bool', 2: 'u8', 3: 'i16', 4: 'i32', 5: 'i64', 6: 'f32', 7: 'f64', 8: 'string',
-  9: 'bool', 10: 'bytes', 11: 'i16', 12: 'i32', 13: 'i64', 14: 'f32', 15: 'f64', 16: 'string',
-  17: 'none', 18: 'none', 19: 'bytes', 20: 'string'
+  0: 'none',
+  1: 'bool',
+  2: 'u8',
+  3: 'i16',
+  4: 'i32',
+  5: 'i64',
+  6: 'f32',
+  7: 'f64',
+  8: 'string',
+  9: 'bool',
+  10: 'bytes',
+  11: 'i16',
+  12: 'i32',
+  13: 'i64',
+  14: 'f32',
+  15: 'f64',
+  16: 'string',
+  17: 'none',
+  18: 'none',
+  19: 'bytes',
+  20: 'string'
 }
 
 const ELEMENT_SIZES: Record<number, number> = { 9: 1, 11: 2, 12: 4, 13: 8, 14: 4, 15: 8 }
@@ -178,12 +232,23 @@ export class SfsDecoder {
     const isObject = tag === T.SFS_OBJECT
     // Each entry needs at least its tag (and an object entry its 2-byte key length): check before looping.
     if (count * (isObject ? 3 : 1) > r.remaining) {
-      this.fail(`${isObject ? 'SFSObject' : 'SFSArray'} claims ${count} ${isObject ? 'keys' : 'elements'} but only ${r.remaining} bytes follow the count`, countPos)
+      this.fail(
+        `${isObject ? 'SFSObject' : 'SFSArray'} claims ${count} ${isObject ? 'keys' : 'elements'} but only ${r.remaining} bytes follow the count`,
+        countPos
+      )
     }
-    if (count > 0x7fff) this.warn(`${isObject ? 'SFSObject' : 'SFSArray'} count ${count} at offset ${countPos} is above 32767 (the SDKs read it as a signed 16-bit value)`)
+    if (count > 0x7fff)
+      this.warn(`${isObject ? 'SFSObject' : 'SFSArray'} count ${count} at offset ${countPos} is above 32767 (the SDKs read it as a signed 16-bit value)`)
     let node: FieldNode | null = null
     if (this.rec) {
-      node = r.tree.open({ key, label: `${label} (${TYPE_NAMES[tag]}, ${count} ${isObject ? (count === 1 ? 'key' : 'keys') : count === 1 ? 'element' : 'elements'})`, type: 'none', source: r.source, start: tagPos, length: 0 })
+      node = r.tree.open({
+        key,
+        label: `${label} (${TYPE_NAMES[tag]}, ${count} ${isObject ? (count === 1 ? 'key' : 'keys') : count === 1 ? 'element' : 'elements'})`,
+        type: 'none',
+        source: r.source,
+        start: tagPos,
+        length: 0
+      })
     }
     try {
       if (isObject) {
@@ -324,8 +389,18 @@ export class SfsDecoder {
       case T.CLASS: {
         // No length on the wire: nothing after it can be located. Keep its bytes (the rest of the body).
         const rest = r.bytesField(null, r.remaining)
-        this.leaf(key, tag, rest, tagPos, label, `undecodable, ${rest.length} bytes to the end of the body${rest.length ? `: ${formatValue({ type: 'bytes' }, rest)}` : ''}`)
-        this.stop = new DecodeError(`CLASS (19) value cannot be decoded (no length on the wire; the rest of the body, ${rest.length} bytes, is kept as its bytes) at offset ${tagPos}`, tagPos)
+        this.leaf(
+          key,
+          tag,
+          rest,
+          tagPos,
+          label,
+          `undecodable, ${rest.length} bytes to the end of the body${rest.length ? `: ${formatValue({ type: 'bytes' }, rest)}` : ''}`
+        )
+        this.stop = new DecodeError(
+          `CLASS (19) value cannot be decoded (no length on the wire; the rest of the body, ${rest.length} bytes, is kept as its bytes) at offset ${tagPos}`,
+          tagPos
+        )
         return { type: 'CLASS', value: rest }
       }
       default:
@@ -348,10 +423,14 @@ export class SfsDecoder {
     const count = r.u16(null)
     const size = ELEMENT_SIZES[tag] ?? 2 // UTF_STRING_ARRAY: at least the 2-byte length per element
     if (count * size > r.remaining) {
-      this.fail(`${TYPE_NAMES[tag]} claims ${count} elements (${count * size}${tag === T.UTF_STRING_ARRAY ? '+' : ''} bytes) but only ${r.remaining} bytes follow the count`, countPos)
+      this.fail(
+        `${TYPE_NAMES[tag]} claims ${count} elements (${count * size}${tag === T.UTF_STRING_ARRAY ? '+' : ''} bytes) but only ${r.remaining} bytes follow the count`,
+        countPos
+      )
     }
     // The Unity SDK Last War embeds reads these counts as i16 (GetTypedArraySize), like SFS_ARRAY/SFS_OBJECT's.
-    if (count > 0x7fff) this.warn(`${TYPE_NAMES[tag]} count ${count} at offset ${countPos} is above 32767 (the game's SDK reads it as a signed 16-bit value: ${count - 0x10000})`)
+    if (count > 0x7fff)
+      this.warn(`${TYPE_NAMES[tag]} count ${count} at offset ${countPos} is above 32767 (the game's SDK reads it as a signed 16-bit value: ${count - 0x10000})`)
     const type = FIELD_TYPES[tag]
     let node: FieldNode | null = null
     if (this.rec) node = r.tree.open({ key, label: `${label} (${TYPE_NAMES[tag]}, ${count})`, type: 'none', source: r.source, start: tagPos, length: 0 })
@@ -367,12 +446,23 @@ export class SfsDecoder {
             v = b !== 0
             break
           }
-          case T.SHORT_ARRAY: v = r.i16(null); break
-          case T.INT_ARRAY: v = r.i32(null); break
-          case T.LONG_ARRAY: v = r.i64(null); break
-          case T.FLOAT_ARRAY: v = r.f32(null); break
-          case T.DOUBLE_ARRAY: v = r.f64(null); break
-          default: v = this.string()
+          case T.SHORT_ARRAY:
+            v = r.i16(null)
+            break
+          case T.INT_ARRAY:
+            v = r.i32(null)
+            break
+          case T.LONG_ARRAY:
+            v = r.i64(null)
+            break
+          case T.FLOAT_ARRAY:
+            v = r.f32(null)
+            break
+          case T.DOUBLE_ARRAY:
+            v = r.f64(null)
+            break
+          default:
+            v = this.string()
         }
         vals.push(v)
         if (this.rec) r.record(pathDef(key, type), v, at, r.pos - at, () => `[${i}]: ${previewScalar(v, type)}`)

@@ -57,7 +57,6 @@ export interface DecompressResult {
   warnings: string[]
 }
 
-
 /** A valid zlib stream header (CM 8, window ≤ 32 KiB, FCHECK) at `data[at]`. */
 export function isZlibHeader(b0: number, b1: number): boolean {
   return (b0 & 0x0f) === 8 && b0 >> 4 <= 7 && ((b0 << 8) | b1) % 31 === 0
@@ -197,9 +196,20 @@ export function decompressZstd(data: Uint8Array, cap: number): DecompressResult 
   const walk = walkZstd(data)
   if (!walk.ok) return { out: new Uint8Array(0), error: walk.error, capped: false, warnings }
   for (const f of walk.frames) {
-    if (f.windowSize > cap) return { out: new Uint8Array(0), error: `Zstandard window of ${f.windowSize} bytes is above the decompression cap (${cap} bytes): refused`, capped: true, warnings }
+    if (f.windowSize > cap)
+      return {
+        out: new Uint8Array(0),
+        error: `Zstandard window of ${f.windowSize} bytes is above the decompression cap (${cap} bytes): refused`,
+        capped: true,
+        warnings
+      }
     if (f.contentSize !== null && f.contentSize > cap) {
-      return { out: new Uint8Array(0), error: `Zstandard frame declares ${f.contentSize} bytes, above the decompression cap (${cap} bytes): refused`, capped: true, warnings }
+      return {
+        out: new Uint8Array(0),
+        error: `Zstandard frame declares ${f.contentSize} bytes, above the decompression cap (${cap} bytes): refused`,
+        capped: true,
+        warnings
+      }
     }
   }
   if (walk.end < data.length) warnings.push(`${data.length - walk.end} bytes after the Zstandard frame${walk.frames.length > 1 ? 's' : ''}`)

@@ -17,7 +17,15 @@ function payloadName(stack: string[]): string {
 
 function addDataField(pdu: Pdu): void {
   const { bytes } = pdu
-  pdu.draft.tree.add({ key: F.data.key, label: `Data (${bytes.length} bytes)`, type: 'bytes', value: bytes, source: pdu.source, start: pdu.offset, length: bytes.length })
+  pdu.draft.tree.add({
+    key: F.data.key,
+    label: `Data (${bytes.length} bytes)`,
+    type: 'bytes',
+    value: bytes,
+    source: pdu.source,
+    start: pdu.offset,
+    length: bytes.length
+  })
 }
 
 export class UnknownDecoder implements ProtocolDecoder {

@@ -45,7 +45,17 @@ describe('capture diff', () => {
   it('the defaults hide ids, tokens and sequence numbers; without them they show', async () => {
     const r = await diffFiles(A, B, { noDefaults: true })
     const paths = new Set(r.conversations.flatMap((c) => c.changed.flatMap((x) => x.fields.map((f) => `${c.protocol} ${f.path}`))))
-    for (const p of ['photon peerId', 'photon parameters.221', 'photon responseTimeMs', 'sfs2x body.p.tk', 'sfs2x body.p.p._id', 'sfs2x requestId', 'sfs2x body.p.id', 'fignet callbackId', 'fignet responseTimeMs']) {
+    for (const p of [
+      'photon peerId',
+      'photon parameters.221',
+      'photon responseTimeMs',
+      'sfs2x body.p.tk',
+      'sfs2x body.p.p._id',
+      'sfs2x requestId',
+      'sfs2x body.p.id',
+      'fignet callbackId',
+      'fignet responseTimeMs'
+    ]) {
       expect(paths, p).toContain(p)
     }
     expect(r.ignored).toEqual({})
@@ -70,7 +80,12 @@ describe('capture diff', () => {
 
   it('alignment and field paths', () => {
     // an LCS: the extra and the missing message do not shift the pairs after them
-    expect(alignKeys(['a', 'b', 'x', 'c', 'd'], ['a', 'y', 'b', 'c', 'd'])).toEqual([[0, 0], [1, 2], [3, 3], [4, 4]])
+    expect(alignKeys(['a', 'b', 'x', 'c', 'd'], ['a', 'y', 'b', 'c', 'd'])).toEqual([
+      [0, 0],
+      [1, 2],
+      [3, 3],
+      [4, 4]
+    ])
     expect(alignKeys([], ['a'])).toEqual([])
     const leaves = valueLeaves({ code: 227, parameters: new Map([['248', pv.hash([pv.byte(255), pv.byte(8)], [pv.str('map'), pv.str('dunes')])]]) })
     expect([...leaves]).toEqual([

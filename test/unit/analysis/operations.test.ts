@@ -13,7 +13,16 @@ import { gw } from '../helpers/cli'
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-ops-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
-const op = (protocol: string, name: string, count: number, responses: number, unanswered: number, p50: number | null, p95 = p50, max = p95) => ({ protocol, name, count, responses, unanswered, p50, p95, max })
+const op = (protocol: string, name: string, count: number, responses: number, unanswered: number, p50: number | null, p95 = p50, max = p95) => ({
+  protocol,
+  name,
+  count,
+  responses,
+  unanswered,
+  p50,
+  p95,
+  max
+})
 
 // Per conversation, most requests first, then most responses, then by name.
 const PHOTON = [
@@ -46,7 +55,11 @@ describe('latency per operation', () => {
   it('gives requests, responses, unanswered and p50/p95/max per conversation and overall, as scripted', async () => {
     const s = await captureStats(file, { ops: true, jobs: 2 })
     const r = s.operations!
-    expect(r.conversations.map((c) => [c.conversation, c.protocol])).toEqual([[1, 'photon'], [2, 'sfs2x'], [3, 'fignet']])
+    expect(r.conversations.map((c) => [c.conversation, c.protocol])).toEqual([
+      [1, 'photon'],
+      [2, 'sfs2x'],
+      [3, 'fignet']
+    ])
     expect(r.conversations[0].operations).toEqual(PHOTON)
     expect(r.conversations[1].operations).toEqual(SFS2X)
     expect(r.conversations[2].operations).toEqual(FIGNET)

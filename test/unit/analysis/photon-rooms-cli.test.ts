@@ -51,7 +51,9 @@ describe('gamewire rooms', () => {
 
   it('--json names the rule and its frames for a seeded bug', () => {
     const doc = JSON.parse(rooms(files.ignored, '--json'))
-    expect(doc.rooms[0].divergences.map((d: { rule: string; frames: number[] }) => [d.rule, d.frames])).toEqual([['removal-ignored', [ignored.frames.removal, ignored.frames.replay]]])
+    expect(doc.rooms[0].divergences.map((d: { rule: string; frames: number[] }) => [d.rule, d.frames])).toEqual([
+      ['removal-ignored', [ignored.frames.removal, ignored.frames.replay]]
+    ])
     expect(doc.rooms[0].joins[2].divergences[0].detail).toMatch(/RemoveFromRoomCache of actor 2/)
   })
 
@@ -62,7 +64,9 @@ describe('gamewire rooms', () => {
     expect(without.unknown.map((u: { frame: number }) => u.frame)).toEqual([encrypted.frames.joinEvent, encrypted.frames.replay, encrypted.frames.live])
     const withKey = JSON.parse(rooms(files.encrypted, '--keylog', files.keys, '--json'))
     expect(withKey.unknown).toEqual([])
-    expect(withKey.rooms[0].divergences.map((d: { rule: string; frames: number[] }) => [d.rule, d.frames])).toEqual([['global-replayed-as-sender', [encrypted.frames.replay]]])
+    expect(withKey.rooms[0].divergences.map((d: { rule: string; frames: number[] }) => [d.rule, d.frames])).toEqual([
+      ['global-replayed-as-sender', [encrypted.frames.replay]]
+    ])
   })
 
   it('prints a readable report without --json', () => {
@@ -79,8 +83,14 @@ describe('gamewire rooms', () => {
     const doc = JSON.parse(rooms(join(ROOT, 'resources/demo.pcapng'), '--keylog', join(ROOT, 'resources/demo-keys.txt'), '--json'))
     expect(doc.rooms.map((r: { name: string }) => r.name)).toEqual(['harbor-4711'])
     const late = doc.rooms[0].joins[1]
-    expect(late.expected).toEqual([{ code: 202, sender: 1, cache: 4 }, { code: 12, sender: 1, cache: 4 }])
-    expect(late.received).toEqual([{ code: 202, sender: 1, frame: late.frame }, { code: 12, sender: 1, frame: late.frame }])
+    expect(late.expected).toEqual([
+      { code: 202, sender: 1, cache: 4 },
+      { code: 12, sender: 1, cache: 4 }
+    ])
+    expect(late.received).toEqual([
+      { code: 202, sender: 1, frame: late.frame },
+      { code: 12, sender: 1, frame: late.frame }
+    ])
     expect(doc.rooms[0].divergences).toEqual([])
   })
 

@@ -6,7 +6,17 @@ import { analyzeRooms, type Room, type RoomsDocument } from '../../../src-shared
 import { keyStore, runEngine } from '../helpers/decode'
 import type { Scenario } from './helpers/photon-room-scenario'
 import {
-  ROOM, actorsLeftRemovedGlobal, cleanupWithoutOption, encryptedCacheOperation, encryptedReplay, ghostInherited, globalReplayedAsSender, photonSession, removalDelivered, removalIgnored, replayMismatch
+  ROOM,
+  actorsLeftRemovedGlobal,
+  cleanupWithoutOption,
+  encryptedCacheOperation,
+  encryptedReplay,
+  ghostInherited,
+  globalReplayedAsSender,
+  photonSession,
+  removalDelivered,
+  removalIgnored,
+  replayMismatch
 } from './helpers/photon-room-sessions'
 
 function analyze(s: Scenario, keys?: string): RoomsDocument {
@@ -38,7 +48,9 @@ describe('a session where the server behaves as Photon does', () => {
   })
 
   it('rebuilds the actors: the creator leaving, a disconnect kept by PlayerTTL, the RejoinOnly rejoin', () => {
-    expect(room.actors.map(({ actorNr, conversation, userId, leftFrame, joinMode, ghost }) => ({ actorNr, conversation, userId, leftFrame, joinMode, ghost }))).toEqual([
+    expect(
+      room.actors.map(({ actorNr, conversation, userId, leftFrame, joinMode, ghost }) => ({ actorNr, conversation, userId, leftFrame, joinMode, ghost }))
+    ).toEqual([
       { actorNr: 1, conversation: 1, userId: 'user-ann', leftFrame: frames.aLeave, joinMode: 0, ghost: false },
       { actorNr: 2, conversation: 2, userId: 'user-bob', leftFrame: null, joinMode: 0, ghost: false },
       { actorNr: 3, conversation: 3, userId: 'user-cy', leftFrame: frames.cDrop, joinMode: 0, ghost: true },
@@ -53,15 +65,20 @@ describe('a session where the server behaves as Photon does', () => {
       { frame: frames.aJoin, actorNr: 1, how: 'lowest-active' },
       { frame: frames.handoff, actorNr: 2, how: 'set-properties' }
     ])
-    expect(room.properties.map(({ frame, target, keys, cas, outcome, serverReturnCode }) => ({ frame, target, keys, cas, outcome, serverReturnCode }))).toEqual([
-      { frame: frames.staleHandoff, target: 0, keys: ['B248'], cas: true, outcome: 'refused', serverReturnCode: -2 },
-      { frame: frames.handoff, target: 0, keys: ['B248'], cas: true, outcome: 'applied', serverReturnCode: 0 }
-    ])
+    expect(room.properties.map(({ frame, target, keys, cas, outcome, serverReturnCode }) => ({ frame, target, keys, cas, outcome, serverReturnCode }))).toEqual(
+      [
+        { frame: frames.staleHandoff, target: 0, keys: ['B248'], cas: true, outcome: 'refused', serverReturnCode: -2 },
+        { frame: frames.handoff, target: 0, keys: ['B248'], cas: true, outcome: 'applied', serverReturnCode: 0 }
+      ]
+    )
   })
 
   it('expects the cache after both removals and the actors-left clear: globals as 0, never the joiner its own events', () => {
     const [, , cy, cyAgain, dee] = room.joins
-    const bob = [{ code: 29, sender: 2, cache: 4 }, { code: 33, sender: 2, cache: 4 }]
+    const bob = [
+      { code: 29, sender: 2, cache: 4 },
+      { code: 33, sender: 2, cache: 4 }
+    ]
     expect(cy.expected).toEqual([{ code: 22, sender: 0, cache: 5 }, ...bob])
     expect(cy.received).toEqual([
       { code: 22, sender: 0, frame: frames.cReplay22 },
@@ -122,7 +139,11 @@ describe('each seeded server bug gives its rule and frames', () => {
       { rule: 'ghost-inherited', frames: [frames.oldJoin, frames.join] },
       { rule: 'ghost-inherited', frames: [frames.ownReplay] }
     ])
-    expect(room.actors.map((a) => [a.actorNr, a.conversation, a.ghost])).toEqual([[1, 1, true], [2, 2, false], [1, 3, false]])
+    expect(room.actors.map((a) => [a.actorNr, a.conversation, a.ghost])).toEqual([
+      [1, 1, true],
+      [2, 2, false],
+      [1, 3, false]
+    ])
   })
 
   it('replay-order, replay-missing and replay-unexpected', () => {
@@ -147,7 +168,11 @@ describe('input it cannot read', () => {
     expect(cy.divergences).toEqual([])
     expect(cy.received).toEqual([])
     expect(room.divergences).toEqual([])
-    expect(doc.unknown.map((u) => [u.conversation, u.frame])).toEqual([[3, frames.joinEvent], [3, frames.replay], [3, frames.live]])
+    expect(doc.unknown.map((u) => [u.conversation, u.frame])).toEqual([
+      [3, frames.joinEvent],
+      [3, frames.replay],
+      [3, frames.live]
+    ])
   })
 
   it('with the key, the same capture shows the bug it hid', () => {

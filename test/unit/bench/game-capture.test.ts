@@ -60,14 +60,25 @@ describe('the bench game capture', () => {
   })
 
   it('leaves nothing to the unknown decoder', () => {
-    expect(full.messages.filter((m) => m.protocol === 'unknown').map((m) => `#${m.id} ${stackOf(m)} ${m.summary}`).slice(0, 20)).toEqual([])
+    expect(
+      full.messages
+        .filter((m) => m.protocol === 'unknown')
+        .map((m) => `#${m.id} ${stackOf(m)} ${m.summary}`)
+        .slice(0, 20)
+    ).toEqual([])
     expect(full.conversations.filter((c) => c.protocol === 'unknown').map((c) => `${c.client} -> ${c.server}`)).toEqual([])
   })
 
   it('has every protocol on every carrier the generator uses', () => {
     const stacks = new Set(full.conversations.map((c) => stackOf(c)))
     expect([...stacks].sort()).toEqual([
-      'tcp/photon', 'tcp/sfs2x', 'tcp/websocket/photon', 'tcp/websocket/sfs2x', 'udp/enet/fignet', 'udp/litenetlib/fignet', 'udp/photon'
+      'tcp/photon',
+      'tcp/sfs2x',
+      'tcp/websocket/photon',
+      'tcp/websocket/sfs2x',
+      'udp/enet/fignet',
+      'udp/litenetlib/fignet',
+      'udp/photon'
     ])
     // decoded application messages, not only transport/control ones, on each
     const named = (stack: string, names: string[]) => {
@@ -109,7 +120,12 @@ describe('the bench game capture', () => {
     const zlibbed = (stack: string) => multi(stack).filter((m) => ((value(m).transforms as string[] | undefined) ?? []).includes('zlib'))
     expect(zlibbed('tcp/sfs2x').length).toBeGreaterThan(0)
     expect(zlibbed('tcp/websocket/sfs2x').length).toBeGreaterThan(0)
-    expect(full.conversations.some((c) => stackOf(c) === 'tcp/websocket/sfs2x' && full.messages.some((m) => m.conversation === c.id && m.name === 'HTTP 101 response' && (m.value as V).deflate))).toBe(true)
+    expect(
+      full.conversations.some(
+        (c) =>
+          stackOf(c) === 'tcp/websocket/sfs2x' && full.messages.some((m) => m.conversation === c.id && m.name === 'HTTP 101 response' && (m.value as V).deflate)
+      )
+    ).toBe(true)
     // Photon over TCP: big events split over segments
     expect(multi('tcp/photon').length).toBeGreaterThan(0)
   })
@@ -130,7 +146,9 @@ describe('the bench game capture', () => {
       /RoomId is the (joining player's|sender's peer) id/,
       /RoomEventResponseData: members not listed by the guide/
     ]
-    const others = full.messages.flatMap((m) => m.warnings.filter((w) => !informational.some((re) => re.test(w))).map((w) => `#${m.id} ${stackOf(m)} ${m.name}: ${w}`))
+    const others = full.messages.flatMap((m) =>
+      m.warnings.filter((w) => !informational.some((re) => re.test(w))).map((w) => `#${m.id} ${stackOf(m)} ${m.name}: ${w}`)
+    )
     expect(others.slice(0, 20)).toEqual([])
   })
 

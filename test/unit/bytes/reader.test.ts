@@ -28,7 +28,13 @@ describe('FieldReader', () => {
     expect(t.roots).toEqual([
       { key: 'test.a', label: 'A: 7', type: 'u8', value: 7, source: 3, start: 0, length: 1 },
       {
-        key: 'test.g', label: 'Group', type: 'none', value: undefined, source: 3, start: 1, length: 6,
+        key: 'test.g',
+        label: 'Group',
+        type: 'none',
+        value: undefined,
+        source: 3,
+        start: 1,
+        length: 6,
         children: [
           { key: 'test.b', label: 'B: 258 (TwoFiftyEight)', type: 'u16', value: 258, source: 3, start: 1, length: 2 },
           { key: 'test.c', label: 'C: 4278190080', type: 'u32', value: 0xff000000, source: 3, start: 3, length: 4 }

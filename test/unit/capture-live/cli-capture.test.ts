@@ -25,9 +25,15 @@ describe('gamewire capture -i lo', () => {
     const peers = await PhotonPeers.open(port)
     try {
       await peers.handshake()
-      await peers.request(253, [[244, pv.byte(22)], [245, pv.str('hello live')]])
+      await peers.request(253, [
+        [244, pv.byte(22)],
+        [245, pv.str('hello live')]
+      ])
       await peers.response(253, [])
-      await peers.event(22, [[245, pv.int(9)], [254, pv.int(3)]])
+      await peers.event(22, [
+        [245, pv.int(9)],
+        [254, pv.int(3)]
+      ])
       // Every message must be on stdout while the capture is still running.
       const event = await cap.waitFor((c) => named(c, 'photon', 'Event 22'), 'the Photon event')
       expect(cap.alive).toBe(true)
@@ -45,7 +51,9 @@ describe('gamewire capture -i lo', () => {
       const r = await cap.stop()
       expect(r.code).toBe(0)
       expect(r.messages).toHaveLength(7)
-      expect(r.summary.conversations).toEqual([expect.objectContaining({ transport: 'udp', client: conv, server: `127.0.0.1:${port}`, protocol: 'photon', frames: 7 })])
+      expect(r.summary.conversations).toEqual([
+        expect.objectContaining({ transport: 'udp', client: conv, server: `127.0.0.1:${port}`, protocol: 'photon', frames: 7 })
+      ])
       expect(r.summary.source).toMatchObject({ interface: 'lo', file, frames: 7, linkTypes: ['ETHERNET'] })
       // libpcap's own counters (pcap_stats via vendor/cap): nothing is dropped on an idle loopback.
       expect(r.summary.capture).toMatchObject({ received: 7, written: 7, stoppedBy: 'requested', dropped: 0, ifDropped: 0, filter: `udp port ${port}` })
@@ -65,15 +73,42 @@ describe('gamewire capture -i lo', () => {
     const peers = await PhotonPeers.open(port)
     try {
       await peers.handshake()
-      await peers.request(253, [[244, pv.byte(22)], [245, pv.str('hello live')]])
-      await peers.event(22, [[245, pv.int(9)], [254, pv.int(3)]])
+      await peers.request(253, [
+        [244, pv.byte(22)],
+        [245, pv.str('hello live')]
+      ])
+      await peers.event(22, [
+        [245, pv.int(9)],
+        [254, pv.int(3)]
+      ])
       await cap.waitFor((c) => named(c, 'photon', 'Event 22'), 'the Photon event')
       const r = await cap.stop()
       expect(r.code).toBe(0)
       expect(r.messages.map((m) => m.name)).toEqual(['CONNECT', 'VERIFYCONNECT', 'Init', 'InitResponse', 'RaiseEvent', 'Event 22'])
-      for (const m of r.messages) expect(Object.keys(m)).toEqual(['id', 'conversation', 'direction', 'frames', 'time', 'protocol', 'stack', 'name', 'summary', 'value', 'sources', 'warnings', 'error'])
+      for (const m of r.messages)
+        expect(Object.keys(m)).toEqual([
+          'id',
+          'conversation',
+          'direction',
+          'frames',
+          'time',
+          'protocol',
+          'stack',
+          'name',
+          'summary',
+          'value',
+          'sources',
+          'warnings',
+          'error'
+        ])
       const decoded = spawnSync(process.execPath, [BIN, 'decode', file, '--format', 'ndjson', '--tree', 'none'], { encoding: 'utf8' })
-      expect(decoded.stdout.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l))).toEqual(r.messages)
+      expect(
+        decoded.stdout
+          .trim()
+          .split('\n')
+          .slice(0, -1)
+          .map((l) => JSON.parse(l))
+      ).toEqual(r.messages)
     } finally {
       peers.close()
       await cap.stop()
@@ -85,7 +120,10 @@ describe('gamewire capture -i lo', () => {
     const cap = await startCapture(['-i', 'lo', '-f', `tcp port ${port}`])
     try {
       const sent = await runTraffic('sfs2x-traffic.mjs', [String(port)])
-      const reply = await cap.waitFor((c) => c.messages.find((m) => m.protocol === 'sfs2x' && m.direction === 's2c' && m.value.command === sent.command), 'the extension response')
+      const reply = await cap.waitFor(
+        (c) => c.messages.find((m) => m.protocol === 'sfs2x' && m.direction === 's2c' && m.value.command === sent.command),
+        'the extension response'
+      )
       expect(cap.alive).toBe(true)
       const request = cap.messages.find((m) => m.protocol === 'sfs2x' && m.direction === 'c2s' && m.value.command === sent.command)!
       expect(request.stack).toEqual(['tcp', 'websocket', 'sfs2x'])
@@ -110,10 +148,14 @@ describe('gamewire capture -i lo', () => {
       const sent = await runTraffic('enet-traffic.mjs', [String(port)])
       expect(sent.received.map((x: Line) => x.hex)).toEqual(sent.sent.map((x: Line) => x.hex)) // ENet delivered them all
       // FigNet messages (ENet's own commands, CONNECT/ACK/PING, come out too, as protocol enet).
-      const fignet = await cap.waitFor((c) => {
-        const got = c.messages.filter((m) => m.protocol === 'fignet' && m.value.msgId !== undefined)
-        return got.length >= sent.sent.length ? got : undefined
-      }, 'the FigNet messages', 8000)
+      const fignet = await cap.waitFor(
+        (c) => {
+          const got = c.messages.filter((m) => m.protocol === 'fignet' && m.value.msgId !== undefined)
+          return got.length >= sent.sent.length ? got : undefined
+        },
+        'the FigNet messages',
+        8000
+      )
       expect(cap.alive).toBe(true)
       expect(fignet.map((m) => ({ msgId: m.value.msgId, callbackId: m.value.callbackId, channel: m.value.channel }))).toEqual(
         sent.sent.map((s: Line) => ({ msgId: s.msgId, callbackId: s.callbackId, channel: s.channel }))
@@ -121,10 +163,20 @@ describe('gamewire capture -i lo', () => {
       expect(fignet.map((m) => m.direction)).toEqual(['c2s', 'c2s', 'c2s'])
       expect(fignet.map((m) => m.value.delivery)).toEqual(['Reliable', 'Unsequenced', 'Reliable'])
       expect(fignet[0].stack).toEqual(['udp', 'enet', 'fignet'])
-      expect(fignet[0].value).toMatchObject({ msgName: 'Ping', codec: 'BitBuffer', encrypted: false, payload: { peerType: { type: 'byte', value: 1, name: 'Client' } } })
-      expect(fignet[2].value).toMatchObject({ msgName: 'RegisterIdentity', payload: { SecretKey: { type: 'string', value: 'secret' }, AppName: { type: 'string', value: 'app' } } })
+      expect(fignet[0].value).toMatchObject({
+        msgName: 'Ping',
+        codec: 'BitBuffer',
+        encrypted: false,
+        payload: { peerType: { type: 'byte', value: 1, name: 'Client' } }
+      })
+      expect(fignet[2].value).toMatchObject({
+        msgName: 'RegisterIdentity',
+        payload: { SecretKey: { type: 'string', value: 'secret' }, AppName: { type: 'string', value: 'app' } }
+      })
       const r = await cap.stop()
-      expect(r.summary.conversations).toEqual([expect.objectContaining({ client: `127.0.0.1:${sent.clientPort}`, server: sent.server, protocol: 'fignet', stack: ['udp', 'enet', 'fignet'] })])
+      expect(r.summary.conversations).toEqual([
+        expect.objectContaining({ client: `127.0.0.1:${sent.clientPort}`, server: sent.server, protocol: 'fignet', stack: ['udp', 'enet', 'fignet'] })
+      ])
     } finally {
       await cap.stop()
     }
@@ -161,7 +213,7 @@ describe('gamewire capture -i lo', () => {
 })
 
 describe('gamewire capture errors (one line, exit 2)', () => {
-  it('a bad capture filter gives libpcap\'s message', async () => {
+  it("a bad capture filter gives libpcap's message", async () => {
     const r = await runCapture(['-i', 'lo', '-f', 'udp port'])
     expect(r.code).toBe(2)
     expect(r.stderr).toBe("gamewire: bad capture filter 'udp port': can't parse filter expression: syntax error\n")
@@ -181,7 +233,9 @@ describe('gamewire capture errors (one line, exit 2)', () => {
     const r = await runCapture(['-i', 'lo'], { withoutCaptureRights: true })
     expect(r.code).toBe(2)
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(1)
-    expect(r.stderr).toMatch(/^gamewire: no permission to capture on lo \(libpcap: .*Operation not permitted\): run as root \(sudo\), or grant node the capture capabilities once: sudo setcap cap_net_raw,cap_net_admin=eip \//)
+    expect(r.stderr).toMatch(
+      /^gamewire: no permission to capture on lo \(libpcap: .*Operation not permitted\): run as root \(sudo\), or grant node the capture capabilities once: sudo setcap cap_net_raw,cap_net_admin=eip \//
+    )
   })
 
   it('bad options, an unwritable -w file, an unknown preset', async () => {

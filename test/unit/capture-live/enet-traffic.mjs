@@ -38,10 +38,10 @@ server.on('connect', (peer) => {
 })
 server.start(10)
 
-const client = await new Promise((resolve, reject) => enet.createClient({ peers: 1, channels: 4, down: 0, up: 0 }, (err, host) => (err ? reject(err) : resolve(host))))
-const peer = await new Promise((resolve, reject) =>
-  client.connect(new enet.Address('127.0.0.1', port), 4, 0, (err, p) => (err ? reject(err) : resolve(p)))
+const client = await new Promise((resolve, reject) =>
+  enet.createClient({ peers: 1, channels: 4, down: 0, up: 0 }, (err, host) => (err ? reject(err) : resolve(host)))
 )
+const peer = await new Promise((resolve, reject) => client.connect(new enet.Address('127.0.0.1', port), 4, 0, (err, p) => (err ? reject(err) : resolve(p))))
 for (const m of SENT) {
   const packet = new enet.Packet(envelope(m.msgId, m.callbackId, m.body), m.reliable ? enet.PACKET_FLAG.RELIABLE : enet.PACKET_FLAG.UNSEQUENCED)
   await new Promise((resolve) => peer.send(m.channel, packet, () => resolve()))
@@ -51,7 +51,14 @@ while (received.length < SENT.length) await new Promise((r) => setTimeout(r, 20)
 peer.disconnectLater()
 await new Promise((r) => setTimeout(r, 200))
 const clientPort = client.address().port
-console.log(JSON.stringify({ server: `127.0.0.1:${port}`, clientPort, sent: SENT.map((m) => ({ ...m, hex: envelope(m.msgId, m.callbackId, m.body).toString('hex') })), received }))
+console.log(
+  JSON.stringify({
+    server: `127.0.0.1:${port}`,
+    clientPort,
+    sent: SENT.map((m) => ({ ...m, hex: envelope(m.msgId, m.callbackId, m.body).toString('hex') })),
+    received
+  })
+)
 client.destroy()
 server.destroy()
 process.exit(0)

@@ -20,13 +20,16 @@ function collectingHost(config: { spawn?: CaptureSpawner } = {}) {
   const batches: { at: number; batch: LiveBatch }[] = []
   const messages: Line[] = []
   const waiters = new Set<() => void>()
-  const host = new LiveCaptureHost({
-    onBatch: (b) => {
-      batches.push({ at: Date.now(), batch: b })
-      if (b.ndjson) for (const l of Buffer.from(b.ndjson).toString('utf8').split('\n')) if (l) messages.push(JSON.parse(l))
-      for (const w of [...waiters]) w()
-    }
-  }, config)
+  const host = new LiveCaptureHost(
+    {
+      onBatch: (b) => {
+        batches.push({ at: Date.now(), batch: b })
+        if (b.ndjson) for (const l of Buffer.from(b.ndjson).toString('utf8').split('\n')) if (l) messages.push(JSON.parse(l))
+        for (const w of [...waiters]) w()
+      }
+    },
+    config
+  )
   const until = <T>(pick: () => T | undefined, what: string, ms = 10_000): Promise<T> =>
     new Promise((resolve, reject) => {
       const check = () => {
@@ -99,7 +102,10 @@ describe('LiveCaptureHost on lo', () => {
       expect(await host.save(file)).toEqual({ path: file, frames: 5 })
       expect(tsharkFrames(file)).toBe(5)
       // The five newest frames: datagrams 7..11, in order.
-      const payloads = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'data.data'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim().split('\n')
+      const payloads = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'data.data'], { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim()
+        .split('\n')
       expect(payloads.map((h) => parseInt(h.slice(0, 8), 16))).toEqual([7, 8, 9, 10, 11])
       // Capturing goes on after the save.
       await peers.raw(3)
@@ -145,15 +151,20 @@ describe('LiveCaptureHost on lo', () => {
     }
   })
 
-  it('forwardOnly (the app\'s path) starts no decoder: it forwards the frames and libpcap\'s counters, nothing decoded', async () => {
+  it("forwardOnly (the app's path) starts no decoder: it forwards the frames and libpcap's counters, nothing decoded", async () => {
     const port = await freePort()
     const { host, batches, until } = collectingHost({ spawn: noDecoderSpawner })
     running.push(host)
     // The trap works: a capture that decodes cannot start under it.
-    await expect(host.start({ device: 'lo', filter: `udp port ${port}`, output: { rows: true, frames: true } })).rejects.toMatchObject({ kind: 'internal', message: expect.stringMatching(/a decoder worker was started/) })
+    await expect(host.start({ device: 'lo', filter: `udp port ${port}`, output: { rows: true, frames: true } })).rejects.toMatchObject({
+      kind: 'internal',
+      message: expect.stringMatching(/a decoder worker was started/)
+    })
     expect(host.state).toBe('idle')
     // Decoding options make no sense without a decoder: refused before anything starts.
-    await expect(host.start({ device: 'lo', forwardOnly: true, output: { frames: true }, displayFilter: 'photon' })).rejects.toThrow('capture options: displayFilter needs a decoder (not with forwardOnly)')
+    await expect(host.start({ device: 'lo', forwardOnly: true, output: { frames: true }, displayFilter: 'photon' })).rejects.toThrow(
+      'capture options: displayFilter needs a decoder (not with forwardOnly)'
+    )
     await expect(host.start({ device: 'lo', forwardOnly: true, output: { frames: true, rows: true } })).rejects.toMatchObject({ kind: 'options' })
     await expect(host.start({ device: 'lo', forwardOnly: true })).rejects.toThrow('capture options: forwardOnly needs output.frames')
 
@@ -168,7 +179,16 @@ describe('LiveCaptureHost on lo', () => {
       expect(batches.some((b) => b.batch.ndjson || b.batch.rows)).toBe(false)
       await expect(host.addKeys('PHOTON_AES_KEY * ' + '00'.repeat(32))).rejects.toThrow(/does not decode/)
       const stopped = await host.stop()
-      expect(stopped.stats).toMatchObject({ received: 14, messages: 0, matched: 0, errors: 0, conversations: 0, decodeBacklog: 0, decodeDropped: 0, framesNotSent: 0 })
+      expect(stopped.stats).toMatchObject({
+        received: 14,
+        messages: 0,
+        matched: 0,
+        errors: 0,
+        conversations: 0,
+        decodeBacklog: 0,
+        decodeDropped: 0,
+        framesNotSent: 0
+      })
       expect(stopped.conversations).toEqual([])
       expect(stopped.warnings.join('\n')).not.toMatch(/decoder/)
       expect(JSON.parse(stopped.summaryLine).summary).toMatchObject({ source: { frames: 14 }, stats: { messages: 0, errors: 0 } })

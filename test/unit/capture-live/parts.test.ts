@@ -41,17 +41,21 @@ describe('open errors become one actionable line', () => {
     expect(permissionHelp(link)).toContain(`setcap cap_net_raw,cap_net_admin=eip ${real}`)
     expect(permissionHelp(link)).toContain('$(readlink -f $(which node))')
     const electron = permissionHelp('/opt/gamewire/gamewire-app')
-    expect(electron).toBe('run as root (sudo), or grant the Electron binary the capture capabilities once: sudo setcap cap_net_raw,cap_net_admin=eip /opt/gamewire/gamewire-app')
+    expect(electron).toBe(
+      'run as root (sudo), or grant the Electron binary the capture capabilities once: sudo setcap cap_net_raw,cap_net_admin=eip /opt/gamewire/gamewire-app'
+    )
   })
 
   it('maps cap link-type names to LINKTYPE_ numbers', () => {
-    expect(['ETHERNET', 'NULL', 'RAW', 'LINKTYPE_LINUX_SLL', 'Unknown linktype 276', 'Unknown linktype 228'].map(linkTypeFromCap)).toEqual([1, 0, 101, 113, 276, 228])
+    expect(['ETHERNET', 'NULL', 'RAW', 'LINKTYPE_LINUX_SLL', 'Unknown linktype 276', 'Unknown linktype 228'].map(linkTypeFromCap)).toEqual([
+      1, 0, 101, 113, 276, 228
+    ])
     expect(() => linkTypeFromCap('WAT')).toThrow(CaptureError)
   })
 })
 
 describe('capture presets', () => {
-  it('lists the protocols\' usual ports as data', () => {
+  it("lists the protocols' usual ports as data", () => {
     const ports = (id: string) => CAPTURE_PRESETS.find((p) => p.id === id)!.ports.map((p) => `${p.transport}/${p.port}`)
     expect(ports('photon-udp')).toEqual(expect.arrayContaining(['udp/5055', 'udp/5056', 'udp/5058']))
     expect(ports('photon-tcp')).toEqual(['tcp/4533', 'tcp/4530', 'tcp/4531'])
@@ -117,7 +121,12 @@ describe('PcapngFile', () => {
     for (let i = 3; i < 2000; i++) f.frame({ tsSec: 1_800_000_000 + i, tsNsec: 0, originalLength: 100, data: eth(i & 0xff) })
     f.close()
     expect(tsharkFrames(path)).toBe(2000)
-    const first = execFileSync('tshark', ['-r', path, '-c', '1', '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'frame.len', '-e', 'frame.cap_len'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim().split('\t')
+    const first = execFileSync('tshark', ['-r', path, '-c', '1', '-T', 'fields', '-e', 'frame.time_epoch', '-e', 'frame.len', '-e', 'frame.cap_len'], {
+      stdio: ['ignore', 'pipe', 'ignore']
+    })
+      .toString()
+      .trim()
+      .split('\t')
     expect(first).toEqual(['1800000000.123456000', '18', '18'])
   })
 })
@@ -145,7 +154,12 @@ describe('devices', () => {
     expect(text.status).toBe(0)
     expect(text.stdout).toMatch(/^lo \[loopback, up, running\]\tLoopback\t127\.0\.0\.1, ::1$/m)
     const json = JSON.parse(spawnSync(process.execPath, [join(ROOT, 'bin/gamewire.mjs'), 'devices', '--json'], { encoding: 'utf8' }).stdout)
-    expect(json.map((d: { name: string }) => d.name)).toEqual(text.stdout.trim().split('\n').map((l) => l.split(/[\s\t]/)[0]))
+    expect(json.map((d: { name: string }) => d.name)).toEqual(
+      text.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split(/[\s\t]/)[0])
+    )
   })
 })
 
@@ -157,12 +171,15 @@ describe('without a loadable cap', () => {
     cpSync(join(ROOT, 'bin'), join(app, 'bin'), { recursive: true })
     cpSync(join(ROOT, 'out', 'main'), join(app, 'out', 'main'), { recursive: true })
     writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'gamewire', type: 'module' }))
-    for (const m of readdirSync(join(ROOT, 'node_modules'))) if (m !== 'cap' && m !== '.bin') symlinkSync(join(ROOT, 'node_modules', m), join(app, 'node_modules', m))
+    for (const m of readdirSync(join(ROOT, 'node_modules')))
+      if (m !== 'cap' && m !== '.bin') symlinkSync(join(ROOT, 'node_modules', m), join(app, 'node_modules', m))
     const gw = (...args: string[]) => spawnSync(process.execPath, [join(app, 'bin/gamewire.mjs'), ...args], { cwd: app, encoding: 'utf8', maxBuffer: 1 << 28 })
     for (const args of [['devices'], ['capture', '-i', 'lo']]) {
       const r = gw(...args)
       expect(r.status, args.join(' ')).toBe(2)
-      expect(r.stderr).toMatch(/^gamewire: live capture unavailable: the optional libpcap binding 'cap' is not installed \(npm skips it when libpcap-dev is missing\); install libpcap-dev .* and run `npm install` again/)
+      expect(r.stderr).toMatch(
+        /^gamewire: live capture unavailable: the optional libpcap binding 'cap' is not installed \(npm skips it when libpcap-dev is missing\); install libpcap-dev .* and run `npm install` again/
+      )
       expect(r.stderr.trim().split('\n')).toHaveLength(1)
     }
     const decoded = gw('decode', join(ROOT, 'test/fixtures/net/loopback.pcapng'), '--format', 'ndjson')

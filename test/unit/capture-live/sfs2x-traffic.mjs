@@ -25,16 +25,41 @@ const codec = sdkCodec()
 const wss = new WebSocketServer({ host: HOST, port, path: '/BlueBox/websocket', perMessageDeflate: false })
 await new Promise((r) => wss.on('listening', r))
 const str = (value) => ({ type: 'UTF_STRING', value })
-const reply = (ws, controller, action, content) => ws.send(Buffer.from(codec.onPacketWrite({ targetController: controller, id: action, content })), { binary: true })
+const reply = (ws, controller, action, content) =>
+  ws.send(Buffer.from(codec.onPacketWrite({ targetController: controller, id: action, content })), { binary: true })
 wss.on('connection', (ws) => {
   ws.on('message', (data) => {
     const msg = codec.onPacketRead(new Uint8Array(data))
     const c = msg.targetController
     const a = msg.id
     const p = msg.content
-    if (c === 0 && a === 0) reply(ws, 0, 0, toSdkObject({ type: 'SFS_OBJECT', value: { tk: str('0123456789abcdef0123456789abcdef'), ct: { type: 'INT', value: 1024 }, ms: { type: 'INT', value: 500000 } } }))
+    if (c === 0 && a === 0)
+      reply(
+        ws,
+        0,
+        0,
+        toSdkObject({
+          type: 'SFS_OBJECT',
+          value: { tk: str('0123456789abcdef0123456789abcdef'), ct: { type: 'INT', value: 1024 }, ms: { type: 'INT', value: 500000 } }
+        })
+      )
     else if (c === 0 && a === 1)
-      reply(ws, 0, 1, toSdkObject({ type: 'SFS_OBJECT', value: { zn: str(p.getUtfString('zn')), un: str(p.getUtfString('un')), id: { type: 'INT', value: 7 }, pi: { type: 'SHORT', value: 1 }, rl: { type: 'SFS_ARRAY', value: [] }, rs: { type: 'SHORT', value: 0 } } }))
+      reply(
+        ws,
+        0,
+        1,
+        toSdkObject({
+          type: 'SFS_OBJECT',
+          value: {
+            zn: str(p.getUtfString('zn')),
+            un: str(p.getUtfString('un')),
+            id: { type: 'INT', value: 7 },
+            pi: { type: 'SHORT', value: 1 },
+            rl: { type: 'SFS_ARRAY', value: [] },
+            rs: { type: 'SHORT', value: 0 }
+          }
+        })
+      )
     else if (c === 1 && a === 13) {
       const echo = new SFS2X.SFSObject()
       echo.putUtfString('c', p.getUtfString('c'))

@@ -112,4 +112,3 @@ export function hex(b: Uint8Array): string {
 export function epoch(f: Pick<CaptureFrame, 'tsSec' | 'tsNsec'>): string {
   return `${f.tsSec}.${String(f.tsNsec).padStart(9, '0')}`
 }
-

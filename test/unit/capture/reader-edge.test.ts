@@ -57,7 +57,7 @@ const frameA = writer.frame({ interfaceId: 0, tsSec: 1700000000, tsNsec: 1234560
 const frameB = writer.frame({ interfaceId: 0, tsSec: 1700000001, tsNsec: 0, data: Uint8Array.of(6, 7) })
 
 describe('CaptureReader: not a capture file', () => {
-  it('throws CaptureFormatError on an unknown magic, without repeating the file\'s bytes', () => {
+  it("throws CaptureFormatError on an unknown magic, without repeating the file's bytes", () => {
     const r = readCapture(new TextEncoder().encode('GET / HTTP/1.1\r\n'))
     expect(r.error).toBe('not a pcap or pcapng file (it does not start with a capture file magic number)')
     expect(r.frames).toEqual([])
@@ -207,7 +207,9 @@ describe('CaptureReader: pcapng details', () => {
       expect(r.warnings).toEqual([])
       return epoch(r.frames[0])
     }
-    expect(ts(9, 0x17a2b3c4, 0xd5e6f708)).toBe(`${(0x17a2b3c4d5e6f708n / 1_000_000_000n).toString()}.${(0x17a2b3c4d5e6f708n % 1_000_000_000n).toString().padStart(9, '0')}`)
+    expect(ts(9, 0x17a2b3c4, 0xd5e6f708)).toBe(
+      `${(0x17a2b3c4d5e6f708n / 1_000_000_000n).toString()}.${(0x17a2b3c4d5e6f708n % 1_000_000_000n).toString().padStart(9, '0')}`
+    )
     expect(ts(9, 0xffffffff, 0xffffffff)).toBe('18446744073.709551615')
     expect(ts(6, 0xffffffff, 0xffffffff)).toBe('18446744073709.551615000')
     expect(ts(0, 0, 1700000000)).toBe('1700000000.000000000')

@@ -10,7 +10,14 @@ const entries = manifest()
 describe('capture fixtures match tshark', () => {
   it('has the fixtures the generator promises', () => {
     expect(entries.length).toBeGreaterThanOrEqual(15)
-    for (const f of ['pcap-us-le.pcap', 'pcap-ns-be.pcap', 'pcapng-two-interfaces.pcapng', 'pcapng-sections.pcapng', 'pcapng-comments.pcapng', 'pcapng-truncated.pcapng']) {
+    for (const f of [
+      'pcap-us-le.pcap',
+      'pcap-ns-be.pcap',
+      'pcapng-two-interfaces.pcapng',
+      'pcapng-sections.pcapng',
+      'pcapng-comments.pcapng',
+      'pcapng-truncated.pcapng'
+    ]) {
       expect(entries.map((e) => e.file)).toContain(f)
     }
   })
@@ -58,7 +65,14 @@ describe('capture fixtures match tshark', () => {
         want.interfaces.forEach((o, i) => {
           const x = whole.interfaces[i]
           expect(
-            { name: x.name ?? null, description: x.description ?? null, linkType: x.linkType, snapLen: x.snapLen, tsUnitsPerSecond: x.tsUnitsPerSecond, tsOffset: x.tsOffset },
+            {
+              name: x.name ?? null,
+              description: x.description ?? null,
+              linkType: x.linkType,
+              snapLen: x.snapLen,
+              tsUnitsPerSecond: x.tsUnitsPerSecond,
+              tsOffset: x.tsOffset
+            },
             `interface ${i}`
           ).toEqual(o)
         })

@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import { PcapngWriter, type PcapngWriterFrame, type PcapngWriterInterface } from '../../../src-shared/capture'
 import { epoch, hex, readCapture } from './helpers'
 
-
 const interfaces: PcapngWriterInterface[] = [
   { linkType: 1, name: 'eth0 — game', snapLen: 65535 }, // µs (default)
   { linkType: 101, name: 'raw', tsUnitsPerSecond: 1e9 },
@@ -61,10 +60,7 @@ function expected(f: PcapngWriterFrame, units: number): { time: string; len: num
   }
 }
 
-const allExpected = [
-  ...frames.map((f) => expected(f, interfaces[f.interfaceId].tsUnitsPerSecond ?? 1e6)),
-  ...frames2.map((f) => expected(f, 1e9))
-]
+const allExpected = [...frames.map((f) => expected(f, interfaces[f.interfaceId].tsUnitsPerSecond ?? 1e6)), ...frames2.map((f) => expected(f, 1e9))]
 
 describe('PcapngWriter', () => {
   const bytes = writeAll()
@@ -128,7 +124,11 @@ describe('PcapngWriter output read by tshark', () => {
       }
     })
     expect(got).toEqual(allExpected)
-    const where = packets.map(({ _source: { layers: l } }) => [Number(l.frame['frame.section_number']), Number(l.frame['frame.interface_id']), l.frame['frame.encap_type']])
+    const where = packets.map(({ _source: { layers: l } }) => [
+      Number(l.frame['frame.section_number']),
+      Number(l.frame['frame.interface_id']),
+      l.frame['frame.encap_type']
+    ])
     expect(where).toEqual([
       [1, 0, '1'],
       [1, 1, '7'],

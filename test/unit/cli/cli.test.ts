@@ -17,9 +17,32 @@ describe('gamewire decode', () => {
     expect(doc.format).toBe('gamewire/1')
     expect(doc.source).toEqual({ file: 'loopback.pcapng', frames: 127, linkTypes: ['ETHERNET'], warnings: [] })
     expect(doc.conversations).toHaveLength(7)
-    expect(doc.conversations[0]).toMatchObject({ id: 1, transport: 'udp', client: '127.0.0.1:46174', server: '127.0.0.1:40001', protocol: 'unknown', stack: ['udp'], frames: 8 })
+    expect(doc.conversations[0]).toMatchObject({
+      id: 1,
+      transport: 'udp',
+      client: '127.0.0.1:46174',
+      server: '127.0.0.1:40001',
+      protocol: 'unknown',
+      stack: ['udp'],
+      frames: 8
+    })
     const m = doc.messages[0]
-    expect(Object.keys(m)).toEqual(['id', 'conversation', 'direction', 'frames', 'time', 'protocol', 'stack', 'name', 'summary', 'value', 'tree', 'sources', 'warnings', 'error'])
+    expect(Object.keys(m)).toEqual([
+      'id',
+      'conversation',
+      'direction',
+      'frames',
+      'time',
+      'protocol',
+      'stack',
+      'name',
+      'summary',
+      'value',
+      'tree',
+      'sources',
+      'warnings',
+      'error'
+    ])
     expect(m).toMatchObject({ id: 1, conversation: 1, direction: 'a2b', frames: [1], protocol: 'unknown', value: { hex: '68656c6c6f' }, error: null })
     expect(m.tree[0]).toEqual({ key: 'data.data', label: 'Data (5 bytes)', type: 'bytes', value: '68656c6c6f', source: 0, start: 0, length: 5, children: [] })
     expect(m.sources).toEqual([{ name: 'UDP payload', length: 5 }])
@@ -35,7 +58,10 @@ describe('gamewire decode', () => {
   it('writes ndjson: one message a line, then the summary line', () => {
     const r = gw('decode', LOOPBACK, '--format', 'ndjson')
     expect(r.code).toBe(0)
-    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l))
+    const lines = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     const summary = lines.pop()
     expect(Object.keys(summary)).toEqual(['summary'])
     expect(summary.summary.source.frames).toBe(127)
@@ -146,9 +172,29 @@ describe('gamewire decode', () => {
     const none = gw('decode', LOOPBACK, '--format', 'ndjson', '--include-bytes', '--tree', 'none')
     expect(gw('decode', LOOPBACK, '--format', 'ndjson', '--include-bytes', '--tree=full').stdout).toBe(full.stdout)
     expect(none.code).toBe(0)
-    const fullLines = full.stdout.trim().split('\n').map((l) => JSON.parse(l))
-    const noneLines = none.stdout.trim().split('\n').map((l) => JSON.parse(l))
-    expect(Object.keys(noneLines[0])).toEqual(['id', 'conversation', 'direction', 'frames', 'time', 'protocol', 'stack', 'name', 'summary', 'value', 'sources', 'warnings', 'error'])
+    const fullLines = full.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    const noneLines = none.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+    expect(Object.keys(noneLines[0])).toEqual([
+      'id',
+      'conversation',
+      'direction',
+      'frames',
+      'time',
+      'protocol',
+      'stack',
+      'name',
+      'summary',
+      'value',
+      'sources',
+      'warnings',
+      'error'
+    ])
     expect(noneLines[0].sources[0]).toEqual({ name: 'UDP payload', length: 5, hex: '68656c6c6f' })
     for (const l of fullLines) delete l.tree
     expect(noneLines).toEqual(fullLines)

@@ -6,11 +6,20 @@ import { join } from 'node:path'
 import { ROOT, gw } from '../helpers/cli'
 const KEYS = join(ROOT, 'test/fixtures/ui/keys.txt')
 
-const captures = ['resources/demo.pcapng', 'test/fixtures/net/loopback.pcapng', 'test/fixtures/sfs2x/sdk-ws-deflate.pcapng', 'test/fixtures/capture/pcap-truncated.pcap']
+const captures = [
+  'resources/demo.pcapng',
+  'test/fixtures/net/loopback.pcapng',
+  'test/fixtures/sfs2x/sdk-ws-deflate.pcapng',
+  'test/fixtures/capture/pcap-truncated.pcap'
+]
 
 describe('gamewire --jobs', () => {
   it.each(captures)('%s: decode gives byte-identical JSON and NDJSON, with and without trees, with 1 and 4 jobs', (file) => {
-    for (const [format, tree] of [['json', 'full'], ['ndjson', 'full'], ['ndjson', 'none']]) {
+    for (const [format, tree] of [
+      ['json', 'full'],
+      ['ndjson', 'full'],
+      ['ndjson', 'none']
+    ]) {
       const one = gw('decode', file, '--keylog', KEYS, '--format', format, '--tree', tree, '--jobs', '1')
       const four = gw('decode', file, '--keylog', KEYS, '--format', format, '--tree', tree, '--jobs', '4')
       expect(one.code).toBe(0)

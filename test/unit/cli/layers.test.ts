@@ -24,12 +24,41 @@ describe('gamewire decode --layers', () => {
     const doc = JSON.parse(r.stdout)
     const m = doc.messages[0]
     expect(m.frames).toEqual([1])
-    expect(m.sources).toEqual([{ name: 'Frame 1', length: 47 }, { name: 'UDP payload', length: 5 }])
+    expect(m.sources).toEqual([
+      { name: 'Frame 1', length: 47 },
+      { name: 'UDP payload', length: 5 }
+    ])
     const frame = m.tree[0]
-    expect(frame).toMatchObject({ key: 'frame', label: 'Frame 1: 47 bytes on wire (376 bits), 47 bytes captured (376 bits) on interface lo, id 0', source: 0, start: 0, length: 47 })
-    expect(frame.children.map((n: any) => n.key)).toEqual(['frame.interface_id', 'frame.interface_name', 'frame.time', 'frame.time_epoch', 'frame.number', 'frame.len', 'frame.cap_len', 'eth', 'ip', 'udp'])
+    expect(frame).toMatchObject({
+      key: 'frame',
+      label: 'Frame 1: 47 bytes on wire (376 bits), 47 bytes captured (376 bits) on interface lo, id 0',
+      source: 0,
+      start: 0,
+      length: 47
+    })
+    expect(frame.children.map((n: any) => n.key)).toEqual([
+      'frame.interface_id',
+      'frame.interface_name',
+      'frame.time',
+      'frame.time_epoch',
+      'frame.number',
+      'frame.len',
+      'frame.cap_len',
+      'eth',
+      'ip',
+      'udp'
+    ])
     const ip = frame.children.find((n: any) => n.key === 'ip')
-    expect(ip.children.find((n: any) => n.key === 'ip.ttl')).toEqual({ key: 'ip.ttl', label: 'Time to live: 64', type: 'u8', value: 64, source: 0, start: 22, length: 1, children: [] })
+    expect(ip.children.find((n: any) => n.key === 'ip.ttl')).toEqual({
+      key: 'ip.ttl',
+      label: 'Time to live: 64',
+      type: 'u8',
+      value: 64,
+      source: 0,
+      start: 22,
+      length: 1,
+      children: []
+    })
     const udp = frame.children.find((n: any) => n.key === 'udp')
     expect(udp.children.find((n: any) => n.key === 'udp.srcport')).toMatchObject({ value: 46174, source: 0, start: 34, length: 2 })
     // The protocol's own tree follows, pointing at the UDP payload (now source 1).
@@ -46,18 +75,29 @@ describe('gamewire decode --layers', () => {
   })
 
   it('names interfaces and keeps frame comments (pcapng), with shards too', () => {
-    const comments = (jobs: string) => gw('decode', join(ROOT, 'test/fixtures/capture/pcapng-comments.pcapng'), '--layers', '--format', 'ndjson', '--jobs', jobs)
+    const comments = (jobs: string) =>
+      gw('decode', join(ROOT, 'test/fixtures/capture/pcapng-comments.pcapng'), '--layers', '--format', 'ndjson', '--jobs', jobs)
     const one = comments('1')
     expect(comments('2').stdout).toBe(one.stdout)
     const found = [...one.stdout.matchAll(/"key":"frame\.comment","label":"Comment: ([^"]*)"/g)].map((m) => m[1])
     // editcap wrote these (test/fixtures/make-capture-fixtures.mjs); tshark reads the same.
-    const shark = execFileSync('tshark', ['-r', join(ROOT, 'test/fixtures/capture/pcapng-comments.pcapng'), '-T', 'fields', '-e', 'frame.comment'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString()
+    const shark = execFileSync('tshark', ['-r', join(ROOT, 'test/fixtures/capture/pcapng-comments.pcapng'), '-T', 'fields', '-e', 'frame.comment'], {
+      stdio: ['ignore', 'pipe', 'ignore']
+    }).toString()
     const expected = shark.split('\n').flatMap((l) => (l ? l.split(',') : []))
     expect(found.length).toBeGreaterThan(0)
     expect(new Set(found)).toEqual(new Set(expected.map((s) => JSON.stringify(s).slice(1, -1))))
-    const two = (jobs: string) => gw('decode', join(ROOT, 'test/fixtures/capture/pcapng-two-interfaces.pcapng'), '--layers', '--format', 'ndjson', '--jobs', jobs)
+    const two = (jobs: string) =>
+      gw('decode', join(ROOT, 'test/fixtures/capture/pcapng-two-interfaces.pcapng'), '--layers', '--format', 'ndjson', '--jobs', jobs)
     const names = [...two('2').stdout.matchAll(/"key":"frame\.interface_name","label":"[^"]*","type":"string","value":"([^"]*)"/g)].map((m) => m[1])
-    const sharkNames = execFileSync('tshark', ['-r', join(ROOT, 'test/fixtures/capture/pcapng-two-interfaces.pcapng'), '-T', 'fields', '-e', 'frame.interface_name'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim().split('\n')
+    const sharkNames = execFileSync(
+      'tshark',
+      ['-r', join(ROOT, 'test/fixtures/capture/pcapng-two-interfaces.pcapng'), '-T', 'fields', '-e', 'frame.interface_name'],
+      { stdio: ['ignore', 'pipe', 'ignore'] }
+    )
+      .toString()
+      .trim()
+      .split('\n')
     expect(names.length).toBeGreaterThan(0)
     for (const n of names) expect(sharkNames).toContain(n)
     expect(two('1').stdout).toBe(two('2').stdout)

@@ -22,7 +22,10 @@ interface Line {
 }
 
 function ndjson(out: string): { messages: Line[]; summary: { conversations: { protocol: string; stack: string[]; notes?: string[] }[] } } {
-  const lines = out.trim().split('\n').map((l) => JSON.parse(l))
+  const lines = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l))
   return { summary: lines.pop().summary, messages: lines }
 }
 
@@ -89,13 +92,25 @@ describe('protocols through the CLI', () => {
   it('--decode-as CONV=litenetlib decodes LiteNetLib alone; detection makes the same capture fignet', () => {
     const file = liteNetLibCapture()
     const auto = ndjson(gw('decode', file, '--format', 'ndjson', '--tree', 'none').stdout)
-    expect(auto.messages.map((m) => `${m.protocol} ${m.name}`)).toEqual(['litenetlib ConnectRequest', 'litenetlib ConnectAccept', 'fignet Ping', 'litenetlib Ack', 'litenetlib Ping'])
+    expect(auto.messages.map((m) => `${m.protocol} ${m.name}`)).toEqual([
+      'litenetlib ConnectRequest',
+      'litenetlib ConnectAccept',
+      'fignet Ping',
+      'litenetlib Ack',
+      'litenetlib Ping'
+    ])
     expect(auto.summary.conversations[0]).toMatchObject({ protocol: 'fignet', stack: ['udp', 'litenetlib', 'fignet'] })
     const r = gw('decode', file, '--decode-as', '10.0.0.2:9050=litenetlib', '--format', 'ndjson')
     expect(r.code).toBe(0)
     const forced = ndjson(r.stdout)
     expect(forced.summary.conversations[0]).toMatchObject({ protocol: 'litenetlib', stack: ['udp', 'litenetlib'], notes: ['decoded as LiteNetLib (forced)'] })
-    expect(forced.messages.map((m) => `${m.protocol} ${m.name}`)).toEqual(['litenetlib ConnectRequest', 'litenetlib ConnectAccept', 'litenetlib Channeled', 'litenetlib Ack', 'litenetlib Ping'])
+    expect(forced.messages.map((m) => `${m.protocol} ${m.name}`)).toEqual([
+      'litenetlib ConnectRequest',
+      'litenetlib ConnectAccept',
+      'litenetlib Channeled',
+      'litenetlib Ack',
+      'litenetlib Ping'
+    ])
     expect(forced.messages[2].summary).toBe('Channeled ch=0 ReliableOrdered seq=1: 5-byte payload')
     expect(keys(forced.messages[2].tree)).toContain('litenetlib.payload')
     // an id nothing registers is still refused with the note it always had

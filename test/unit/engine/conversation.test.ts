@@ -30,7 +30,17 @@ function toyModule(opts: { confidence?: number; ports?: number[]; id?: string; t
         const text = new TextDecoder().decode(pdu.bytes)
         if (opts.throwOn && text.includes(opts.throwOn)) throw new Error('toy bug')
         if (text === 'TOY hello') ctx.setClient(pdu.dir)
-        emit({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: opts.id ?? 'toy', stack: pdu.stack, name: 'Toy', summary: text, value: { text }, draft: pdu.draft })
+        emit({
+          dir: pdu.dir,
+          frames: pdu.frames,
+          time: pdu.time,
+          protocol: opts.id ?? 'toy',
+          stack: pdu.stack,
+          name: 'Toy',
+          summary: text,
+          value: { text },
+          draft: pdu.draft
+        })
       },
       stream(dir, stream, stack, emit) {
         while (stream.available >= 1 && stream.available >= 1 + stream.byteAt(0)) {
@@ -63,7 +73,9 @@ describe('conversations', () => {
       tcpFrame(C, 40000, S, 80, 1010, ACK | PSH, 'xyz'), // 7 bytes never captured
       tcpFrame(S, 80, C, 40000, 7, RST)
     ])
-    expect(conversations[0].notes).toEqual(expect.arrayContaining(['TCP a→b: 7 bytes missing at stream offset 3', 'TCP handshake not captured: joined mid-stream', 'connection reset (RST)']))
+    expect(conversations[0].notes).toEqual(
+      expect.arrayContaining(['TCP a→b: 7 bytes missing at stream offset 3', 'TCP handshake not captured: joined mid-stream', 'connection reset (RST)'])
+    )
     expect(messages.map((m) => m.summary)).toEqual(['3 bytes', '3 bytes'])
     expect(messages.map((m) => m.direction)).toEqual(['a2b', 'a2b'])
   })
@@ -75,7 +87,8 @@ describe('conversations', () => {
   })
 
   it('show the rest of a connection whose HTTP upgrade was refused as plain bytes', () => {
-    const req = 'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'
+    const req =
+      'GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n'
     const res = 'HTTP/1.1 400 Bad Request\r\nContent-Length: 4\r\n\r\nnope'
     const { conversations, messages } = run([
       tcpFrame(C, 40000, S, 80, 1, SYN),
@@ -93,7 +106,10 @@ describe('decoder registry', () => {
     registry.register(toyModule())
     const { conversations, messages } = run([udpFrame(C, 5000, S, 6000, 'TOY hello'), udpFrame(S, 6000, C, 5000, 'anything')], registry)
     expect(conversations[0]).toMatchObject({ protocol: 'toy', stack: ['udp', 'toy'], roleFrom: 'handshake' })
-    expect(messages.map((m) => [m.protocol, m.direction, m.summary])).toEqual([['toy', 'c2s', 'TOY hello'], ['toy', 's2c', 'anything']])
+    expect(messages.map((m) => [m.protocol, m.direction, m.summary])).toEqual([
+      ['toy', 'c2s', 'TOY hello'],
+      ['toy', 's2c', 'anything']
+    ])
     expect(messages[0].stack).toEqual(['udp', 'toy'])
   })
 
@@ -124,7 +140,11 @@ describe('decoder registry', () => {
     const registry = new ProtocolRegistry()
     registry.register(toyModule({ throwOn: 'boom' }))
     const { messages } = run([udpFrame(C, 5000, S, 6000, 'TOY one'), udpFrame(C, 5000, S, 6000, 'TOY boom'), udpFrame(C, 5000, S, 6000, 'TOY two')], registry)
-    expect(messages.map((m) => [m.protocol, m.error])).toEqual([['toy', null], ['unknown', 'decoder failed: toy bug'], ['toy', null]])
+    expect(messages.map((m) => [m.protocol, m.error])).toEqual([
+      ['toy', null],
+      ['unknown', 'decoder failed: toy bug'],
+      ['toy', null]
+    ])
   })
 
   it('gives a stream decoder whole records across segment boundaries, with every frame that carried them', () => {

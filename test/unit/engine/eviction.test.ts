@@ -93,7 +93,11 @@ describe('a TCP connection that closed', () => {
     ])
     expect(conversations).toHaveLength(1)
     expect(conversations[0].frames).toBe(6)
-    expect(conversations[0].notes).toEqual(['data after the connection closed, shown undecoded', '1 retransmitted TCP segments ignored', 'connection reset (RST)'])
+    expect(conversations[0].notes).toEqual([
+      'data after the connection closed, shown undecoded',
+      '1 retransmitted TCP segments ignored',
+      'connection reset (RST)'
+    ])
     expect(messages.map((m) => [m.summary, m.error])).toEqual([
       ['3 bytes', null],
       ['3 bytes', '3 bytes after the connection closed']
@@ -194,7 +198,17 @@ describe('an ended conversation', () => {
     probe: ({ bytes }) => (bytes[0] === 0x68 || bytes[0] === 0x6e || bytes[0] < 0x10 ? 90 : 0),
     create: () => {
       const waiting: Pdu[] = []
-      const out = (pdu: Pdu, name: string) => ({ dir: pdu.dir, frames: pdu.frames, time: pdu.time, protocol: 'held', stack: pdu.stack, name, summary: new TextDecoder().decode(pdu.bytes), value: null, draft: pdu.draft })
+      const out = (pdu: Pdu, name: string) => ({
+        dir: pdu.dir,
+        frames: pdu.frames,
+        time: pdu.time,
+        protocol: 'held',
+        stack: pdu.stack,
+        name,
+        summary: new TextDecoder().decode(pdu.bytes),
+        value: null,
+        draft: pdu.draft
+      })
       return {
         datagram(pdu, emit) {
           if (pdu.bytes[0] === 0x68) waiting.push(pdu)
@@ -272,7 +286,10 @@ describe('a capture of 20,000 conversations', () => {
     peak = Math.max(peak, session.engine.liveConversations)
     session.end()
     const stats = session.engine.stats
-    writer.end({ file: 'conversations.pcap', frames: stats.frames, linkTypes: stats.linkTypes, warnings: stats.warnings }, session.engine.conversations(), { messages, errors: stats.errors })
+    writer.end({ file: 'conversations.pcap', frames: stats.frames, linkTypes: stats.linkTypes, warnings: stats.warnings }, session.engine.conversations(), {
+      messages,
+      errors: stats.errors
+    })
     return { digest: hash.digest('hex'), peak, messages, conversations: session.engine.conversationCount }
   }
 
@@ -283,13 +300,18 @@ describe('a capture of 20,000 conversations', () => {
     writer.begin()
     const warnings = new WarningList()
     let messages = 0
-    const pool = new ShardPool(jobs, { mode: 'export', keys: [] }, {
-      body: (id, conv, body) => {
-        messages++
-        writer.messageBody(id, conv, body!)
+    const pool = new ShardPool(
+      jobs,
+      { mode: 'export', keys: [] },
+      {
+        body: (id, conv, body) => {
+          messages++
+          writer.messageBody(id, conv, body!)
+        },
+        warning: (w) => warnings.add(w)
       },
-      warning: (w) => warnings.add(w)
-    }, true)
+      true
+    )
     const reader = new CaptureReader({ onFrame: (f) => pool.push(f), onWarning: (w) => pool.warn(w) })
     const bytes = readFileSync(file)
     for (let i = 0; i < bytes.length; i += 1 << 16) {
@@ -298,7 +320,10 @@ describe('a capture of 20,000 conversations', () => {
     }
     reader.end()
     const r = await pool.end()
-    writer.end({ file: 'conversations.pcap', frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, { messages, errors: r.errors })
+    writer.end({ file: 'conversations.pcap', frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, {
+      messages,
+      errors: r.errors
+    })
     return { digest: hash.digest('hex'), messages, conversations: r.conversations.length }
   }
 

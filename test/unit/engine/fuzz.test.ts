@@ -18,20 +18,28 @@ const FIXTURES = [
 ]
 
 describe('fuzzed captures', () => {
-  it('never throw past the engine, always finish, and keep ranges inside their sources', async () => {
-    const r = await withinTimeLimit<FuzzReport>(JOBS, 'fuzzCaptures', [FIXTURES, 20261202, 60], LIMIT_S)
-    expect(r.thrown).toEqual([])
-    expect(r.ranges).toEqual([])
-    expect(r.runs).toBe(FIXTURES.length * 60)
-    expect(r.messages).toBeGreaterThan(1000)
-  }, LIMIT_S * 1000 + 60_000)
+  it(
+    'never throw past the engine, always finish, and keep ranges inside their sources',
+    async () => {
+      const r = await withinTimeLimit<FuzzReport>(JOBS, 'fuzzCaptures', [FIXTURES, 20261202, 60], LIMIT_S)
+      expect(r.thrown).toEqual([])
+      expect(r.ranges).toEqual([])
+      expect(r.runs).toBe(FIXTURES.length * 60)
+      expect(r.messages).toBeGreaterThan(1000)
+    },
+    LIMIT_S * 1000 + 60_000
+  )
 
-  it('survives random garbage after a valid header', async () => {
-    const r = await withinTimeLimit<FuzzReport>(JOBS, 'fuzzGarbage', [FIXTURES[0], 7, 50], LIMIT_S)
-    expect(r.thrown).toEqual([])
-    expect(r.ranges).toEqual([])
-    expect(r.runs).toBe(50)
-  }, LIMIT_S * 1000 + 60_000)
+  it(
+    'survives random garbage after a valid header',
+    async () => {
+      const r = await withinTimeLimit<FuzzReport>(JOBS, 'fuzzGarbage', [FIXTURES[0], 7, 50], LIMIT_S)
+      expect(r.thrown).toEqual([])
+      expect(r.ranges).toEqual([])
+      expect(r.runs).toBe(50)
+    },
+    LIMIT_S * 1000 + 60_000
+  )
 })
 
 // ---- record-level mutations: the engine's input past the capture reader ----
@@ -47,17 +55,26 @@ const PROTOCOL_FIXTURES = [
 ]
 
 describe('fuzzed frames', () => {
-  it('decode the unmutated prefix exactly as before, and never throw, whatever follows', async () => {
-    const r = await withinTimeLimit<{ originals: number[]; cases: PrefixCase[]; thrown: string[]; ranges: string[] }>(JOBS, 'fuzzFrames', [PROTOCOL_FIXTURES, 20261203, 12], LIMIT_S)
-    expect(r.thrown).toEqual([])
-    expect(r.ranges).toEqual([])
-    r.originals.forEach((n, i) => expect(n, PROTOCOL_FIXTURES[i]).toBeGreaterThan(0))
-    expect(r.cases).toHaveLength(PROTOCOL_FIXTURES.length * 12)
-    let checked = 0
-    for (const c of r.cases) {
-      expect(c.got, c.what).toEqual(c.expected)
-      checked += c.expected.length
-    }
-    expect(checked).toBeGreaterThan(300)
-  }, LIMIT_S * 1000 + 60_000)
+  it(
+    'decode the unmutated prefix exactly as before, and never throw, whatever follows',
+    async () => {
+      const r = await withinTimeLimit<{ originals: number[]; cases: PrefixCase[]; thrown: string[]; ranges: string[] }>(
+        JOBS,
+        'fuzzFrames',
+        [PROTOCOL_FIXTURES, 20261203, 12],
+        LIMIT_S
+      )
+      expect(r.thrown).toEqual([])
+      expect(r.ranges).toEqual([])
+      r.originals.forEach((n, i) => expect(n, PROTOCOL_FIXTURES[i]).toBeGreaterThan(0))
+      expect(r.cases).toHaveLength(PROTOCOL_FIXTURES.length * 12)
+      let checked = 0
+      for (const c of r.cases) {
+        expect(c.got, c.what).toEqual(c.expected)
+        checked += c.expected.length
+      }
+      expect(checked).toBeGreaterThan(300)
+    },
+    LIMIT_S * 1000 + 60_000
+  )
 })

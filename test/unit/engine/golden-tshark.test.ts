@@ -14,17 +14,35 @@ import type { DecodedMessage } from '../../../src-shared/model/types'
 
 const NET = join(__dirname, '../../fixtures/net')
 
-
 function tshark(args: string[]): string {
   return execFileSync('tshark', args, { maxBuffer: 1 << 28, stdio: ['ignore', 'pipe', 'ignore'] }).toString()
 }
 
-const FIELDS = ['frame.number', 'frame.len', 'ip.src', 'ip.dst', 'ipv6.src', 'ipv6.dst', 'udp.srcport', 'udp.dstport', 'tcp.srcport', 'tcp.dstport', 'udp.payload', 'ip.reassembled_in', 'ipv6.reassembled.in', 'udp.stream', 'tcp.stream']
+const FIELDS = [
+  'frame.number',
+  'frame.len',
+  'ip.src',
+  'ip.dst',
+  'ipv6.src',
+  'ipv6.dst',
+  'udp.srcport',
+  'udp.dstport',
+  'tcp.srcport',
+  'tcp.dstport',
+  'udp.payload',
+  'ip.reassembled_in',
+  'ipv6.reassembled.in',
+  'udp.stream',
+  'tcp.stream'
+]
 type Row = Record<string, string>
 
 function tsharkRows(file: string): Row[] {
   const out = tshark(['-2', '-r', file, '-T', 'fields', '-E', 'separator=/t', '-E', 'occurrence=l', ...FIELDS.flatMap((f) => ['-e', f])])
-  return out.trim().split('\n').map((line) => Object.fromEntries(line.split('\t').map((v, i) => [FIELDS[i], v])))
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => Object.fromEntries(line.split('\t').map((v, i) => [FIELDS[i], v])))
 }
 
 const endpoint = (ip: string, port: string) => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`)
@@ -54,7 +72,10 @@ function tsharkFollow(file: string, stream: number): { client: string; server: s
   const lines = out.split('\n').filter((l) => /^\t?[0-9a-f]+$/.test(l))
   return {
     client: lines.filter((l) => !l.startsWith('\t')).join(''),
-    server: lines.filter((l) => l.startsWith('\t')).map((l) => l.slice(1)).join('')
+    server: lines
+      .filter((l) => l.startsWith('\t'))
+      .map((l) => l.slice(1))
+      .join('')
   }
 }
 
@@ -70,7 +91,18 @@ function streamOf(messages: DecodedMessage[], conv: number, dir: string): string
     .join('')
 }
 
-const FIXTURES = ['loopback.pcapng', 'link-raw.pcap', 'link-ipv4.pcap', 'link-null.pcap', 'link-loop.pcap', 'link-sll.pcap', 'link-sll2.pcap', 'link-vlan.pcap', 'tcp-reordered.pcapng', 'tcp-overlap.pcapng']
+const FIXTURES = [
+  'loopback.pcapng',
+  'link-raw.pcap',
+  'link-ipv4.pcap',
+  'link-null.pcap',
+  'link-loop.pcap',
+  'link-sll.pcap',
+  'link-sll2.pcap',
+  'link-vlan.pcap',
+  'tcp-reordered.pcapng',
+  'tcp-overlap.pcapng'
+]
 
 describe.each(FIXTURES)('%s against tshark', (name) => {
   const file = join(NET, name)
@@ -109,7 +141,9 @@ describe('TCP stream reassembly against tshark', () => {
     const tcpConvs = ours.conversations.filter((c) => c.transport === 'tcp' && c.stack.length === 1)
     expect(tcpConvs.length).toBe(2)
     for (const c of tcpConvs) {
-      const stream = Number(tsharkRows(file).find((r) => r['tcp.srcport'] && [endpoint(r['ip.src'] || r['ipv6.src'], r['tcp.srcport'])].includes(c.client))!['tcp.stream'])
+      const stream = Number(
+        tsharkRows(file).find((r) => r['tcp.srcport'] && [endpoint(r['ip.src'] || r['ipv6.src'], r['tcp.srcport'])].includes(c.client))!['tcp.stream']
+      )
       const follow = tsharkFollow(file, stream)
       expect(follow.client.length).toBeGreaterThan(0)
       expect(streamOf(ours.messages, c.id, 'c2s')).toBe(follow.client)
@@ -161,7 +195,10 @@ describe('TCP stream reassembly against tshark', () => {
     expect(streamOf(ours.messages, conv.id, 'c2s')).toBe(follow.client)
     expect(streamOf(ours.messages, conv.id, 's2c')).toBe(follow.server)
     const raw = ours.messages.filter((m) => m.conversation === conv.id && m.protocol === 'unknown')
-    expect(raw.map((m) => toHex((m.value as { hex: Uint8Array }).hex))).toEqual(['800004' + toHex(new TextEncoder().encode('ping')), '800005' + toHex(new TextEncoder().encode('reply'))])
+    expect(raw.map((m) => toHex((m.value as { hex: Uint8Array }).hex))).toEqual([
+      '800004' + toHex(new TextEncoder().encode('ping')),
+      '800005' + toHex(new TextEncoder().encode('reply'))
+    ])
   })
 })
 
@@ -170,11 +207,26 @@ describe('WebSocket against tshark', () => {
   const ours = decodeFile(file)
   const WS_FIELDS = ['tcp.stream', 'tcp.srcport', 'websocket.opcode', 'websocket.payload.text', 'data.data', 'websocket.payload.close.status_code']
 
-  for (const [port, deflate] of [['40005', false], ['40006', true]] as const) {
+  for (const [port, deflate] of [
+    ['40005', false],
+    ['40006', true]
+  ] as const) {
     it(`decodes every message of the session on ${port} (${deflate ? 'permessage-deflate' : 'no compression'}) exactly as tshark does`, () => {
       const conv = ours.conversations.find((c) => c.server.endsWith(`:${port}`))!
       expect(conv.stack).toEqual(['tcp', 'websocket'])
-      const rows = tshark(['-r', file, '-Y', `websocket && tcp.port == ${port}`, '-T', 'fields', '-E', 'separator=/t', '-E', 'aggregator=|', ...WS_FIELDS.flatMap((f) => ['-e', f])])
+      const rows = tshark([
+        '-r',
+        file,
+        '-Y',
+        `websocket && tcp.port == ${port}`,
+        '-T',
+        'fields',
+        '-E',
+        'separator=/t',
+        '-E',
+        'aggregator=|',
+        ...WS_FIELDS.flatMap((f) => ['-e', f])
+      ])
         .trim()
         .split('\n')
         .map((l) => l.split('\t'))
@@ -183,10 +235,15 @@ describe('WebSocket against tshark', () => {
         // tshark puts text payloads in websocket.payload.text and binary (joined, inflated) ones in data.data.
         // tshark 4.0 joins a fragmented compressed message but does not inflate it: node:zlib does that.
         const inflateIfFragmented = (r: string[], hex: string) =>
-          deflate && r[2].split('|').includes('0') ? inflateRawSync(Buffer.from(hex + '0000ffff', 'hex'), { finishFlush: zlibConstants.Z_SYNC_FLUSH }).toString('hex') : hex
+          deflate && r[2].split('|').includes('0')
+            ? inflateRawSync(Buffer.from(hex + '0000ffff', 'hex'), { finishFlush: zlibConstants.Z_SYNC_FLUSH }).toString('hex')
+            : hex
         const expected = rows
           .filter((r) => fromClient(r[1]) === (dir === 'c2s'))
-          .flatMap((r) => [...(r[3] ? r[3].split('|').map((t) => toHex(new TextEncoder().encode(t))) : []), ...(r[4] ? r[4].split('|').map((h) => inflateIfFragmented(r, h)) : [])])
+          .flatMap((r) => [
+            ...(r[3] ? r[3].split('|').map((t) => toHex(new TextEncoder().encode(t))) : []),
+            ...(r[4] ? r[4].split('|').map((h) => inflateIfFragmented(r, h)) : [])
+          ])
           .sort()
         const actual = ours.messages
           .filter((m) => m.conversation === conv.id && m.direction === dir && m.protocol === 'unknown')
@@ -196,7 +253,16 @@ describe('WebSocket against tshark', () => {
         expect(actual.length).toBeGreaterThanOrEqual(5)
       }
       const names = ours.messages.filter((m) => m.conversation === conv.id && m.protocol === 'websocket').map((m) => `${m.direction} ${m.name}`)
-      expect(names).toEqual(expect.arrayContaining(['c2s HTTP Upgrade request', 's2c HTTP 101 response', 'c2s WebSocket Ping', 's2c WebSocket Pong', 'c2s WebSocket Close', 's2c WebSocket Close']))
+      expect(names).toEqual(
+        expect.arrayContaining([
+          'c2s HTTP Upgrade request',
+          's2c HTTP 101 response',
+          'c2s WebSocket Ping',
+          's2c WebSocket Pong',
+          'c2s WebSocket Close',
+          's2c WebSocket Close'
+        ])
+      )
       const upgrade = ours.messages.find((m) => m.conversation === conv.id && m.name === 'HTTP Upgrade request')!
       expect(upgrade.value).toMatchObject({ path: '/BlueBox/websocket', protocols: ['gamewire-test'] })
     })

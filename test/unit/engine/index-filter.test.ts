@@ -67,8 +67,12 @@ const LAYERS = ['udp', 'tcp', 'websocket', 'http', 'photon', 'sfs2x', 'fignet', 
 // The meta fields (frame number and time, addresses, ports, gamewire.*); the other frame/IP/UDP/TCP fields
 // are the frames' layers, which only a tree built with layers holds (net/layers.ts).
 const META = [...META_KEYS]
-const LAYER_ONLY = allFields().filter((f) => /^(frame|eth|ip|ipv6|udp|tcp)\./.test(f.key) && !META_KEYS.has(f.key)).map((f) => f.key)
-const INDEXED = allFields().filter((f) => f.index).map((f) => f.key)
+const LAYER_ONLY = allFields()
+  .filter((f) => /^(frame|eth|ip|ipv6|udp|tcp)\./.test(f.key) && !META_KEYS.has(f.key))
+  .map((f) => f.key)
+const INDEXED = allFields()
+  .filter((f) => f.index)
+  .map((f) => f.key)
 
 describe('index pass answers filters as the full decode does', () => {
   it('declares a useful set of index fields', () => {
@@ -115,7 +119,15 @@ describe('index pass answers filters as the full decode does', () => {
     const index = indexed(file)
     const trees = full(file)
     const t = index.target()
-    for (const expr of ['udp.port == 5055', 'photon.ev.code == 253 || sfs2x.cmd', 'fignet && !(fignet.channel == 0)', 'ip.src == 127.0.0.1 && tcp', 'gamewire.error', 'frame.number > 20 && frame.number < 60', 'photon.cmd.type == 6 and udp.srcport != 5055']) {
+    for (const expr of [
+      'udp.port == 5055',
+      'photon.ev.code == 253 || sfs2x.cmd',
+      'fignet && !(fignet.channel == 0)',
+      'ip.src == 127.0.0.1 && tcp',
+      'gamewire.error',
+      'frame.number > 20 && frame.number < 60',
+      'photon.cmd.type == 6 and udp.srcport != 5055'
+    ]) {
       const f = compileFilter(expr)
       const want = trees.flatMap((tt, r) => (f.matches(tt) ? [r] : []))
       const got: number[] = []
@@ -128,7 +140,17 @@ describe('index pass answers filters as the full decode does', () => {
     // Packs over the demo's three protocols: Photon events by code and by a parameter's value, an SFS2X
     // extension, FigNet ids the demo sends; the demo capture, decoded at both depths.
     const packs = new SchemaSet([
-      validateSchemaPack({ format: 'gamewire-schema/1', name: 'Demo photon', photon: { parameters: { '245': 'content' }, events: [{ code: 12, name: 'Cached' }, { code: 202, codeParameter: 254, name: 'FromActor1' }] } }),
+      validateSchemaPack({
+        format: 'gamewire-schema/1',
+        name: 'Demo photon',
+        photon: {
+          parameters: { '245': 'content' },
+          events: [
+            { code: 12, name: 'Cached' },
+            { code: 202, codeParameter: 254, name: 'FromActor1' }
+          ]
+        }
+      }),
       validateSchemaPack({ format: 'gamewire-schema/1', name: 'Demo fignet', fignet: { messages: [{ id: 60406, name: 'Update', codec: 'MemoryPack' }] } })
     ])
     const file = join(root, 'resources/demo.pcapng')

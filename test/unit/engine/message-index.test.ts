@@ -3,9 +3,21 @@ import { MessageIndex } from '../../../src-shared/engine/message-index'
 import type { DecodedMessage } from '../../../src-shared/model/types'
 
 const m = (id: number, over: Partial<DecodedMessage> = {}): DecodedMessage => ({
-  id, conversation: 1 + (id % 3), direction: id % 2 ? 'c2s' : 's2c', frames: [id, id + 2], time: 100 + id / 10,
-  protocol: 'photon', stack: ['udp', 'photon'], name: `Op${id % 5}`, summary: `${id % 7} bytes`, value: null, tree: [],
-  sources: [{ name: 'UDP payload', bytes: new Uint8Array(id) }], warnings: [], error: null, ...over
+  id,
+  conversation: 1 + (id % 3),
+  direction: id % 2 ? 'c2s' : 's2c',
+  frames: [id, id + 2],
+  time: 100 + id / 10,
+  protocol: 'photon',
+  stack: ['udp', 'photon'],
+  name: `Op${id % 5}`,
+  summary: `${id % 7} bytes`,
+  value: null,
+  tree: [],
+  sources: [{ name: 'UDP payload', bytes: new Uint8Array(id) }],
+  warnings: [],
+  error: null,
+  ...over
 })
 
 describe('MessageIndex', () => {
@@ -13,7 +25,20 @@ describe('MessageIndex', () => {
     const idx = new MessageIndex()
     for (let i = 1; i <= 3000; i++) idx.add(m(i, i === 2000 ? { error: 'boom', warnings: ['w'], direction: 'b2a' } : {}))
     expect(idx.count).toBe(3000)
-    expect(idx.row(0)).toEqual({ id: 1, conversation: 2, direction: 'c2s', firstFrame: 1, lastFrame: 3, time: 100.1, protocol: 'photon', name: 'Op1', summary: '1 bytes', length: 1, error: false, warning: false })
+    expect(idx.row(0)).toEqual({
+      id: 1,
+      conversation: 2,
+      direction: 'c2s',
+      firstFrame: 1,
+      lastFrame: 3,
+      time: 100.1,
+      protocol: 'photon',
+      name: 'Op1',
+      summary: '1 bytes',
+      length: 1,
+      error: false,
+      warning: false
+    })
     expect(idx.row(1999)).toMatchObject({ id: 2000, direction: 'b2a', error: true, warning: true, name: 'Op0', length: 2000 })
     expect(() => idx.row(3000)).toThrow(RangeError)
   })
@@ -29,7 +54,7 @@ describe('MessageIndex', () => {
 })
 
 describe('MessageIndex name and protocol tables', () => {
-  it('keeps a row\'s protocol after hundreds of distinct message names', () => {
+  it("keeps a row's protocol after hundreds of distinct message names", () => {
     const idx = new MessageIndex()
     for (let i = 1; i <= 600; i++) idx.add(m(i, { name: `Name ${i}`, protocol: i % 2 ? 'sfs2x' : 'photon' }))
     for (const i of [1, 2, 299, 300, 301, 599, 600]) {

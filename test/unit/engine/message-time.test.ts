@@ -44,7 +44,7 @@ describe('message time', () => {
     expect(messages[0]).toMatchObject({ frames: [2, 3], time: T0 + 3 })
   })
 
-  it('of Photon UDP fragments arriving out of order is the completing frame\'s, even when the clock stepped back', () => {
+  it("of Photon UDP fragments arriving out of order is the completing frame's, even when the clock stepped back", () => {
     const frags = splitMessage(event(2500), { startSeq: 10, fragmentSize: 1000 })
     expect(frags).toHaveLength(3)
     const dg = (c: Uint8Array) => datagram({ peerId: 1, commands: [c], sentTime: 1, challenge: 2 }).bytes
@@ -55,8 +55,12 @@ describe('message time', () => {
     expect(whole).toMatchObject({ frames: [1, 2, 3], time: T0 + 25, error: null })
   })
 
-  it('of ENet fragments arriving out of order is the completing frame\'s', () => {
-    const payload = envelope(60002, 0, Array.from({ length: 250 }, (_, i) => i & 0xff))
+  it("of ENet fragments arriving out of order is the completing frame's", () => {
+    const payload = envelope(
+      60002,
+      0,
+      Array.from({ length: 250 }, (_, i) => i & 0xff)
+    )
     const parts = split(payload, { reliable: true, channel: 0, seq: 1, fragmentSize: 100 }).map(fragment)
     expect(parts).toHaveLength(3)
     const h = (peerId: number) => ({ variant: 'csharp' as const, peerId, sentTime: 100 })

@@ -56,11 +56,7 @@ describe('Photon over UDP joined mid-session', () => {
 
   it('lets semantics overrule the port: a client OperationRequest from the 5056 side swaps the roles', () => {
     // A client bound to 5056 talking to a server on an ordinary port: the port's guess is wrong.
-    const { conversations, seen, messages } = decode(() => [
-      s2c(dg(cmd.ack(0, 4, 900))),
-      c2s(dg(reliable(6, response()))),
-      s2c(dg(reliable(5, request())))
-    ])
+    const { conversations, seen, messages } = decode(() => [s2c(dg(cmd.ack(0, 4, 900))), c2s(dg(reliable(6, response()))), s2c(dg(reliable(5, request())))])
     expect(conversations[0]).toMatchObject({ client: `${S}:${SP}`, server: `${C}:${CP}`, roleFrom: 'semantics' })
     expect(seen).toEqual(['c2s ACK', 's2c RaiseEvent response', 'c2s RaiseEvent'])
     expect(messages.map((m) => m.id)).toEqual([1, 2, 3])
@@ -72,13 +68,13 @@ describe('Photon over UDP on a port with no meaning', () => {
   const c2s = (b: Uint8Array) => udpFrame(C, CP, S, SP, b)
   const s2c = (b: Uint8Array) => udpFrame(S, SP, C, CP, b)
 
-  it('is only the first packet\'s guess (a2b/b2a) while nothing tells', () => {
+  it("is only the first packet's guess (a2b/b2a) while nothing tells", () => {
     const { conversations, seen } = decode(() => [s2c(dg(cmd.ack(0, 4, 900))), c2s(dg(cmd.ack(0, 9, 901)))])
     expect(conversations[0]).toMatchObject({ client: `${S}:${SP}`, server: `${C}:${CP}`, roleFrom: 'first-packet' })
     expect(seen).toEqual(['a2b ACK', 'b2a ACK'])
   })
 
-  it('revises the first packet\'s guess when a client OperationRequest appears, for the messages before it too', () => {
+  it("revises the first packet's guess when a client OperationRequest appears, for the messages before it too", () => {
     const { conversations, seen } = decode(() => [
       s2c(dg(cmd.ack(0, 4, 900))),
       s2c(dg(cmd.ack(0, 5, 901))),
@@ -122,9 +118,13 @@ describe('Photon over TCP seen without its SYN', () => {
   const pingReply = Uint8Array.from([0xf0, 0, 0, 0x10, 0, 0, 0, 0x20, 0])
   const raw = photonTcpFrame(msg(9, Uint8Array.from([1, 2, 3])))
 
-  it('frames the server\'s ping reply again with the right roles once the client\'s request shows them', () => {
+  it("frames the server's ping reply again with the right roles once the client's request shows them", () => {
     const first = new Uint8Array([...raw, ...pingReply])
-    const { conversations, seen, messages } = decode(() => [s2c(5000, first), c2s(100, photonTcpFrame(request())), s2c(5000 + first.length, photonTcpFrame(response()))])
+    const { conversations, seen, messages } = decode(() => [
+      s2c(5000, first),
+      c2s(100, photonTcpFrame(request())),
+      s2c(5000 + first.length, photonTcpFrame(response()))
+    ])
     expect(conversations[0]).toMatchObject({ client: `${C}:${CP}`, server: `${S}:${SP}`, roleFrom: 'semantics' })
     expect(seen).toEqual(['s2c RawMessage', 's2c Ping reply', 'c2s RaiseEvent', 's2c RaiseEvent response'])
     expect(messages.every((m) => m.error === null)).toBe(true)
@@ -146,7 +146,7 @@ describe('FigNet over ENet', () => {
   const SP = 7777
   const h = (peerId: number) => ({ variant: 'csharp' as const, peerId, sentTime: 100 })
 
-  it('swaps the first packet\'s guess when the CONNECT appears (handshake)', () => {
+  it("swaps the first packet's guess when the CONNECT appears (handshake)", () => {
     const c2s = (b: Uint8Array) => udpFrame(C, CP, S, SP, b)
     const s2c = (b: Uint8Array) => udpFrame(S, SP, C, CP, b)
     const { conversations, seen } = decode(() => [
@@ -159,7 +159,7 @@ describe('FigNet over ENet', () => {
     expect(seen).toEqual(['s2c PING', 'c2s CONNECT', 's2c VERIFY_CONNECT', 'c2s ACKNOWLEDGE', 'c2s Ping'])
   })
 
-  it('believes the CONNECT over a well-known server port on the client\'s side', () => {
+  it("believes the CONNECT over a well-known server port on the client's side", () => {
     // The client happens to be bound to 5055 (Photon's master port): the handshake wins.
     const c2s = (b: Uint8Array) => udpFrame(C, 5055, S, SP, b)
     const s2c = (b: Uint8Array) => udpFrame(S, SP, C, 5055, b)

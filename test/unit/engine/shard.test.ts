@@ -48,7 +48,19 @@ function oneEngine(list: CaptureFrame[]) {
     keys,
     onMessage: (m) => {
       texts.push(messageText(m))
-      rows.push({ time: m.time, frames: m.frames, conversation: m.conversation, direction: m.direction, protocol: m.protocol, stack: m.stack, name: m.name, summary: m.summary, length: m.sources[0]?.bytes.length ?? 0, error: m.error, warnings: m.warnings })
+      rows.push({
+        time: m.time,
+        frames: m.frames,
+        conversation: m.conversation,
+        direction: m.direction,
+        protocol: m.protocol,
+        stack: m.stack,
+        name: m.name,
+        summary: m.summary,
+        length: m.sources[0]?.bytes.length ?? 0,
+        error: m.error,
+        warnings: m.warnings
+      })
     }
   })
   for (const f of list) s.addFrame(f)
@@ -62,20 +74,25 @@ async function sharded(list: CaptureFrame[], jobs: number, mode: 'index' | 'expo
   const rows: Omit<RowMessage, 'wireDir'>[] = []
   const warnings: string[] = []
   const convIds: number[] = []
-  const pool = new ShardPool(jobs, { mode, keys: [...KEYS] }, {
-    conversation: (id) => convIds.push(id),
-    body: (id, conv, body) => {
-      if (body) texts.push(`{"id":${id},"conversation":${conv}${new TextDecoder().decode(body)}`)
+  const pool = new ShardPool(
+    jobs,
+    { mode, keys: [...KEYS] },
+    {
+      conversation: (id) => convIds.push(id),
+      body: (id, conv, body) => {
+        if (body) texts.push(`{"id":${id},"conversation":${conv}${new TextDecoder().decode(body)}`)
+      },
+      row: (id, r) => {
+        expect(id).toBe(rows.length + 1)
+        const { wireDir: _w, indexed: _i, ...rest } = r
+        rows.push(rest)
+      },
+      warning: (w) => {
+        if (warnings.length < 1000 && !warnings.includes(w)) warnings.push(w)
+      }
     },
-    row: (id, r) => {
-      expect(id).toBe(rows.length + 1)
-      const { wireDir: _w, indexed: _i, ...rest } = r
-      rows.push(rest)
-    },
-    warning: (w) => {
-      if (warnings.length < 1000 && !warnings.includes(w)) warnings.push(w)
-    }
-  }, true)
+    true
+  )
   for (let i = 0; i < list.length; i++) {
     pool.push(list[i])
     if (i % 7 === 6) await pool.drain()
@@ -96,7 +113,10 @@ describe('sharded decode equals one engine', () => {
       expect(ex.result.conversations).toEqual(want.conversations as ConversationInfo[])
       expect(ex.warnings).toEqual(want.warnings)
       expect({ frames: ex.result.frames, messages: ex.result.messages, errors: ex.result.errors, linkTypes: ex.result.linkTypes }).toEqual({
-        frames: want.stats.frames, messages: want.stats.messages, errors: want.stats.errors, linkTypes: want.stats.linkTypes
+        frames: want.stats.frames,
+        messages: want.stats.messages,
+        errors: want.stats.errors,
+        linkTypes: want.stats.linkTypes
       })
       const ix = await sharded(list, jobs, 'index')
       expect(ix.rows, `jobs ${jobs} rows`).toEqual(want.rows)

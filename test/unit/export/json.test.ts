@@ -1,5 +1,14 @@
 import { describe, it, expect } from 'vitest'
-import { conversationJson, messageText, JsonExportWriter, jsonSafe, jsonText, writeMessage, writeValue, type ExportOptions } from '../../../src-shared/export/json'
+import {
+  conversationJson,
+  messageText,
+  JsonExportWriter,
+  jsonSafe,
+  jsonText,
+  writeMessage,
+  writeValue,
+  type ExportOptions
+} from '../../../src-shared/export/json'
 import { JsonBytes } from '../../../src-shared/export/json-bytes'
 import type { ConversationInfo, DecodedMessage, FieldNode } from '../../../src-shared/model/types'
 import { referenceText, referenceValue } from './reference'
@@ -16,14 +25,25 @@ const msg = (over: Partial<DecodedMessage> = {}): DecodedMessage => ({
   summary: 'zone=\u00e9t\u00e9 \u2603 tab\there',
   value: { big: 2n ** 63n - 1n, bytes: new Uint8Array([0, 255]), nan: NaN, list: [1n, { deep: new Uint8Array([1]) }], skip: undefined, nul: null },
   tree: [
-    { key: 'sfs2x.header', label: 'Header \u00e9', type: 'none', source: 0, start: 0, length: 3, children: [
-      { key: 'sfs2x.header.byte', label: 'Byte: 128', type: 'u8', value: 128, source: 0, start: 0, length: 1 },
-      { key: 'sfs2x.p.id', label: 'id', type: 'i64', value: -5n, source: 1, start: 2, length: 8 },
-      { key: 'sfs2x.p.raw', label: 'raw', type: 'bytes', value: new Uint8Array(40).fill(0xab), source: 1, start: 10, length: 40 }
-    ] },
+    {
+      key: 'sfs2x.header',
+      label: 'Header \u00e9',
+      type: 'none',
+      source: 0,
+      start: 0,
+      length: 3,
+      children: [
+        { key: 'sfs2x.header.byte', label: 'Byte: 128', type: 'u8', value: 128, source: 0, start: 0, length: 1 },
+        { key: 'sfs2x.p.id', label: 'id', type: 'i64', value: -5n, source: 1, start: 2, length: 8 },
+        { key: 'sfs2x.p.raw', label: 'raw', type: 'bytes', value: new Uint8Array(40).fill(0xab), source: 1, start: 10, length: 40 }
+      ]
+    },
     { key: 'sfs2x.note', label: 'no range', type: 'none' }
   ],
-  sources: [{ name: 'TCP payload', bytes: new Uint8Array(3) }, { name: 'Inflated', bytes: new Uint8Array(50) }],
+  sources: [
+    { name: 'TCP payload', bytes: new Uint8Array(3) },
+    { name: 'Inflated', bytes: new Uint8Array(50) }
+  ],
   warnings: ['w1'],
   error: 'bad thing at offset 4',
   ...over
@@ -42,7 +62,7 @@ const utf8 = (s: string) => Buffer.from(s, 'utf8')
 
 // Deterministic pseudo-random numbers (no flaky tests).
 function rng(seed: number) {
-  return () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32)
+  return () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
 }
 
 describe('decoded-JSON export', () => {
@@ -51,7 +71,20 @@ describe('decoded-JSON export', () => {
     msg({ value: null, tree: [], warnings: [], error: null }),
     msg({ value: { hex: new Uint8Array(100).fill(1) } }),
     msg({ value: undefined, frames: [], stack: [], sources: [], warnings: ['a', 'b\n'] }),
-    msg({ value: new Map<unknown, unknown>([[253, 1], ['b', [new Map<string, unknown>([['2', 'x'], ['1', 5n]])]]]) }),
+    msg({
+      value: new Map<unknown, unknown>([
+        [253, 1],
+        [
+          'b',
+          [
+            new Map<string, unknown>([
+              ['2', 'x'],
+              ['1', 5n]
+            ])
+          ]
+        ]
+      ])
+    }),
     msg({ id: 2 ** 40, conversation: 0, time: 0.1 + 0.2, frames: [1, 2 ** 31, 2 ** 32 + 1] })
   ]
 
@@ -61,7 +94,8 @@ describe('decoded-JSON export', () => {
         const want = referenceText(m, opts)
         expect(messageText(m, opts)).toBe(want)
         // the same bytes however the output is cut into chunks, reused buffer or not
-        for (const chunk of [64, 1000]) for (const reuse of [false, true]) expect(bytesOf((w) => writeMessage(w, m, opts), chunk, reuse).equals(utf8(want))).toBe(true)
+        for (const chunk of [64, 1000])
+          for (const reuse of [false, true]) expect(bytesOf((w) => writeMessage(w, m, opts), chunk, reuse).equals(utf8(want))).toBe(true)
       }
     }
   })
@@ -72,17 +106,48 @@ describe('decoded-JSON export', () => {
     expect(o.tree[0].children[1].value).toBe('-5')
     expect(o.tree[0].children[2].value).toBe('ab'.repeat(40))
     expect(o.tree[1]).toEqual({ key: 'sfs2x.note', label: 'no range', type: 'none', children: [] })
-    expect(o.sources).toEqual([{ name: 'TCP payload', length: 3 }, { name: 'Inflated', length: 50 }])
+    expect(o.sources).toEqual([
+      { name: 'TCP payload', length: 3 },
+      { name: 'Inflated', length: 50 }
+    ])
   })
 
   it('leaves the tree out with tree none, and nothing else', () => {
     const o = JSON.parse(messageText(msg(), { tree: 'none', includeSourceBytes: true }))
-    expect(Object.keys(o)).toEqual(['id', 'conversation', 'direction', 'frames', 'time', 'protocol', 'stack', 'name', 'summary', 'value', 'sources', 'warnings', 'error'])
-    expect(o.sources).toEqual([{ name: 'TCP payload', length: 3, hex: '000000' }, { name: 'Inflated', length: 50, hex: '00'.repeat(50) }])
+    expect(Object.keys(o)).toEqual([
+      'id',
+      'conversation',
+      'direction',
+      'frames',
+      'time',
+      'protocol',
+      'stack',
+      'name',
+      'summary',
+      'value',
+      'sources',
+      'warnings',
+      'error'
+    ])
+    expect(o.sources).toEqual([
+      { name: 'TCP payload', length: 3, hex: '000000' },
+      { name: 'Inflated', length: 50, hex: '00'.repeat(50) }
+    ])
   })
 
   it('writes Map values in insertion order, integer-like keys included (wire order)', () => {
-    const value = new Map<string, unknown>([['253', 1], ['b', new Map<string, unknown>([['2', 'x'], ['1', 5n]])], ['7', [new Uint8Array([0xff])]], ['__proto__', true]])
+    const value = new Map<string, unknown>([
+      ['253', 1],
+      [
+        'b',
+        new Map<string, unknown>([
+          ['2', 'x'],
+          ['1', 5n]
+        ])
+      ],
+      ['7', [new Uint8Array([0xff])]],
+      ['__proto__', true]
+    ])
     expect(jsonText(value)).toBe('{"253":1,"b":{"2":"x","1":"5"},"7":["ff"],"__proto__":true}')
     const line = messageText(msg({ value: { parameters: value } }))
     expect(line).toContain('"value":{"parameters":{"253":1,"b":{"2":"x","1":"5"},"7":["ff"],"__proto__":true}}')
@@ -98,11 +163,19 @@ describe('decoded-JSON export', () => {
       Array.from({ length: 0x80 }, (_, c) => String.fromCharCode(c)).join(''),
       '"\\/\u007f\u0080\u00ff\u0100\u07ff\u0800\uffff\ufeff',
       '\u2028 line \u2029 paragraph',
-      '\ud800', '\udfff', 'a\ud800b', 'a\udc00b', '\udc00\ud800', '\ud800\ud800\udc00', '\ud83d\ude00 pair', 'end \ud83d',
+      '\ud800',
+      '\udfff',
+      'a\ud800b',
+      'a\udc00b',
+      '\udc00\ud800',
+      '\ud800\ud800\udc00',
+      '\ud83d\ude00 pair',
+      'end \ud83d',
       '\u{10ffff}\u{1f600}'
     ]
     // a pair straddling the writer's 4096-unit pieces, lone halves at the edges, long runs of escapes
-    for (const at of [4094, 4095, 4096, 4097, 8191]) cases.push('x'.repeat(at) + '\ud83d\ude00' + 'y'.repeat(10), 'x'.repeat(at) + '\ud83d', '\n'.repeat(at) + '\udc00')
+    for (const at of [4094, 4095, 4096, 4097, 8191])
+      cases.push('x'.repeat(at) + '\ud83d\ude00' + 'y'.repeat(10), 'x'.repeat(at) + '\ud83d', '\n'.repeat(at) + '\udc00')
     const random = rng(1)
     for (let i = 0; i < 300; i++) {
       // code units from every range, surrogates and controls over-represented
@@ -110,7 +183,15 @@ describe('decoded-JSON export', () => {
       let s = ''
       for (let k = 0; k < n; k++) {
         const r = random()
-        s += String.fromCharCode(r < 0.2 ? Math.floor(random() * 0x20) : r < 0.4 ? 0xd800 + Math.floor(random() * 0x800) : r < 0.7 ? Math.floor(random() * 0x80) : Math.floor(random() * 0x10000))
+        s += String.fromCharCode(
+          r < 0.2
+            ? Math.floor(random() * 0x20)
+            : r < 0.4
+              ? 0xd800 + Math.floor(random() * 0x800)
+              : r < 0.7
+                ? Math.floor(random() * 0x80)
+                : Math.floor(random() * 0x10000)
+        )
       }
       cases.push(s)
     }
@@ -124,7 +205,29 @@ describe('decoded-JSON export', () => {
   })
 
   it('writes numbers as JSON.stringify does, and bigints and non-finite numbers as strings', () => {
-    const numbers = [0, -0, 1, 9, 10, 99, 100, 2 ** 31 - 1, 2 ** 31, 2 ** 32, -1, -(2 ** 31), 1.5, -1.5, 0.1 + 0.2, 1e21, 1e-7, 5e-324, Number.MAX_VALUE, Number.MAX_SAFE_INTEGER, 1764700000.123456]
+    const numbers = [
+      0,
+      -0,
+      1,
+      9,
+      10,
+      99,
+      100,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 32,
+      -1,
+      -(2 ** 31),
+      1.5,
+      -1.5,
+      0.1 + 0.2,
+      1e21,
+      1e-7,
+      5e-324,
+      Number.MAX_VALUE,
+      Number.MAX_SAFE_INTEGER,
+      1764700000.123456
+    ]
     const random = rng(2)
     for (let i = 0; i < 200; i++) numbers.push(Math.floor(random() * 2 ** (i % 53)), (random() - 0.5) * 10 ** (i % 30))
     for (const n of numbers) {
@@ -136,7 +239,10 @@ describe('decoded-JSON export', () => {
       expect(jsonText(n)).toBe(`"${n}"`) // a typed value: the contract's string
     }
     for (const b of [0n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 2n ** 64n, -(10n ** 40n)]) expect(jsonText(b)).toBe(`"${b}"`)
-    const tree: FieldNode[] = [{ key: 'k', label: 'l', type: 'f64', value: NaN, source: 0, start: NaN, length: Infinity }, { key: 'b', label: 'b', type: 'i64', value: -(2n ** 63n) }]
+    const tree: FieldNode[] = [
+      { key: 'k', label: 'l', type: 'f64', value: NaN, source: 0, start: NaN, length: Infinity },
+      { key: 'b', label: 'b', type: 'i64', value: -(2n ** 63n) }
+    ]
     const m = msg({ tree, time: NaN, value: [Infinity, -Infinity, NaN, -0, 2n ** 70n] })
     expect(messageText(m)).toBe(referenceText(m))
     expect(JSON.parse(messageText(m)).value).toEqual(['Infinity', '-Infinity', 'NaN', 0, '1180591620717411303424'])
@@ -179,8 +285,18 @@ describe('decoded-JSON export', () => {
 
   it('writes a long conversation list in pieces that join to the one-document form', () => {
     const conversations: ConversationInfo[] = Array.from({ length: 5000 }, (_, i) => ({
-      id: i + 1, transport: i % 2 ? 'tcp' : 'udp', client: `10.0.${i >> 8}.${i & 255}:40000`, server: '[::1]:5055', roleFrom: i % 3 === 0 ? 'handshake' : 'first-packet',
-      protocol: 'unknown', stack: ['udp'], frames: 2, bytes: 140, firstTime: 1.5, lastTime: 2.25, notes: i % 7 ? [] : ['a "note"']
+      id: i + 1,
+      transport: i % 2 ? 'tcp' : 'udp',
+      client: `10.0.${i >> 8}.${i & 255}:40000`,
+      server: '[::1]:5055',
+      roleFrom: i % 3 === 0 ? 'handshake' : 'first-packet',
+      protocol: 'unknown',
+      stack: ['udp'],
+      frames: 2,
+      bytes: 140,
+      firstTime: 1.5,
+      lastTime: 2.25,
+      notes: i % 7 ? [] : ['a "note"']
     }))
     const source = { file: 'f', frames: 10_000, linkTypes: ['ETHERNET'], warnings: ['w'] }
     const stats = { messages: 3, errors: 0 }
@@ -191,7 +307,9 @@ describe('decoded-JSON export', () => {
     let steps = 0
     for (const _ of w.endPieces(source, conversations, stats)) steps++
     expect(steps).toBeGreaterThan(5)
-    expect(Buffer.concat(chunks).toString()).toBe(`\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)},"keys":${JSON.stringify(keys)}}\n`)
+    expect(Buffer.concat(chunks).toString()).toBe(
+      `\n],"source":${JSON.stringify(source)},"conversations":${JSON.stringify(convs)},"stats":${JSON.stringify(stats)},"keys":${JSON.stringify(keys)}}\n`
+    )
     const nd: Uint8Array[] = []
     new JsonExportWriter({ format: 'ndjson', keys }, (c) => nd.push(Uint8Array.from(c))).end(source, conversations, stats)
     expect(Buffer.concat(nd).toString()).toBe(JSON.stringify({ summary: { format: 'gamewire/1', source, conversations: convs, stats, keys } }) + '\n')
@@ -199,8 +317,18 @@ describe('decoded-JSON export', () => {
 
   it('streams a json document and ndjson lines that parse, in chunks whatever their size', () => {
     const conv: ConversationInfo = {
-      id: 1, transport: 'udp', client: '127.0.0.1:1', server: '127.0.0.1:2', roleFrom: 'port', protocol: 'photon', stack: ['udp', 'photon'],
-      frames: 2, bytes: 10, firstTime: 1, lastTime: 2, notes: ['n\u00e9']
+      id: 1,
+      transport: 'udp',
+      client: '127.0.0.1:1',
+      server: '127.0.0.1:2',
+      roleFrom: 'port',
+      protocol: 'photon',
+      stack: ['udp', 'photon'],
+      frames: 2,
+      bytes: 10,
+      firstTime: 1,
+      lastTime: 2,
+      notes: ['n\u00e9']
     }
     for (const format of ['json', 'ndjson'] as const) {
       const run = (chunkSize: number, reuse: boolean, opts: Partial<ExportOptions> = {}) => {
@@ -215,9 +343,16 @@ describe('decoded-JSON export', () => {
         return Buffer.concat(parts).toString('utf8')
       }
       const text = run(1 << 16, false)
-      for (const [chunk, reuse] of [[64, false], [64, true], [1 << 20, true]] as const) expect(run(chunk, reuse)).toBe(text)
+      for (const [chunk, reuse] of [
+        [64, false],
+        [64, true],
+        [1 << 20, true]
+      ] as const)
+        expect(run(chunk, reuse)).toBe(text)
       if (format === 'json') {
-        expect(text.startsWith('{"format":"gamewire/1","messages":[\n' + referenceText(msg({ id: 1 })) + ',\n' + referenceText(msg({ id: 2 })) + '\n],"source":')).toBe(true)
+        expect(
+          text.startsWith('{"format":"gamewire/1","messages":[\n' + referenceText(msg({ id: 1 })) + ',\n' + referenceText(msg({ id: 2 })) + '\n],"source":')
+        ).toBe(true)
         const doc = JSON.parse(text)
         expect(doc.format).toBe('gamewire/1')
         expect(doc.messages.map((m: { id: number }) => m.id)).toEqual([1, 2])

@@ -35,7 +35,9 @@ export function messageJson(m: DecodedMessage, opts: MessageOptions = {}): Recor
     summary: m.summary,
     value: jsonSafe(m.value),
     tree: treeJson(m.tree),
-    sources: m.sources.map((s) => (opts.includeSourceBytes ? { name: s.name, length: s.bytes.length, hex: hex(s.bytes) } : { name: s.name, length: s.bytes.length })),
+    sources: m.sources.map((s) =>
+      opts.includeSourceBytes ? { name: s.name, length: s.bytes.length, hex: hex(s.bytes) } : { name: s.name, length: s.bytes.length }
+    ),
     warnings: m.warnings,
     error: m.error
   }
@@ -46,7 +48,12 @@ export function messageJson(m: DecodedMessage, opts: MessageOptions = {}): Recor
 /** A typed value's text: JSON.stringify of its JSON-safe form, except that Maps keep their entry order. */
 export function referenceValue(v: unknown): string {
   const members = (entries: [string, unknown][]) =>
-    '{' + entries.filter(([, x]) => x !== undefined).map(([k, x]) => `${JSON.stringify(k)}:${referenceValue(x)}`).join(',') + '}'
+    '{' +
+    entries
+      .filter(([, x]) => x !== undefined)
+      .map(([k, x]) => `${JSON.stringify(k)}:${referenceValue(x)}`)
+      .join(',') +
+    '}'
   if (v instanceof Map) return members([...v].map(([k, x]) => [String(k), x]))
   if (Array.isArray(v)) return '[' + v.map(referenceValue).join(',') + ']'
   if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array)) return members(Object.entries(v))
@@ -56,5 +63,11 @@ export function referenceValue(v: unknown): string {
 /** The export text of one message: JSON.stringify of messageJson, with the value written by referenceValue. */
 export function referenceText(m: DecodedMessage, opts: MessageOptions = {}): string {
   const o = messageJson(m, opts)
-  return '{' + Object.keys(o).map((k) => `${JSON.stringify(k)}:${k === 'value' ? referenceValue(m.value) : JSON.stringify(o[k])}`).join(',') + '}'
+  return (
+    '{' +
+    Object.keys(o)
+      .map((k) => `${JSON.stringify(k)}:${k === 'value' ? referenceValue(m.value) : JSON.stringify(o[k])}`)
+      .join(',') +
+    '}'
+  )
 }

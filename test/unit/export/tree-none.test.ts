@@ -46,7 +46,11 @@ describe('--tree none', () => {
   afterEach(() => void (recording.length = 0))
 
   it('fixtures cover the protocols', () => {
-    for (const dir of ['sfs2x', 'enet', 'ui', 'net']) expect(FILES.some((f) => f.includes(`/fixtures/${dir}/`)), dir).toBe(true)
+    for (const dir of ['sfs2x', 'enet', 'ui', 'net'])
+      expect(
+        FILES.some((f) => f.includes(`/fixtures/${dir}/`)),
+        dir
+      ).toBe(true)
   })
 
   it.each(FILES.map((f) => [f.slice(ROOT.length + 1), f]))('%s: the full export without trees, values from a tree-less decode', async (_, file) => {

@@ -50,11 +50,29 @@ describe('unknown names', () => {
 
   test.each([
     // registered fields, protocols and layers, subtrees of fields
-    'photon.op.code == 253', 'photon', 'websocket', 'enet', 'litenetlib', 'http', 'photon.op', 'entangle', 'ip', 'frame', 'gamewire',
-    'frame.number > 3', 'tcp.port in {9933 8080}',
+    'photon.op.code == 253',
+    'photon',
+    'websocket',
+    'enet',
+    'litenetlib',
+    'http',
+    'photon.op',
+    'entangle',
+    'ip',
+    'frame',
+    'gamewire',
+    'frame.number > 3',
+    'tcp.port in {9933 8080}',
     // keys the decoders build from the traffic
-    'photon.param.255', 'photon.param.255 == 1', 'photon.param.249.foo', 'photon.param.245.1.2 == 3', 'photon.value.x', 'photon.message.1',
-    'sfs2x.p.p.un == "alice"', 'sfs2x.p.c[0:2] == "mo"', 'sfs2x.p'
+    'photon.param.255',
+    'photon.param.255 == 1',
+    'photon.param.249.foo',
+    'photon.param.245.1.2 == 3',
+    'photon.value.x',
+    'photon.message.1',
+    'sfs2x.p.p.un == "alice"',
+    'sfs2x.p.c[0:2] == "mo"',
+    'sfs2x.p'
   ])('%s is accepted', (expr) => {
     expect(() => compileFilter(expr)).not.toThrow()
   })
@@ -83,7 +101,12 @@ describe('type mismatches', () => {
   })
 
   test('what the types allow still compiles and matches', () => {
-    const t = target({ 'photon.op.code': [253], 'gamewire.name': ['RaiseEvent'], 'photon.encrypted': [true], 'sfs2x.decrypted': [new Uint8Array([0x12, 0x41])] })
+    const t = target({
+      'photon.op.code': [253],
+      'gamewire.name': ['RaiseEvent'],
+      'photon.encrypted': [true],
+      'sfs2x.decrypted': [new Uint8Array([0x12, 0x41])]
+    })
     const m = (e: string) => compileFilter(e).matches(t)
     // a quoted value name of a field with named values is that value
     expect(m('photon.op.code == "RaiseEvent"')).toBe(true)
@@ -160,7 +183,9 @@ describe('filters in the documentation compile', () => {
   const docs = readFileSync(join(root, 'docs/filter-language.md'), 'utf8')
   // README: the code blocks of filters (not shell, not key files), and `--filter '...'`
   const fromReadme = [
-    ...blocks(readme).filter((b) => !/npx|npm|PHOTON_|^\s*#/m.test(b)).flatMap((b) => b.split('\n')),
+    ...blocks(readme)
+      .filter((b) => !/npx|npm|PHOTON_|^\s*#/m.test(b))
+      .flatMap((b) => b.split('\n')),
     ...[...readme.matchAll(/^(?!.*--schema).*--filter '([^']+)'/gm)].map((m) => m[1])
   ]
   // Filters shown with a schema pack name its fields: they compile with that pack loaded, and not without.
@@ -171,7 +196,13 @@ describe('filters in the documentation compile', () => {
   const all = [...fromReadme, ...fromDocs].map((l) => l.trim()).filter(Boolean)
 
   it('finds them', () => {
-    expect(all).toEqual(expect.arrayContaining(['photon.op.code == 253 && photon.param.244 == 22', 'sfs2x.action == 1 && sfs2x.p.p.un == "alice"', 'fignet.payload[0:2] == 01:00']))
+    expect(all).toEqual(
+      expect.arrayContaining([
+        'photon.op.code == 253 && photon.param.244 == 22',
+        'sfs2x.action == 1 && sfs2x.p.p.un == "alice"',
+        'fignet.payload[0:2] == 01:00'
+      ])
+    )
   })
 
   test.each(withPack)('with %s: %s', (pack, expr) => {

@@ -26,7 +26,12 @@ describe('existence and logic', () => {
   })
 
   test('and/or/xor/not truth tables, symbolic and word forms', () => {
-    const cases: [boolean, boolean][] = [[false, false], [false, true], [true, false], [true, true]]
+    const cases: [boolean, boolean][] = [
+      [false, false],
+      [false, true],
+      [true, false],
+      [true, true]
+    ]
     for (const [a, b] of cases) {
       const f: Record<string, number[]> = {}
       if (a) f.a = [1]
@@ -381,14 +386,24 @@ describe('targetFromMessage', () => {
     protocol: 'photon',
     stack: ['udp', 'photon'],
     tree: [
-      { key: 'photon.cmd', label: 'Command', type: 'none', children: [
-        { key: 'photon.cmd.type', label: 'Type', type: 'u8', value: 6 },
-        { key: 'photon.op.code', label: 'Op', type: 'u8', value: 253 },
-        { key: 'photon.param', label: 'Param', type: 'none', children: [
-          { key: 'photon.param.key', label: 'k', type: 'u8', value: 245 },
-          { key: 'photon.param.key', label: 'k', type: 'u8', value: 244 }
-        ] }
-      ] },
+      {
+        key: 'photon.cmd',
+        label: 'Command',
+        type: 'none',
+        children: [
+          { key: 'photon.cmd.type', label: 'Type', type: 'u8', value: 6 },
+          { key: 'photon.op.code', label: 'Op', type: 'u8', value: 253 },
+          {
+            key: 'photon.param',
+            label: 'Param',
+            type: 'none',
+            children: [
+              { key: 'photon.param.key', label: 'k', type: 'u8', value: 245 },
+              { key: 'photon.param.key', label: 'k', type: 'u8', value: 244 }
+            ]
+          }
+        ]
+      },
       { key: 'photon.cmd.type', label: 'Type', type: 'u8', value: 7 }
     ]
   }

@@ -31,8 +31,21 @@ describe('tokenize', () => {
 
   test('operators, longest match first', () => {
     const e = 'a===1 b!==2 c~=3 d!=4 e<=5 f>=6 g<7 h>8 i&9 j~"x"'
-    const ops = tokenize(e).filter((t) => t.kind === 'operator').map((t) => [t.text, t.op])
-    expect(ops).toEqual([['===', '==='], ['!==', '~='], ['~=', '~='], ['!=', '!='], ['<=', '<='], ['>=', '>='], ['<', '<'], ['>', '>'], ['&', '&'], ['~', 'matches']])
+    const ops = tokenize(e)
+      .filter((t) => t.kind === 'operator')
+      .map((t) => [t.text, t.op])
+    expect(ops).toEqual([
+      ['===', '==='],
+      ['!==', '~='],
+      ['~=', '~='],
+      ['!=', '!='],
+      ['<=', '<='],
+      ['>=', '>='],
+      ['<', '<'],
+      ['>', '>'],
+      ['&', '&'],
+      ['~', 'matches']
+    ])
   })
 
   test('word operators and keywords normalise', () => {
@@ -44,9 +57,18 @@ describe('tokenize', () => {
   test('literals: negative, float, bytes, addresses, CIDR, strings', () => {
     const e = '-5 1.5 aa:bb:cc aa-bb aa.bb.cc 10.0.0.1 10.0.0.0/8 ::1 fe80::1 2001:db8::/32 "q\\"x" r"\\d+"'
     expect(tokenize(e).map((t) => [t.kind, e.slice(t.start, t.end)])).toEqual([
-      ['number', '-5'], ['number', '1.5'], ['bytes', 'aa:bb:cc'], ['bytes', 'aa-bb'], ['bytes', 'aa.bb.cc'],
-      ['address', '10.0.0.1'], ['address', '10.0.0.0/8'], ['address', '::1'], ['address', 'fe80::1'],
-      ['address', '2001:db8::/32'], ['string', '"q\\"x"'], ['string', 'r"\\d+"']
+      ['number', '-5'],
+      ['number', '1.5'],
+      ['bytes', 'aa:bb:cc'],
+      ['bytes', 'aa-bb'],
+      ['bytes', 'aa.bb.cc'],
+      ['address', '10.0.0.1'],
+      ['address', '10.0.0.0/8'],
+      ['address', '::1'],
+      ['address', 'fe80::1'],
+      ['address', '2001:db8::/32'],
+      ['string', '"q\\"x"'],
+      ['string', 'r"\\d+"']
     ])
   })
 
@@ -66,9 +88,22 @@ describe('tokenize', () => {
     const e = 'x.y == RaiseEvent or x.y in {Join Leave} or x.y == tok.known or Foo'
     const kinds = tokenize(e).map((t) => [t.kind, t.text])
     expect(kinds).toEqual([
-      ['field', 'x.y'], ['operator', '=='], ['name', 'RaiseEvent'], ['keyword', 'or'],
-      ['field', 'x.y'], ['keyword', 'in'], ['brace', '{'], ['name', 'Join'], ['name', 'Leave'], ['brace', '}'], ['keyword', 'or'],
-      ['field', 'x.y'], ['operator', '=='], ['field', 'tok.known'], ['keyword', 'or'], ['field', 'Foo']
+      ['field', 'x.y'],
+      ['operator', '=='],
+      ['name', 'RaiseEvent'],
+      ['keyword', 'or'],
+      ['field', 'x.y'],
+      ['keyword', 'in'],
+      ['brace', '{'],
+      ['name', 'Join'],
+      ['name', 'Leave'],
+      ['brace', '}'],
+      ['keyword', 'or'],
+      ['field', 'x.y'],
+      ['operator', '=='],
+      ['field', 'tok.known'],
+      ['keyword', 'or'],
+      ['field', 'Foo']
     ])
   })
 
@@ -77,13 +112,22 @@ describe('tokenize', () => {
   })
 
   test('slices', () => {
-    expect(brief('f[ -4: ]')).toEqual([['field', 0, 1, 'f'], ['bracket', 1, 2, '['], ['slice', 3, 6, '-4:'], ['bracket', 7, 8, ']']])
+    expect(brief('f[ -4: ]')).toEqual([
+      ['field', 0, 1, 'f'],
+      ['bracket', 1, 2, '['],
+      ['slice', 3, 6, '-4:'],
+      ['bracket', 7, 8, ']']
+    ])
   })
 
   test('errors are tokens, never exceptions', () => {
     const e = 'a = 1 @ "open'
     expect(brief(e)).toEqual([
-      ['field', 0, 1, 'a'], ['error', 2, 3, '='], ['number', 4, 5, '1'], ['error', 6, 7, '@'], ['error', 8, 13, '"open']
+      ['field', 0, 1, 'a'],
+      ['error', 2, 3, '='],
+      ['number', 4, 5, '1'],
+      ['error', 6, 7, '@'],
+      ['error', 8, 13, '"open']
     ])
     const toks = tokenize(e)
     expect(toks[1].error).toBe("unknown operator '=' at 2 (use '==')")

@@ -11,6 +11,12 @@ export function writeBigBodyCapture(file: string): Uint8Array {
   resetFrames()
   const conn = new Conn().s(packet(body, { zlib: true, big: true }))
   const w = new PcapngWriter()
-  writeFileSync(file, Buffer.concat([w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }]), ...conn.frames.map((f) => w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data }))]))
+  writeFileSync(
+    file,
+    Buffer.concat([
+      w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }]),
+      ...conn.frames.map((f) => w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data }))
+    ])
+  )
   return body
 }

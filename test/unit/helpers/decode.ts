@@ -79,4 +79,3 @@ export function find(nodes: FieldNode[], key: string): FieldNode {
 export function rangeBytes(sources: { bytes: Uint8Array }[], n: FieldNode): Uint8Array {
   return sources[n.source!].bytes.subarray(n.start!, n.start! + n.length!)
 }
-

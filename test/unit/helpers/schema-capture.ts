@@ -59,7 +59,8 @@ export function schemaCapture(): Uint8Array {
       [1, pv.int(m.itemId)],
       [2, pv.int(m.slot)]
     ]
-    if (m.kind === 'request') frames.push(c2s(dg(command({ type: T.SEND_RELIABLE, channel: 0, seq: ++seq, body: msg(2, requestBody(18, 1, [[253, pv.short(m.code)], ...params])) }))))
+    if (m.kind === 'request')
+      frames.push(c2s(dg(command({ type: T.SEND_RELIABLE, channel: 0, seq: ++seq, body: msg(2, requestBody(18, 1, [[253, pv.short(m.code)], ...params])) }))))
     else frames.push(s2c(dg(command({ type: T.SEND_RELIABLE, channel: 0, seq: ++eseq, body: msg(4, eventBody(18, m.code, params)) }))))
   }
   const w = new PcapngWriter()

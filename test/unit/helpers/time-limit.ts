@@ -24,7 +24,10 @@ export function withinTimeLimit<T>(file: string, fn: string, args: unknown[], se
       f()
     }
     const limit = (s: number, what: string) =>
-      setTimeout(() => finish(() => reject(new Error(`${what} did not finish within ${s} s; the worker was terminated (a loop that makes no progress?)`))), s * 1000)
+      setTimeout(
+        () => finish(() => reject(new Error(`${what} did not finish within ${s} s; the worker was terminated (a loop that makes no progress?)`))),
+        s * 1000
+      )
     let timer = limit(LOAD_SECONDS, `loading ${file}`)
     worker.on('message', (m: { ready?: true; result?: T; error?: string }) => {
       if (m.ready) {

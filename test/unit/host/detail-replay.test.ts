@@ -28,7 +28,14 @@ function captures(dir: string): string[] {
     return statSync(p).isDirectory() ? captures(p) : /\.(pcap|pcapng)$/.test(n) ? [p] : []
   })
 }
-const files = [...captures(join(ROOT, 'test/fixtures/sfs2x')), ...captures(join(ROOT, 'test/fixtures/ui')), ...captures(join(ROOT, 'test/fixtures/enet')), join(ROOT, 'test/fixtures/net/loopback.pcapng'), join(ROOT, 'test/fixtures/net/tcp-reordered.pcapng'), join(ROOT, 'resources/demo.pcapng')]
+const files = [
+  ...captures(join(ROOT, 'test/fixtures/sfs2x')),
+  ...captures(join(ROOT, 'test/fixtures/ui')),
+  ...captures(join(ROOT, 'test/fixtures/enet')),
+  join(ROOT, 'test/fixtures/net/loopback.pcapng'),
+  join(ROOT, 'test/fixtures/net/tcp-reordered.pcapng'),
+  join(ROOT, 'resources/demo.pcapng')
+]
 
 function fullDecode(file: string): DecodedMessage[] {
   const keys = new KeyStore()
@@ -56,7 +63,13 @@ describe('message detail from a partial replay', () => {
       const d = core.getMessage(m.id)
       const j = messageJson(m, { includeSourceBytes: true }) as { tree: unknown; sources: { name: string; hex: string }[] }
       expect({ id: d.id, frames: d.frames, name: d.name, summary: d.summary, tree: d.tree, sources: d.sources, error: d.error }).toEqual({
-        id: m.id, frames: m.frames, name: m.name, summary: m.summary, tree: j.tree, sources: j.sources.map((s) => ({ name: s.name, length: s.hex.length / 2, hex: s.hex.slice(0, 2 * DETAIL_INLINE_BYTES) })), error: m.error
+        id: m.id,
+        frames: m.frames,
+        name: m.name,
+        summary: m.summary,
+        tree: j.tree,
+        sources: j.sources.map((s) => ({ name: s.name, length: s.hex.length / 2, hex: s.hex.slice(0, 2 * DETAIL_INLINE_BYTES) })),
+        error: m.error
       })
     }
   })
@@ -100,7 +113,12 @@ describe('a detail is bounded, whatever the message decompresses to', () => {
     expect(d.valueJson.length).toBeLessThan(DETAIL_MAX_VALUE_CHARS + 200)
     // pages: exact bytes at any offset, never more than a page, the end clipped
     const src = d.sources.indexOf(inflated)
-    for (const [offset, length] of [[0, 16], [DETAIL_INLINE_BYTES, 4096], [5_000_001, 100], [body.length - 10, 100]]) {
+    for (const [offset, length] of [
+      [0, 16],
+      [DETAIL_INLINE_BYTES, 4096],
+      [5_000_001, 100],
+      [body.length - 10, 100]
+    ]) {
       const page = core.getSourceBytes(1, src, offset, length)
       expect(page.offset).toBe(offset)
       expect(page.hex).toBe(Buffer.from(body.subarray(offset, offset + length)).toString('hex'))

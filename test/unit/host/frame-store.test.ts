@@ -17,14 +17,26 @@ function frames(n: number, seed: number): CaptureFrame[] {
     // mostly small frames, some bigger than the 1 MiB write buffer
     const size = i % 97 === 5 ? (1 << 20) + 123 : Math.floor(rand() * 1600)
     const data = Uint8Array.from({ length: size }, (_, k) => (k * 31 + i) & 0xff)
-    const f: CaptureFrame = { number: i + 1, interfaceId: i % 3, linkType: i % 2 ? 1 : 276, tsSec: 1_700_000_000 + i, tsNsec: (i * 7919) % 1e9, originalLength: size + (i % 5), data }
+    const f: CaptureFrame = {
+      number: i + 1,
+      interfaceId: i % 3,
+      linkType: i % 2 ? 1 : 276,
+      tsSec: 1_700_000_000 + i,
+      tsNsec: (i * 7919) % 1e9,
+      originalLength: size + (i % 5),
+      data
+    }
     if (i % 50 === 7) f.noTimestamp = true
     return f
   })
 }
 
 const same = (a: CaptureFrame, b: CaptureFrame) => {
-  expect({ ...a, data: Buffer.from(a.data).toString('hex') }).toEqual({ ...b, data: Buffer.from(b.data).toString('hex'), ...(b.noTimestamp ? { tsSec: 0 } : {}) })
+  expect({ ...a, data: Buffer.from(a.data).toString('hex') }).toEqual({
+    ...b,
+    data: Buffer.from(b.data).toString('hex'),
+    ...(b.noTimestamp ? { tsSec: 0 } : {})
+  })
 }
 
 describe('FrameStore', () => {
@@ -51,7 +63,7 @@ describe('FrameStore', () => {
     store.close()
   })
 
-  it('lists a conversation\'s frames ascending without duplicates, even when reported out of order', () => {
+  it("lists a conversation's frames ascending without duplicates, even when reported out of order", () => {
     const store = new FrameStore(tmp)
     for (const f of frames(20, 2)) store.append(f)
     for (const n of [3, 9, 4, 5, 5, 12]) store.addToConversation(n, 2)

@@ -80,7 +80,10 @@ describe('InspectorSession on its worker thread', () => {
       expect(saved()).not.toContain(demoLine)
       // back to the demo: its key is back
       await s.openCapture()
-      expect((await s.listKeys()).map((k) => [k.line, k.demo])).toEqual([[userLine, undefined], [demoLine, true]])
+      expect((await s.listKeys()).map((k) => [k.line, k.demo])).toEqual([
+        [userLine, undefined],
+        [demoLine, true]
+      ])
     } finally {
       await s.close()
     }

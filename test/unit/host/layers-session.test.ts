@@ -51,10 +51,14 @@ async function viewIds(c: SessionCore, filter: string): Promise<number[]> {
 
 async function cliIds(file: string, filter: string): Promise<number[]> {
   const { text } = await decodeToText({ file, format: 'ndjson', filter })
-  return text.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l).id)
+  return text
+    .trim()
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l).id)
 }
 
-describe('filters on the frames\' layer fields', () => {
+describe("filters on the frames' layer fields", () => {
   const cases: [string, string, (m: DecodedMessage) => boolean][] = [
     // TTL: the IPv4 frames have 64, IPv6 has hop limits instead.
     [LOOPBACK, 'ip.ttl == 64', (m) => values(m.tree, 'ip.ttl').includes(64)],
@@ -62,10 +66,16 @@ describe('filters on the frames\' layer fields', () => {
     [LOOPBACK, 'frame.len > 1000', (m) => values(m.tree, 'frame.len').some((v) => (v as number) > 1000)],
     [LOOPBACK, 'frame.number == 20', (m) => m.frames.includes(20)],
     [LASTWAR, 'tcp.seq < 500', (m) => values(m.tree, 'tcp.seq').some((v) => (v as number) < 500)],
-    [LASTWAR, 'tcp.flags.push == true && frame.cap_len >= 100', (m) => values(m.tree, 'frame.cap_len').some((v) => (v as number) >= 100) && values(m.tree, 'tcp.flags.push').includes(true)]
+    [
+      LASTWAR,
+      'tcp.flags.push == true && frame.cap_len >= 100',
+      (m) => values(m.tree, 'frame.cap_len').some((v) => (v as number) >= 100) && values(m.tree, 'tcp.flags.push').includes(true)
+    ]
   ]
   it.each(cases)('%s: %s', async (file, filter, expect_) => {
-    const expected = decode(file, true).filter(expect_).map((m) => m.id)
+    const expected = decode(file, true)
+      .filter(expect_)
+      .map((m) => m.id)
     const all = decode(file, false).length
     // The filter selects some messages, not all and not none, so the comparison says something.
     expect(expected.length).toBeGreaterThan(0)
@@ -78,10 +88,16 @@ describe('filters on the frames\' layer fields', () => {
     const c = await open(LOOPBACK)
     expect(await viewIds(c, 'ip.ttl == 63')).toEqual([])
     // Present on exactly the messages over IPv4 frames (the IPv6 ones have no ip.ttl).
-    const v4 = decode(LOOPBACK, true).filter((m) => values(m.tree, 'ip.ttl').length > 0).map((m) => m.id)
+    const v4 = decode(LOOPBACK, true)
+      .filter((m) => values(m.tree, 'ip.ttl').length > 0)
+      .map((m) => m.id)
     expect(v4.length).toBeGreaterThan(0)
     expect(await viewIds(c, 'ip.ttl')).toEqual(v4)
-    expect(await viewIds(c, 'eth.src == 00:00:00:00:00:00 && !ip.ttl')).toEqual(decode(LOOPBACK, false).filter((m) => !v4.includes(m.id)).map((m) => m.id))
+    expect(await viewIds(c, 'eth.src == 00:00:00:00:00:00 && !ip.ttl')).toEqual(
+      decode(LOOPBACK, false)
+        .filter((m) => !v4.includes(m.id))
+        .map((m) => m.id)
+    )
   })
 })
 
@@ -108,7 +124,8 @@ describe('the export', () => {
       expect(m.tree.slice(0, k).map((g: any) => [g.key, g.source])).toEqual(m.frames.map((_: number, j: number) => ['frame', j]))
       expect(m.sources.slice(0, k).map((s: any) => [s.name, s.hex])).toEqual(m.frames.map((n: number) => [`Frame ${n}`, frames[n - 1]]))
       expect(m.sources.slice(k)).toEqual(p.sources)
-      const back = (nodes: any[]): any[] => nodes.map((n) => ({ ...n, ...(n.source !== undefined ? { source: n.source - k } : {}), children: back(n.children) }))
+      const back = (nodes: any[]): any[] =>
+        nodes.map((n) => ({ ...n, ...(n.source !== undefined ? { source: n.source - k } : {}), children: back(n.children) }))
       expect(back(m.tree.slice(k))).toEqual(p.tree)
     })
     expect(multi).toBeGreaterThan(0)

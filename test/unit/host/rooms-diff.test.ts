@@ -62,7 +62,11 @@ function roomsDoc(v: RoomsView): RoomsDocument {
 function carried(file: string, frame: number): { id: number; name: string }[] {
   const r = gw('decode', file, '--format', 'ndjson', '--tree', 'none', '--jobs', '1')
   expect(r.code).toBe(0)
-  const all = r.stdout.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l) as { id: number; name: string; frames: number[] })
+  const all = r.stdout
+    .trim()
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l) as { id: number; name: string; frames: number[] })
   return all.filter((m) => m.frames[0] === frame || m.frames.at(-1) === frame)
 }
 
@@ -195,7 +199,10 @@ describe('diffWith', () => {
 })
 
 describe('compactRows', () => {
-  const same = (id: number): { a: MessageRef; b: MessageRef } => ({ a: { id, frames: [id], direction: 'c2s', name: 'x' }, b: { id, frames: [id], direction: 'c2s', name: 'x' } })
+  const same = (id: number): { a: MessageRef; b: MessageRef } => ({
+    a: { id, frames: [id], direction: 'c2s', name: 'x' },
+    b: { id, frames: [id], direction: 'c2s', name: 'x' }
+  })
   it('keeps the differing lines with their context and counts the rest as gaps', () => {
     const rows: DiffRow[] = Array.from({ length: 12 }, (_, i) => same(i + 1))
     rows[5] = { a: null, b: same(6).b }
@@ -204,7 +211,13 @@ describe('compactRows', () => {
     expect(out).toEqual([{ gap: 4 }, rows[4], rows[5], rows[6], rows[7], { gap: 4 }])
     // at most `max` lines: the rest is one gap
     expect(compactRows(rows, 1, 2)).toEqual([{ gap: 4 }, rows[4], { gap: 7 }])
-    expect(compactRows(rows.map((_, i) => same(i)), 2, 100)).toEqual([{ gap: 12 }])
+    expect(
+      compactRows(
+        rows.map((_, i) => same(i)),
+        2,
+        100
+      )
+    ).toEqual([{ gap: 12 }])
   })
 })
 
@@ -214,8 +227,22 @@ describe('arguments from the untrusted side', () => {
     expect(validateRequest('getRooms', [])).toEqual([])
     expect(() => validateRequest('getRooms', [1])).toThrow(ApiArgumentError)
     expect(validateRequest('diffWith', ['/a.pcapng'])).toEqual(['/a.pcapng'])
-    expect(validateRequest('diffWith', ['/a.pcapng', { ignore: ['gold', '/parameters.248', 'p.*.uid'], noDefaults: true }])).toEqual(['/a.pcapng', { ignore: ['gold', '/parameters.248', 'p.*.uid'], noDefaults: true }])
-    for (const bad of [[], [''], [1], ['/a', { ignore: 'gold' }], ['/a', { ignore: ['a..b'] }], ['/a', { ignore: [' x'] }], ['/a', { noDefaults: 'yes' }], ['/a', { other: 1 }], ['/a', {}, 3], ['/a', { ignore: Array(300).fill('x') }]]) {
+    expect(validateRequest('diffWith', ['/a.pcapng', { ignore: ['gold', '/parameters.248', 'p.*.uid'], noDefaults: true }])).toEqual([
+      '/a.pcapng',
+      { ignore: ['gold', '/parameters.248', 'p.*.uid'], noDefaults: true }
+    ])
+    for (const bad of [
+      [],
+      [''],
+      [1],
+      ['/a', { ignore: 'gold' }],
+      ['/a', { ignore: ['a..b'] }],
+      ['/a', { ignore: [' x'] }],
+      ['/a', { noDefaults: 'yes' }],
+      ['/a', { other: 1 }],
+      ['/a', {}, 3],
+      ['/a', { ignore: Array(300).fill('x') }]
+    ]) {
       expect(() => validateRequest('diffWith', bad), JSON.stringify(bad).slice(0, 60)).toThrow(ApiArgumentError)
     }
   })

@@ -57,7 +57,13 @@ describe('schema packs in the session', () => {
     const albion = await c.addSchema(ALBION)
     expect(albion.redecoded).toEqual([1])
     expect(albion.schemas).toEqual([
-      expect.objectContaining({ id: 'Albion Online (operations, partial)', protocols: ['photon'], appliesTo: 'all conversations', contents: '28 operations', covers: [1] })
+      expect.objectContaining({
+        id: 'Albion Online (operations, partial)',
+        protocols: ['photon'],
+        appliesTo: 'all conversations',
+        contents: '28 operations',
+        covers: [1]
+      })
     ])
     expect(c.status().generation).toBeGreaterThan(generation)
     expect((await gameRows(c)).map((r) => r.name)).toEqual(SCRIPT.map((m) => (m.kind === 'request' ? ALBION_NAMES[m.code] : 'Event 22')))
@@ -75,7 +81,9 @@ describe('schema packs in the session', () => {
     expect(sevens.length).toBeGreaterThan(1)
     const hits = await rows(c, 'photon.param.itemId == 7')
     expect(hits.map((r) => r.id)).toEqual(sevens)
-    expect(hits.map((r) => r.summary)).toEqual(SCRIPT.filter((m) => m.itemId === 7).map((m) => `${m.kind === 'request' ? ALBION_NAMES[m.code] : 'ItemDropped event'} itemId=7 slot=${m.slot}`))
+    expect(hits.map((r) => r.summary)).toEqual(
+      SCRIPT.filter((m) => m.itemId === 7).map((m) => `${m.kind === 'request' ? ALBION_NAMES[m.code] : 'ItemDropped event'} itemId=7 slot=${m.slot}`)
+    )
     // the detail replay (one conversation's frames) labels the named parameter
     const detail = c.getMessage(sevens[0])
     const labels = JSON.stringify(detail.tree)
@@ -84,10 +92,16 @@ describe('schema packs in the session', () => {
     const exported = join(tmp, 'export.ndjson')
     const job = c.startExport({ format: 'ndjson', scope: 'filtered', tree: 'none' }, { path: exported, fileName: 'export.ndjson' } satisfies ExportTarget)
     await jobDone(job.id)
-    const lines = readFileSync(exported, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.id)
+    const lines = readFileSync(exported, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.id)
     expect(lines.map((l) => l.id)).toEqual(sevens)
     // filters on the index field answer from the index (the name the pack gave)
-    expect((await rows(c, 'schema.name == "Move"')).map((r) => r.id)).toEqual(SCRIPT.flatMap((m, i) => (m.kind === 'request' && m.code === 22 ? [idOf(i)] : [])))
+    expect((await rows(c, 'schema.name == "Move"')).map((r) => r.id)).toEqual(
+      SCRIPT.flatMap((m, i) => (m.kind === 'request' && m.code === 22 ? [idOf(i)] : []))
+    )
 
     const removed = await c.removeSchema('Test items')
     expect(removed.schemas.map((s) => s.name)).toEqual(['Albion Online (operations, partial)'])
@@ -110,7 +124,10 @@ describe('schema packs in the session', () => {
     await c.addSchema(JSON.stringify(TEST_PACK))
     const generation = c.status().generation
     const bad = { ...TEST_PACK, name: 'Bad', photon: { events: [{ code: 300, name: 'Big' }] } }
-    const err = await c.addSchema(JSON.stringify(bad)).then(() => null, (e: Error) => e)
+    const err = await c.addSchema(JSON.stringify(bad)).then(
+      () => null,
+      (e: Error) => e
+    )
     expect(err).toMatchObject({ name: 'SchemaError', path: '$.photon.events[0].code' })
     expect(err!.message).toMatch(/^\$\.photon\.events\[0\]\.code: /)
     await expect(c.addSchema('{"format": ')).rejects.toMatchObject({ name: 'SchemaError', path: '$' })
@@ -160,10 +177,13 @@ async function jobDone(id: number): Promise<JobInfo> {
 }
 
 describe('SQL over the open capture', () => {
-  it('answers from the session\'s messages with the packs applied, and follows a pack change', async () => {
+  it("answers from the session's messages with the packs applied, and follows a pack change", async () => {
     const c = await opened()
     const before = await c.runQuery("SELECT id, name FROM messages WHERE protocol = 'photon' AND id >= 5 ORDER BY id")
-    expect(before.columns).toEqual([{ name: 'id', type: 'INTEGER' }, { name: 'name', type: 'VARCHAR' }])
+    expect(before.columns).toEqual([
+      { name: 'id', type: 'INTEGER' },
+      { name: 'name', type: 'VARCHAR' }
+    ])
     expect(before.rows).toEqual(SCRIPT.map((m, i) => [idOf(i), m.kind === 'request' ? 'Operation 1' : 'Event 22']))
     expect(before.truncated).toBe(false)
     await c.addSchema(ALBION)
@@ -194,7 +214,10 @@ describe('SQL over the open capture', () => {
     const exact = await c.runQuery(`SELECT range AS n FROM range(${QUERY_ROW_LIMIT})`)
     expect(exact.truncated).toBe(false)
     for (const sql of ['SELEC 1', 'SELECT nope FROM messages', 'SELECT * FROM nothing_here']) {
-      const e = await c.runQuery(sql).then(() => null, (x: Error) => x)
+      const e = await c.runQuery(sql).then(
+        () => null,
+        (x: Error) => x
+      )
       expect(e).toMatchObject({ name: 'SqlError' })
       expect(e!.message).not.toContain('\n')
       expect(e!.message.length).toBeGreaterThan(5)
@@ -209,7 +232,10 @@ describe('SQL over the open capture', () => {
     await new Promise((r) => setTimeout(r, 200))
     c.cancelQuery()
     await expect(slow).rejects.toThrow('cancelled')
-    const slow2 = c.runQuery('SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b').then(() => null, (e: Error) => e)
+    const slow2 = c.runQuery('SELECT sum(a.range * b.range) FROM range(200000) a, range(200000) b').then(
+      () => null,
+      (e: Error) => e
+    )
     await new Promise((r) => setTimeout(r, 200))
     const next = await c.runQuery('SELECT count(*)::INTEGER FROM messages')
     expect(await slow2).toMatchObject({ name: 'SqlError', message: 'cancelled' })

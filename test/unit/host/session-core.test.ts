@@ -77,7 +77,14 @@ describe('opening a capture', () => {
     const c = newCore()
     const status = await c.open(PHOTON)
     const expected = fullDecode(PHOTON)
-    expect(status).toMatchObject({ phase: 'ready', frames: 323, messages: expected.length, conversations: 1, errors: 0, source: { kind: 'file', file: 'photon-session.pcapng' } })
+    expect(status).toMatchObject({
+      phase: 'ready',
+      frames: 323,
+      messages: expected.length,
+      conversations: 1,
+      errors: 0,
+      source: { kind: 'file', file: 'photon-session.pcapng' }
+    })
     expect(status.timeOrigin).toBe(Math.min(...expected.map((m) => m.time)))
     const view = await c.setView({ filter: '', sort: null, columns: [] })
     expect(view).toMatchObject({ state: 'done', count: expected.length, total: expected.length })
@@ -99,7 +106,12 @@ describe('opening a capture', () => {
       const d = c.getMessage(m.id)
       const j = messageJson(m, { includeSourceBytes: true }) as any
       expect({ id: d.id, conversation: d.conversation, frames: d.frames, name: d.name, tree: d.tree, error: d.error }).toEqual({
-        id: m.id, conversation: m.conversation, frames: m.frames, name: m.name, tree: j.tree, error: m.error
+        id: m.id,
+        conversation: m.conversation,
+        frames: m.frames,
+        name: m.name,
+        tree: j.tree,
+        error: m.error
       })
       expect(d.sources).toEqual(j.sources.map((s: any) => ({ name: s.name, length: s.hex.length / 2, hex: s.hex.slice(0, 2 * DETAIL_INLINE_BYTES) })))
     }
@@ -165,7 +177,11 @@ describe('the timeline view', () => {
       const view = await c.setView({ filter, sort: null, columns: [] })
       expect(view.state, filter).toBe('done')
       const rows = c.getRows(view.id, 0, 5000).rows.map((r) => r.id)
-      const cli = (await cliDecode(PHOTON, { filter, format: 'ndjson' })).trim().split('\n').slice(0, -1).map((l) => JSON.parse(l).id)
+      const cli = (await cliDecode(PHOTON, { filter, format: 'ndjson' }))
+        .trim()
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l).id)
       expect(rows, filter).toEqual(cli)
       expect(rows.length, filter).toBeGreaterThan(0)
       expect(rows.length, filter).toBeLessThan(all.length)
@@ -301,7 +317,10 @@ describe('decode-as and statistics', () => {
     const c = newCore()
     await c.open(ENET)
     // the capture's 38 messages: 7 FigNet payloads, the rest ENet commands alone (docs/fignet.md's frame table)
-    expect((await c.getStats()).byProtocol).toEqual([{ protocol: 'enet', count: 31 }, { protocol: 'fignet', count: 7 }])
+    expect((await c.getStats()).byProtocol).toEqual([
+      { protocol: 'enet', count: 31 },
+      { protocol: 'fignet', count: 7 }
+    ])
     expect(c.getConversations()[0]).toMatchObject({ protocol: 'fignet', stack: ['udp', 'enet', 'fignet'] })
     const acks = await c.setView({ filter: 'gamewire.protocol == enet && gamewire.name == "ACKNOWLEDGE"', sort: null, columns: [] })
     expect(c.getRows(acks.id, 0, 100).rows.map((r) => r.protocol)).toEqual(Array(16).fill('enet'))
@@ -345,7 +364,9 @@ describe('exports', () => {
     expect(text).not.toContain(PHOTON_KEY_LINE.split(' ')[2])
     const withKeys = c.startExport({ format: 'json', scope: 'all', includeKeys: true }, target('keys.json'))
     await jobDone(withKeys.id)
-    expect(JSON.parse(readFileSync(join(tmp, 'keys.json'), 'utf8')).keys).toEqual([{ type: 'PHOTON_AES_KEY', conversation: '10.0.0.1:50123-10.0.0.2:5056', key: PHOTON_KEY_LINE.split(' ')[2] }])
+    expect(JSON.parse(readFileSync(join(tmp, 'keys.json'), 'utf8')).keys).toEqual([
+      { type: 'PHOTON_AES_KEY', conversation: '10.0.0.1:50123-10.0.0.2:5056', key: PHOTON_KEY_LINE.split(' ')[2] }
+    ])
   })
 
   it('JSON of the filtered view equals the CLI with the same filter; selected exports exactly those ids', async () => {
@@ -372,7 +393,11 @@ describe('exports', () => {
     await c.setView({ filter: 'photon.ev.code == 200 || photon.op.code == 226', sort: null, columns: [] })
     const done = await jobDone(c.startExport({ format: 'pcapng', scope: 'filtered' }, target('f.pcapng')).id)
     const original = readFrames(new Uint8Array(readFileSync(PHOTON)))
-    const cli = (await cliDecode(PHOTON, { filter: 'photon.ev.code == 200 || photon.op.code == 226', format: 'ndjson' })).trim().split('\n').slice(0, -1).map((l) => JSON.parse(l))
+    const cli = (await cliDecode(PHOTON, { filter: 'photon.ev.code == 200 || photon.op.code == 226', format: 'ndjson' }))
+      .trim()
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => JSON.parse(l))
     expect(cli.map((m: any) => m.name)).toEqual(['JoinGame', 'JoinGame response', 'RPC event'])
     const wanted = [...new Set(cli.flatMap((m: any) => m.frames as number[]))].sort((a, b) => a - b)
     expect(wanted.length).toBeGreaterThanOrEqual(4)

@@ -27,7 +27,8 @@ describe('statistics', () => {
     expect(validateRequest('getStats', [undefined])).toEqual([])
     expect(validateRequest('getStats', [{ all: true }])).toEqual([{ all: true }])
     expect(validateRequest('getStats', [{}])).toEqual([{}])
-    for (const bad of [[{ all: 'yes' }], [null], [[true]], ['all'], [{ all: true }, 1]]) expect(() => validateRequest('getStats', bad)).toThrow(ApiArgumentError)
+    for (const bad of [[{ all: 'yes' }], [null], [[true]], ['all'], [{ all: true }, 1]])
+      expect(() => validateRequest('getStats', bad)).toThrow(ApiArgumentError)
   })
 
   it('nearest-rank percentiles', () => {

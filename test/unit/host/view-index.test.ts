@@ -103,7 +103,10 @@ describe('views over the message index', () => {
           const cmp = typeof x === 'number' ? x - (y as number) : String(x).localeCompare(String(y))
           return cmp !== 0 ? (desc ? -cmp : cmp) : a.id - b.id
         })
-        expect(rows.map((r) => r.id), `${column} ${desc}`).toEqual(sorted.map((r) => r.id))
+        expect(
+          rows.map((r) => r.id),
+          `${column} ${desc}`
+        ).toEqual(sorted.map((r) => r.id))
       }
     }
   })
@@ -115,10 +118,18 @@ describe('opening a capture in shards', () => {
     const three = new SessionCore({ emit: () => undefined, demoCapturePath: () => DEMO, tempDir: tmp, jobs: 3, shardsInProcess: true })
     try {
       for (const c of [one, three]) await c.open(DEMO)
-      expect(three.status()).toMatchObject({ frames: one.status().frames, messages: one.status().messages, warnings: one.status().warnings, linkTypes: one.status().linkTypes })
+      expect(three.status()).toMatchObject({
+        frames: one.status().frames,
+        messages: one.status().messages,
+        warnings: one.status().warnings,
+        linkTypes: one.status().linkTypes
+      })
       expect(three.getConversations()).toEqual(one.getConversations())
       for (const filter of ['', 'udp.port == 5055 || sfs2x.cmd', 'photon.key == 245', 'ip.src == 127.0.0.1']) {
-        const [a, b] = await Promise.all([one.setView({ filter, sort: null, columns: ['photon.ev.code'] }), three.setView({ filter, sort: null, columns: ['photon.ev.code'] })])
+        const [a, b] = await Promise.all([
+          one.setView({ filter, sort: null, columns: ['photon.ev.code'] }),
+          three.setView({ filter, sort: null, columns: ['photon.ev.code'] })
+        ])
         expect(three.getRows(b.id, 0, 100_000).rows).toEqual(one.getRows(a.id, 0, 100_000).rows)
       }
       for (let id = 1; id <= one.status().messages; id += 7) expect(three.getMessage(id)).toEqual(one.getMessage(id))

@@ -97,7 +97,9 @@ describe('sorting the timeline on the host', () => {
       keys[i] = rand() < 0.5 ? Math.floor(rand() * 100) : rand() * 1e9 - 5e8
     }
     for (const desc of [false, true]) {
-      const want = Array.from(rows.keys()).sort((a, b) => (desc ? keys[b] - keys[a] : keys[a] - keys[b]) || a - b).map((i) => rows[i])
+      const want = Array.from(rows.keys())
+        .sort((a, b) => (desc ? keys[b] - keys[a] : keys[a] - keys[b]) || a - b)
+        .map((i) => rows[i])
       expect(Array.from(sortByKey(rows, keys, desc))).toEqual(want)
     }
     expect(Array.from(sortByKey(new Uint32Array(0), new Float64Array(0), false))).toEqual([])

@@ -79,7 +79,13 @@ describe('parseKeyFile', () => {
   test('no error or warning repeats key material, whatever field it is in', () => {
     // A 32-byte key with one typo, in each position a hurried paste puts it.
     const key = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeefg'
-    const lines = [`PHOTON_AES_KEY * ${key}`, `PHOTON_SECRET ${key.slice(0, 40)} *`, `FIGNET_KEY * ${key.slice(0, 20)} ${K32}`, key, `SFS2X_AES * ${K16} ${key.slice(32)}`]
+    const lines = [
+      `PHOTON_AES_KEY * ${key}`,
+      `PHOTON_SECRET ${key.slice(0, 40)} *`,
+      `FIGNET_KEY * ${key.slice(0, 20)} ${K32}`,
+      key,
+      `SFS2X_AES * ${K16} ${key.slice(32)}`
+    ]
     for (const line of lines) {
       let text: string
       try {
@@ -102,13 +108,14 @@ describe('parseKeyFile', () => {
 
 describe('formatKeyFile', () => {
   test('round-trips through parseKeyFile', () => {
-    const text = [
-      'PHOTON_SECRET * 0a0b0c',
-      `PHOTON_AES_KEY 127.0.0.1:50000-10.0.0.5:5055 ${K32}`,
-      'PHOTON_DH_PRIVATE [::1]:5055-[::1]:5056 01',
-      `SFS2X_AES * ${K16} ${IV16}`,
-      `FIGNET_KEY [fe80::1]:1-[fe80::2]:17777 s2c ${K32}`
-    ].join('\n') + '\n'
+    const text =
+      [
+        'PHOTON_SECRET * 0a0b0c',
+        `PHOTON_AES_KEY 127.0.0.1:50000-10.0.0.5:5055 ${K32}`,
+        'PHOTON_DH_PRIVATE [::1]:5055-[::1]:5056 01',
+        `SFS2X_AES * ${K16} ${IV16}`,
+        `FIGNET_KEY [fe80::1]:1-[fe80::2]:17777 s2c ${K32}`
+      ].join('\n') + '\n'
     const parsed = parseKeyFile(text).keys
     const formatted = formatKeyFile(parsed)
     expect(formatted).toBe(text)
@@ -116,7 +123,13 @@ describe('formatKeyFile', () => {
   })
 
   test('formats entries built in the app (lowercase hex, one line each)', () => {
-    const entry: KeyEntry = { type: 'SFS2X_AES', conversation: { client: '1.2.3.4:1', server: '5.6.7.8:9933' }, key: h(K16.toUpperCase()), iv: h(IV16), line: 0 }
+    const entry: KeyEntry = {
+      type: 'SFS2X_AES',
+      conversation: { client: '1.2.3.4:1', server: '5.6.7.8:9933' },
+      key: h(K16.toUpperCase()),
+      iv: h(IV16),
+      line: 0
+    }
     expect(formatKeyFile([entry])).toBe(`SFS2X_AES 1.2.3.4:1-5.6.7.8:9933 ${K16} ${IV16}\n`)
     expect(formatKeyFile([])).toBe('')
   })

@@ -45,8 +45,12 @@ describe('the wording', () => {
       'encrypted, no key: add a PHOTON_SECRET, PHOTON_AES_KEY or PHOTON_DH_PRIVATE line for 10.0.0.1:50123-10.0.0.2:5055'
     )
     // the server sent first (side a): the client is still written first
-    expect(missingKeyWarning(['SFS2X_AES'], keyConversation('10.0.0.2:9933', '10.0.0.1:40000', 'b2a'))).toBe('encrypted, no key: add an SFS2X_AES line for 10.0.0.1:40000-10.0.0.2:9933')
-    expect(missingKeyWarning(['FIGNET_KEY'], keyConversation('[::1]:5000', '[::1]:7777'), 's2c')).toBe('encrypted, no key: add a FIGNET_KEY line for [::1]:5000-[::1]:7777 with direction s2c or both')
+    expect(missingKeyWarning(['SFS2X_AES'], keyConversation('10.0.0.2:9933', '10.0.0.1:40000', 'b2a'))).toBe(
+      'encrypted, no key: add an SFS2X_AES line for 10.0.0.1:40000-10.0.0.2:9933'
+    )
+    expect(missingKeyWarning(['FIGNET_KEY'], keyConversation('[::1]:5000', '[::1]:7777'), 's2c')).toBe(
+      'encrypted, no key: add a FIGNET_KEY line for [::1]:5000-[::1]:7777 with direction s2c or both'
+    )
     expect(missingKeyWarning(['FIGNET_KEY'], '10.0.0.1:5000-10.0.0.2:7777')).toMatch(/with direction both$/)
   })
 

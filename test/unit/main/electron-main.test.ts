@@ -135,8 +135,33 @@ const h = vi.hoisted(() => {
     }
     close = vi.fn(async () => undefined)
   }
-  const fakeStatus = (path?: string) => ({ phase: 'ready', source: path ? { kind: 'file', path, file: path.split('/').pop(), bytes: 1 } : null, captureState: { state: 'off' } })
-  for (const name of ['openCapture', 'getStatus', 'getConversations', 'getFields', 'checkFilter', 'setView', 'getRows', 'findRow', 'getMessage', 'getSourceBytes', 'setDecodeAs', 'listKeys', 'addKeys', 'removeKey', 'exportKeys', 'getStats', 'startExport', 'cancelJob', 'startCapture', 'stopCapture']) {
+  const fakeStatus = (path?: string) => ({
+    phase: 'ready',
+    source: path ? { kind: 'file', path, file: path.split('/').pop(), bytes: 1 } : null,
+    captureState: { state: 'off' }
+  })
+  for (const name of [
+    'openCapture',
+    'getStatus',
+    'getConversations',
+    'getFields',
+    'checkFilter',
+    'setView',
+    'getRows',
+    'findRow',
+    'getMessage',
+    'getSourceBytes',
+    'setDecodeAs',
+    'listKeys',
+    'addKeys',
+    'removeKey',
+    'exportKeys',
+    'getStats',
+    'startExport',
+    'cancelJob',
+    'startCapture',
+    'stopCapture'
+  ]) {
     ;(FakeSession.prototype as any)[name] = async function (this: FakeSession, ...args: unknown[]) {
       this.calls.push([name, args])
       if (name === 'openCapture') return fakeStatus((args[0] as string | undefined) ?? '/app/resources/demo.pcapng')
@@ -246,7 +271,14 @@ describe('Electron main process', () => {
   it('creates one window with an isolated, sandboxed renderer without Node', async () => {
     const { win } = await startMain()
     const prefs = win.options.webPreferences
-    expect(prefs).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, nodeIntegrationInWorker: false, webviewTag: false, webSecurity: true })
+    expect(prefs).toMatchObject({
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      webviewTag: false,
+      webSecurity: true
+    })
     expect(prefs.preload.split(sep).slice(-2)).toEqual(['preload', 'preload.cjs'])
     expect(h.app.exit).not.toHaveBeenCalled()
   })
@@ -370,7 +402,8 @@ describe('Electron main process', () => {
   it('builds the native menu; its items open files, reach the renderer, and Start Capture opens the capture panel', async () => {
     const { win, session } = await startMain()
     const template = h.Menu.buildFromTemplate.mock.calls.at(-1)![0] as MenuItemSpec[]
-    for (const label of ['Open…', 'Open Recent', 'Save Filtered as pcapng…', 'Export Decoded JSON…', 'Start Capture…', 'Stop Capture', 'Keys…']) findItem(template, label)
+    for (const label of ['Open…', 'Open Recent', 'Save Filtered as pcapng…', 'Export Decoded JSON…', 'Start Capture…', 'Stop Capture', 'Keys…'])
+      findItem(template, label)
     if (process.platform !== 'darwin') findItem(template, 'Quit').click!()
     if (process.platform !== 'darwin') expect(h.app.quit).toHaveBeenCalled()
 

@@ -167,7 +167,19 @@ describe('Photon fragment reassembly', () => {
     const a = new FragmentAssembler()
     ;[4, 0, 2, 1].forEach((n, i) => expect(a.add(1, frags[n].frag, frags[n].data, 10 + i * 2, i).kind).toBe('pending'))
     expect(a.incomplete()).toEqual([
-      { channel: 1, startSeq: 300, count: 5, totalLength: 5000, received: 4, missing: [3], missingCount: 1, frames: [10, 12, 14, 16], firstTime: 0, lastTime: 3, state: 'pending' }
+      {
+        channel: 1,
+        startSeq: 300,
+        count: 5,
+        totalLength: 5000,
+        received: 4,
+        missing: [3],
+        missingCount: 1,
+        frames: [10, 12, 14, 16],
+        firstTime: 0,
+        lastTime: 3,
+        state: 'pending'
+      }
     ])
     expect(a.pendingCount).toBe(1)
     // The missing list is capped; the count is not.

@@ -13,26 +13,101 @@ import { macText } from '../../../src-shared/net/layer-fields'
 
 const FIXTURES = join(__dirname, '../../fixtures')
 const CAPTURES = [
-  'net/link-ipv4.pcap', 'net/link-loop.pcap', 'net/link-null.pcap', 'net/link-raw.pcap', 'net/link-sll.pcap', 'net/link-sll2.pcap',
-  'net/link-vlan.pcap', 'net/loopback.pcapng', 'net/tcp-reordered.pcapng', 'enet/enet-fignet-loopback.pcapng', 'sfs2x/lastwar-tcp.pcapng'
+  'net/link-ipv4.pcap',
+  'net/link-loop.pcap',
+  'net/link-null.pcap',
+  'net/link-raw.pcap',
+  'net/link-sll.pcap',
+  'net/link-sll2.pcap',
+  'net/link-vlan.pcap',
+  'net/loopback.pcapng',
+  'net/tcp-reordered.pcapng',
+  'enet/enet-fignet-loopback.pcapng',
+  'sfs2x/lastwar-tcp.pcapng'
 ]
 
 /** Keys compared both ways (tshark's fields must be recorded too); values shown as tshark's `show`. */
 const COMPARED = new Set([
-  'frame.number', 'frame.len', 'frame.cap_len', 'frame.interface_id', 'frame.interface_name', 'frame.time_epoch',
-  'eth.dst', 'eth.src', 'eth.type', 'vlan.priority', 'vlan.dei', 'vlan.id', 'vlan.etype',
-  'sll.pkttype', 'sll.hatype', 'sll.halen', 'sll.src.eth', 'sll.unused', 'sll.etype', 'sll.ifindex', 'null.family',
-  'ip.version', 'ip.hdr_len', 'ip.dsfield', 'ip.dsfield.dscp', 'ip.dsfield.ecn', 'ip.len', 'ip.id', 'ip.flags', 'ip.flags.rb', 'ip.flags.df',
-  'ip.flags.mf', 'ip.frag_offset', 'ip.ttl', 'ip.proto', 'ip.checksum', 'ip.src', 'ip.dst',
-  'ipv6.version', 'ipv6.tclass', 'ipv6.flow', 'ipv6.plen', 'ipv6.nxt', 'ipv6.hlim', 'ipv6.src', 'ipv6.dst',
-  'ipv6.fraghdr.nxt', 'ipv6.fraghdr.offset', 'ipv6.fraghdr.more', 'ipv6.fraghdr.ident',
-  'udp.srcport', 'udp.dstport', 'udp.length', 'udp.checksum',
-  'tcp.srcport', 'tcp.dstport', 'tcp.seq', 'tcp.seq_raw', 'tcp.ack', 'tcp.ack_raw', 'tcp.hdr_len', 'tcp.flags', 'tcp.flags.urg',
-  'tcp.flags.ack', 'tcp.flags.push', 'tcp.flags.reset', 'tcp.flags.syn', 'tcp.flags.fin', 'tcp.window_size_value', 'tcp.checksum',
-  'tcp.urgent_pointer', 'tcp.options', 'tcp.len'
+  'frame.number',
+  'frame.len',
+  'frame.cap_len',
+  'frame.interface_id',
+  'frame.interface_name',
+  'frame.time_epoch',
+  'eth.dst',
+  'eth.src',
+  'eth.type',
+  'vlan.priority',
+  'vlan.dei',
+  'vlan.id',
+  'vlan.etype',
+  'sll.pkttype',
+  'sll.hatype',
+  'sll.halen',
+  'sll.src.eth',
+  'sll.unused',
+  'sll.etype',
+  'sll.ifindex',
+  'null.family',
+  'ip.version',
+  'ip.hdr_len',
+  'ip.dsfield',
+  'ip.dsfield.dscp',
+  'ip.dsfield.ecn',
+  'ip.len',
+  'ip.id',
+  'ip.flags',
+  'ip.flags.rb',
+  'ip.flags.df',
+  'ip.flags.mf',
+  'ip.frag_offset',
+  'ip.ttl',
+  'ip.proto',
+  'ip.checksum',
+  'ip.src',
+  'ip.dst',
+  'ipv6.version',
+  'ipv6.tclass',
+  'ipv6.flow',
+  'ipv6.plen',
+  'ipv6.nxt',
+  'ipv6.hlim',
+  'ipv6.src',
+  'ipv6.dst',
+  'ipv6.fraghdr.nxt',
+  'ipv6.fraghdr.offset',
+  'ipv6.fraghdr.more',
+  'ipv6.fraghdr.ident',
+  'udp.srcport',
+  'udp.dstport',
+  'udp.length',
+  'udp.checksum',
+  'tcp.srcport',
+  'tcp.dstport',
+  'tcp.seq',
+  'tcp.seq_raw',
+  'tcp.ack',
+  'tcp.ack_raw',
+  'tcp.hdr_len',
+  'tcp.flags',
+  'tcp.flags.urg',
+  'tcp.flags.ack',
+  'tcp.flags.push',
+  'tcp.flags.reset',
+  'tcp.flags.syn',
+  'tcp.flags.fin',
+  'tcp.window_size_value',
+  'tcp.checksum',
+  'tcp.urgent_pointer',
+  'tcp.options',
+  'tcp.len'
 ])
 
-interface Shown { pos: number; size: number; show: string }
+interface Shown {
+  pos: number
+  size: number
+  show: string
+}
 
 /** Per frame number, the first occurrence of each compared field in tshark's PDML. */
 function tsharkFields(file: string): Map<number, Map<string, Shown>> {
@@ -94,7 +169,9 @@ describe('frame layers against tshark', () => {
           expect(g.source).toBe(i)
           const theirs = shark.get(m.frames[i])!
           const ours = leaves([g])
-          const fragment = ours.some((n) => (n.key === 'ip.flags.mf' && n.value === true) || (n.key === 'ip.frag_offset' && n.value !== 0) || n.key === 'ipv6.fraghdr.offset')
+          const fragment = ours.some(
+            (n) => (n.key === 'ip.flags.mf' && n.value === true) || (n.key === 'ip.frag_offset' && n.value !== 0) || n.key === 'ipv6.fraghdr.offset'
+          )
           const mine = new Map<string, FieldNode>()
           for (const n of ours) if (COMPARED.has(n.key) && !mine.has(n.key)) mine.set(n.key, n)
           for (const [key, n] of mine) {
@@ -131,7 +208,11 @@ describe('a message over several frames', () => {
     expect(m.layerSources).toBe(3)
     expect(m.sources.map((x) => x.name)).toEqual(['Frame 5', 'Frame 6', 'Frame 7', ...plain.get(m.id)!.sources.map((x) => x.name)])
     const groups = m.tree.slice(0, 3)
-    expect(groups.map((g) => [g.source, g.start, g.length])).toEqual([[0, 0, 1410], [1, 0, 1410], [2, 0, 290]])
+    expect(groups.map((g) => [g.source, g.start, g.length])).toEqual([
+      [0, 0, 1410],
+      [1, 0, 1410],
+      [2, 0, 290]
+    ])
     const keys = (g: FieldNode) => leaves([g]).map((n) => n.key)
     // The UDP header is in the first fragment only; every frame has its IP header.
     expect(groups.map((g) => keys(g).includes('udp.srcport'))).toEqual([true, false, false])

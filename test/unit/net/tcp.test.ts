@@ -2,7 +2,13 @@ import { describe, it, expect } from 'vitest'
 import { TcpDirection, TcpFlag, parseTcp, parseUdp, type TcpSegment } from '../../../src-shared/net/tcp'
 
 const seg = (seq: number, data: string, flags: number = TcpFlag.ACK): TcpSegment => ({
-  srcPort: 1, dstPort: 2, seq: seq >>> 0, ack: 0, flags, window: 0, payload: new TextEncoder().encode(data)
+  srcPort: 1,
+  dstPort: 2,
+  seq: seq >>> 0,
+  ack: 0,
+  flags,
+  window: 0,
+  payload: new TextEncoder().encode(data)
 })
 const text = (d: TcpDirection) => new TextDecoder().decode(d.stream.takeAll().bytes)
 

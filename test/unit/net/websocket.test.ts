@@ -281,7 +281,10 @@ function checkSession(s: Session, o: SessionOptions, ev: WsEvent[], compressed: 
   expect(s2c.map(frameCount)).toEqual(o.s2c.map((p) => Math.max(1, p.fragments ?? 1)))
 
   // Control frames: pings (incl. ones inside fragmented messages), the automatic pongs, the close handshake.
-  const ctl = (dir: Dir, op: number) => controls(ev, dir).filter((c) => c.opcode === op).map((c) => Buffer.from(c.payload).toString())
+  const ctl = (dir: Dir, op: number) =>
+    controls(ev, dir)
+      .filter((c) => c.opcode === op)
+      .map((c) => Buffer.from(c.payload).toString())
   const insidePings = (list: Planned[]) => list.filter((p) => p.pingInside !== undefined && (p.fragments ?? 1) > 1).map((p) => p.pingInside!)
   expect(ctl('c2s', 9)).toEqual([...insidePings(o.c2s), 'client ping'])
   expect(ctl('s2c', 9)).toEqual([...insidePings(o.s2c), 'server ping'])
@@ -391,7 +394,13 @@ describe('websocket over a recorded ws session', () => {
   })
 
   it('decodes permessage-deflate with context takeover', async () => {
-    const o: SessionOptions = { ...withSimilar(basicPlan(false)), protocols: ['json', 'sfs2x'], path: '/game', serverDeflate: { threshold: 0 }, clientDeflate: { threshold: 0 } }
+    const o: SessionOptions = {
+      ...withSimilar(basicPlan(false)),
+      protocols: ['json', 'sfs2x'],
+      path: '/game',
+      serverDeflate: { threshold: 0 },
+      clientDeflate: { threshold: 0 }
+    }
     const s = await runSession(o)
     expect(s.extensions).toMatch(/permessage-deflate/)
     const d = decode(s.chunks)
@@ -436,7 +445,11 @@ describe('websocket over a recorded ws session', () => {
   })
 
   it('decodes permessage-deflate with takeover in one direction only', async () => {
-    const o: SessionOptions = { ...withSimilar(basicPlan(false)), serverDeflate: { threshold: 0, clientNoContextTakeover: true }, clientDeflate: { threshold: 0 } }
+    const o: SessionOptions = {
+      ...withSimilar(basicPlan(false)),
+      serverDeflate: { threshold: 0, clientNoContextTakeover: true },
+      clientDeflate: { threshold: 0 }
+    }
     const s = await runSession(o)
     const d = decode(s.chunks)
     checkSession(s, o, d.events, true)
@@ -787,7 +800,9 @@ describe('websocket malformed input', () => {
     ])
     expect(d2.conn.mode).toBe('websocket')
     expect(messages(d2.events)).toHaveLength(1)
-    expect(errors(d2.events).map((e) => e.message)).toEqual([`invalid frame at offset ${response().length + ok.length}: reserved opcode 3; WebSocket framing lost in this direction`])
+    expect(errors(d2.events).map((e) => e.message)).toEqual([
+      `invalid frame at offset ${response().length + ok.length}: reserved opcode 3; WebSocket framing lost in this direction`
+    ])
 
     // RSV1 without a negotiated extension, as the first server frame
     const d3 = synth([
@@ -829,7 +844,16 @@ describe('websocket malformed input', () => {
     const Sender = (wsLib as unknown as { Sender: { frame(d: Buffer, o: object): Buffer[] } }).Sender
     const maskedClose = (payload: Buffer, key: number[]) =>
       Uint8Array.from(Buffer.concat(Sender.frame(payload, { fin: true, opcode: 8, mask: true, readOnly: false, generateMask: (m: Buffer) => m.set(key) })))
-    const first = (frame: Uint8Array) => synth([['c2s', REQUEST], ['s2c', response()], ['c2s', frame]], {}, true)
+    const first = (frame: Uint8Array) =>
+      synth(
+        [
+          ['c2s', REQUEST],
+          ['s2c', response()],
+          ['c2s', frame]
+        ],
+        {},
+        true
+      )
     const close = (code: number, reason = '') => Buffer.concat([Buffer.from([code >> 8, code & 0xff]), Buffer.from(reason)])
 
     // 1000 "bye" under a key that makes the wire bytes of the code 00 00 (code 0, invalid if read masked)
@@ -846,7 +870,10 @@ describe('websocket malformed input', () => {
     const fake = maskedClose(close(999), [0x00, 0x0f, 0x00, 0x00])
     expect([...fake.subarray(6, 8)]).toEqual([0x03, 0xe8])
     const f = first(fake)
-    expect(modes(f.events).map((m) => [m.mode, m.reason])).toEqual([['websocket', expect.any(String)], ['raw', expect.stringContaining('invalid close code 999')]])
+    expect(modes(f.events).map((m) => [m.mode, m.reason])).toEqual([
+      ['websocket', expect.any(String)],
+      ['raw', expect.stringContaining('invalid close code 999')]
+    ])
     expect(controls(f.events)).toEqual([])
   })
 
@@ -914,7 +941,12 @@ describe('websocket malformed input', () => {
     expect(req.request).toMatchObject({ method: 'GET', path: '/chat?x=1', host: 'example.com', protocols: ['chat', 'superchat'] })
     expect(req.request!.extensions).toEqual([{ name: 'permessage-deflate', params: { client_max_window_bits: true } }])
     expect(resp.response).toMatchObject({ status: 101, protocol: 'chat' })
-    expect(resp.response!.deflate).toEqual({ clientNoContextTakeover: false, serverNoContextTakeover: true, clientMaxWindowBits: 12, serverMaxWindowBits: null })
+    expect(resp.response!.deflate).toEqual({
+      clientNoContextTakeover: false,
+      serverNoContextTakeover: true,
+      clientMaxWindowBits: 12,
+      serverMaxWindowBits: null
+    })
     expect(req.frames).toEqual([1])
     expect(hex(req.bytes)).toBe(hex(Buffer.from(REQUEST)))
     const headers = findAll(req.draft.tree.roots, 'websocket.http_header')

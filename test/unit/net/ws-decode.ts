@@ -109,7 +109,12 @@ export function fuzzWebSocket(seed: number, runs: number): { runs: number; event
       const dir: Dir = rand() < 0.5 ? 'c2s' : 's2c'
       const r = rand()
       // valid compressed frames of random data, random frames, or raw junk
-      const data = r < 0.25 ? Uint8Array.from([0xc2, 0, ...pmd(Uint8Array.from({ length: 200 }, () => Math.floor(rand() * 4)))]) : r < 0.9 ? hostileFrame(rand) : Uint8Array.from({ length: 1 + Math.floor(rand() * 40) }, () => Math.floor(rand() * 256))
+      const data =
+        r < 0.25
+          ? Uint8Array.from([0xc2, 0, ...pmd(Uint8Array.from({ length: 200 }, () => Math.floor(rand() * 4)))])
+          : r < 0.9
+            ? hostileFrame(rand)
+            : Uint8Array.from({ length: 1 + Math.floor(rand() * 40) }, () => Math.floor(rand() * 256))
       if (data[0] === 0xc2) data[1] = data.length - 2 < 126 ? data.length - 2 : 0 // a short one fits the 7-bit length; a long one is garbage too
       chunks.push({ dir, data, frame: 3 + f })
     }

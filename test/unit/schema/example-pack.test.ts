@@ -21,12 +21,29 @@ const PACK = parseSchemaPack(readFileSync(join(ROOT, 'resources/schemas/albion-o
 function albionFrames(): CaptureFrame[] {
   resetFrames()
   const c2s = (b: Uint8Array) => udpFrame('10.0.0.1', 50000, '10.0.0.2', 5056, b)
-  const dg = (seq: number, m: Uint8Array) => datagram({ peerId: 3, commands: [command({ type: T.SEND_RELIABLE, channel: 0, seq, body: m })], sentTime: 1, challenge: 9 }).bytes
+  const dg = (seq: number, m: Uint8Array) =>
+    datagram({ peerId: 3, commands: [command({ type: T.SEND_RELIABLE, channel: 0, seq, body: m })], sentTime: 1, challenge: 9 }).bytes
   const op = (ps: Parameters<typeof requestBody>[2]) => Uint8Array.from([0xf3, 2, ...requestBody(16, 1, ps)])
   return [
     c2s(dg(1, initMessage(6))),
-    c2s(dg(2, op([[0, pv.long(637852747555964630n)], [253, pv.short(170)]]))),
-    c2s(dg(3, op([[0, pv.int(1)], [253, pv.short(22)]]))),
+    c2s(
+      dg(
+        2,
+        op([
+          [0, pv.long(637852747555964630n)],
+          [253, pv.short(170)]
+        ])
+      )
+    ),
+    c2s(
+      dg(
+        3,
+        op([
+          [0, pv.int(1)],
+          [253, pv.short(22)]
+        ])
+      )
+    ),
     c2s(dg(4, op([[253, pv.short(999)]])))
   ]
 }

@@ -14,8 +14,25 @@ const PACK = {
   name: 'FigNet test game',
   fignet: {
     messages: [
-      { id: 61001, name: 'PlayerMove', codec: 'MemoryPack', fields: [{ name: 'playerId', type: 'uint' }, { name: 'x', type: 'float' }, { name: 'nick', type: 'string' }] },
-      { id: 61002, name: 'Emote', codec: 'BitBuffer', fields: [{ name: 'emote', type: 'byte' }, { name: 'loud', type: 'bool' }] }
+      {
+        id: 61001,
+        name: 'PlayerMove',
+        codec: 'MemoryPack',
+        fields: [
+          { name: 'playerId', type: 'uint' },
+          { name: 'x', type: 'float' },
+          { name: 'nick', type: 'string' }
+        ]
+      },
+      {
+        id: 61002,
+        name: 'Emote',
+        codec: 'BitBuffer',
+        fields: [
+          { name: 'emote', type: 'byte' },
+          { name: 'loud', type: 'bool' }
+        ]
+      }
     ]
   }
 }
@@ -30,7 +47,12 @@ function frames() {
   const req = upgradeRequest('/FigNet', '', 'FigNet')
   const res = upgradeResponse('', 'FigNet')
   let seq = 1001 + req.length
-  const out = [tcpFrame(C, 40000, S, P, 1000, SYN), tcpFrame(S, P, C, 40000, 5000, SYN | ACK), tcpFrame(C, 40000, S, P, 1001, PSH | ACK, req), tcpFrame(S, P, C, 40000, 5001, PSH | ACK, res)]
+  const out = [
+    tcpFrame(C, 40000, S, P, 1000, SYN),
+    tcpFrame(S, P, C, 40000, 5000, SYN | ACK),
+    tcpFrame(C, 40000, S, P, 1001, PSH | ACK, req),
+    tcpFrame(S, P, C, 40000, 5001, PSH | ACK, res)
+  ]
   for (const m of [envelope(61001, MOVE(9)), envelope(61001, MOVE(12)), envelope(61002, EMOTE)]) {
     const f = wsFrame(m, { mask: true })
     out.push(tcpFrame(C, 40000, S, P, seq, PSH | ACK, f))
@@ -61,6 +83,10 @@ describe('FigNet with a schema pack', () => {
     const plain = runWithPacks(frames(), []).filter((m) => m.protocol === 'fignet')
     expect(plain.map((m) => m.name)).not.toContain('PlayerMove')
     const index = runWithPacks(frames(), [PACK], { recording: false }).filter((m) => m.protocol === 'fignet')
-    expect(index.map((m) => m.summary)).toEqual(runWithPacks(frames(), [PACK]).filter((m) => m.protocol === 'fignet').map((m) => m.summary))
+    expect(index.map((m) => m.summary)).toEqual(
+      runWithPacks(frames(), [PACK])
+        .filter((m) => m.protocol === 'fignet')
+        .map((m) => m.summary)
+    )
   })
 })

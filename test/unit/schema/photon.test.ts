@@ -23,10 +23,36 @@ const PACK = {
     operations: [
       { code: 1, codeParameter: 253, wireCode: 1, name: 'Move', parameters: { '0': 'position', '1': 'itemId' } },
       { code: 2, codeParameter: 253, wireCode: 1, name: 'PickUp', parameters: { '1': 'itemId', '5': { name: 'loot', nested: { format: 'protocol18' } } } },
-      { code: 30, name: 'Chat', parameters: { '0': 'text', '7': { name: 'pos', nested: { format: 'struct', endian: 'little', fields: [{ name: 'x', type: 'f32' }, { name: 'y', type: 'i16' }] } } } }
+      {
+        code: 30,
+        name: 'Chat',
+        parameters: {
+          '0': 'text',
+          '7': {
+            name: 'pos',
+            nested: {
+              format: 'struct',
+              endian: 'little',
+              fields: [
+                { name: 'x', type: 'f32' },
+                { name: 'y', type: 'i16' }
+              ]
+            }
+          }
+        }
+      }
     ],
     events: [{ code: 22, name: 'ItemDropped', parameters: { '1': 'itemId', '2': 'where' } }],
-    customTypes: [{ code: 88, name: 'Cell', fields: [{ name: 'row', type: 'i16' }, { name: 'col', type: 'u16' }] }]
+    customTypes: [
+      {
+        code: 88,
+        name: 'Cell',
+        fields: [
+          { name: 'row', type: 'i16' },
+          { name: 'col', type: 'u16' }
+        ]
+      }
+    ]
   }
 }
 
@@ -48,19 +74,83 @@ function frames(serverPort = 5056) {
     s2c(dg(cmd.ack(255, 1, 1000), command({ type: T.VERIFYCONNECT, channel: 255, seq: 1, body: Uint8Array.from([0, 7, ...new Uint8Array(30)]) }))),
     c2s(dg(command({ type: T.SEND_RELIABLE, channel: 0, seq: 1, body: initMessage(8) }))),
     // Move: operation 1 whose parameter 253 carries the real code 1; itemId 5.
-    c2s(dg(rel(msg(2, requestBody(18, 1, [[253, pv.short(1)], [1, pv.int(5)], [0, pv.floats([1, 2])]]))))),
+    c2s(
+      dg(
+        rel(
+          msg(
+            2,
+            requestBody(18, 1, [
+              [253, pv.short(1)],
+              [1, pv.int(5)],
+              [0, pv.floats([1, 2])]
+            ])
+          )
+        )
+      )
+    ),
     // PickUp: operation 1 with 253 = 2; itemId 7; loot a Protocol18 Hashtable in a byte[].
-    c2s(dg(rel(msg(2, requestBody(18, 1, [[1, pv.int(7)], [5, pv.bytes(valueBytes(18, LOOT))], [253, pv.short(2)]]))))),
+    c2s(
+      dg(
+        rel(
+          msg(
+            2,
+            requestBody(18, 1, [
+              [1, pv.int(7)],
+              [5, pv.bytes(valueBytes(18, LOOT))],
+              [253, pv.short(2)]
+            ])
+          )
+        )
+      )
+    ),
     s2c(dg(rel(msg(3, responseBody(18, 1, 0, pv.null(), [[253, pv.short(1)]]))))),
     // ItemDropped event, itemId 5, where = a pack custom type; playerId named globally.
-    s2c(dg(rel(msg(4, eventBody(18, 22, [[1, pv.int(5)], [2, CELL], [10, pv.int(42)]]))))),
+    s2c(
+      dg(
+        rel(
+          msg(
+            4,
+            eventBody(18, 22, [
+              [1, pv.int(5)],
+              [2, CELL],
+              [10, pv.int(42)]
+            ])
+          )
+        )
+      )
+    ),
     // Chat by wire code, with a struct in a byte[]; and an event the pack does not name.
-    c2s(dg(rel(msg(2, requestBody(18, 30, [[0, pv.str('hi')], [7, pv.bytes(POS)]]))))),
-    s2c(dg(rel(msg(4, eventBody(18, 99, [[1, pv.int(5)], [10, pv.int(3)]])))))
+    c2s(
+      dg(
+        rel(
+          msg(
+            2,
+            requestBody(18, 30, [
+              [0, pv.str('hi')],
+              [7, pv.bytes(POS)]
+            ])
+          )
+        )
+      )
+    ),
+    s2c(
+      dg(
+        rel(
+          msg(
+            4,
+            eventBody(18, 99, [
+              [1, pv.int(5)],
+              [10, pv.int(3)]
+            ])
+          )
+        )
+      )
+    )
   ]
 }
 
-const photon = (ms: DecodedMessage[]) => ms.filter((m) => m.protocol === 'photon' && /Operation|Event|Move|PickUp|Chat|Item/.test(m.name + m.summary) && !/Init/.test(m.name))
+const photon = (ms: DecodedMessage[]) =>
+  ms.filter((m) => m.protocol === 'photon' && /Operation|Event|Move|PickUp|Chat|Item/.test(m.name + m.summary) && !/Init/.test(m.name))
 
 beforeEach(() => registerSchemaFields([]))
 

@@ -25,7 +25,11 @@ function* walk(dir: string): Generator<string> {
 /** The relative module specifiers `src` imports (static, re-export, side-effect and dynamic). */
 function specifiers(src: string): string[] {
   const out: string[] = []
-  for (const re of [/(?:^|[\s;])(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]/g, /(?:^|[\s;])import\s*['"]([^'"]+)['"]/g, /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g]) {
+  for (const re of [
+    /(?:^|[\s;])(?:import|export)\s[^'"`;]*?\sfrom\s*['"]([^'"]+)['"]/g,
+    /(?:^|[\s;])import\s*['"]([^'"]+)['"]/g,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g
+  ]) {
     for (const m of src.matchAll(re)) if (m[1].startsWith('.')) out.push(m[1])
   }
   return out
@@ -73,12 +77,18 @@ function repoState(): { paths: Set<string>; git: string } {
     }
   }
   visit('')
-  const git = execFileSync('git', ['status', '--porcelain', '--ignored', '--untracked-files=all', '--', '.', ':!out', ':!node_modules', ':!test/artifacts'], { cwd: ROOT, encoding: 'utf8' })
+  const git = execFileSync('git', ['status', '--porcelain', '--ignored', '--untracked-files=all', '--', '.', ':!out', ':!node_modules', ':!test/artifacts'], {
+    cwd: ROOT,
+    encoding: 'utf8'
+  })
   return { paths, git }
 }
 function expectUnchanged(before: ReturnType<typeof repoState>) {
   const after = repoState()
-  expect([...after.paths].filter((p) => !before.paths.has(p)), 'paths created in the repo').toEqual([])
+  expect(
+    [...after.paths].filter((p) => !before.paths.has(p)),
+    'paths created in the repo'
+  ).toEqual([])
   expect(after.git).toBe(before.git)
 }
 
@@ -96,12 +106,14 @@ function run(file: string, args: string[], cwd: string): Promise<Run> {
 async function pool<T, R>(items: T[], width: number, job: (t: T) => Promise<R>): Promise<R[]> {
   const results: R[] = new Array(items.length)
   let next = 0
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const i = next++
-      results[i] = await job(items[i])
-    }
-  }))
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const i = next++
+        results[i] = await job(items[i])
+      }
+    })
+  )
   return results
 }
 
@@ -119,15 +131,32 @@ describe('scripts under test/', () => {
   it('finds the entry points, not the libraries they import', () => {
     const found = scripts.map(rel)
     // The scripts that existed when this test was written; new ones join the list by themselves.
-    expect(found).toEqual(expect.arrayContaining([
-      'test/bench/bench.mjs', 'test/bench/live-bench.mjs', 'test/bench/make-bench-capture.mjs', 'test/bench/make-conversations-capture.mjs',
-      'test/bench/make-game-capture.mjs', 'test/bench/open-session.mjs', 'test/bench/repeat-capture.mjs',
-      'test/fixtures/make-capture-fixtures.mjs', 'test/fixtures/make-demo.mjs', 'test/fixtures/make-fixtures.mjs', 'test/fixtures/make-net-fixtures.mjs',
-      'test/fixtures/make-sfs2x-fixtures.mjs', 'test/fixtures/net-traffic.mjs', 'test/fixtures/sfs2x/traffic-lastwar.mjs',
-      'test/fixtures/sfs2x/traffic-sdk-ws.mjs', 'test/fixtures/sfs2x/traffic-vanilla-tcp.mjs', 'test/fixtures/ui/make-ui-fixtures.mjs',
-      'test/unit/capture-live/enet-traffic.mjs', 'test/unit/capture-live/sfs2x-traffic.mjs', 'test/unit/helpers/time-limit-worker.mjs'
-    ]))
-    for (const lib of ['test/script-usage.mjs', 'test/bench/packets.mjs', 'test/fixtures/loopback.mjs', 'test/fixtures/sfs2x/sfs-lib.mjs']) expect(found).not.toContain(lib)
+    expect(found).toEqual(
+      expect.arrayContaining([
+        'test/bench/bench.mjs',
+        'test/bench/live-bench.mjs',
+        'test/bench/make-bench-capture.mjs',
+        'test/bench/make-conversations-capture.mjs',
+        'test/bench/make-game-capture.mjs',
+        'test/bench/open-session.mjs',
+        'test/bench/repeat-capture.mjs',
+        'test/fixtures/make-capture-fixtures.mjs',
+        'test/fixtures/make-demo.mjs',
+        'test/fixtures/make-fixtures.mjs',
+        'test/fixtures/make-net-fixtures.mjs',
+        'test/fixtures/make-sfs2x-fixtures.mjs',
+        'test/fixtures/net-traffic.mjs',
+        'test/fixtures/sfs2x/traffic-lastwar.mjs',
+        'test/fixtures/sfs2x/traffic-sdk-ws.mjs',
+        'test/fixtures/sfs2x/traffic-vanilla-tcp.mjs',
+        'test/fixtures/ui/make-ui-fixtures.mjs',
+        'test/unit/capture-live/enet-traffic.mjs',
+        'test/unit/capture-live/sfs2x-traffic.mjs',
+        'test/unit/helpers/time-limit-worker.mjs'
+      ])
+    )
+    for (const lib of ['test/script-usage.mjs', 'test/bench/packets.mjs', 'test/fixtures/loopback.mjs', 'test/fixtures/sfs2x/sfs-lib.mjs'])
+      expect(found).not.toContain(lib)
   })
 
   it.each(scripts.map(rel))('%s imports test/script-usage.mjs and calls usage() before anything else', (name) => {
@@ -195,10 +224,13 @@ describe('usage()', () => {
     expect(await run(file, ['--', 'out'], dir)).toEqual({ code: 2, stdout: '', stderr: 'unknown option --\nusage: x OUT\n' })
   })
 
-  it('checks nothing in a worker thread, whose process.argv is its parent\'s', async () => {
+  it("checks nothing in a worker thread, whose process.argv is its parent's", async () => {
     const { dir, file: worker } = script(`import { parentPort } from 'node:worker_threads'\nparentPort.postMessage(usage('usage: worker'))`)
     const main = join(dir, 'main.mjs')
-    writeFileSync(main, `import { Worker } from 'node:worker_threads'\nnew Worker(${JSON.stringify(worker)}).on('message', (m) => console.log(JSON.stringify(m)))\n`)
+    writeFileSync(
+      main,
+      `import { Worker } from 'node:worker_threads'\nnew Worker(${JSON.stringify(worker)}).on('message', (m) => console.log(JSON.stringify(m)))\n`
+    )
     expect(await run(main, ['--bogus', '--help'], dir)).toEqual({ code: 0, stdout: '[]\n', stderr: '' })
   })
 })

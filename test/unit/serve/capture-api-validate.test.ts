@@ -4,7 +4,16 @@ import { validateRequest } from '../../../src-shared/api-validate'
 
 describe('live-capture request validation', () => {
   it('passes well-formed options through', () => {
-    const o = { interface: 'lo', filter: 'udp port 5055', presets: ['photon', 'enet:7777,7778'], promiscuous: false, snapLen: 1500, bufferSize: 1 << 25, ringFrames: 1000, ringBytes: 1 << 20 }
+    const o = {
+      interface: 'lo',
+      filter: 'udp port 5055',
+      presets: ['photon', 'enet:7777,7778'],
+      promiscuous: false,
+      snapLen: 1500,
+      bufferSize: 1 << 25,
+      ringFrames: 1000,
+      ringBytes: 1 << 20
+    }
     expect(validateRequest('startCapture', [o])).toEqual([o])
     expect(validateRequest('listCaptureDevices', [])).toEqual([])
     expect(validateRequest('restartCapture', [])).toEqual([])
@@ -29,6 +38,7 @@ describe('live-capture request validation', () => {
   })
 
   it('refuses arguments to the argument-less requests', () => {
-    for (const name of ['listCaptureDevices', 'restartCapture', 'saveCapture', 'stopCapture'] as const) expect(() => validateRequest(name, ['x'])).toThrow(/expected 0 arguments/)
+    for (const name of ['listCaptureDevices', 'restartCapture', 'saveCapture', 'stopCapture'] as const)
+      expect(() => validateRequest(name, ['x'])).toThrow(/expected 0 arguments/)
   })
 })

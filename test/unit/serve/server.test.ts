@@ -164,7 +164,12 @@ describe('gamewire serve: HTTP', () => {
     expect(allowedHosts('127.0.0.1', 80)).toEqual(new Set(['127.0.0.1:80', 'localhost:80', '[::1]:80']))
     expect(allowedHosts('10.1.2.3', 80)).toEqual(new Set(['10.1.2.3:80']))
     // bound to every address: the machine's own addresses are honest Hosts, nothing else is
-    const ifaces = { eth0: [{ address: '192.168.7.20', family: 'IPv4' }, { address: 'fe80::1%eth0', family: 'IPv6' }] } as never
+    const ifaces = {
+      eth0: [
+        { address: '192.168.7.20', family: 'IPv4' },
+        { address: 'fe80::1%eth0', family: 'IPv6' }
+      ]
+    } as never
     expect(allowedHosts('0.0.0.0', 80, ifaces)).toEqual(new Set(['0.0.0.0:80', '127.0.0.1:80', 'localhost:80', '[::1]:80', '192.168.7.20:80']))
     expect(allowedHosts('::', 80, ifaces)).toEqual(new Set(['[::]:80', '127.0.0.1:80', 'localhost:80', '[::1]:80', '192.168.7.20:80', '[fe80::1]:80']))
   })
@@ -175,7 +180,9 @@ describe('gamewire serve: HTTP', () => {
       expect(r.status, path).toBe(400)
     }
     // an upgrade whose target does not parse as a URL
-    const raw = await rawExchange(`GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+    const raw = await rawExchange(
+      `GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`
+    )
     expect(raw).toMatch(/^HTTP\/1\.1 400/)
     expect((await http(server.port, '/')).status).toBe(200)
     expect((await (await client()).call('getStatus')).phase).toBe('ready')
@@ -184,7 +191,8 @@ describe('gamewire serve: HTTP', () => {
   it('removes export folders of serve processes that are gone, not of live ones', () => {
     const dir = mkdtempSync(join(tmp, 'tmp-'))
     // pid 2^22+1 is above Linux's pid_max ceiling: no such process
-    for (const name of ['gamewire-serve-4194305-abc', `gamewire-serve-${process.pid}-def`, `gamewire-serve-1-ghi`, 'other-4194305-x']) mkdirSync(join(dir, name))
+    for (const name of ['gamewire-serve-4194305-abc', `gamewire-serve-${process.pid}-def`, `gamewire-serve-1-ghi`, 'other-4194305-x'])
+      mkdirSync(join(dir, name))
     writeFileSync(join(dir, 'gamewire-serve-4194305-abc', 'export.json'), '{}')
     expect(removeStaleExportDirs(dir)).toEqual(['gamewire-serve-4194305-abc'])
     expect(readdirSync(dir).sort()).toEqual([`gamewire-serve-${process.pid}-def`, 'gamewire-serve-1-ghi', 'other-4194305-x'].sort())
@@ -227,7 +235,7 @@ describe('gamewire serve: the WebSocket API', () => {
     expect((await c.call('getStatus')).phase).toBe('ready')
   })
 
-  it('refuses API connections without this run\'s token, whatever their Origin', async () => {
+  it("refuses API connections without this run's token, whatever their Origin", async () => {
     await expect(Client.open(wsUrl(null), origin())).rejects.toThrow(/401/)
     await expect(Client.open(wsUrl(null))).rejects.toThrow(/401/)
     await expect(Client.open(wsUrl('x' + server.token.slice(1)), origin())).rejects.toThrow(/401/)
@@ -242,7 +250,9 @@ describe('gamewire serve: the WebSocket API', () => {
     await new Promise((r) => sock.once('connect', r))
     const closed = new Promise<void>((r) => sock.on('close', () => r()))
     sock.on('error', () => undefined) // the server resets it: that is the point
-    sock.write(`GET /api?token=${server.token} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`)
+    sock.write(
+      `GET /api?token=${server.token} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`
+    )
     await new Promise((r) => sock.once('data', r))
     sock.pause()
     // Each getRows reply is ~100 KB; ask for far more than MAX_UNREAD_BYTES without reading any of it.
@@ -269,7 +279,9 @@ describe('gamewire serve: the WebSocket API', () => {
     await expect(Client.open(wsUrl(), 'http://evil.example')).rejects.toThrow(/403/)
     await expect(Client.open(wsUrl(), `http://127.0.0.1:${server.port + 1}`)).rejects.toThrow(/403/)
     const ws = new WebSocket(wsUrl(), { headers: { Host: `evil.example:${server.port}` } })
-    await expect(new Promise((res, rej) => (ws.once('open', res), ws.once('unexpected-response', (_q, r) => rej(new Error(`HTTP ${r.statusCode}`)))))).rejects.toThrow(/403/)
+    await expect(
+      new Promise((res, rej) => (ws.once('open', res), ws.once('unexpected-response', (_q, r) => rej(new Error(`HTTP ${r.statusCode}`)))))
+    ).rejects.toThrow(/403/)
     // same-origin pages and non-browser clients (no Origin) are fine
     const ok = await Client.open(wsUrl(), `http://localhost:${server.port}`)
     ok.ws.close()
@@ -327,7 +339,9 @@ describe('gamewire serve: WebSocket framing', () => {
     sock.on('data', (d) => (data = Buffer.concat([data, d])))
     const closed = new Promise<void>((r) => sock.on('close', () => r()))
     await new Promise((r) => sock.once('connect', r))
-    sock.write(`GET /api?token=${server.token} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nOrigin: ${origin()}\r\n\r\n`)
+    sock.write(
+      `GET /api?token=${server.token} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nOrigin: ${origin()}\r\n\r\n`
+    )
     while (!data.includes('\r\n\r\n')) await new Promise((r) => setTimeout(r, 5))
     const head = String(data.subarray(0, data.indexOf('\r\n\r\n')))
     expect(head).toMatch(/^HTTP\/1\.1 101/)
@@ -406,10 +420,18 @@ describe('gamewire serve: WebSocket framing', () => {
     const a = await rawSocket()
     a.send(frame(0x2, Buffer.from([1, 2, 3])))
     await a.closed
-    expect(parse(a.received()).find(([op]) => op === 0x8)![1].readUInt16BE(0)).toBe(1003)
+    expect(
+      parse(a.received())
+        .find(([op]) => op === 0x8)![1]
+        .readUInt16BE(0)
+    ).toBe(1003)
     const b = await rawSocket()
     b.send(frame(0x1, Buffer.from([0xff, 0xfe])))
     await b.closed
-    expect(parse(b.received()).find(([op]) => op === 0x8)![1].readUInt16BE(0)).toBe(1007)
+    expect(
+      parse(b.received())
+        .find(([op]) => op === 0x8)![1]
+        .readUInt16BE(0)
+    ).toBe(1007)
   })
 })

@@ -43,8 +43,17 @@ describe('validateRequest', () => {
       { filter: 'photon', sort: { column: 'photon.op.code', desc: false }, columns: ['photon.op.code'] }
     ])
     for (const c of BUILTIN_COLUMNS) expect(validateRequest('setView', [view({ sort: { column: c, desc: true } })])[0].sort).toEqual({ column: c, desc: true })
-    expect(validateRequest('setDecodeAs', [[{ match: 3, protocol: 'photon' }, { match: '10.0.0.1:5055', protocol: 'unknown' }]])).toHaveLength(1)
-    expect(validateRequest('startExport', [{ format: 'pcapng', scope: 'selected', ids: [1, 5] }])).toEqual([{ format: 'pcapng', scope: 'selected', ids: [1, 5] }])
+    expect(
+      validateRequest('setDecodeAs', [
+        [
+          { match: 3, protocol: 'photon' },
+          { match: '10.0.0.1:5055', protocol: 'unknown' }
+        ]
+      ])
+    ).toHaveLength(1)
+    expect(validateRequest('startExport', [{ format: 'pcapng', scope: 'selected', ids: [1, 5] }])).toEqual([
+      { format: 'pcapng', scope: 'selected', ids: [1, 5] }
+    ])
     expect(validateRequest('startExport', [{ format: 'json', scope: 'all', includeKeys: true }])).toEqual([{ format: 'json', scope: 'all', includeKeys: true }])
     expect(validateRequest('startExport', [{ format: 'ndjson', scope: 'all', tree: 'none' }])).toEqual([{ format: 'ndjson', scope: 'all', tree: 'none' }])
     expect(validateRequest('startExport', [{ format: 'json', scope: 'all', tree: 'full' }])).toEqual([{ format: 'json', scope: 'all', tree: 'full' }])

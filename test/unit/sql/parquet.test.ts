@@ -67,7 +67,15 @@ describe('decode --format parquet', () => {
     expect(rows.length).toBe(total)
     for (const p of ['photon', 'sfs2x', 'fignet', 'enet', 'websocket']) expect(protocols).toContain(p)
     // the demo's login is decrypted with the key file given to the Parquet run
-    expect(rows.some((r) => r.capture === 'demo.pcapng' && r.name === 'Authenticate' && (r.value as string).includes('"encrypted":true') && !(r.value as string).includes('ciphertext'))).toBe(true)
+    expect(
+      rows.some(
+        (r) =>
+          r.capture === 'demo.pcapng' &&
+          r.name === 'Authenticate' &&
+          (r.value as string).includes('"encrypted":true') &&
+          !(r.value as string).includes('ciphertext')
+      )
+    ).toBe(true)
   })
 
   it('fields: one row per leaf of each message tree, in tree order, with its key, range and value', async () => {
@@ -91,7 +99,10 @@ describe('decode --format parquet', () => {
         ls.forEach((leaf, i) => {
           const r = mine[i]
           const where = `${capture} #${m.id} leaf ${i} ${leaf.key}`
-          expect({ ord: r.ord, key: r.key, label: r.label, type: r.type, protocol: r.protocol, source: r.source, start: r.start, length: r.length }, where).toEqual({
+          expect(
+            { ord: r.ord, key: r.key, label: r.label, type: r.type, protocol: r.protocol, source: r.source, start: r.start, length: r.length },
+            where
+          ).toEqual({
             ord: i,
             key: leaf.key,
             label: leaf.label,

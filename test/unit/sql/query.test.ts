@@ -15,7 +15,10 @@ const BY_CAPTURE = join(tmp, 'by-capture')
 const exports = new Map<string, Export>()
 
 beforeAll(() => {
-  for (const [dir, extra] of [[FLAT, []], [BY_CAPTURE, ['--partition-by', 'capture']]] as const) {
+  for (const [dir, extra] of [
+    [FLAT, []],
+    [BY_CAPTURE, ['--partition-by', 'capture']]
+  ] as const) {
     const r = gw('decode', ...CAPTURES, '--keylog', DEMO_KEYS, '--format', 'parquet', '-o', dir, ...extra)
     expect(r.code, r.stderr).toBe(0)
   }
@@ -63,7 +66,9 @@ describe('gamewire query: answers', () => {
     const expected = new Map<string, Record<string, unknown>>()
     for (const [capture, exp] of exports) {
       const v = (m: { value: unknown }) => m.value as Record<string, unknown>
-      const answered = new Set(exp.messages.filter((m) => m.protocol === 'photon' && v(m).msgTypeName === 'OperationResponse').map((m) => `${m.conversation}/${v(m).responseTo}`))
+      const answered = new Set(
+        exp.messages.filter((m) => m.protocol === 'photon' && v(m).msgTypeName === 'OperationResponse').map((m) => `${m.conversation}/${v(m).responseTo}`)
+      )
       for (const m of exp.messages) {
         if (m.protocol !== 'photon' || v(m).msgTypeName !== 'OperationRequest') continue
         if (m.frames.some((f) => answered.has(`${m.conversation}/${f}`))) continue
@@ -75,7 +80,17 @@ describe('gamewire query: answers', () => {
       }
     }
     // NULLs sort last in DuckDB's ORDER BY
-    const sorted = [...expected.values()].sort((a, b) => (a.capture !== b.capture ? byKey(a, b) : a.conversation !== b.conversation ? (a.conversation as number) - (b.conversation as number) : a.operation === null ? 1 : b.operation === null ? -1 : byKey(a, b)))
+    const sorted = [...expected.values()].sort((a, b) =>
+      a.capture !== b.capture
+        ? byKey(a, b)
+        : a.conversation !== b.conversation
+          ? (a.conversation as number) - (b.conversation as number)
+          : a.operation === null
+            ? 1
+            : b.operation === null
+              ? -1
+              : byKey(a, b)
+    )
     expect(got).toEqual(sorted)
     expect(sorted.some((r) => r.capture === 'demo.pcapng' && r.operation === 'RaiseEvent')).toBe(true)
   })
@@ -85,7 +100,8 @@ describe('gamewire query: answers', () => {
     const expected: Record<string, unknown>[] = []
     for (const [capture, exp] of exports) {
       const counts = new Map<number, number>()
-      for (const m of exp.messages) for (const l of leaves(m.tree)) if (l.key === 'photon.op.code') counts.set(l.value as number, (counts.get(l.value as number) ?? 0) + 1)
+      for (const m of exp.messages)
+        for (const l of leaves(m.tree)) if (l.key === 'photon.op.code') counts.set(l.value as number, (counts.get(l.value as number) ?? 0) + 1)
       for (const [code, n] of [...counts].sort((a, b) => a[0] - b[0])) expected.push({ capture, code, n })
     }
     expected.sort((a, b) => (a.capture !== b.capture ? ((a.capture as string) < (b.capture as string) ? -1 : 1) : (a.code as number) - (b.code as number)))
@@ -97,7 +113,14 @@ describe('gamewire query: answers', () => {
     const got = ask(`SELECT c.capture, c.id, c.client, c.server, c.protocol, count(m.id) AS messages
       FROM conversations c LEFT JOIN messages m ON m.capture = c.capture AND m.conversation = c.id GROUP BY ALL ORDER BY c.capture, c.id`)
     const expected = [...exports].flatMap(([capture, exp]) =>
-      exp.conversations.map((c) => ({ capture, id: c.id, client: c.client, server: c.server, protocol: c.protocol, messages: exp.messages.filter((m) => m.conversation === c.id).length }))
+      exp.conversations.map((c) => ({
+        capture,
+        id: c.id,
+        client: c.client,
+        server: c.server,
+        protocol: c.protocol,
+        messages: exp.messages.filter((m) => m.conversation === c.id).length
+      }))
     )
     expect(got).toEqual(expected.sort(byKey))
     expect(expected.length).toBeGreaterThan(5)
@@ -117,22 +140,29 @@ describe('gamewire query: output and schema', () => {
   })
 
   it('csv and json of one capture agree with its export', () => {
-    const exp = exports.get(basename(SFS2X))!.messages.filter((m) => m.protocol === 'sfs2x').slice(0, 3)
+    const exp = exports
+      .get(basename(SFS2X))!
+      .messages.filter((m) => m.protocol === 'sfs2x')
+      .slice(0, 3)
     const r = gw('query', SFS2X, '--sql', SQL, '--format', 'json')
     expect(r.code, r.stderr).toBe(0)
     const rows = JSON.parse(r.stdout)
-    expect(rows.map((x: Record<string, unknown>) => [x.id, x.name, x.summary, x.frames, x.value])).toEqual(exp.map((m) => [m.id, m.name, m.summary, m.frames, m.value]))
+    expect(rows.map((x: Record<string, unknown>) => [x.id, x.name, x.summary, x.frames, x.value])).toEqual(
+      exp.map((m) => [m.id, m.name, m.summary, m.frames, m.value])
+    )
     // a TIMESTAMP is written as UTC text with microseconds (trailing zeros left out)
     const [whole, frac = ''] = rows[0].time.split('.')
     expect(Date.parse(`${whole.replace(' ', 'T')}Z`) * 1000 + Number(frac.padEnd(6, '0'))).toBe(Math.round(exp[0].time * 1e6))
     const csv = gw('query', SFS2X, '--sql', SQL, '--format', 'csv').stdout.split('\r\n')
     // the value column's JSON holds quotes and commas: quoted, quotes doubled
     const frames = JSON.stringify(exp[0].frames)
-    expect(csv[1]).toBe(`${exp[0].id},${exp[0].name},${exp[0].summary},${frames.includes(',') ? `"${frames}"` : frames},${rows[0].time},"${exp[0].valueText.replaceAll('"', '""')}"`)
+    expect(csv[1]).toBe(
+      `${exp[0].id},${exp[0].name},${exp[0].summary},${frames.includes(',') ? `"${frames}"` : frames},${rows[0].time},"${exp[0].valueText.replaceAll('"', '""')}"`
+    )
   })
 
   it('table: aligned columns, long cells cut, NULL shown, the row count last', () => {
-    const r = gw('query', SFS2X, '--sql', "SELECT id, name, value, error FROM messages ORDER BY id LIMIT 2")
+    const r = gw('query', SFS2X, '--sql', 'SELECT id, name, value, error FROM messages ORDER BY id LIMIT 2')
     expect(r.code, r.stderr).toBe(0)
     const lines = r.stdout.trimEnd().split('\n')
     expect(lines[0]).toMatch(/^id {2}name +value +error$/)
@@ -154,7 +184,11 @@ describe('gamewire query: output and schema', () => {
       expect(r.stdout).toContain(`${t.name}: `)
       for (const c of t.columns) expect(r.stdout).toMatch(new RegExp(`^  ${c.name} +${c.type.replace(/[[\]]/g, '\\$&')} +\\S`, 'm'))
     }
-    const describe = ask(TABLES.map((t) => `SELECT '${t.name}' AS "table", column_name AS name, column_type AS type FROM (DESCRIBE ${t.name})`).join(' UNION ALL '), 'json', true)
+    const describe = ask(
+      TABLES.map((t) => `SELECT '${t.name}' AS "table", column_name AS name, column_type AS type FROM (DESCRIBE ${t.name})`).join(' UNION ALL '),
+      'json',
+      true
+    )
     expect(describe).toEqual(TABLES.flatMap((t) => t.columns.map((c) => ({ table: t.name, name: c.name, type: c.type }))))
   })
 

@@ -75,7 +75,9 @@ async function nodeRange(key: string): Promise<{ start: number; end: number; sou
 }
 
 async function selectedBytes(): Promise<{ offset: number; text: string }[]> {
-  return page.$$eval('[data-testid=hex-view] .byte[data-selected="true"]', (els) => els.map((e) => ({ offset: Number(e.getAttribute('data-offset')), text: e.textContent ?? '' })))
+  return page.$$eval('[data-testid=hex-view] .byte[data-selected="true"]', (els) =>
+    els.map((e) => ({ offset: Number(e.getAttribute('data-offset')), text: e.textContent ?? '' }))
+  )
 }
 
 async function openPanel(name: 'conversations' | 'keys' | 'stats'): Promise<void> {
@@ -96,7 +98,11 @@ afterAll(async () => {
   rmSync(tmp, { recursive: true, force: true })
 })
 
-type Exported = { direction: string; frames: number[]; value: { msgType: number; code: number; encrypted: boolean; reliableSeq: number; parameters: Record<string, { type: string; value: unknown }> } }
+type Exported = {
+  direction: string
+  frames: number[]
+  value: { msgType: number; code: number; encrypted: boolean; reliableSeq: number; parameters: Record<string, { type: string; value: unknown }> }
+}
 type HashEntry = { key: { type: string; value: number }; value: { type: string; value: unknown; decoded?: { x: number; y: number; z: number } } }
 
 /** What photonFrames() sent: 150 RaiseEvent (op 253) requests and their code-1 events, the encrypted Authenticate and its reply, the fragmented event 200. */
@@ -115,7 +121,10 @@ function expectPhotonSessionExport(doc: { format: string; messages: Exported[] }
     expect(r.reliableSeq).toBe(6 + i) // five reliable client messages before the first RaiseEvent
     expect(r.parameters['244']).toEqual({ type: 'Byte', value: 1 })
     const h = r.parameters['245'].value as HashEntry[]
-    expect(h.map((e) => [e.key.value, e.value.type])).toEqual([[0, 'Custom'], [1, 'Int32']])
+    expect(h.map((e) => [e.key.value, e.value.type])).toEqual([
+      [0, 'Custom'],
+      [1, 'Int32']
+    ])
     expect(h[0].value.decoded).toEqual({ x: Math.fround(x), y: 0, z: Math.fround(z) })
     expect(h[1].value.value).toBe(i)
     const e = events[i].value
@@ -124,8 +133,12 @@ function expectPhotonSessionExport(doc: { format: string; messages: Exported[] }
     expect(e.parameters['254']).toEqual({ type: 'Int32', value: 2 })
   }
   const auth = ms.filter((m) => is(m, 'c2s', 2, 230))
-  expect(auth.map((m) => [m.value.encrypted, m.value.parameters])).toEqual([[true, { 221: { type: 'String', value: PHOTON_SECRET_TOKEN }, 224: { type: 'String', value: 'demo-app' } }]])
-  expect(ms.filter((m) => m.direction === 's2c' && m.value?.msgType === 3 && m.value.code === 230).map((m) => m.value.parameters)).toEqual([{ 225: { type: 'String', value: 'user-42' } }])
+  expect(auth.map((m) => [m.value.encrypted, m.value.parameters])).toEqual([
+    [true, { 221: { type: 'String', value: PHOTON_SECRET_TOKEN }, 224: { type: 'String', value: 'demo-app' } }]
+  ])
+  expect(ms.filter((m) => m.direction === 's2c' && m.value?.msgType === 3 && m.value.code === 230).map((m) => m.value.parameters)).toEqual([
+    { 225: { type: 'String', value: 'user-42' } }
+  ])
   const blob = ms.filter((m) => is(m, 's2c', 4, 200))
   expect(blob).toHaveLength(1)
   expect(blob[0].frames).toHaveLength(3) // 3000 bytes of map blob in 1152-byte fragments
@@ -205,7 +218,9 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     // after `==` the list offers the field's values: direction words here
     await clearAndType('gamewire.direction == ')
     await page.locator('.suggest-widget.visible').waitFor()
-    expect(await page.locator('.suggest-widget.visible .monaco-list-row').allInnerTexts()).toEqual(expect.arrayContaining([expect.stringContaining('c2s'), expect.stringContaining('s2c')]))
+    expect(await page.locator('.suggest-widget.visible .monaco-list-row').allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringContaining('c2s'), expect.stringContaining('s2c')])
+    )
     // Tab takes the highlighted suggestion
     await clearAndType('photon.op.cod')
     await page.locator('.suggest-widget.visible').waitFor()
@@ -240,7 +255,15 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     const roomBytes = await selectedBytes()
     expect(roomBytes.map((b) => b.offset)).toEqual(Array.from({ length: room.end - room.start + 1 }, (_, i) => room.start + i))
     // the last 7 bytes are the room name
-    expect(Buffer.from(roomBytes.slice(-7).map((b) => b.text).join(''), 'hex').toString()).toBe('arena-1')
+    expect(
+      Buffer.from(
+        roomBytes
+          .slice(-7)
+          .map((b) => b.text)
+          .join(''),
+        'hex'
+      ).toString()
+    ).toBe('arena-1')
     await shot('05-tree-to-hex')
   })
 
@@ -388,7 +411,9 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     await page.mouse.down()
     await page.mouse.move(box.x + box.width * 0.5, box.y + box.height / 2, { steps: 5 })
     await page.mouse.up()
-    await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toMatch(/^frame\.time_epoch >= [\d.]+ && frame\.time_epoch < [\d.]+$/)
+    await expect
+      .poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied'))
+      .toMatch(/^frame\.time_epoch >= [\d.]+ && frame\.time_epoch < [\d.]+$/)
     await page.waitForFunction(() => document.querySelector('[data-testid=timeline]')?.getAttribute('data-view-state') === 'done')
     const inRange = Number(await timeline().getAttribute('data-count'))
     expect(inRange).toBeGreaterThan(0)
@@ -432,11 +457,12 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
       expect(sockets).toEqual([])
       // and the API itself refuses a socket without the token (401), as a page script would see it
       const refused = await bare.evaluate(
-        () => new Promise<boolean>((resolve) => {
-          const ws = new WebSocket(`ws://${location.host}/api`)
-          ws.onopen = () => resolve(false)
-          ws.onerror = () => resolve(true)
-        })
+        () =>
+          new Promise<boolean>((resolve) => {
+            const ws = new WebSocket(`ws://${location.host}/api`)
+            ws.onopen = () => resolve(false)
+            ws.onerror = () => resolve(true)
+          })
       )
       expect(refused).toBe(true)
     } finally {
@@ -462,7 +488,9 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     const cells = page.locator(`[data-testid=hex-view] .byte[data-offset="${last}"]`)
     await cells.waitFor()
     await expect.poll(() => cells.innerText(), { timeout: 20_000 }).not.toBe('··')
-    const shown = await page.locator('[data-testid=hex-view] .byte').evaluateAll((els) => els.map((e) => [Number(e.getAttribute('data-offset')), e.textContent]))
+    const shown = await page
+      .locator('[data-testid=hex-view] .byte')
+      .evaluateAll((els) => els.map((e) => [Number(e.getAttribute('data-offset')), e.textContent]))
     const tail = shown.filter(([o]) => (o as number) >= last)
     expect(tail.length).toBe(body.length - last)
     for (const [o, text] of tail) expect(text).toBe(body[o as number].toString(16).padStart(2, '0'))

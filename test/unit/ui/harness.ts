@@ -9,7 +9,10 @@ export const BIN = join(ROOT, 'bin/gamewire.mjs')
 
 /** Starts `gamewire serve ARGS --port 0`; resolves with the process and the URL it prints. */
 export async function startServe(args: string[], configDir: string): Promise<{ server: ChildProcess; url: string }> {
-  const server = spawn(process.execPath, [BIN, 'serve', ...args, '--port', '0'], { env: { ...process.env, GAMEWIRE_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const server = spawn(process.execPath, [BIN, 'serve', ...args, '--port', '0'], {
+    env: { ...process.env, GAMEWIRE_CONFIG_DIR: configDir },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let stderr = ''
   server.stderr!.on('data', (d) => (stderr += d))
   const url = await new Promise<string>((resolve, reject) => {
@@ -23,12 +26,24 @@ export async function startServe(args: string[], configDir: string): Promise<{ s
 export async function openPage(url: string, problems: string[], o: { consoleErrors?: boolean } = {}): Promise<{ browser: Browser; page: Page }> {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync']
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync'
+    ]
   })
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true })
   const page = await context.newPage()
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`))
-  if (o.consoleErrors) page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`) })
+  if (o.consoleErrors)
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`)
+    })
   await page.goto(url)
   return { browser, page }
 }
@@ -37,7 +52,13 @@ export async function openPage(url: string, problems: string[], o: { consoleErro
  * Export… as a person does it: the format and scope buttons, `adjust` for anything else (e.g. untick the
  * trees), Start; the download is saved to `path`. The dialog stays open for the caller to check and close.
  */
-export async function exportTo(page: Page, format: 'json' | 'ndjson' | 'pcapng', scope: 'all' | 'filtered' | 'selected', path: string, adjust?: () => Promise<void>): Promise<Download> {
+export async function exportTo(
+  page: Page,
+  format: 'json' | 'ndjson' | 'pcapng',
+  scope: 'all' | 'filtered' | 'selected',
+  path: string,
+  adjust?: () => Promise<void>
+): Promise<Download> {
   await page.click('[data-testid=export-button]')
   await page.click(`[data-testid=export-format-${format}]`)
   await page.click(`[data-testid=export-scope-${scope}]`)

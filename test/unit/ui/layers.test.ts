@@ -22,7 +22,11 @@ const problems: string[] = []
 function decoded(): { id: number; frames: number[]; summary: string; tree: any[]; sources: { name: string }[] }[] {
   const r = spawnSync(process.execPath, [BIN, 'decode', ENET, '--format', 'ndjson', '--layers', '--jobs', '1'], { encoding: 'utf8', maxBuffer: 256 << 20 })
   expect(r.status).toBe(0)
-  return r.stdout.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l))
+  return r.stdout
+    .trim()
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l))
 }
 
 const selectedRow = () => page.locator('[data-testid=timeline-row][aria-selected="true"]').getAttribute('data-id')
@@ -82,7 +86,9 @@ describe('frames in the browser UI', { timeout: 60_000 }, () => {
     const ip = m.tree[0].children.find((n: any) => n.key === 'ip')
     const ttl = ip.children.find((n: any) => n.key === 'ip.ttl')
     await expect.poll(() => page.locator('[data-testid=hex-view]').getAttribute('data-source')).toBe('0')
-    const sel = await page.$$eval('[data-testid=hex-view] .byte[data-selected="true"]', (els) => els.map((e) => [Number(e.getAttribute('data-offset')), e.textContent]))
+    const sel = await page.$$eval('[data-testid=hex-view] .byte[data-selected="true"]', (els) =>
+      els.map((e) => [Number(e.getAttribute('data-offset')), e.textContent])
+    )
     expect(sel).toEqual([[ttl.start, ttl.value.toString(16).padStart(2, '0')]])
     // Clicking the protocol's own field switches to its payload tab.
     const own = page.locator('[data-testid=tree-node][data-path="1"]')

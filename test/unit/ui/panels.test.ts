@@ -36,10 +36,14 @@ const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `panels-$
 const timeline = () => page.locator('[data-testid=timeline]')
 
 async function viewDone(count?: number): Promise<void> {
-  await page.waitForFunction((n) => {
-    const t = document.querySelector('[data-testid=timeline]')
-    return t?.getAttribute('data-view-state') === 'done' && (n === null || t.getAttribute('data-count') === String(n))
-  }, count ?? null, { timeout: 30_000 })
+  await page.waitForFunction(
+    (n) => {
+      const t = document.querySelector('[data-testid=timeline]')
+      return t?.getAttribute('data-view-state') === 'done' && (n === null || t.getAttribute('data-count') === String(n))
+    },
+    count ?? null,
+    { timeout: 30_000 }
+  )
 }
 
 async function openFile(path: string): Promise<void> {
@@ -145,7 +149,7 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     await shot('02-stats-filtered')
     await page.click('[data-testid=stats-all]')
     await expect.poll(() => scope.getAttribute('data-messages')).toBe('485')
-    expect((await page.locator('[data-testid=stats-names] [data-testid=stat-item]').count())).toBeGreaterThan(1)
+    expect(await page.locator('[data-testid=stats-names] [data-testid=stat-item]').count()).toBeGreaterThan(1)
     await page.click('[data-testid=stats-all]')
     await expect.poll(() => scope.getAttribute('data-messages')).toBe('150')
     await applyFilter('')
@@ -176,7 +180,8 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     const minBytes = Math.min(...cli.conversations.map((c) => c.bytes))
     await page.click('[data-testid=conv-sort-bytes]')
     expect(await page.locator('[data-testid=conv-sort-bytes]').getAttribute('aria-pressed')).toBe('true')
-    const visibleBytes = () => page.locator('[data-testid=conversation] [data-testid=conv-bytes]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-bytes'))))
+    const visibleBytes = () =>
+      page.locator('[data-testid=conversation] [data-testid=conv-bytes]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-bytes'))))
     await expect.poll(async () => (await visibleBytes())[0]).toBe(maxBytes)
     const top = await visibleBytes()
     expect([...top].sort((a, b) => b - a)).toEqual(top)
@@ -211,7 +216,10 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     await chart.waitFor()
     const rows = await timeline().getAttribute('data-count')
     await expect.poll(() => page.locator('[data-testid=stats-scope]').getAttribute('data-messages'), { timeout: 20_000 }).toBe(rows)
-    for (const [w, h] of [[1600, 1000], [1100, 700]]) {
+    for (const [w, h] of [
+      [1600, 1000],
+      [1100, 700]
+    ]) {
       await page.setViewportSize({ width: w, height: h })
       await page.waitForTimeout(200)
       const svg = await box('[data-testid=rate-chart]')
@@ -232,14 +240,16 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     await page.setViewportSize({ width: 1600, height: 1000 })
     for (const list of ['stats-conv-bytes', 'stats-conv-messages']) {
       expect(await page.locator(`[data-testid=${list}] [data-testid=stat-item]`).count()).toBe(STATS_TOP_N)
-      expect(await page.locator(`[data-testid=${list}] [data-testid=stat-others]`).innerText()).toMatch(new RegExp(`^${(3000 - STATS_TOP_N).toLocaleString('en-US')} others`))
+      expect(await page.locator(`[data-testid=${list}] [data-testid=stat-others]`).innerText()).toMatch(
+        new RegExp(`^${(3000 - STATS_TOP_N).toLocaleString('en-US')} others`)
+      )
     }
     const values = await page.locator('[data-testid=stats-conv-messages] [data-testid=stat-item] .bar-value').allInnerTexts()
     const nums = values.map((v) => Number(v.replace(/,/g, '')))
     expect([...nums].sort((a, b) => b - a)).toEqual(nums)
   })
 
-  it('the summary column takes the free width: its right edge reaches the timeline\'s', async () => {
+  it("the summary column takes the free width: its right edge reaches the timeline's", async () => {
     await closePanels()
     await page.setViewportSize({ width: 1600, height: 1000 })
     await page.waitForTimeout(200)
@@ -274,10 +284,14 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     expect(tl.height).toBeGreaterThanOrEqual(140)
     expect(side.x + side.width).toBeLessThanOrEqual(1100)
     // the tree's toolbar stays inside the tree pane (it wraps) instead of covering the bytes pane's tabs
-    const toolbarRight = await page.locator('[data-testid=tree-pane] .panel-toolbar > *').evaluateAll((els) => Math.max(...els.map((e) => e.getBoundingClientRect().right)))
+    const toolbarRight = await page
+      .locator('[data-testid=tree-pane] .panel-toolbar > *')
+      .evaluateAll((els) => Math.max(...els.map((e) => e.getBoundingClientRect().right)))
     expect(toolbarRight).toBeLessThanOrEqual(tree.x + tree.width)
     // the ASCII column's last character is inside the hex body, not clipped
-    const hexBody = await page.locator('.hex-body').evaluate((el) => ({ right: el.getBoundingClientRect().left + el.clientWidth, scroll: el.scrollWidth, client: el.clientWidth }))
+    const hexBody = await page
+      .locator('.hex-body')
+      .evaluate((el) => ({ right: el.getBoundingClientRect().left + el.clientWidth, scroll: el.scrollWidth, client: el.clientWidth }))
     const lastChar = await page.locator('[data-testid=hex-view] .hex-row').first().locator('.char').last().boundingBox()
     expect(lastChar!.x + lastChar!.width).toBeLessThanOrEqual(hexBody.right)
     expect(hexBody.scroll).toBeLessThanOrEqual(hexBody.client)

@@ -36,9 +36,16 @@ const detailId = () => page.locator('[data-testid=detail-tree]').getAttribute('d
 
 /** `gamewire decode` of a capture: the messages' ids, frames and names (the reference for what a frame link selects). */
 function decoded(file: string): { id: number; frames: number[]; protocol: string; name: string }[] {
-  const r = spawnSync(process.execPath, [BIN, 'decode', file, '--format', 'ndjson', '--tree', 'none', '--jobs', '1'], { encoding: 'utf8', maxBuffer: 256 << 20 })
+  const r = spawnSync(process.execPath, [BIN, 'decode', file, '--format', 'ndjson', '--tree', 'none', '--jobs', '1'], {
+    encoding: 'utf8',
+    maxBuffer: 256 << 20
+  })
   expect(r.status).toBe(0)
-  return r.stdout.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l))
+  return r.stdout
+    .trim()
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l))
 }
 
 async function viewDone(): Promise<void> {
@@ -79,10 +86,16 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     expect(await room.locator('[data-testid=room-actor]').evaluateAll((els) => els.map((e) => e.getAttribute('data-actor')))).toEqual(['1', '2', '3'])
     const want = `${scenario.frames.removal},${scenario.frames.replay}`
     const roomLevel = room.locator('[data-testid=room-divergences] [data-testid=divergence]')
-    expect(await roomLevel.evaluateAll((els) => els.map((e) => [e.getAttribute('data-rule'), e.getAttribute('data-frames')]))).toEqual([['removal-ignored', want]])
+    expect(await roomLevel.evaluateAll((els) => els.map((e) => [e.getAttribute('data-rule'), e.getAttribute('data-frames')]))).toEqual([
+      ['removal-ignored', want]
+    ])
     // the join it hit: Cy's (actor 3) diverges; the first two are as Photon replays
     const joins = room.locator('[data-testid=room-join]')
-    expect(await joins.evaluateAll((els) => els.map((e) => [e.getAttribute('data-actor'), e.getAttribute('data-verdict')]))).toEqual([['1', 'ok'], ['2', 'ok'], ['3', 'diverges']])
+    expect(await joins.evaluateAll((els) => els.map((e) => [e.getAttribute('data-actor'), e.getAttribute('data-verdict')]))).toEqual([
+      ['1', 'ok'],
+      ['2', 'ok'],
+      ['3', 'diverges']
+    ])
     const cy = joins.nth(2)
     const divergence = cy.locator('[data-testid=join-divergences] [data-testid=divergence]')
     expect(await divergence.getAttribute('data-rule')).toBe('removal-ignored')
@@ -127,7 +140,11 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     await page.waitForSelector('[data-testid=diff][data-state=done]')
     expect(await seen()).toEqual(EXPECTED)
     const totals = page.locator('[data-testid=diff-totals]')
-    expect([await totals.getAttribute('data-changed'), await totals.getAttribute('data-only-a'), await totals.getAttribute('data-only-b')]).toEqual(['2', '1', '1'])
+    expect([await totals.getAttribute('data-changed'), await totals.getAttribute('data-only-a'), await totals.getAttribute('data-only-b')]).toEqual([
+      '2',
+      '1',
+      '1'
+    ])
     // lone lines have an empty cell on the other side
     const onlyA = page.locator('[data-testid=diff-row][data-kind=only-a]')
     expect(await onlyA.locator('[data-testid=diff-b]').innerText()).toBe('')
@@ -181,11 +198,16 @@ async function seen() {
         changed: rows
           .filter((r) => ['changed', 'reordered'].includes(r.getAttribute('data-kind')!))
           .map((r) => {
-            const fields = r.nextElementSibling?.classList.contains('diff-fields-row') ? [...r.nextElementSibling.querySelectorAll('[data-testid=diff-field]')] : []
+            const fields = r.nextElementSibling?.classList.contains('diff-fields-row')
+              ? [...r.nextElementSibling.querySelectorAll('[data-testid=diff-field]')]
+              : []
             return {
               name: cell(r, 'a'),
               reordered: r.getAttribute('data-reordered') === 'true',
-              fields: fields.map((f) => `${f.getAttribute('data-path')}: ${f.querySelector('[data-testid=diff-field-a]')!.textContent} -> ${f.querySelector('[data-testid=diff-field-b]')!.textContent}`)
+              fields: fields.map(
+                (f) =>
+                  `${f.getAttribute('data-path')}: ${f.querySelector('[data-testid=diff-field-a]')!.textContent} -> ${f.querySelector('[data-testid=diff-field-b]')!.textContent}`
+              )
             }
           })
       }

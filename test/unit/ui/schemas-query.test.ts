@@ -50,10 +50,14 @@ async function stop(): Promise<void> {
 }
 
 async function viewDone(count?: number): Promise<void> {
-  await page.waitForFunction((n) => {
-    const t = document.querySelector('[data-testid=timeline]')
-    return t?.getAttribute('data-view-state') === 'done' && (n === null || t.getAttribute('data-count') === String(n))
-  }, count ?? null, { timeout: 30_000 })
+  await page.waitForFunction(
+    (n) => {
+      const t = document.querySelector('[data-testid=timeline]')
+      return t?.getAttribute('data-view-state') === 'done' && (n === null || t.getAttribute('data-count') === String(n))
+    },
+    count ?? null,
+    { timeout: 30_000 }
+  )
 }
 
 async function openPanel(name: 'schemas' | 'query'): Promise<void> {
@@ -80,7 +84,11 @@ async function applyFilter(text: string): Promise<void> {
 async function shownRows(): Promise<{ id: number; name: string; summary: string }[]> {
   return page.$$eval('[data-testid=timeline-row]', (els) =>
     els
-      .map((e) => ({ id: Number(e.getAttribute('data-id')), name: e.querySelector('.name')?.textContent ?? '', summary: e.querySelector('.summary')?.textContent ?? '' }))
+      .map((e) => ({
+        id: Number(e.getAttribute('data-id')),
+        name: e.querySelector('.name')?.textContent ?? '',
+        summary: e.querySelector('.summary')?.textContent ?? ''
+      }))
       .sort((a, b) => a.id - b.id)
   )
 }
@@ -95,10 +103,13 @@ function expectedName(i: number, packs: { albion: boolean; test: boolean }): str
 /** Every rendered game row (ids 5 on) has the name the script and the loaded packs give it. */
 async function expectNames(packs: { albion: boolean; test: boolean }): Promise<void> {
   await expect
-    .poll(async () => {
-      const rows = (await shownRows()).filter((r) => r.id >= 5)
-      return rows.length >= 10 && rows.every((r) => r.name === expectedName(r.id - 5, packs))
-    }, { timeout: 20_000 })
+    .poll(
+      async () => {
+        const rows = (await shownRows()).filter((r) => r.id >= 5)
+        return rows.length >= 10 && rows.every((r) => r.name === expectedName(r.id - 5, packs))
+      },
+      { timeout: 20_000 }
+    )
     .toBe(true)
 }
 
@@ -177,7 +188,11 @@ describe('the Schemas panel', { timeout: 90_000 }, () => {
     expect(sevens.length).toBeGreaterThan(1)
     await viewDone(sevens.length)
     expect(await shownRows()).toEqual(
-      sevens.map((i) => ({ id: idOf(i), name: expectedName(i, { albion: true, test: true }), summary: `${expectedName(i, { albion: true, test: true })} itemId=7 slot=${SCRIPT[i].slot}` }))
+      sevens.map((i) => ({
+        id: idOf(i),
+        name: expectedName(i, { albion: true, test: true }),
+        summary: `${expectedName(i, { albion: true, test: true })} itemId=7 slot=${SCRIPT[i].slot}`
+      }))
     )
     // a named value of the pack in a filter: the rows of one real code
     await applyFilter('schema.code == InventoryMoveItem')

@@ -43,7 +43,11 @@ function cli(args: string[]): string {
 
 function decode(file: string, filter?: string): Message[] {
   const out = cli(['decode', file, '--format', 'ndjson', ...(filter ? ['--filter', filter] : [])])
-  return out.trim().split('\n').slice(0, -1).map((l) => JSON.parse(l) as Message)
+  return out
+    .trim()
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l) as Message)
 }
 
 /** The values of `key` in a message's tree, as the timeline cell shows them (joined with ', '). */
@@ -60,7 +64,8 @@ function cell(m: Message, key: string): string {
 }
 
 const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `ui-timeline-${name}.png`) })
-const rowIds = async (): Promise<number[]> => (await page.locator('[data-testid=timeline-row]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-id')))))
+const rowIds = async (): Promise<number[]> =>
+  await page.locator('[data-testid=timeline-row]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-id'))))
 const header = (column: string) => page.locator(`[role=columnheader]:has([data-testid=column-header][data-column="${column}"])`)
 
 async function waitForView(count?: number): Promise<void> {
@@ -105,7 +110,10 @@ function firstSorted(messages: Message[], key: (m: Message) => string | number, 
     }
     return typeof x === 'number' ? x - (y as number) : String(x).localeCompare(String(y))
   }
-  return [...messages].sort((a, b) => (desc ? -cmp(a, b) : cmp(a, b)) || a.id - b.id).slice(0, n).map((m) => m.id)
+  return [...messages]
+    .sort((a, b) => (desc ? -cmp(a, b) : cmp(a, b)) || a.id - b.id)
+    .slice(0, n)
+    .map((m) => m.id)
 }
 
 let all: Message[]
@@ -152,10 +160,18 @@ describe('the timeline in a browser', { timeout: 90_000 }, () => {
 
   it('resizes a column by dragging its header edge: the header and its cells follow; a double-click restores it', async () => {
     const name = header('name')
-    const headers = await page.locator('[role=columnheader]').evaluateAll((els) => els.map((e) => e.querySelector('[data-testid=column-header]')?.getAttribute('data-column')))
+    const headers = await page
+      .locator('[role=columnheader]')
+      .evaluateAll((els) => els.map((e) => e.querySelector('[data-testid=column-header]')?.getAttribute('data-column')))
     const column = headers.indexOf('name')
     expect(column).toBeGreaterThan(0)
-    const cellWidth = () => page.locator('[data-testid=timeline-row]').first().locator('[role=gridcell]').nth(column).evaluate((e) => e.getBoundingClientRect().width)
+    const cellWidth = () =>
+      page
+        .locator('[data-testid=timeline-row]')
+        .first()
+        .locator('[role=gridcell]')
+        .nth(column)
+        .evaluate((e) => e.getBoundingClientRect().width)
     const before = (await name.boundingBox())!
     const handle = (await name.locator('.resizer').boundingBox())!
     await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2)
@@ -172,7 +188,7 @@ describe('the timeline in a browser', { timeout: 90_000 }, () => {
     await expect.poll(async () => Math.round((await name.boundingBox())!.width)).toBe(Math.round(before.width))
   })
 
-  it('the column picker lists the capture\'s fields first and adds the typed field on Enter', async () => {
+  it("the column picker lists the capture's fields first and adds the typed field on Enter", async () => {
     await page.click('button[title="Add a column from any field"]')
     const options = page.locator('[data-testid=column-picker] [role=option]')
     await options.first().waitFor()
@@ -250,13 +266,21 @@ describe('the timeline in a browser', { timeout: 90_000 }, () => {
     await clickHeader('name', 'ascending')
     const order = await rowIds()
     await page.locator('[data-testid=timeline-row]').nth(2).click()
-    await page.locator('[data-testid=timeline-row]').nth(7).click({ modifiers: ['Shift'] })
+    await page
+      .locator('[data-testid=timeline-row]')
+      .nth(7)
+      .click({ modifiers: ['Shift'] })
     const range = order.slice(2, 8)
     await expect.poll(() => page.locator('[data-testid=selected-count]').innerText()).toMatch(/^6 selected/)
-    const marked = await page.locator('[data-testid=timeline-row].picked, [data-testid=timeline-row].selected').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-id'))))
+    const marked = await page
+      .locator('[data-testid=timeline-row].picked, [data-testid=timeline-row].selected')
+      .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-id'))))
     expect(marked.sort((a, b) => a - b)).toEqual([...range].sort((a, b) => a - b))
     // Ctrl+click takes one out
-    await page.locator('[data-testid=timeline-row]').nth(4).click({ modifiers: ['Control'] })
+    await page
+      .locator('[data-testid=timeline-row]')
+      .nth(4)
+      .click({ modifiers: ['Control'] })
     await expect.poll(() => page.locator('[data-testid=selected-count]').innerText()).toMatch(/^5 selected/)
     const chosen = range.filter((id) => id !== order[4])
     await shot('range-selected')

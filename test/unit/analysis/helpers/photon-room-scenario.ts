@@ -89,7 +89,10 @@ export class Client {
     this.s.push(this.link.dg(1, this.s.now, [cmd.verifyConnect(this.link.peerId, this.link.nextSeq(1, 255))]))
     this.s.push(this.link.dg(0, this.s.now, [this.link.reliable(0, 0, initMessage(8, 'rooms-test'))]))
     this.s.push(this.link.dg(1, this.s.now, [this.link.reliable(1, 0, Uint8Array.from([0xf3, 0x01, 0x00]))]))
-    this.request(OP.AUTHENTICATE, [[220, pv.str('1.0')], [225, pv.str(this.userId)]])
+    this.request(OP.AUTHENTICATE, [
+      [220, pv.str('1.0')],
+      [225, pv.str(this.userId)]
+    ])
     this.respond(OP.AUTHENTICATE, 0, [[225, pv.str(this.userId)]])
   }
 
@@ -119,7 +122,15 @@ export class Client {
 
   /** A custom event as the server delivers it: data 245 and sender 254 (null: no sender parameter). */
   deliver(code: number, data: PV, sender: number | null): number {
-    return this.event(code, sender === null ? [[245, data]] : [[245, data], [254, pv.int(sender)]])
+    return this.event(
+      code,
+      sender === null
+        ? [[245, data]]
+        : [
+            [245, data],
+            [254, pv.int(sender)]
+          ]
+    )
   }
 
   /** JoinGame / CreateGame request. `ps` adds room options (241, 235, 248…) or a JoinMode (215). */
@@ -130,8 +141,14 @@ export class Client {
   /** The server's answer to the join: the response with the actor number, then the Join event, one datagram each. */
   joinResponse(op: number, actorNr: number, actors: number[]): { response: number; joinEvent: number } {
     this.actorNr = actorNr
-    const response = this.respond(op, 0, [[254, pv.int(actorNr)], [252, pv.ints(actors)]])
-    const joinEvent = this.event(EV.JOIN, [[254, pv.int(actorNr)], [252, pv.ints(actors)]])
+    const response = this.respond(op, 0, [
+      [254, pv.int(actorNr)],
+      [252, pv.ints(actors)]
+    ])
+    const joinEvent = this.event(EV.JOIN, [
+      [254, pv.int(actorNr)],
+      [252, pv.ints(actors)]
+    ])
     return { response, joinEvent }
   }
 
@@ -153,7 +170,10 @@ export class Client {
   }
 
   setProperties(props: PV, expected?: PV, actorNr?: number): number {
-    const ps: Params = [[251, props], [250, pv.bool(true)]]
+    const ps: Params = [
+      [251, props],
+      [250, pv.bool(true)]
+    ]
     if (actorNr !== undefined) ps.push([254, pv.int(actorNr)])
     if (expected !== undefined) ps.push([231, expected])
     return this.request(OP.SET_PROPERTIES, ps)

@@ -14,7 +14,10 @@ function twoPlayers(s: Scenario, o: { create?: Parameters<Client['joinRequest']>
   const b = s.client('bob', 'user-bob')
   b.joinRequest(ROOM)
   const bJoin = b.joinResponse(OP.JOIN_GAME, 2, [1, 2])
-  a.event(EV.JOIN, [[254, pv.int(2)], [252, pv.ints([1, 2])]])
+  a.event(EV.JOIN, [
+    [254, pv.int(2)],
+    [252, pv.ints([1, 2])]
+  ])
   return { a, b, aJoinReq, aJoin, bJoin }
 }
 
@@ -42,7 +45,12 @@ export function photonSession() {
   b.deliver(202, data(['view', 1001]), 1)
   // Bob caches four events; the server relays each to Ann
   const frames: Record<string, number> = { aJoin: aJoin.response, g1, i1 }
-  for (const [code, d, cache] of [[29, data(['team', 'red']), 4], [31, data(['spawn', 1]), 5], [33, data(['k', 1], ['n', 'x']), 4], [33, data(['k', 2]), 4]] as const) {
+  for (const [code, d, cache] of [
+    [29, data(['team', 'red']), 4],
+    [31, data(['spawn', 1]), 5],
+    [33, data(['k', 1], ['n', 'x']), 4],
+    [33, data(['k', 2]), 4]
+  ] as const) {
     b.raise(code, d, cache)
     a.deliver(code, d, 2)
   }
@@ -55,18 +63,32 @@ export function photonSession() {
   // master hand-off: property 248 with the current master as the expected value
   frames.handoff = a.setProperties(roomProps([248, pv.int(2)]), roomProps([248, pv.int(1)]))
   a.respond(OP.SET_PROPERTIES, 0)
-  a.event(EV.PROPERTIES_CHANGED, [[251, roomProps([248, pv.int(2)])], [253, pv.int(0)], [254, pv.int(1)]])
-  b.event(EV.PROPERTIES_CHANGED, [[251, roomProps([248, pv.int(2)])], [253, pv.int(0)], [254, pv.int(1)]])
+  a.event(EV.PROPERTIES_CHANGED, [
+    [251, roomProps([248, pv.int(2)])],
+    [253, pv.int(0)],
+    [254, pv.int(1)]
+  ])
+  b.event(EV.PROPERTIES_CHANGED, [
+    [251, roomProps([248, pv.int(2)])],
+    [253, pv.int(0)],
+    [254, pv.int(1)]
+  ])
   // Ann leaves for good; Bob, now master, clears the departed actors' events (Ann's 202, not her global 22)
   frames.aLeave = a.leave()
   a.respond(OP.LEAVE, 0)
-  b.event(EV.LEAVE, [[254, pv.int(1)], [252, pv.ints([2])]])
+  b.event(EV.LEAVE, [
+    [254, pv.int(1)],
+    [252, pv.ints([2])]
+  ])
   frames.clear7 = b.raise(0, undefined, 7)
   // Cy joins: the global 22 as actor 0, Bob's 29 and second 33 as actor 2
   const c = s.client('cy', 'user-cy')
   c.joinRequest(ROOM)
   frames.cJoin = c.joinResponse(OP.JOIN_GAME, 3, [2, 3]).response
-  b.event(EV.JOIN, [[254, pv.int(3)], [252, pv.ints([2, 3])]])
+  b.event(EV.JOIN, [
+    [254, pv.int(3)],
+    [252, pv.ints([2, 3])]
+  ])
   frames.cReplay22 = c.deliver(22, data(['round', 1]), 0)
   frames.cReplay29 = c.deliver(29, data(['team', 'red']), 2)
   frames.cReplay33 = c.deliver(33, data(['k', 2]), 2)
@@ -75,7 +97,11 @@ export function photonSession() {
   b.deliver(40, data(['hat', 'blue']), 3)
   // Cy's connection drops: PlayerTTL keeps actor 3 inactive; Cy comes back with RejoinOnly
   frames.cDrop = c.disconnect()
-  b.event(EV.LEAVE, [[254, pv.int(3)], [233, pv.bool(true)], [252, pv.ints([2])]])
+  b.event(EV.LEAVE, [
+    [254, pv.int(3)],
+    [233, pv.bool(true)],
+    [252, pv.ints([2])]
+  ])
   s.wait(2000)
   const c2 = s.client('cy', 'user-cy')
   c2.joinRequest(ROOM, OP.JOIN_GAME, [[215, pv.byte(3)]])
@@ -149,7 +175,10 @@ export function cleanupWithoutOption(withOption = false) {
   b.deliver(202, data(['view', 1001]), 1)
   const leave = a.leave()
   a.respond(OP.LEAVE, 0)
-  b.event(EV.LEAVE, [[254, pv.int(1)], [252, pv.ints([2])]])
+  b.event(EV.LEAVE, [
+    [254, pv.int(1)],
+    [252, pv.ints([2])]
+  ])
   const { c, join } = third(s)
   // the server replays nothing: right only when the room was created with CleanupCacheOnLeave
   live(b, c, 1)
@@ -166,7 +195,10 @@ export function actorsLeftRemovedGlobal() {
   b.deliver(202, data(['view', 1001]), 1)
   a.leave()
   a.respond(OP.LEAVE, 0)
-  b.event(EV.LEAVE, [[254, pv.int(1)], [252, pv.ints([2])]])
+  b.event(EV.LEAVE, [
+    [254, pv.int(1)],
+    [252, pv.ints([2])]
+  ])
   const clear = b.raise(0, undefined, 7)
   const { c, join } = third(s)
   // bug: the global 22 went with Ann's 202; Photon keeps it (it belongs to the room) and replays it as actor 0

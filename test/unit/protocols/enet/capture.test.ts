@@ -140,9 +140,19 @@ describe('the shared ENet capture (vanilla ENet 1.3.5 via npm enet)', () => {
     expect(m.protocol).toBe('enet') // nothing above ENet decoded in it
     expect(enet(m).connect).toEqual({
       // a connecting peer leaves both session ids to the other side: 0xFF
-      outgoingPeerId: 0, incomingSessionId: 0xff, outgoingSessionId: 0xff, mtu: 1400, windowSize: 65536, channelCount: 4,
-      incomingBandwidth: 0, outgoingBandwidth: 0, throttleInterval: 5000, throttleAcceleration: 2, throttleDeceleration: 2,
-      connectId: 0x616b9cac, data: 0x1234
+      outgoingPeerId: 0,
+      incomingSessionId: 0xff,
+      outgoingSessionId: 0xff,
+      mtu: 1400,
+      windowSize: 65536,
+      channelCount: 4,
+      incomingBandwidth: 0,
+      outgoingBandwidth: 0,
+      throttleInterval: 5000,
+      throttleAcceleration: 2,
+      throttleDeceleration: 2,
+      connectId: 0x616b9cac,
+      data: 0x1234
     })
     const bytes = dgs[0].payload
     const at = (key: string) => findAll(m.draft.tree.roots, key)[0]
@@ -158,7 +168,13 @@ describe('the shared ENet capture (vanilla ENet 1.3.5 via npm enet)', () => {
   })
 
   it('delivers the FigNet payloads with their bytes, channel and delivery', () => {
-    const got = run.carried.delivered.map((d) => ({ frame: d.payload.frame, channel: d.payload.channel, delivery: d.payload.delivery, head: hex(d.bytes.subarray(0, 3)), length: d.bytes.length }))
+    const got = run.carried.delivered.map((d) => ({
+      frame: d.payload.frame,
+      channel: d.payload.channel,
+      delivery: d.payload.delivery,
+      head: hex(d.bytes.subarray(0, 3)),
+      length: d.bytes.length
+    }))
     expect(got).toEqual([
       { frame: 5, channel: 0, delivery: 'Reliable', head: '60ea01', length: 14 },
       { frame: 7, channel: 0, delivery: 'Reliable', head: '60ea01', length: 4 },
@@ -186,7 +202,11 @@ describe('the shared ENet capture (vanilla ENet 1.3.5 via npm enet)', () => {
     expect(m.draft.sources.map((s) => s.name)).toEqual(['UDP payload', 'Reassembled payload'])
     // Independent reassembly: each frame's data (after 4 header + 24 fragment bytes) placed at its offset.
     const expected = new Uint8Array(3003)
-    const frag = [[14, 0, 1372], [15, 1372, 1372], [16, 2744, 259]]
+    const frag = [
+      [14, 0, 1372],
+      [15, 1372, 1372],
+      [16, 2744, 259]
+    ]
     for (const [f, off, len] of frag) {
       const p = unhex(ts.get(f)!)
       expect(p.length).toBe(4 + 24 + len)
@@ -239,7 +259,16 @@ describe('the shared ENet capture (vanilla ENet 1.3.5 via npm enet)', () => {
 
   it('the fast row pass (no trees) gives the same messages', () => {
     const rows = runTransport(dgs, { recording: false })
-    const strip = (m: MessageOut) => ({ dir: m.dir, frames: m.frames, name: m.name, summary: m.summary, protocol: m.protocol, stack: m.stack, value: m.value, error: m.draft.error })
+    const strip = (m: MessageOut) => ({
+      dir: m.dir,
+      frames: m.frames,
+      name: m.name,
+      summary: m.summary,
+      protocol: m.protocol,
+      stack: m.stack,
+      value: m.value,
+      error: m.draft.error
+    })
     expect(rows.messages.map(strip)).toEqual(run.messages.map(strip))
     for (const m of rows.messages) expect(m.draft.tree.roots).toEqual([])
   })

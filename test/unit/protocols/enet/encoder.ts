@@ -56,10 +56,23 @@ export interface ConnectSpec {
 
 function connectBody(k: ConnectSpec): number[] {
   return [
-    ...be16(k.outgoingPeerId ?? 0), 0, 0,
-    ...be32(k.mtu ?? 1400), ...be32(k.windowSize ?? 65536), ...be32(k.channels ?? 4),
-    0, 0, 0, 0, 0, 0, 0, 0,
-    ...be32(5000), ...be32(2), ...be32(2),
+    ...be16(k.outgoingPeerId ?? 0),
+    0,
+    0,
+    ...be32(k.mtu ?? 1400),
+    ...be32(k.windowSize ?? 65536),
+    ...be32(k.channels ?? 4),
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    ...be32(5000),
+    ...be32(2),
+    ...be32(2),
     ...be32(k.connectId)
   ]
 }
@@ -69,10 +82,14 @@ export const verifyConnect = (k: ConnectSpec) => cmd(C.VERIFY_CONNECT | ACK_FLAG
 export const disconnect = (seq: number, data = 0) => cmd(C.DISCONNECT | ACK_FLAG, 0xff, seq, be32(data))
 export const ping = (seq: number) => cmd(C.PING | ACK_FLAG, 0xff, seq, [])
 export const reliable = (channel: number, seq: number, data: Uint8Array) => cmd(C.SEND_RELIABLE | ACK_FLAG, channel, seq, be16(data.length), data)
-export const unreliable = (channel: number, seq: number, useq: number, data: Uint8Array) => cmd(C.SEND_UNRELIABLE, channel, seq, [...be16(useq), ...be16(data.length)], data)
-export const unsequenced = (channel: number, group: number, data: Uint8Array) => cmd(C.SEND_UNSEQUENCED | UNSEQ_FLAG, channel, 0, [...be16(group), ...be16(data.length)], data)
-export const bandwidthLimit = (seq: number, incoming: number, outgoing: number) => cmd(C.BANDWIDTH_LIMIT | ACK_FLAG, 0xff, seq, [...be32(incoming), ...be32(outgoing)])
-export const throttleConfigure = (seq: number, interval: number, acc: number, dec: number) => cmd(C.THROTTLE_CONFIGURE | ACK_FLAG, 0xff, seq, [...be32(interval), ...be32(acc), ...be32(dec)])
+export const unreliable = (channel: number, seq: number, useq: number, data: Uint8Array) =>
+  cmd(C.SEND_UNRELIABLE, channel, seq, [...be16(useq), ...be16(data.length)], data)
+export const unsequenced = (channel: number, group: number, data: Uint8Array) =>
+  cmd(C.SEND_UNSEQUENCED | UNSEQ_FLAG, channel, 0, [...be16(group), ...be16(data.length)], data)
+export const bandwidthLimit = (seq: number, incoming: number, outgoing: number) =>
+  cmd(C.BANDWIDTH_LIMIT | ACK_FLAG, 0xff, seq, [...be32(incoming), ...be32(outgoing)])
+export const throttleConfigure = (seq: number, interval: number, acc: number, dec: number) =>
+  cmd(C.THROTTLE_CONFIGURE | ACK_FLAG, 0xff, seq, [...be32(interval), ...be32(acc), ...be32(dec)])
 
 export interface FragmentSpec {
   reliable: boolean
@@ -91,7 +108,13 @@ export interface FragmentSpec {
 
 export function fragment(f: FragmentSpec): Uint8Array {
   const byte = f.reliable ? C.SEND_FRAGMENT | ACK_FLAG : C.SEND_UNRELIABLE_FRAGMENT
-  return cmd(byte, f.channel, f.seq, [...be16(f.startSeq), ...be16(f.dataLength ?? f.data.length), ...be32(f.count), ...be32(f.number), ...be32(f.totalLength), ...be32(f.offset)], f.data)
+  return cmd(
+    byte,
+    f.channel,
+    f.seq,
+    [...be16(f.startSeq), ...be16(f.dataLength ?? f.data.length), ...be32(f.count), ...be32(f.number), ...be32(f.totalLength), ...be32(f.offset)],
+    f.data
+  )
 }
 
 /**
@@ -108,7 +131,7 @@ export function split(payload: Uint8Array, o: { reliable: boolean; channel: numb
       reliable: o.reliable,
       channel: o.channel,
       seq: o.reliable ? o.seq + n : o.seq,
-      startSeq: o.reliable ? o.seq : o.startSeq ?? 1,
+      startSeq: o.reliable ? o.seq : (o.startSeq ?? 1),
       count,
       number: n,
       totalLength: payload.length,

@@ -53,7 +53,10 @@ export function readUdpDatagrams(file: string): Datagram[] {
 
 /** tshark's view of the same file: frame number → UDP payload hex. */
 export function tsharkPayloads(file: string): Map<number, string> {
-  const text = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'frame.number', '-e', 'udp.payload'], { stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024 }).toString()
+  const text = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'frame.number', '-e', 'udp.payload'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    maxBuffer: 256 * 1024 * 1024
+  }).toString()
   const out = new Map<number, string>()
   for (const line of text.split('\n')) {
     const [n, payload] = line.trim().split('\t')

@@ -36,22 +36,53 @@ function figNetMessage(int: (n: number) => number, dataSize: number, repetitive:
   if (pick === 1) {
     const [peerType, secret, app] = [int(3), word(), word()]
     const w = new BitWriter().byte(peerType).string(secret).string(app)
-    return { bytes: envelope(60000, callbackId, w.toBytes()), sent: { msgId: 60000, callbackId, codec: 'BitBuffer', fields: { peerType: { value: peerType }, SecretKey: { value: secret }, AppName: { value: app } } } }
+    return {
+      bytes: envelope(60000, callbackId, w.toBytes()),
+      sent: { msgId: 60000, callbackId, codec: 'BitBuffer', fields: { peerType: { value: peerType }, SecretKey: { value: secret }, AppName: { value: app } } }
+    }
   }
   if (pick === 2) {
     const peerType = int(2)
-    return { bytes: envelope(60002, callbackId, new BitWriter().byte(peerType).toBytes()), sent: { msgId: 60002, callbackId, codec: 'BitBuffer', fields: { peerType: { value: peerType } } } }
+    return {
+      bytes: envelope(60002, callbackId, new BitWriter().byte(peerType).toBytes()),
+      sent: { msgId: 60002, callbackId, codec: 'BitBuffer', fields: { peerType: { value: peerType } } }
+    }
   }
   if (pick === 3 && fromClient) {
     // CreateRoomData is the request form: only the client sends it (the server answers with CreateRoomResponseData).
-    const room = { RoomName: word(), MaxPlayers: int(65536), Password: word(), CellSize: int(65536), Width: int(65536), Height: int(65536), AoiActivationCount: int(256), LodLevel: int(256), ForcedRoomStateSyncInterval: int(65536) - 32768, PresenterInGroupCast: int(2) === 1, FetchCachedEventsDelay: int(65536) }
-    return { bytes: envelope(60300, callbackId, writeModel(new MpWriter(), 'CreateRoomData', room).done()), sent: { msgId: 60300, callbackId, codec: 'MemoryPack', fields: { RoomName: { value: room.RoomName }, MaxPlayers: { value: room.MaxPlayers }, FetchCachedEventsDelay: { value: room.FetchCachedEventsDelay } } } }
+    const room = {
+      RoomName: word(),
+      MaxPlayers: int(65536),
+      Password: word(),
+      CellSize: int(65536),
+      Width: int(65536),
+      Height: int(65536),
+      AoiActivationCount: int(256),
+      LodLevel: int(256),
+      ForcedRoomStateSyncInterval: int(65536) - 32768,
+      PresenterInGroupCast: int(2) === 1,
+      FetchCachedEventsDelay: int(65536)
+    }
+    return {
+      bytes: envelope(60300, callbackId, writeModel(new MpWriter(), 'CreateRoomData', room).done()),
+      sent: {
+        msgId: 60300,
+        callbackId,
+        codec: 'MemoryPack',
+        fields: { RoomName: { value: room.RoomName }, MaxPlayers: { value: room.MaxPlayers }, FetchCachedEventsDelay: { value: room.FetchCachedEventsDelay } }
+      }
+    }
   }
   const data = Array.from({ length: dataSize }, (_, j) => (repetitive ? (j >> 4) & 0xff : int(256)))
   const ev = { RoomId: int(2 ** 32), EventId: int(256), DeliveryMethod: int(4), Tag: int(256), IsCached: int(2) === 1, UniqueId: int(2 ** 32), Data: data }
   return {
     bytes: envelope(60406, callbackId, writeModel(new MpWriter(), 'RoomEventData', ev).done()),
-    sent: { msgId: 60406, callbackId, codec: 'MemoryPack', fields: { EventId: { value: ev.EventId }, Tag: { value: ev.Tag }, IsCached: { value: ev.IsCached }, Data: { value: Buffer.from(data).toString('hex') } } }
+    sent: {
+      msgId: 60406,
+      callbackId,
+      codec: 'MemoryPack',
+      fields: { EventId: { value: ev.EventId }, Tag: { value: ev.Tag }, IsCached: { value: ev.IsCached }, Data: { value: Buffer.from(data).toString('hex') } }
+    }
   }
 }
 
@@ -100,7 +131,9 @@ async function liveSession(seed: number, opts: { compression?: boolean; count: n
       peer.on('message', (packet: any, channel: number) => received.push({ to: 'server', channel, bytes: Buffer.from(packet.data()) }))
     })
     server.start(2)
-    client = await new Promise((resolve, reject) => enet.createClient({ peers: 1, channels: 4, down: 0, up: 0 }, (err, host) => (err ? reject(err) : resolve(host))))
+    client = await new Promise((resolve, reject) =>
+      enet.createClient({ peers: 1, channels: 4, down: 0, up: 0 }, (err, host) => (err ? reject(err) : resolve(host)))
+    )
     if (opts.compression) client.enableCompression()
     const clientPeer: any = await new Promise((resolve, reject) =>
       client.connect({ address: '127.0.0.1', port }, 4, 0x1234, (err: Error | undefined, peer: any) => (err ? reject(err) : resolve(peer)))
@@ -130,7 +163,16 @@ async function liveSession(seed: number, opts: { compression?: boolean; count: n
       const bytes = Buffer.from(msg.bytes)
       const channel = int(4)
       const fragments = bytes.length > FRAGMENT_SIZE ? Math.ceil(bytes.length / FRAGMENT_SIZE) : 1
-      const delivery = fragments > 1 ? (k.flags === F.UNRELIABLE_FRAGMENT ? 'Unreliable' : 'Reliable') : k.flags & F.RELIABLE ? 'Reliable' : k.flags & F.UNSEQUENCED ? 'Unsequenced' : 'Unreliable'
+      const delivery =
+        fragments > 1
+          ? k.flags === F.UNRELIABLE_FRAGMENT
+            ? 'Unreliable'
+            : 'Reliable'
+          : k.flags & F.RELIABLE
+            ? 'Reliable'
+            : k.flags & F.UNSEQUENCED
+              ? 'Unsequenced'
+              : 'Unreliable'
       sent.push({ from, channel, kind: k.kind, flags: k.flags, bytes, fignet: msg.sent, delivery, fragments })
       ;(from === 'client' ? clientPeer : serverPeer).send(channel, new enet.Packet(bytes, k.flags))
       await sleep(4)
@@ -150,7 +192,8 @@ async function liveSession(seed: number, opts: { compression?: boolean; count: n
   }
 }
 
-const payloadOf = (m: MessageOut) => m.value as { channel: number; delivery?: string; enet: { retransmissionOf?: number; acknowledges?: number; command: string; ackedSeq?: number } }
+const payloadOf = (m: MessageOut) =>
+  m.value as { channel: number; delivery?: string; enet: { retransmissionOf?: number; acknowledges?: number; command: string; ackedSeq?: number } }
 
 describe('live: npm enet (ENet 1.3.5) peers on loopback, captured by tshark', () => {
   it('every payload sent on every channel comes out with its delivery, bytes and frames', async () => {
@@ -169,7 +212,10 @@ describe('live: npm enet (ENet 1.3.5) peers on loopback, captured by tshark', ()
       expect(run.client).toBe('a2b')
       for (const m of run.messages) {
         expect(m.draft.error, `${m.frames} ${m.summary}`).toBeNull()
-        expect(m.draft.warnings.filter((w) => !/^retransmission|delivered before/.test(w)), m.summary).toEqual([])
+        expect(
+          m.draft.warnings.filter((w) => !/^retransmission|delivered before/.test(w)),
+          m.summary
+        ).toEqual([])
       }
       const payloads = run.messages.filter((m) => payloadOf(m).delivery)
       expect(payloads.length).toBe(run.carried.delivered.length)
@@ -210,12 +256,24 @@ describe('live: npm enet (ENet 1.3.5) peers on loopback, captured by tshark', ()
       expect(full.conversations[0].stack).toEqual(['udp', 'enet', 'fignet'])
       for (const x of s.sent) {
         const what = `${x.kind} msg ${x.fignet.msgId} ch${x.channel} from ${x.from}`
-        const m = full.messages.find((d) => d.sources.some((src) => hex(src.bytes).includes(x.bytes.toString('hex'))) && (d.value as { msgId?: number }).msgId === x.fignet.msgId && !(d.value as { enet?: { retransmissionOf?: number } }).enet?.retransmissionOf)
+        const m = full.messages.find(
+          (d) =>
+            d.sources.some((src) => hex(src.bytes).includes(x.bytes.toString('hex'))) &&
+            (d.value as { msgId?: number }).msgId === x.fignet.msgId &&
+            !(d.value as { enet?: { retransmissionOf?: number } }).enet?.retransmissionOf
+        )
         expect(m, what).toBeDefined()
         expect(m!.error, what).toBeNull()
         expect(m!.direction, what).toBe(x.from === 'client' ? 'c2s' : 's2c')
         const v = JSON.parse(messageText(m!)).value
-        expect(v, what).toMatchObject({ msgId: x.fignet.msgId, callbackId: x.fignet.callbackId, codec: x.fignet.codec, channel: x.channel, delivery: x.delivery, payload: x.fignet.fields })
+        expect(v, what).toMatchObject({
+          msgId: x.fignet.msgId,
+          callbackId: x.fignet.callbackId,
+          codec: x.fignet.codec,
+          channel: x.channel,
+          delivery: x.delivery,
+          payload: x.fignet.fields
+        })
       }
     } finally {
       rmSync(s.file, { force: true })

@@ -31,10 +31,12 @@ function checkSane(messages: MessageOut[], frames?: number): void {
     walk(m.draft.tree.roots, (n) => {
       if (n.source === undefined) return
       const src = m.draft.sources[n.source]
-      if (!src || n.start! < 0 || n.length! < 0 || n.start! + n.length! > src.bytes.length) problems.push(`${m.summary}: ${n.key} [${n.start}, +${n.length}] outside source ${n.source}`)
+      if (!src || n.start! < 0 || n.length! < 0 || n.start! + n.length! > src.bytes.length)
+        problems.push(`${m.summary}: ${n.key} [${n.start}, +${n.length}] outside source ${n.source}`)
     })
     // Decode errors name a byte offset; a payload that never completed names its missing fragments instead.
-    if (m.draft.error !== null && m.name !== 'Incomplete fragmented payload' && !/offset \d+/.test(m.draft.error)) problems.push(`${m.summary}: error without offset: ${m.draft.error}`)
+    if (m.draft.error !== null && m.name !== 'Incomplete fragmented payload' && !/offset \d+/.test(m.draft.error))
+      problems.push(`${m.summary}: error without offset: ${m.draft.error}`)
   }
   expect(problems).toEqual([])
 }
@@ -62,7 +64,12 @@ describe('malformed ENet datagrams', () => {
     expect(keys(run.messages[0])).toContain('enet.peer_id')
     // a CONNECT with CRC-32 decides the layout; then a datagram too short for its checksum
     const c = datagram({ variant: 'vanilla', peerId: 0xfff, sentTime: 1, checksum: true }, [connect({ connectId: 1 })])
-    run = runTransport(datagrams([{ dir: 'c2s', bytes: c }, { dir: 'c2s', bytes: Uint8Array.from([0x00, 0x01, 0xaa, 0xbb]) }]))
+    run = runTransport(
+      datagrams([
+        { dir: 'c2s', bytes: c },
+        { dir: 'c2s', bytes: Uint8Array.from([0x00, 0x01, 0xaa, 0xbb]) }
+      ])
+    )
     expect(run.messages[1].draft.error).toBe('ENet checksum: needs 4 bytes at offset 2, only 2 present')
     checkSane(run.messages)
   })
@@ -82,7 +89,9 @@ describe('malformed ENet datagrams', () => {
     run = one(full.subarray(0, 30))
     expect(run.messages[0].draft.error).toBe('CONNECT: needs 48 bytes at offset 4, only 26 present')
     // the command header read before the failure stays in the tree
-    expect(keys(run.messages[0])).toEqual(expect.arrayContaining(['enet.header', 'enet.cmd', 'enet.cmd.number', 'enet.channel', 'enet.reliable_seq', 'enet.trailing']))
+    expect(keys(run.messages[0])).toEqual(
+      expect.arrayContaining(['enet.header', 'enet.cmd', 'enet.cmd.number', 'enet.channel', 'enet.reliable_seq', 'enet.trailing'])
+    )
     checkSane(run.messages)
   })
 
@@ -97,7 +106,9 @@ describe('malformed ENet datagrams', () => {
     const u = datagram(V, [unreliable(1, 0, 1, envelope(60002, 0))])
     new DataView(u.buffer).setUint16(4 + 6, 0xffff)
     expect(one(u).messages[0].draft.error).toBe('SEND_UNRELIABLE: dataLength 65535 at offset 10 runs past the datagram (3 bytes left)')
-    const f = datagram(V, [fragment({ reliable: true, channel: 0, seq: 1, startSeq: 1, count: 2, number: 0, totalLength: 20, offset: 0, data: new Uint8Array(10), dataLength: 11 })])
+    const f = datagram(V, [
+      fragment({ reliable: true, channel: 0, seq: 1, startSeq: 1, count: 2, number: 0, totalLength: 20, offset: 0, data: new Uint8Array(10), dataLength: 11 })
+    ])
     expect(one(f).messages[0].draft.error).toBe('SEND_FRAGMENT: dataLength 11 at offset 10 runs past the datagram (10 bytes left)')
     checkSane(run.messages)
   })
@@ -118,7 +129,9 @@ describe('malformed ENet datagrams', () => {
 
   it('fragments with offsets outside the total, bad numbers, counts in the millions', () => {
     const f = (o: Partial<Parameters<typeof fragment>[0]>) =>
-      datagram(V, [fragment({ reliable: true, channel: 0, seq: 1, startSeq: 1, count: 3, number: 0, totalLength: 3003, offset: 0, data: new Uint8Array(100), ...o })])
+      datagram(V, [
+        fragment({ reliable: true, channel: 0, seq: 1, startSeq: 1, count: 3, number: 0, totalLength: 3003, offset: 0, data: new Uint8Array(100), ...o })
+      ])
     const cases: [Uint8Array, RegExp][] = [
       [f({ offset: 3000 }), /100 bytes at offset 3000 lie outside the total length 3003/],
       [f({ number: 3 }), /fragment number 3 is outside 0\.\.2/],
@@ -143,7 +156,9 @@ describe('malformed ENet datagrams', () => {
   it('memory stays bounded when hundreds of huge fragmented messages never complete', () => {
     const list = Array.from({ length: 400 }, (_, i) => ({
       dir: 'c2s' as const,
-      bytes: datagram(V, [fragment({ reliable: true, channel: 0, seq: i, startSeq: i, count: 65536, number: 5, totalLength: 16_000_000, offset: 0, data: new Uint8Array(1000) })])
+      bytes: datagram(V, [
+        fragment({ reliable: true, channel: 0, seq: i, startSeq: i, count: 65536, number: 5, totalLength: 16_000_000, offset: 0, data: new Uint8Array(1000) })
+      ])
     }))
     // A 1 MiB cap instead of the default 64 MiB, so a few hundred datagrams reach it.
     const run = runTransport(datagrams(list), { fragmentLimits: { maxPendingBytes: 1 << 20 } })
@@ -159,7 +174,9 @@ describe('malformed ENet datagrams', () => {
     const good = [
       datagram({ variant: 'vanilla', peerId: 0xfff, sentTime: 1, checksum: true }, [connect({ connectId: 0x10203040 })]),
       datagram({ variant: 'vanilla', peerId: 1, sentTime: 2, checksum: true, connectId: 0x10203040 }, [
-        ack(0xff, 1, 5), reliable(0, 1, envelope(60000, 1, [1, 2, 3, 4])), unreliable(2, 1, 1, envelope(60002, 0)),
+        ack(0xff, 1, 5),
+        reliable(0, 1, envelope(60000, 1, [1, 2, 3, 4])),
+        unreliable(2, 1, 1, envelope(60002, 0)),
         fragment({ reliable: true, channel: 1, seq: 2, startSeq: 2, count: 2, number: 0, totalLength: 30, offset: 0, data: new Uint8Array(15) })
       ]),
       datagram({ variant: 'csharp', peerId: 1, sentTime: 2, checksum: true, connectId: 7 }, [ping(3), reliable(3, 9, envelope(60001, 2, [5]))])
@@ -173,7 +190,13 @@ describe('malformed ENet datagrams', () => {
       const flips = 1 + Math.floor(r() * 4)
       for (let k = 0; k < flips; k++) g[Math.floor(r() * g.length)] = Math.floor(r() * 256)
       // a run of several datagrams, so the conversation state is exercised too
-      const run = runTransport(datagrams([{ dir: 'c2s', bytes: good[0] }, { dir: 'c2s', bytes: g }, { dir: 's2c', bytes: g }]))
+      const run = runTransport(
+        datagrams([
+          { dir: 'c2s', bytes: good[0] },
+          { dir: 'c2s', bytes: g },
+          { dir: 's2c', bytes: g }
+        ])
+      )
       checkSane(run.messages, 3)
     }
   })

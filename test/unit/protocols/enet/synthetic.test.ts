@@ -7,8 +7,21 @@ import type { FieldNode } from '../../../../src-shared/model/types'
 import type { MessageOut } from '../../../../src-shared/protocols/registry'
 import { datagrams, hex, runTransport } from './harness'
 import {
-  ack, bandwidthLimit, connect, datagram, disconnect, envelope, fragment, ping, reliable, split,
-  throttleConfigure, unreliable, unsequenced, verifyConnect, type HeaderSpec
+  ack,
+  bandwidthLimit,
+  connect,
+  datagram,
+  disconnect,
+  envelope,
+  fragment,
+  ping,
+  reliable,
+  split,
+  throttleConfigure,
+  unreliable,
+  unsequenced,
+  verifyConnect,
+  type HeaderSpec
 } from './encoder'
 import { rng } from '../../helpers/rng'
 import { find } from '../../helpers/decode'
@@ -42,7 +55,13 @@ function session(base: Omit<HeaderSpec, 'peerId' | 'sentTime' | 'connectId'>, co
 
 function expectSession(run: ReturnType<typeof runTransport>) {
   expect(run.messages.map((m) => `${m.dir} ${m.name}`)).toEqual([
-    'a2b CONNECT', 'b2a VERIFY_CONNECT', 'a2b ACKNOWLEDGE', 'a2b Msg 60000', 'b2a ACKNOWLEDGE', 'a2b Msg 60002', 'a2b Msg 60003'
+    'a2b CONNECT',
+    'b2a VERIFY_CONNECT',
+    'a2b ACKNOWLEDGE',
+    'a2b Msg 60000',
+    'b2a ACKNOWLEDGE',
+    'a2b Msg 60002',
+    'a2b Msg 60003'
   ])
   for (const m of run.messages) {
     expect(m.draft.error, m.summary).toBeNull()
@@ -50,7 +69,13 @@ function expectSession(run: ReturnType<typeof runTransport>) {
   }
   expect(run.client).toBe('a2b')
   expect(run.messages.map((m) => [v(m).channel, v(m).delivery])).toEqual([
-    [255, undefined], [255, undefined], [255, undefined], [0, 'Reliable'], [0, undefined], [2, 'Unreliable'], [1, 'Unsequenced']
+    [255, undefined],
+    [255, undefined],
+    [255, undefined],
+    [0, 'Reliable'],
+    [0, undefined],
+    [2, 'Unreliable'],
+    [1, 'Unsequenced']
   ])
   expect(run.messages[0].summary).toBe('CONNECT mtu=1280 channels=4')
   expect(run.messages[1].summary).toBe('VERIFY_CONNECT peer=3 mtu=1280 channels=4')
@@ -58,7 +83,11 @@ function expectSession(run: ReturnType<typeof runTransport>) {
   expect(run.messages[2].summary).toBe('ACK ch255 seq=1 → frame 2 (10 ms)')
   expect(run.messages[4].summary).toBe('ACK ch0 seq=1 → frame 3 (30 ms)')
   expect(v(run.messages[4]).enet).toMatchObject({ acknowledges: 3, rttMs: 30, ackedSeq: 1, ackedSentTime: 120 })
-  expect(run.carried.delivered.slice(0, 3).map((d) => hex(d.bytes))).toEqual([hex(envelope(60000, 1, [1, 2, 3])), hex(envelope(60002, 0, [9])), hex(envelope(60003, 0))])
+  expect(run.carried.delivered.slice(0, 3).map((d) => hex(d.bytes))).toEqual([
+    hex(envelope(60000, 1, [1, 2, 3])),
+    hex(envelope(60002, 0, [9])),
+    hex(envelope(60003, 0))
+  ])
   expect(v(run.messages[3]).enet).toMatchObject({ command: 'SEND_RELIABLE', reliableSeq: 1, peerId: 3, sentTime: 120 })
   expect(v(run.messages[5]).enet).toMatchObject({ command: 'SEND_UNRELIABLE', unreliableSeq: 1 })
   expect(v(run.messages[6]).enet).toMatchObject({ command: 'SEND_UNSEQUENCED', unsequencedGroup: 1 })
@@ -85,8 +114,15 @@ describe('ENet-CSharp (SENT_TIME at bit 14)', () => {
     const dgs = session({ variant: 'csharp', checksum: true }, 0xa1b2c3d4)
     const bad = datagram({ variant: 'csharp', checksum: true, peerId: 3, connectId: 0xa1b2c3d4 }, [unreliable(2, 1, 2, envelope(60002, 0, [1]))])
     bad[bad.length - 1] ^= 0xff
-    const beHost = datagram({ variant: 'csharp', checksum: true, peerId: 3, connectId: 0xa1b2c3d4, bigEndianHost: true }, [unreliable(2, 1, 3, envelope(60002, 0, [2]))])
-    dgs.push(...datagrams([{ dir: 'c2s', bytes: bad }, { dir: 'c2s', bytes: beHost }]).map((d, i) => ({ ...d, frame: 6 + i, time: 2 + i })))
+    const beHost = datagram({ variant: 'csharp', checksum: true, peerId: 3, connectId: 0xa1b2c3d4, bigEndianHost: true }, [
+      unreliable(2, 1, 3, envelope(60002, 0, [2]))
+    ])
+    dgs.push(
+      ...datagrams([
+        { dir: 'c2s', bytes: bad },
+        { dir: 'c2s', bytes: beHost }
+      ]).map((d, i) => ({ ...d, frame: 6 + i, time: 2 + i }))
+    )
     const run = runTransport(dgs)
     const ok = run.messages.slice(0, 7)
     expectSession({ ...run, messages: ok })
@@ -107,12 +143,16 @@ describe('ENet-CSharp (SENT_TIME at bit 14)', () => {
 
   it('mid-stream (no CONNECT captured): bit 14 with reliable commands means ENet-CSharp; CRC-64 present, not verified', () => {
     const h: HeaderSpec = { variant: 'csharp', checksum: true, peerId: 5, sentTime: 900, connectId: 0x01020304 }
-    const run = runTransport(datagrams([
-      { dir: 'c2s', bytes: datagram(h, [reliable(1, 7, envelope(60010, 0, [1, 2])), ping(9)]) },
-      { dir: 's2c', bytes: datagram({ ...h, sentTime: undefined }, [ack(1, 7, 900), ack(0xff, 9, 900)]) }
-    ]))
+    const run = runTransport(
+      datagrams([
+        { dir: 'c2s', bytes: datagram(h, [reliable(1, 7, envelope(60010, 0, [1, 2])), ping(9)]) },
+        { dir: 's2c', bytes: datagram({ ...h, sentTime: undefined }, [ack(1, 7, 900), ack(0xff, 9, 900)]) }
+      ])
+    )
     expect(run.messages.map((m) => m.name)).toEqual(['Msg 60010', 'PING', 'ACKNOWLEDGE', 'ACKNOWLEDGE'])
-    expect(field(run.messages[0], 'enet.variant').value).toBe('ENet-CSharp (bit 14 set in frame 1 and its commands parse after a sent time (SENT_TIME at bit 14))')
+    expect(field(run.messages[0], 'enet.variant').value).toBe(
+      'ENet-CSharp (bit 14 set in frame 1 and its commands parse after a sent time (SENT_TIME at bit 14))'
+    )
     expect(field(run.messages[0], 'enet.checksum_status').value).toBe(2)
     expect(field(run.messages[0], 'enet.crc64').label).toMatch(/not verified: connectID not seen/)
     expect(v(run.messages[2]).enet.acknowledges).toBe(1)
@@ -150,7 +190,12 @@ describe('vanilla ENet', () => {
     const c = datagram({ variant: 'vanilla', peerId: 0xfff, sentTime: 1 }, [connect({ connectId: 9 })])
     const squeezed = datagram({ variant: 'vanilla', peerId: 2, sentTime: 3, compressed: true }, [Uint8Array.from([0x86, 0, 0, 1, 0, 40, 1, 2])])
     expect(hex(squeezed.subarray(0, 2))).toBe('c002')
-    const run = runTransport(datagrams([{ dir: 'c2s', bytes: c }, { dir: 'c2s', bytes: squeezed }]))
+    const run = runTransport(
+      datagrams([
+        { dir: 'c2s', bytes: c },
+        { dir: 'c2s', bytes: squeezed }
+      ])
+    )
     const m = run.messages[1]
     expect(m.name).toBe('Compressed datagram')
     expect(m.summary).toBe('Compressed datagram peer=2, 8 bytes of compressed commands')
@@ -171,12 +216,16 @@ describe('vanilla ENet', () => {
 
   it('summarises and values the other control commands', () => {
     const h = (peerId: number): HeaderSpec => ({ variant: 'vanilla', peerId, sentTime: 1 })
-    const run = runTransport(datagrams([
-      { dir: 'c2s', bytes: datagram(h(0xfff), [connect({ connectId: 1 })]) },
-      { dir: 'c2s', bytes: datagram(h(0), [bandwidthLimit(2, 1000, 2000), throttleConfigure(3, 5000, 4, 6), disconnect(4, 0xabcd)]) }
-    ]))
+    const run = runTransport(
+      datagrams([
+        { dir: 'c2s', bytes: datagram(h(0xfff), [connect({ connectId: 1 })]) },
+        { dir: 'c2s', bytes: datagram(h(0), [bandwidthLimit(2, 1000, 2000), throttleConfigure(3, 5000, 4, 6), disconnect(4, 0xabcd)]) }
+      ])
+    )
     expect(run.messages.slice(1).map((m) => m.summary)).toEqual([
-      'BANDWIDTH_LIMIT in=1000 out=2000', 'THROTTLE_CONFIGURE interval=5000 acceleration=4 deceleration=6', 'DISCONNECT data=43981'
+      'BANDWIDTH_LIMIT in=1000 out=2000',
+      'THROTTLE_CONFIGURE interval=5000 acceleration=4 deceleration=6',
+      'DISCONNECT data=43981'
     ])
     expect(v(run.messages[1]).enet.bandwidth).toEqual({ incoming: 1000, outgoing: 2000 })
     expect(v(run.messages[2]).enet.throttle).toEqual({ interval: 5000, acceleration: 4, deceleration: 6 })
@@ -192,7 +241,11 @@ describe('fragments, retransmissions and ACKs', () => {
   const H: HeaderSpec = { variant: 'csharp', peerId: 1, sentTime: 50 }
   const payload = (n: number, seed: number) => {
     const r = rng(seed)
-    return envelope(60300, 2, Array.from({ length: n }, () => Math.floor(r() * 256)))
+    return envelope(
+      60300,
+      2,
+      Array.from({ length: n }, () => Math.floor(r() * 256))
+    )
   }
 
   it('reassembles fragments arriving out of order with a duplicate, listing each frame once', () => {
@@ -242,12 +295,14 @@ describe('fragments, retransmissions and ACKs', () => {
 
   it('marks retransmissions and times the ACK from the first transmission', () => {
     const cmd = reliable(3, 22, envelope(60001, 5))
-    const run = runTransport(datagrams([
-      { dir: 'c2s', time: 10, bytes: datagram({ ...H, sentTime: 1 }, [cmd]) },
-      { dir: 'c2s', time: 10.5, bytes: datagram({ ...H, sentTime: 501 }, [cmd, ping(3)]) },
-      { dir: 's2c', time: 10.6, bytes: datagram({ ...H, sentTime: undefined }, [ack(3, 22, 501)]) },
-      { dir: 'c2s', time: 11, bytes: datagram({ ...H, sentTime: 1001 }, [ping(3)]) }
-    ]))
+    const run = runTransport(
+      datagrams([
+        { dir: 'c2s', time: 10, bytes: datagram({ ...H, sentTime: 1 }, [cmd]) },
+        { dir: 'c2s', time: 10.5, bytes: datagram({ ...H, sentTime: 501 }, [cmd, ping(3)]) },
+        { dir: 's2c', time: 10.6, bytes: datagram({ ...H, sentTime: undefined }, [ack(3, 22, 501)]) },
+        { dir: 'c2s', time: 11, bytes: datagram({ ...H, sentTime: 1001 }, [ping(3)]) }
+      ])
+    )
     const [first, again, pingMsg, ackMsg, pingAgain] = run.messages
     expect(v(first).enet.retransmissionOf).toBeUndefined()
     expect(v(again).enet.retransmissionOf).toBe(1)

@@ -112,15 +112,32 @@ function randomOps(rand: () => number): Op[] {
   const big = () => BigInt(Math.floor(rand() * 2 ** 32)) | (BigInt(Math.floor(rand() * 2 ** 32)) << 32n)
   for (let i = 0; i < n; i++) {
     switch (Math.floor(rand() * 9)) {
-      case 0: ops.push({ k: 'byte', v: Math.floor(rand() * 256) }); break
-      case 1: ops.push({ k: 'bool', v: rand() < 0.5 }); break
-      case 2: ops.push({ k: 'ushort', v: Math.floor(rand() * 65536) }); break
-      case 3: ops.push({ k: 'short', v: Math.floor(rand() * 65536) - 32768 }); break
-      case 4: ops.push({ k: 'uint', v: ([0, 127, 128, 2 ** 32 - 1][Math.floor(rand() * 4)] ^ (rand() < 0.5 ? Math.floor(rand() * 2 ** 31) : 0)) >>> 0 }); break
-      case 5: ops.push({ k: 'int', v: (Math.floor(rand() * 2 ** 32) | 0) >> Math.floor(rand() * 31) }); break
-      case 6: ops.push({ k: 'long', v: BigInt.asIntN(64, big()) }); break
-      case 7: ops.push({ k: 'ulong', v: big() }); break
-      default: ops.push({ k: 'string', v: Array.from({ length: Math.floor(rand() * 40) }, () => String.fromCharCode(Math.floor(rand() * 128))).join('') })
+      case 0:
+        ops.push({ k: 'byte', v: Math.floor(rand() * 256) })
+        break
+      case 1:
+        ops.push({ k: 'bool', v: rand() < 0.5 })
+        break
+      case 2:
+        ops.push({ k: 'ushort', v: Math.floor(rand() * 65536) })
+        break
+      case 3:
+        ops.push({ k: 'short', v: Math.floor(rand() * 65536) - 32768 })
+        break
+      case 4:
+        ops.push({ k: 'uint', v: ([0, 127, 128, 2 ** 32 - 1][Math.floor(rand() * 4)] ^ (rand() < 0.5 ? Math.floor(rand() * 2 ** 31) : 0)) >>> 0 })
+        break
+      case 5:
+        ops.push({ k: 'int', v: (Math.floor(rand() * 2 ** 32) | 0) >> Math.floor(rand() * 31) })
+        break
+      case 6:
+        ops.push({ k: 'long', v: BigInt.asIntN(64, big()) })
+        break
+      case 7:
+        ops.push({ k: 'ulong', v: big() })
+        break
+      default:
+        ops.push({ k: 'string', v: Array.from({ length: Math.floor(rand() * 40) }, () => String.fromCharCode(Math.floor(rand() * 128))).join('') })
     }
   }
   return ops
@@ -204,7 +221,8 @@ describe('BitBuffer reader against the writer', () => {
         expect(res.error.offset).toBeGreaterThanOrEqual(3)
         expect(res.error.offset).toBeLessThan(3 + cut)
         expect(res.error.message).toMatch(/offset \d+/)
-      } else if (cut === 1) expect(res.summary).toBe('empty') // 01: the sentinel alone, a valid empty buffer
+      } else if (cut === 1)
+        expect(res.summary).toBe('empty') // 01: the sentinel alone, a valid empty buffer
       else expect(res.warnings.length).toBeGreaterThan(0)
       if (cut >= 2) expect((res.payload as Record<string, unknown>).peerType).toBeDefined()
       walk(roots, (n) => {

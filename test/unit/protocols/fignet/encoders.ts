@@ -118,17 +118,28 @@ export class MpWriter {
 
   prim(kind: Prim, v: number | bigint | boolean): this {
     switch (kind) {
-      case 'byte': return this.le(1, (d) => d.setUint8(0, v as number))
-      case 'sbyte': return this.le(1, (d) => d.setInt8(0, v as number))
-      case 'bool': return this.le(1, (d) => d.setUint8(0, v ? 1 : 0))
-      case 'short': return this.le(2, (d) => d.setInt16(0, v as number, true))
-      case 'ushort': return this.le(2, (d) => d.setUint16(0, v as number, true))
-      case 'int': return this.le(4, (d) => d.setInt32(0, v as number, true))
-      case 'uint': return this.le(4, (d) => d.setUint32(0, v as number, true))
-      case 'float': return this.le(4, (d) => d.setFloat32(0, v as number, true))
-      case 'long': return this.le(8, (d) => d.setBigInt64(0, v as bigint, true))
-      case 'ulong': return this.le(8, (d) => d.setBigUint64(0, v as bigint, true))
-      case 'double': return this.le(8, (d) => d.setFloat64(0, v as number, true))
+      case 'byte':
+        return this.le(1, (d) => d.setUint8(0, v as number))
+      case 'sbyte':
+        return this.le(1, (d) => d.setInt8(0, v as number))
+      case 'bool':
+        return this.le(1, (d) => d.setUint8(0, v ? 1 : 0))
+      case 'short':
+        return this.le(2, (d) => d.setInt16(0, v as number, true))
+      case 'ushort':
+        return this.le(2, (d) => d.setUint16(0, v as number, true))
+      case 'int':
+        return this.le(4, (d) => d.setInt32(0, v as number, true))
+      case 'uint':
+        return this.le(4, (d) => d.setUint32(0, v as number, true))
+      case 'float':
+        return this.le(4, (d) => d.setFloat32(0, v as number, true))
+      case 'long':
+        return this.le(8, (d) => d.setBigInt64(0, v as bigint, true))
+      case 'ulong':
+        return this.le(8, (d) => d.setBigUint64(0, v as bigint, true))
+      case 'double':
+        return this.le(8, (d) => d.setFloat64(0, v as number, true))
     }
   }
 
@@ -146,7 +157,9 @@ export class MpWriter {
       return this
     }
     const b = new TextEncoder().encode(s)
-    return this.i32(~b.length).i32(utf16Length ?? s.length).raw(b)
+    return this.i32(~b.length)
+      .i32(utf16Length ?? s.length)
+      .raw(b)
   }
 
   bytes(b: ArrayLike<number> | null): this {
@@ -166,14 +179,14 @@ export class MpWriter {
   varint(v: number | bigint): this {
     const n = BigInt(v)
     if (n >= -120n && n <= 127n) return this.prim('sbyte', Number(n))
-    if (n >= 0n && n <= 255n) return this.raw([(-121) & 0xff]).prim('byte', Number(n))
-    if (n >= -128n && n <= 127n) return this.raw([(-122) & 0xff]).prim('sbyte', Number(n))
-    if (n >= 0n && n <= 0xffffn) return this.raw([(-123) & 0xff]).prim('ushort', Number(n))
-    if (n >= -32768n && n <= 32767n) return this.raw([(-124) & 0xff]).prim('short', Number(n))
-    if (n >= 0n && n <= 0xffffffffn) return this.raw([(-125) & 0xff]).prim('uint', Number(n))
-    if (n >= -(2n ** 31n) && n < 2n ** 31n) return this.raw([(-126) & 0xff]).prim('int', Number(n))
-    if (n >= 0n) return this.raw([(-127) & 0xff]).prim('ulong', n)
-    return this.raw([(-128) & 0xff]).prim('long', n)
+    if (n >= 0n && n <= 255n) return this.raw([-121 & 0xff]).prim('byte', Number(n))
+    if (n >= -128n && n <= 127n) return this.raw([-122 & 0xff]).prim('sbyte', Number(n))
+    if (n >= 0n && n <= 0xffffn) return this.raw([-123 & 0xff]).prim('ushort', Number(n))
+    if (n >= -32768n && n <= 32767n) return this.raw([-124 & 0xff]).prim('short', Number(n))
+    if (n >= 0n && n <= 0xffffffffn) return this.raw([-125 & 0xff]).prim('uint', Number(n))
+    if (n >= -(2n ** 31n) && n < 2n ** 31n) return this.raw([-126 & 0xff]).prim('int', Number(n))
+    if (n >= 0n) return this.raw([-127 & 0xff]).prim('ulong', n)
+    return this.raw([-128 & 0xff]).prim('long', n)
   }
 
   get length(): number {
@@ -195,28 +208,99 @@ export const DELIVERY_METHOD_NAMES: Record<number, string> = { 0: 'Unreliable', 
 
 export const GUIDE_MODELS: Record<string, [string, string][]> = {
   CreateRoomData: [
-    ['RoomName', 'string'], ['MaxPlayers', 'ushort'], ['Password', 'string'], ['CellSize', 'ushort'], ['Width', 'ushort'], ['Height', 'ushort'],
-    ['AoiActivationCount', 'byte'], ['LodLevel', 'byte'], ['ForcedRoomStateSyncInterval', 'short'], ['PresenterInGroupCast', 'bool'],
+    ['RoomName', 'string'],
+    ['MaxPlayers', 'ushort'],
+    ['Password', 'string'],
+    ['CellSize', 'ushort'],
+    ['Width', 'ushort'],
+    ['Height', 'ushort'],
+    ['AoiActivationCount', 'byte'],
+    ['LodLevel', 'byte'],
+    ['ForcedRoomStateSyncInterval', 'short'],
+    ['PresenterInGroupCast', 'bool'],
     ['FetchCachedEventsDelay', 'ushort']
   ],
-  CreateRoomResponseData: [['RoomId', 'uint'], ['RoomName', 'string'], ['ResponseCode', 'RoomResponseCode']],
-  RoomJoinOperationData: [['RoomId', 'uint'], ['TeamId', 'uint'], ['Password', 'string'], ['UserName', 'string']],
-  RoomReJoinOperationData: [
-    ['RoomId', 'uint'], ['TeamId', 'uint'], ['Password', 'string'], ['IsRejoin', 'bool'], ['RoomAuthToken', 'string'], ['PeerId', 'uint'],
-    ['ResponseCode', 'RoomResponseCode'], ['RoomName', 'string']
+  CreateRoomResponseData: [
+    ['RoomId', 'uint'],
+    ['RoomName', 'string'],
+    ['ResponseCode', 'RoomResponseCode']
   ],
-  RoomEventData: [['RoomId', 'uint'], ['EventId', 'byte'], ['DeliveryMethod', 'byte'], ['Tag', 'byte'], ['IsCached', 'bool'], ['UniqueId', 'uint'], ['Data', 'byte[]']],
-  InstantiateOperationData: [['RoomId', 'uint'], ['EntityId', 'short'], ['EntityType', 'EntityType'], ['TransLite', 'TransformLite']],
-  InstantiateOperationResponseData: [['RoomId', 'uint'], ['OwnerId', 'uint'], ['NetworkId', 'uint'], ['EntityId', 'short'], ['EntityType', 'EntityType']],
-  EntityUpdateOperationData: [['RoomId', 'uint'], ['EntityNetId', 'uint'], ['EntityType', 'EntityType'], ['TransLite', 'TransformLite']],
+  RoomJoinOperationData: [
+    ['RoomId', 'uint'],
+    ['TeamId', 'uint'],
+    ['Password', 'string'],
+    ['UserName', 'string']
+  ],
+  RoomReJoinOperationData: [
+    ['RoomId', 'uint'],
+    ['TeamId', 'uint'],
+    ['Password', 'string'],
+    ['IsRejoin', 'bool'],
+    ['RoomAuthToken', 'string'],
+    ['PeerId', 'uint'],
+    ['ResponseCode', 'RoomResponseCode'],
+    ['RoomName', 'string']
+  ],
+  RoomEventData: [
+    ['RoomId', 'uint'],
+    ['EventId', 'byte'],
+    ['DeliveryMethod', 'byte'],
+    ['Tag', 'byte'],
+    ['IsCached', 'bool'],
+    ['UniqueId', 'uint'],
+    ['Data', 'byte[]']
+  ],
+  InstantiateOperationData: [
+    ['RoomId', 'uint'],
+    ['EntityId', 'short'],
+    ['EntityType', 'EntityType'],
+    ['TransLite', 'TransformLite']
+  ],
+  InstantiateOperationResponseData: [
+    ['RoomId', 'uint'],
+    ['OwnerId', 'uint'],
+    ['NetworkId', 'uint'],
+    ['EntityId', 'short'],
+    ['EntityType', 'EntityType']
+  ],
+  EntityUpdateOperationData: [
+    ['RoomId', 'uint'],
+    ['EntityNetId', 'uint'],
+    ['EntityType', 'EntityType'],
+    ['TransLite', 'TransformLite']
+  ],
   EntityUpdateResponseOperationData: [['EntitiesUpdate', 'List<EntityUpdateOperationData>']],
-  EntityStateChangeOperationData: [['RoomId', 'uint'], ['NetworkId', 'uint'], ['EntityType', 'EntityType'], ['State', 'EntangleEntityState']],
+  EntityStateChangeOperationData: [
+    ['RoomId', 'uint'],
+    ['NetworkId', 'uint'],
+    ['EntityType', 'EntityType'],
+    ['State', 'EntangleEntityState']
+  ],
   EntityStateChangeResponseOperationData: [['StatesBatch', 'List<EntityStateChangeOperationData>']],
-  RequestOwnershipOperationData: [['RoomId', 'uint'], ['IsLocked', 'bool'], ['EntityNetId', 'uint'], ['EntityType', 'EntityType']],
-  ClearOwnershipData: [['RoomId', 'uint'], ['EntityNetId', 'uint']],
-  TransformLite: [['TransformData', 'byte[]'], ['ConfigFlags', 'ushort'], ['SequenceNumber', 'ushort']],
-  EntangleEntityState: [['DeliveryMethod', 'byte'], ['Delta', 'List<NetworkedObjectBinary>'], ['SequenceNumber', 'ushort']],
-  NetworkedObjectBinary: [['Key', 'byte'], ['Data', 'byte[]']]
+  RequestOwnershipOperationData: [
+    ['RoomId', 'uint'],
+    ['IsLocked', 'bool'],
+    ['EntityNetId', 'uint'],
+    ['EntityType', 'EntityType']
+  ],
+  ClearOwnershipData: [
+    ['RoomId', 'uint'],
+    ['EntityNetId', 'uint']
+  ],
+  TransformLite: [
+    ['TransformData', 'byte[]'],
+    ['ConfigFlags', 'ushort'],
+    ['SequenceNumber', 'ushort']
+  ],
+  EntangleEntityState: [
+    ['DeliveryMethod', 'byte'],
+    ['Delta', 'List<NetworkedObjectBinary>'],
+    ['SequenceNumber', 'ushort']
+  ],
+  NetworkedObjectBinary: [
+    ['Key', 'byte'],
+    ['Data', 'byte[]']
+  ]
 }
 
 /** A model value for the writer: field name → value (a nested model: an object or null; a list: an array or null). */
@@ -277,8 +361,10 @@ function be(size: number, v: number | bigint, signed = false): number[] {
 /** Encodes with the smallest format unless `width` forces one (0 = the fix form). */
 export function msgpack(x: MsgPackInput): number[] {
   switch (x.t) {
-    case 'nil': return [0xc0]
-    case 'bool': return [x.v ? 0xc3 : 0xc2]
+    case 'nil':
+      return [0xc0]
+    case 'bool':
+      return [x.v ? 0xc3 : 0xc2]
     case 'uint': {
       const v = BigInt(x.v)
       const w = x.width ?? (v < 128n ? 0 : v < 256n ? 8 : v < 65536n ? 16 : v < 2n ** 32n ? 32 : 64)
@@ -287,7 +373,8 @@ export function msgpack(x: MsgPackInput): number[] {
     }
     case 'int': {
       const v = BigInt(x.v)
-      const w = x.width ?? (v >= -32n && v < 0n ? 0 : v >= -128n && v < 128n ? 8 : v >= -32768n && v < 32768n ? 16 : v >= -(2n ** 31n) && v < 2n ** 31n ? 32 : 64)
+      const w =
+        x.width ?? (v >= -32n && v < 0n ? 0 : v >= -128n && v < 128n ? 8 : v >= -32768n && v < 32768n ? 16 : v >= -(2n ** 31n) && v < 2n ** 31n ? 32 : 64)
       if (w === 0) return [Number(v) & 0xff]
       return [{ 8: 0xd0, 16: 0xd1, 32: 0xd2, 64: 0xd3 }[w], ...be(w / 8, v, true)]
     }
@@ -336,9 +423,13 @@ export function msgpack(x: MsgPackInput): number[] {
 // ---------------- TransformData (guide §9.1) ----------------
 
 export interface TransformInput {
-  x: number; y: number; z?: number
+  x: number
+  y: number
+  z?: number
   rot?: [number, number, number, number]
-  sx?: number; sy?: number; sz?: number
+  sx?: number
+  sy?: number
+  sz?: number
   vel?: [number, number, number]
   ang?: [number, number, number]
 }

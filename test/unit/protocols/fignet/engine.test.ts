@@ -69,7 +69,14 @@ describe('the shared ENet capture (npm enet, vanilla ENet 1.3.5)', () => {
   it('is one FigNet conversation over ENet with the client from the CONNECT, every frame accounted for', () => {
     expect(frames).toBe(35)
     expect(conversations).toHaveLength(1)
-    expect(conversations[0]).toMatchObject({ transport: 'udp', client: '127.0.0.1:50463', server: '127.0.0.1:17777', protocol: 'fignet', stack: ['udp', 'enet', 'fignet'], frames: 35 })
+    expect(conversations[0]).toMatchObject({
+      transport: 'udp',
+      client: '127.0.0.1:50463',
+      server: '127.0.0.1:17777',
+      protocol: 'fignet',
+      stack: ['udp', 'enet', 'fignet'],
+      frames: 35
+    })
     const covered = new Set(messages.flatMap((m) => m.frames))
     expect([...covered].sort((a, b) => a - b)).toEqual(Array.from({ length: 35 }, (_, i) => i + 1))
     for (const m of messages) checkRanges(m)
@@ -82,8 +89,19 @@ describe('the shared ENet capture (npm enet, vanilla ENet 1.3.5)', () => {
     expect(reg.summary).toBe('RegisterIdentity #1 peerType=Client app="app"')
     const v = JSON.parse(messageText(reg)).value
     expect(v).toMatchObject({
-      magic: null, msgId: 60000, msgName: 'RegisterIdentity', callbackId: 1, encrypted: false, codec: 'BitBuffer', channel: 0, delivery: 'Reliable',
-      payload: { peerType: { type: 'byte', value: 1, name: 'Client' }, SecretKey: { type: 'string', value: 'secret' }, AppName: { type: 'string', value: 'app' } }
+      magic: null,
+      msgId: 60000,
+      msgName: 'RegisterIdentity',
+      callbackId: 1,
+      encrypted: false,
+      codec: 'BitBuffer',
+      channel: 0,
+      delivery: 'Reliable',
+      payload: {
+        peerType: { type: 'byte', value: 1, name: 'Client' },
+        SecretKey: { type: 'string', value: 'secret' },
+        AppName: { type: 'string', value: 'app' }
+      }
     })
     expect(Object.keys(v.payload)).toEqual(['peerType', 'SecretKey', 'AppName'])
     expect(reg.warnings.join('\n')).toMatch(/security: RegisterIdentity sends the app secret unencrypted over ENet/)
@@ -109,7 +127,9 @@ describe('the shared ENet capture (npm enet, vanilla ENet 1.3.5)', () => {
 
   it('links the three ACKs of frame 17 to the fragments they acknowledge', () => {
     const acks = messages.filter((m) => m.frames.length === 1 && m.frames[0] === 17)
-    expect(acks.map((m) => (m.value as { enet?: { acknowledges?: number } }).enet?.acknowledges ?? (m.value as { acknowledges?: number }).acknowledges)).toEqual([14, 15, 16])
+    expect(
+      acks.map((m) => (m.value as { enet?: { acknowledges?: number } }).enet?.acknowledges ?? (m.value as { acknowledges?: number }).acknowledges)
+    ).toEqual([14, 15, 16])
   })
 })
 
@@ -117,7 +137,19 @@ describe('FigNet over LiteNetLib, through the engine', () => {
   for (const version of ['0.9', '1.x', '2.x'] as const satisfies readonly Version[]) {
     it(`LiteNetLib ${version}: found by the ConnectRequest; channel and delivery from the channel id; fragments joined`, () => {
       const p = packets(version)
-      const big = envelope(60406, 0, writeModel(new MpWriter(), 'RoomEventData', { RoomId: 1, EventId: 9, DeliveryMethod: 1, Tag: 0, IsCached: false, UniqueId: 5, Data: Array.from({ length: 3000 }, (_, i) => i & 0xff) }).done())
+      const big = envelope(
+        60406,
+        0,
+        writeModel(new MpWriter(), 'RoomEventData', {
+          RoomId: 1,
+          EventId: 9,
+          DeliveryMethod: 1,
+          Tag: 0,
+          IsCached: false,
+          UniqueId: 5,
+          Data: Array.from({ length: 3000 }, (_, i) => i & 0xff)
+        }).done()
+      )
       const parts = splitParts(big, 1200)
       const c2s = (b: Uint8Array) => udpFrame(C, 50000, S, 9050, b)
       const s2c = (b: Uint8Array) => udpFrame(S, 9050, C, 50000, b)
@@ -168,14 +200,29 @@ describe('FigNet over WebSocket to /FigNet', () => {
   })
 
   it('decodes an Entangle RoomEvent both ways: RoomId is the room on the request and the sender on the event', () => {
-    const event = (roomId: number) => writeModel(new MpWriter(), 'RoomEventData', { RoomId: roomId, EventId: 7, DeliveryMethod: 1, Tag: 2, IsCached: true, UniqueId: 99, Data: [1, 2, 3] }).done()
-    const { messages } = runEngine(wsSession([
-      { dir: 'c2s', bytes: envelope(60000, 1, registerIdentity(1, 'k', 'a')) },
-      { dir: 'c2s', bytes: envelope(60406, 0, event(12)) },
-      { dir: 's2c', bytes: envelope(60406, 0, event(3)) }
-    ]))
+    const event = (roomId: number) =>
+      writeModel(new MpWriter(), 'RoomEventData', {
+        RoomId: roomId,
+        EventId: 7,
+        DeliveryMethod: 1,
+        Tag: 2,
+        IsCached: true,
+        UniqueId: 99,
+        Data: [1, 2, 3]
+      }).done()
+    const { messages } = runEngine(
+      wsSession([
+        { dir: 'c2s', bytes: envelope(60000, 1, registerIdentity(1, 'k', 'a')) },
+        { dir: 'c2s', bytes: envelope(60406, 0, event(12)) },
+        { dir: 's2c', bytes: envelope(60406, 0, event(3)) }
+      ])
+    )
     const [, req, ev] = fignet(messages)
-    expect(req.value).toMatchObject({ msgName: 'RoomEvent', codec: 'MemoryPack', payload: { RoomId: { type: 'uint', value: 12 }, EventId: { type: 'byte', value: 7 }, IsCached: { type: 'bool', value: true } } })
+    expect(req.value).toMatchObject({
+      msgName: 'RoomEvent',
+      codec: 'MemoryPack',
+      payload: { RoomId: { type: 'uint', value: 12 }, EventId: { type: 'byte', value: 7 }, IsCached: { type: 'bool', value: true } }
+    })
     expect(ev.summary).toBe('RoomEvent ev=7 cached tag=2 from player 3')
     expect(find(ev.tree, 'entangle.room_id').label).toMatch(/sender/)
     for (const m of [req, ev]) {
@@ -198,10 +245,12 @@ describe('FigNet over WebSocket to /FigNet', () => {
   })
 
   it('notes a peer that registers more than 5 s after connecting, and one that never registers', () => {
-    const late = runEngine(wsSession([
-      { dir: 'c2s', bytes: envelope(60002, 0, Uint8Array.from([1, 1])), time: 1000 },
-      { dir: 'c2s', bytes: envelope(60000, 1, registerIdentity(1, 'k', 'a')), time: 1006.5 }
-    ]))
+    const late = runEngine(
+      wsSession([
+        { dir: 'c2s', bytes: envelope(60002, 0, Uint8Array.from([1, 1])), time: 1000 },
+        { dir: 'c2s', bytes: envelope(60000, 1, registerIdentity(1, 'k', 'a')), time: 1006.5 }
+      ])
+    )
     expect(fignet(late.messages)[1].warnings.join('\n')).toMatch(/registered 6\.5 s after connecting/)
     expect(late.conversations[0].notes.join('\n')).toMatch(/within about 5 s/)
     resetFrames()
@@ -210,11 +259,16 @@ describe('FigNet over WebSocket to /FigNet', () => {
   })
 
   it('gives malformed envelopes an error with the offset and keeps what was read', () => {
-    const { messages } = runEngine(wsSession([
-      { dir: 'c2s', bytes: Uint8Array.from([0x60]) },
-      { dir: 'c2s', bytes: Uint8Array.from([0x60, 0xea]) },
-      { dir: 'c2s', bytes: envelope(60002, 0, Uint8Array.from([1, 1])) }
-    ], '/FigNet'))
+    const { messages } = runEngine(
+      wsSession(
+        [
+          { dir: 'c2s', bytes: Uint8Array.from([0x60]) },
+          { dir: 'c2s', bytes: Uint8Array.from([0x60, 0xea]) },
+          { dir: 'c2s', bytes: envelope(60002, 0, Uint8Array.from([1, 1])) }
+        ],
+        '/FigNet'
+      )
+    )
     const fn = fignet(messages)
     expect(fn).toHaveLength(3)
     expect(fn[0].error).toMatch(/offset 0/)
@@ -252,7 +306,12 @@ describe('secure-session payloads with FIGNET_KEY', () => {
       const { messages } = runEngine(wsSession([{ dir: 'c2s', bytes: msg }]), keys)
       const m = fignet(messages)[0]
       expect(m.error).toBeNull()
-      expect(m.value).toMatchObject({ encrypted: true, callbackId: 4, codec: 'BitBuffer', payload: { SecretKey: { value: 'topsecret' }, AppName: { value: 'game' } } })
+      expect(m.value).toMatchObject({
+        encrypted: true,
+        callbackId: 4,
+        codec: 'BitBuffer',
+        payload: { SecretKey: { value: 'topsecret' }, AppName: { value: 'game' } }
+      })
       expect(find(m.tree, 'fignet.crypto_layout').value).toBe(name)
       expect(m.sources.map((s) => s.name)).toContain('Decrypted payload')
       expect(find(m.tree, 'fignet.decrypted').length).toBe(plain.length)

@@ -71,9 +71,14 @@ function memoryPackVarint(b: Uint8Array): bigint {
   const code = dv.getInt8(0)
   if (code >= -120) return BigInt(code)
   const readers: Record<number, () => bigint> = {
-    [-121]: () => BigInt(dv.getUint8(1)), [-122]: () => BigInt(dv.getInt8(1)), [-123]: () => BigInt(dv.getUint16(1, true)),
-    [-124]: () => BigInt(dv.getInt16(1, true)), [-125]: () => BigInt(dv.getUint32(1, true)), [-126]: () => BigInt(dv.getInt32(1, true)),
-    [-127]: () => dv.getBigUint64(1, true), [-128]: () => dv.getBigInt64(1, true)
+    [-121]: () => BigInt(dv.getUint8(1)),
+    [-122]: () => BigInt(dv.getInt8(1)),
+    [-123]: () => BigInt(dv.getUint16(1, true)),
+    [-124]: () => BigInt(dv.getInt16(1, true)),
+    [-125]: () => BigInt(dv.getUint32(1, true)),
+    [-126]: () => BigInt(dv.getInt32(1, true)),
+    [-127]: () => dv.getBigUint64(1, true),
+    [-128]: () => dv.getBigInt64(1, true)
   }
   return readers[code]()
 }
@@ -95,7 +100,11 @@ export function checkLeaves(roots: FieldNode[], buf: Uint8Array, endian: 'le' | 
     if (n.key.startsWith('entangle.config_flags.')) return // bits: checked by the TransformLite tests
     if (n.key.startsWith('entangle.transform.') && typeof v === 'number') {
       if (b.length === 4) expect(dv.getFloat32(0, true), ctx).toBe(v)
-      else expect([1000, 100, 10].some((s) => dv.getInt16(0, true) / s === v), ctx).toBe(true)
+      else
+        expect(
+          [1000, 100, 10].some((s) => dv.getInt16(0, true) / s === v),
+          ctx
+        ).toBe(true)
       checked++
       return
     }
@@ -105,22 +114,46 @@ export function checkLeaves(roots: FieldNode[], buf: Uint8Array, endian: 'le' | 
       return
     }
     switch (n.type) {
-      case 'u8': expect(dv.getUint8(0), ctx).toBe(v); break
-      case 'i8': expect(dv.getInt8(0), ctx).toBe(v); break
-      case 'u16': expect(dv.getUint16(0, le), ctx).toBe(v); break
-      case 'i16': expect(dv.getInt16(0, le), ctx).toBe(v); break
-      case 'u32': expect(dv.getUint32(0, le), ctx).toBe(v); break
-      case 'i32': expect(dv.getInt32(0, le), ctx).toBe(v); break
-      case 'u64': expect(b.length === 8 ? dv.getBigUint64(0, le) : undefined, ctx).toBe(v); break
-      case 'i64': expect(dv.getBigInt64(0, le), ctx).toBe(v); break
-      case 'f32': expect(Object.is(dv.getFloat32(0, le), v) || (Number.isNaN(v) && Number.isNaN(dv.getFloat32(0, le))), ctx).toBe(true); break
-      case 'f64': expect(Object.is(dv.getFloat64(0, le), v) || (Number.isNaN(v) && Number.isNaN(dv.getFloat64(0, le))), ctx).toBe(true); break
+      case 'u8':
+        expect(dv.getUint8(0), ctx).toBe(v)
+        break
+      case 'i8':
+        expect(dv.getInt8(0), ctx).toBe(v)
+        break
+      case 'u16':
+        expect(dv.getUint16(0, le), ctx).toBe(v)
+        break
+      case 'i16':
+        expect(dv.getInt16(0, le), ctx).toBe(v)
+        break
+      case 'u32':
+        expect(dv.getUint32(0, le), ctx).toBe(v)
+        break
+      case 'i32':
+        expect(dv.getInt32(0, le), ctx).toBe(v)
+        break
+      case 'u64':
+        expect(b.length === 8 ? dv.getBigUint64(0, le) : undefined, ctx).toBe(v)
+        break
+      case 'i64':
+        expect(dv.getBigInt64(0, le), ctx).toBe(v)
+        break
+      case 'f32':
+        expect(Object.is(dv.getFloat32(0, le), v) || (Number.isNaN(v) && Number.isNaN(dv.getFloat32(0, le))), ctx).toBe(true)
+        break
+      case 'f64':
+        expect(Object.is(dv.getFloat64(0, le), v) || (Number.isNaN(v) && Number.isNaN(dv.getFloat64(0, le))), ctx).toBe(true)
+        break
       case 'bool':
         if (endian === 'be') expect(b.length === 1 && (b[0] === 0xc3) === v && (b[0] & 0xfe) === 0xc2, ctx).toBe(true)
         else expect(b.length === 1 && (b[0] !== 0) === v, ctx).toBe(true)
         break
-      case 'string': expect([utf8.decode(b), utf16.decode(b)], ctx).toContain(v); break
-      case 'bytes': expect([...b], ctx).toEqual([...(v as Uint8Array)]); break
+      case 'string':
+        expect([utf8.decode(b), utf16.decode(b)], ctx).toContain(v)
+        break
+      case 'bytes':
+        expect([...b], ctx).toEqual([...(v as Uint8Array)])
+        break
       case 'none':
         if (v === null && endian === 'be') expect([...b], ctx).toEqual([0xc0])
         else if (v === null) expect(dv.getInt32(0, true), ctx).toBe(-1)

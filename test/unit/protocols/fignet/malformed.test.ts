@@ -21,37 +21,124 @@ function samples(): { id: number; dir: 'c2s' | 's2c'; bytes: Uint8Array }[] {
   add(60000, 'c2s', new BitWriter().byte(1).string('secret').string('app').toBytes())
   add(60000, 's2c', new BitWriter().byte(0).string('invalid').string('bad key').toBytes())
   add(60002, 'c2s', new BitWriter().byte(1).toBytes())
-  add(60300, 'c2s', writeModel(new MpWriter(), 'CreateRoomData', {
-    RoomName: 'Arena', MaxPlayers: 8, Password: 'pw', CellSize: 10, Width: 100, Height: 100, AoiActivationCount: 3, LodLevel: 1,
-    ForcedRoomStateSyncInterval: -1, PresenterInGroupCast: true, FetchCachedEventsDelay: 250
-  }).done())
+  add(
+    60300,
+    'c2s',
+    writeModel(new MpWriter(), 'CreateRoomData', {
+      RoomName: 'Arena',
+      MaxPlayers: 8,
+      Password: 'pw',
+      CellSize: 10,
+      Width: 100,
+      Height: 100,
+      AoiActivationCount: 3,
+      LodLevel: 1,
+      ForcedRoomStateSyncInterval: -1,
+      PresenterInGroupCast: true,
+      FetchCachedEventsDelay: 250
+    }).done()
+  )
   add(60300, 's2c', writeModel(new MpWriter(), 'CreateRoomResponseData', { RoomId: 1, RoomName: 'Arena', ResponseCode: 0 }).done())
-  add(60301, 's2c', writeModel(new MpWriter(), 'RoomJoinOperationData', { RoomId: 7, TeamId: 0, Password: null, UserName: 'u' }, {
-    extraMembers: (w) => (w.prim('byte', 0).string('tok').string('Lobby'), 3)
-  }).done())
-  add(60305, 's2c', writeModel(new MpWriter(), 'RoomReJoinOperationData', {
-    RoomId: 1, TeamId: 2, Password: '', IsRejoin: true, RoomAuthToken: 'tok', PeerId: 5, ResponseCode: 0, RoomName: 'R'
-  }).done())
-  add(60406, 's2c', writeModel(new MpWriter(), 'RoomEventData', { RoomId: 3, EventId: 7, DeliveryMethod: 1, Tag: 2, IsCached: true, UniqueId: 5, Data: [1, 2, 3, 4] }).done())
+  add(
+    60301,
+    's2c',
+    writeModel(
+      new MpWriter(),
+      'RoomJoinOperationData',
+      { RoomId: 7, TeamId: 0, Password: null, UserName: 'u' },
+      {
+        extraMembers: (w) => (w.prim('byte', 0).string('tok').string('Lobby'), 3)
+      }
+    ).done()
+  )
+  add(
+    60305,
+    's2c',
+    writeModel(new MpWriter(), 'RoomReJoinOperationData', {
+      RoomId: 1,
+      TeamId: 2,
+      Password: '',
+      IsRejoin: true,
+      RoomAuthToken: 'tok',
+      PeerId: 5,
+      ResponseCode: 0,
+      RoomName: 'R'
+    }).done()
+  )
+  add(
+    60406,
+    's2c',
+    writeModel(new MpWriter(), 'RoomEventData', { RoomId: 3, EventId: 7, DeliveryMethod: 1, Tag: 2, IsCached: true, UniqueId: 5, Data: [1, 2, 3, 4] }).done()
+  )
   add(60404, 'c2s', writeModel(new MpWriter(), 'InstantiateOperationData', { RoomId: 1, EntityId: 3, EntityType: 0, TransLite: transLite(0x323) }).done())
-  add(60404, 's2c', writeModel(new MpWriter(), 'InstantiateOperationResponseData', { RoomId: 1, OwnerId: 2, NetworkId: 3, EntityId: 4, EntityType: 1 }, {
-    extraMembers: (w) => (w.header(1).string('hp'), 1)
-  }).done())
+  add(
+    60404,
+    's2c',
+    writeModel(
+      new MpWriter(),
+      'InstantiateOperationResponseData',
+      { RoomId: 1, OwnerId: 2, NetworkId: 3, EntityId: 4, EntityType: 1 },
+      {
+        extraMembers: (w) => (w.header(1).string('hp'), 1)
+      }
+    ).done()
+  )
   const update = { RoomId: 1, EntityNetId: 2, EntityType: 0, TransLite: transLite(0x23) }
   add(60413, 'c2s', writeModel(new MpWriter(), 'EntityUpdateOperationData', update).done())
   add(60413, 's2c', writeModel(new MpWriter(), 'EntityUpdateResponseOperationData', { EntitiesUpdate: [update, update] }).done())
-  const state = { RoomId: 1, NetworkId: 2, EntityType: 2, State: { DeliveryMethod: 1, Delta: [{ Key: 1, Data: [9, 9] }, { Key: 2, Data: null }], SequenceNumber: 3 } }
+  const state = {
+    RoomId: 1,
+    NetworkId: 2,
+    EntityType: 2,
+    State: {
+      DeliveryMethod: 1,
+      Delta: [
+        { Key: 1, Data: [9, 9] },
+        { Key: 2, Data: null }
+      ],
+      SequenceNumber: 3
+    }
+  }
   add(60402, 'c2s', writeModel(new MpWriter(), 'EntityStateChangeOperationData', state).done())
   add(60402, 's2c', writeModel(new MpWriter(), 'EntityStateChangeResponseOperationData', { StatesBatch: [state, null, state] }).done())
   add(60407, 's2c', writeModel(new MpWriter(), 'RequestOwnershipOperationData', { RoomId: 1, IsLocked: true, EntityNetId: 2, EntityType: 0 }).done())
   add(60408, 'c2s', writeModel(new MpWriter(), 'ClearOwnershipData', { RoomId: 1, EntityNetId: 2 }).done())
   add(60304, 'c2s', new MpWriter().header(2).string('app-key').prim('bool', true).done())
   add(60500, 'c2s', new MpWriter().header(3).string('move').bytes([1, 2, 3, 4, 5, 6]).string(null).done())
-  add(60302, 's2c', Uint8Array.from(msgpack({ t: 'arr', v: [{ t: 'arr', v: [{ t: 'str', v: 'Arena' }, { t: 'uint', v: 3 }] }] })))
+  add(
+    60302,
+    's2c',
+    Uint8Array.from(
+      msgpack({
+        t: 'arr',
+        v: [
+          {
+            t: 'arr',
+            v: [
+              { t: 'str', v: 'Arena' },
+              { t: 'uint', v: 3 }
+            ]
+          }
+        ]
+      })
+    )
+  )
   return out
 }
 
-const FULLY_TYPED = new Set(['60300 c2s', '60300 s2c', '60305 s2c', '60406 s2c', '60404 c2s', '60413 c2s', '60413 s2c', '60402 c2s', '60402 s2c', '60407 s2c', '60408 c2s'])
+const FULLY_TYPED = new Set([
+  '60300 c2s',
+  '60300 s2c',
+  '60305 s2c',
+  '60406 s2c',
+  '60404 c2s',
+  '60413 c2s',
+  '60413 s2c',
+  '60402 c2s',
+  '60402 s2c',
+  '60407 s2c',
+  '60408 c2s'
+])
 
 function checkResult(d: ReturnType<typeof decode>, len: number, what: string): void {
   const { res, roots, buf } = d
@@ -88,7 +175,8 @@ describe('malformed FigNet payloads never throw', () => {
           checkResult(d, cut, `${s.id} ${s.dir} cut ${cut}`)
           // A cut payload of a fully typed model never passes as complete (members without a schema can:
           // any shorter byte run may split into the same number of members).
-          if (FULLY_TYPED.has(`${s.id} ${s.dir}`) && cut > 0) expect(d.res.error ?? d.res.warnings[0], `${s.id} cut ${cut} ${d.res.codec} ${d.res.summary}`).toBeDefined()
+          if (FULLY_TYPED.has(`${s.id} ${s.dir}`) && cut > 0)
+            expect(d.res.error ?? d.res.warnings[0], `${s.id} cut ${cut} ${d.res.codec} ${d.res.summary}`).toBeDefined()
         }
       }
       if (FULLY_TYPED.has(`${s.id} ${s.dir}`) && s.id !== 60413 && s.id !== 60402) expect(fieldsRead, `${s.id} ${s.dir}`).toBeGreaterThan(0)
@@ -129,10 +217,24 @@ describe('malformed FigNet payloads never throw', () => {
     const t0 = performance.now()
     const cases: [number, Uint8Array][] = [
       [60413, new MpWriter().header(1).i32(0x7fffffff).done()],
-      [60413, new MpWriter().header(1).i32(-(2 ** 31)).done()],
+      [
+        60413,
+        new MpWriter()
+          .header(1)
+          .i32(-(2 ** 31))
+          .done()
+      ],
       [60402, new MpWriter().header(1).i32(1).header(4).prim('uint', 1).prim('uint', 2).prim('byte', 0).header(3).prim('byte', 1).i32(0x7ffffff0).done()],
       [60406, new MpWriter().header(7).prim('uint', 1).raw([1, 1, 1, 1]).prim('uint', 1).i32(0x7fffffff).done()],
-      [60300, new MpWriter().header(11).i32(-(2 ** 31)).i32(5).raw([65]).done()],
+      [
+        60300,
+        new MpWriter()
+          .header(11)
+          .i32(-(2 ** 31))
+          .i32(5)
+          .raw([65])
+          .done()
+      ],
       [60300, new MpWriter().header(11).i32(0x7fffffff).done()],
       [60500, new MpWriter().header(249).raw(new Array(300).fill(0)).done()],
       [60302, Uint8Array.from([0xdd, 0xff, 0xff, 0xff, 0xff, 0xc0])],

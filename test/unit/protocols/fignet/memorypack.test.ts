@@ -77,7 +77,10 @@ describe('MemoryPack vectors (codecs §3)', () => {
     expect(a.dec.error).toBeUndefined()
     expect(plain(a.dec.payload)).toEqual({
       DeliveryMethod: { type: 'byte', value: 1, name: 'Reliable' },
-      Delta: { type: 'List<NetworkedObjectBinary>', value: [{ type: 'NetworkedObjectBinary', value: { Key: { type: 'byte', value: 5 }, Data: { type: 'byte[]', value: 'aabb' } } }] },
+      Delta: {
+        type: 'List<NetworkedObjectBinary>',
+        value: [{ type: 'NetworkedObjectBinary', value: { Key: { type: 'byte', value: 5 }, Data: { type: 'byte[]', value: 'aabb' } } }]
+      },
       SequenceNumber: { type: 'ushort', value: 16 }
     })
     expect(checkLeaves(a.tree.roots, unhex(v1), 'le')).toBeGreaterThanOrEqual(7)
@@ -92,10 +95,16 @@ describe('MemoryPack reader', () => {
     const rand = rng(303)
     for (let i = 0; i < 200; i++) {
       const vals = {
-        byte: Math.floor(rand() * 256), sbyte: Math.floor(rand() * 256) - 128, short: Math.floor(rand() * 65536) - 32768,
-        ushort: Math.floor(rand() * 65536), int: Math.floor(rand() * 2 ** 32) - 2 ** 31, uint: Math.floor(rand() * 2 ** 32),
-        float: Math.fround((rand() - 0.5) * 1e6), double: (rand() - 0.5) * 1e300,
-        long: BigInt.asIntN(64, BigInt(Math.floor(rand() * 2 ** 53)) * 4099n), ulong: BigInt.asUintN(64, BigInt(Math.floor(rand() * 2 ** 53)) * 4099n)
+        byte: Math.floor(rand() * 256),
+        sbyte: Math.floor(rand() * 256) - 128,
+        short: Math.floor(rand() * 65536) - 32768,
+        ushort: Math.floor(rand() * 65536),
+        int: Math.floor(rand() * 2 ** 32) - 2 ** 31,
+        uint: Math.floor(rand() * 2 ** 32),
+        float: Math.fround((rand() - 0.5) * 1e6),
+        double: (rand() - 0.5) * 1e300,
+        long: BigInt.asIntN(64, BigInt(Math.floor(rand() * 2 ** 53)) * 4099n),
+        ulong: BigInt.asUintN(64, BigInt(Math.floor(rand() * 2 ** 53)) * 4099n)
       }
       const w = new MpWriter()
       for (const [k, v] of Object.entries(vals)) w.prim(k as never, v)
@@ -144,14 +153,46 @@ describe('MemoryPack reader', () => {
 
   it('hostile lengths fail before allocating, with the offset', () => {
     const cases: [string, Uint8Array, (mp: MemoryPackReader) => unknown, RegExp][] = [
-      ['byte[] count 2^31-1', new MpWriter().i32(0x7fffffff).raw([1, 2]).done(), (m) => m.bytes(BYTES), /count 2147483647 at offset 0, but 2147483647 elements of at least 1 byte cannot fit in the 2 bytes/],
+      [
+        'byte[] count 2^31-1',
+        new MpWriter().i32(0x7fffffff).raw([1, 2]).done(),
+        (m) => m.bytes(BYTES),
+        /count 2147483647 at offset 0, but 2147483647 elements of at least 1 byte cannot fit in the 2 bytes/
+      ],
       ['count -2^31', new MpWriter().i32(-(2 ** 31)).done(), (m) => m.collectionCount('L', 1), /negative count -2147483648 at offset 0/],
       ['count -7', new MpWriter().i32(-7).done(), (m) => m.bytes(BYTES), /negative count -7/],
-      ['UTF-16 length 2^30', new MpWriter().i32(2 ** 30).raw([0x41, 0]).done(), (m) => m.string(STR), /UTF-16 string of 1073741824 units/],
-      ['UTF-8 ~2^31-1 bytes', new MpWriter().i32(-(2 ** 31)).i32(3).raw([0x41]).done(), (m) => m.string(STR), /UTF-8 string of 2147483647 bytes/],
-      ['UTF-16 length impossible', new MpWriter().i32(~1).i32(1000).raw([0x41]).done(), (m) => m.string(STR), /UTF-16 length 1000 at offset 4 cannot come from 1 UTF-8 bytes/],
+      [
+        'UTF-16 length 2^30',
+        new MpWriter()
+          .i32(2 ** 30)
+          .raw([0x41, 0])
+          .done(),
+        (m) => m.string(STR),
+        /UTF-16 string of 1073741824 units/
+      ],
+      [
+        'UTF-8 ~2^31-1 bytes',
+        new MpWriter()
+          .i32(-(2 ** 31))
+          .i32(3)
+          .raw([0x41])
+          .done(),
+        (m) => m.string(STR),
+        /UTF-8 string of 2147483647 bytes/
+      ],
+      [
+        'UTF-16 length impossible',
+        new MpWriter().i32(~1).i32(1000).raw([0x41]).done(),
+        (m) => m.string(STR),
+        /UTF-16 length 1000 at offset 4 cannot come from 1 UTF-8 bytes/
+      ],
       ['invalid UTF-8', new MpWriter().i32(~2).i32(1).raw([0xc3, 0x28]).done(), (m) => m.string(STR), /invalid UTF-8 at offset 8/],
-      ['UTF-16 length too short', new MpWriter().i32(~3).i32(2).raw([0x41, 0x42, 0x43]).done(), (m) => m.string(STR), /3 UTF-16 units at offset 8, the prefix says 2/],
+      [
+        'UTF-16 length too short',
+        new MpWriter().i32(~3).i32(2).raw([0x41, 0x42, 0x43]).done(),
+        (m) => m.string(STR),
+        /3 UTF-16 units at offset 8, the prefix says 2/
+      ],
       ['List<model> count 10^9', new MpWriter().i32(1e9).raw([1, 2, 3]).done(), (m) => m.collectionCount('L', 1), /1000000000 elements/]
     ]
     for (const [name, bytes, read, re] of cases) {
@@ -215,7 +256,10 @@ describe('members without a schema', () => {
     const u16 = new MpWriter().string('Room A', 'utf16').done()
     expect(plain(guess(u16, 1))).toEqual({ member0: { type: 'string', value: 'Room A', guessed: true } })
     const bin = new MpWriter().bytes([1, 2, 3, 4, 5]).prim('byte', 7).done()
-    expect(plain(guess(bin, 2))).toEqual({ member0: { type: 'byte[]', value: '0102030405', guessed: true }, member1: { type: '1-byte value', value: 7, guessed: true } })
+    expect(plain(guess(bin, 2))).toEqual({
+      member0: { type: 'byte[]', value: '0102030405', guessed: true },
+      member1: { type: '1-byte value', value: 7, guessed: true }
+    })
   })
 
   it('does not fit: more members than bytes, or bytes with zero members', () => {

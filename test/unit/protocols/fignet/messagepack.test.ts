@@ -20,29 +20,40 @@ function read(bytes: Uint8Array, recording = true, maxDepth?: number) {
 /** The typed value the decoder must give for an encoder input. */
 function want(x: MsgPackInput): unknown {
   switch (x.t) {
-    case 'nil': return { type: 'nil', value: null }
-    case 'bool': return { type: 'bool', value: x.v }
+    case 'nil':
+      return { type: 'nil', value: null }
+    case 'bool':
+      return { type: 'bool', value: x.v }
     case 'uint':
     case 'int': {
       const wide = x.width === 64 || (x.width === undefined && (BigInt(x.v) >= 2n ** 32n || BigInt(x.v) < -(2n ** 31n)))
       return { type: x.t, value: wide ? BigInt(x.v) : Number(x.v) }
     }
-    case 'f32': return { type: 'float32', value: Math.fround(x.v) }
-    case 'f64': return { type: 'float64', value: x.v }
-    case 'str': return { type: 'str', value: x.v }
-    case 'bin': return { type: 'bin', value: Uint8Array.from(x.v) }
-    case 'ext': return { type: 'ext', extType: x.type, value: Uint8Array.from(x.v) }
-    case 'arr': return { type: 'array', value: x.v.map(want) }
-    case 'map': return { type: 'map', value: x.v.map(([k, v]) => ({ key: want(k), value: want(v) })) }
+    case 'f32':
+      return { type: 'float32', value: Math.fround(x.v) }
+    case 'f64':
+      return { type: 'float64', value: x.v }
+    case 'str':
+      return { type: 'str', value: x.v }
+    case 'bin':
+      return { type: 'bin', value: Uint8Array.from(x.v) }
+    case 'ext':
+      return { type: 'ext', extType: x.type, value: Uint8Array.from(x.v) }
+    case 'arr':
+      return { type: 'array', value: x.v.map(want) }
+    case 'map':
+      return { type: 'map', value: x.v.map(([k, v]) => ({ key: want(k), value: want(v) })) }
   }
 }
 
 function randInput(rand: () => number, depth = 0): MsgPackInput {
   const k = Math.floor(rand() * (depth > 2 ? 8 : 10))
-  const pick = <T,>(a: T[]) => a[Math.floor(rand() * a.length)]
+  const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)]
   switch (k) {
-    case 0: return { t: 'nil' }
-    case 1: return { t: 'bool', v: rand() < 0.5 }
+    case 0:
+      return { t: 'nil' }
+    case 1:
+      return { t: 'bool', v: rand() < 0.5 }
     case 2: {
       const width = pick([undefined, 8, 16, 32, 64] as const)
       const max = width === 8 ? 256 : width === 16 ? 65536 : width === 32 ? 2 ** 32 : 2 ** 40
@@ -55,15 +66,31 @@ function randInput(rand: () => number, depth = 0): MsgPackInput {
       const v = Math.floor(rand() * half) - half
       return width === 64 ? { t: 'int', v: BigInt(v) * 99991n, width } : { t: 'int', v, width }
     }
-    case 4: return rand() < 0.5 ? { t: 'f32', v: (rand() - 0.5) * 1000 } : { t: 'f64', v: (rand() - 0.5) * 1e200 }
-    case 5: return { t: 'str', v: 'é€x'.repeat(Math.floor(rand() * 15)), width: pick([undefined, 8, 16, 32] as const) }
-    case 6: return { t: 'bin', v: Array.from({ length: Math.floor(rand() * 40) }, () => Math.floor(rand() * 256)), width: pick([undefined, 8, 16, 32] as const) }
+    case 4:
+      return rand() < 0.5 ? { t: 'f32', v: (rand() - 0.5) * 1000 } : { t: 'f64', v: (rand() - 0.5) * 1e200 }
+    case 5:
+      return { t: 'str', v: 'é€x'.repeat(Math.floor(rand() * 15)), width: pick([undefined, 8, 16, 32] as const) }
+    case 6:
+      return { t: 'bin', v: Array.from({ length: Math.floor(rand() * 40) }, () => Math.floor(rand() * 256)), width: pick([undefined, 8, 16, 32] as const) }
     case 7: {
       const n = pick([1, 2, 4, 8, 16, 0, 3, 100])
       return { t: 'ext', type: Math.floor(rand() * 128), v: Array.from({ length: n }, (_, i) => i), width: pick([undefined, 8, 16, 32] as const) }
     }
-    case 8: return { t: 'arr', v: Array.from({ length: Math.floor(rand() * (depth ? 5 : 18)) }, () => randInput(rand, depth + 1)), width: pick([undefined, 16, 32] as const) }
-    default: return { t: 'map', v: Array.from({ length: Math.floor(rand() * (depth ? 4 : 17)) }, () => [randInput(rand, 9), randInput(rand, depth + 1)] as [MsgPackInput, MsgPackInput]), width: pick([undefined, 16, 32] as const) }
+    case 8:
+      return {
+        t: 'arr',
+        v: Array.from({ length: Math.floor(rand() * (depth ? 5 : 18)) }, () => randInput(rand, depth + 1)),
+        width: pick([undefined, 16, 32] as const)
+      }
+    default:
+      return {
+        t: 'map',
+        v: Array.from(
+          { length: Math.floor(rand() * (depth ? 4 : 17)) },
+          () => [randInput(rand, 9), randInput(rand, depth + 1)] as [MsgPackInput, MsgPackInput]
+        ),
+        width: pick([undefined, 16, 32] as const)
+      }
   }
 }
 
@@ -98,7 +125,16 @@ describe('MessagePack decoder', () => {
       ['c40201ff', { type: 'bin', value: Uint8Array.of(1, 255) }],
       ['d6ff00000001', { type: 'ext', extType: -1, value: Uint8Array.of(0, 0, 0, 1), timestamp: { seconds: 1, nanoseconds: 0 } }],
       ['d7ff0000000400000002', { type: 'ext', extType: -1, value: Uint8Array.of(0, 0, 0, 4, 0, 0, 0, 2), timestamp: { seconds: 2, nanoseconds: 1 } }],
-      ['92c2c3', { type: 'array', value: [{ type: 'bool', value: false }, { type: 'bool', value: true }] }],
+      [
+        '92c2c3',
+        {
+          type: 'array',
+          value: [
+            { type: 'bool', value: false },
+            { type: 'bool', value: true }
+          ]
+        }
+      ],
       ['81a16101', { type: 'map', value: [{ key: { type: 'str', value: 'a' }, value: { type: 'uint', value: 1 } }] }]
     ]
     for (const [h, expected] of cases) {

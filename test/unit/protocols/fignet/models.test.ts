@@ -13,14 +13,34 @@ import { MODELS, fieldKey, parseType } from '../../../../src-shared/protocols/fi
 import { allMessages, messageInfo } from '../../../../src-shared/protocols/fignet/names'
 import { rng } from '../../helpers/rng'
 import {
-  BYTE_ENUMS, DELIVERY_METHOD_NAMES, GUIDE_MODELS, MpWriter, PRIM_SIZE, msgpack, packTransform, writeModel, type ModelValue, type Prim
+  BYTE_ENUMS,
+  DELIVERY_METHOD_NAMES,
+  GUIDE_MODELS,
+  MpWriter,
+  PRIM_SIZE,
+  msgpack,
+  packTransform,
+  writeModel,
+  type ModelValue,
+  type Prim
 } from './encoders'
 import { checkLeaves, checkNesting, decode, find, findAll, plain } from './helpers'
 
 type Rand = () => number
 
-const FLAG_NAMES = ['IncludeZ', 'IncludeRotation', 'IncludeScaleX', 'IncludeScaleY', 'IncludeScaleZ', 'HalfPrecision1000', 'HalfPrecision100',
-  'HalfPrecision10', 'IncludeLinearVelocity', 'IncludeAngularVelocity', 'VelocityHalfPrecision100']
+const FLAG_NAMES = [
+  'IncludeZ',
+  'IncludeRotation',
+  'IncludeScaleX',
+  'IncludeScaleY',
+  'IncludeScaleZ',
+  'HalfPrecision1000',
+  'HalfPrecision100',
+  'HalfPrecision10',
+  'IncludeLinearVelocity',
+  'IncludeAngularVelocity',
+  'VelocityHalfPrecision100'
+]
 
 function randString(rand: Rand): string | null {
   const k = rand()
@@ -69,16 +89,27 @@ function randValue(type: string, rand: Rand, field: string, expectDecoded: Recor
   return { v: m.v, typed: { type, value: m.typed } }
 }
 
-function randModel(model: string, rand: Rand, expectDecoded: Record<string, number>[], mayBeNull: boolean): { v: ModelValue; typed: Record<string, unknown> | null } {
+function randModel(
+  model: string,
+  rand: Rand,
+  expectDecoded: Record<string, number>[],
+  mayBeNull: boolean
+): { v: ModelValue; typed: Record<string, unknown> | null } {
   if (mayBeNull && rand() < 0.05) return { v: null, typed: null }
   const v: Record<string, unknown> = {}
   const typed: Record<string, unknown> = {}
   if (model === 'TransformLite') {
     const flags = Math.floor(rand() * 2048)
     const t = packTransform(flags, {
-      x: (rand() - 0.5) * 60, y: (rand() - 0.5) * 60, z: (rand() - 0.5) * 60,
-      rot: [rand() - 0.5, rand() - 0.5, rand() - 0.5, rand()], sx: rand() * 3, sy: rand() * 3, sz: rand() * 3,
-      vel: [(rand() - 0.5) * 60, (rand() - 0.5) * 60, (rand() - 0.5) * 60], ang: [rand() - 0.5, rand() - 0.5, rand() - 0.5]
+      x: (rand() - 0.5) * 60,
+      y: (rand() - 0.5) * 60,
+      z: (rand() - 0.5) * 60,
+      rot: [rand() - 0.5, rand() - 0.5, rand() - 0.5, rand()],
+      sx: rand() * 3,
+      sy: rand() * 3,
+      sz: rand() * 3,
+      vel: [(rand() - 0.5) * 60, (rand() - 0.5) * 60, (rand() - 0.5) * 60],
+      ang: [rand() - 0.5, rand() - 0.5, rand() - 0.5]
     })
     expectDecoded.push(t.expect)
     const seq = Math.floor(rand() * 65536)
@@ -159,7 +190,9 @@ describe('Entangle models round-trip (seeded random values)', () => {
           for (const [name, x] of Object.entries(want)) expect((d[name] as { value: number }).value, name).toBeCloseTo(x, 9)
         })
         const flagValues = findAll(roots, 'entangle.config_flags').map((n) => n.value as number)
-        expect(flags).toEqual(flagValues.map((f) => FLAG_NAMES.filter((_, b) => f & (1 << b)).concat([11, 12, 13, 14, 15].filter((b) => f & (1 << b)).map((b) => `bit${b}`))))
+        expect(flags).toEqual(
+          flagValues.map((f) => FLAG_NAMES.filter((_, b) => f & (1 << b)).concat([11, 12, 13, 14, 15].filter((b) => f & (1 << b)).map((b) => `bit${b}`)))
+        )
         expect(checkLeaves(roots, buf, 'le')).toBeGreaterThan(0)
         checkNesting(roots, buf)
         // Non-recording pass: same result.
@@ -183,7 +216,10 @@ describe('Entangle models round-trip (seeded random values)', () => {
       expect(res.error, res.error?.message).toBeUndefined()
       expect(plain(res.payload)).toEqual({
         ...m.typed,
-        InitialState: { type: 'EntityDefaultStateData', value: { member0: { type: 'string', value: s, guessed: true }, member1: { type: '4-byte value', value: n, guessed: true } } }
+        InitialState: {
+          type: 'EntityDefaultStateData',
+          value: { member0: { type: 'string', value: s, guessed: true }, member1: { type: '4-byte value', value: n, guessed: true } }
+        }
       })
       expect(res.notes.join(' ')).toMatch(/EntityDefaultStateData: members not documented/)
       expect(checkLeaves(roots, buf, 'le')).toBeGreaterThan(8)
@@ -223,7 +259,9 @@ describe('quirks, summaries and labels', () => {
     expect(res.warnings).toEqual([])
     expect(plain(res.payload)).toMatchObject({
       UserName: { value: 'bob' },
-      member4: { type: '1-byte value', value: 0 }, member5: { type: 'string', value: 'token-123' }, member6: { type: 'string', value: 'Lobby' }
+      member4: { type: '1-byte value', value: 0 },
+      member5: { type: 'string', value: 'token-123' },
+      member6: { type: 'string', value: 'Lobby' }
     })
     expect(checkLeaves(roots, buf, 'le')).toBeGreaterThan(10)
     expect(decode(writeModel(new MpWriter(), 'RoomJoinOperationData', v).done(), 60301, 'c2s').res.summary).toBe('room 42 team 1 user "bob"')
@@ -244,8 +282,17 @@ describe('quirks, summaries and labels', () => {
 
   it('CreateRoom and its response, EntityUpdate with a position', () => {
     const cr = writeModel(new MpWriter(), 'CreateRoomData', {
-      RoomName: 'Arena', MaxPlayers: 8, Password: 'pw', CellSize: 10, Width: 100, Height: 100, AoiActivationCount: 3, LodLevel: 1,
-      ForcedRoomStateSyncInterval: -1, PresenterInGroupCast: false, FetchCachedEventsDelay: 250
+      RoomName: 'Arena',
+      MaxPlayers: 8,
+      Password: 'pw',
+      CellSize: 10,
+      Width: 100,
+      Height: 100,
+      AoiActivationCount: 3,
+      LodLevel: 1,
+      ForcedRoomStateSyncInterval: -1,
+      PresenterInGroupCast: false,
+      FetchCachedEventsDelay: 250
     }).done()
     expect(decode(cr, 60300, 'c2s').res.summary).toBe('"Arena" max=8 password')
     const resp = writeModel(new MpWriter(), 'CreateRoomResponseData', { RoomId: 17, RoomName: 'Arena', ResponseCode: 3 }).done()
@@ -254,7 +301,10 @@ describe('quirks, summaries and labels', () => {
     expect(find(d.roots, 'entangle.response_code').label).toBe('ResponseCode: 3 (RoomFull)')
     const t = packTransform(0x21, { x: 1.5, y: -2.25, z: 3 })
     const up = writeModel(new MpWriter(), 'EntityUpdateOperationData', {
-      RoomId: 1, EntityNetId: 44, EntityType: 0, TransLite: { TransformData: [...t.bytes], ConfigFlags: 0x21, SequenceNumber: 7 }
+      RoomId: 1,
+      EntityNetId: 44,
+      EntityType: 0,
+      TransLite: { TransformData: [...t.bytes], ConfigFlags: 0x21, SequenceNumber: 7 }
     }).done()
     expect(decode(up, 60413, 'c2s').res.summary).toBe('net 44 Player seq 7 pos (1.5, -2.25, 3)')
   })
@@ -330,17 +380,34 @@ describe('undocumented models: generic decoding', () => {
 
 describe('fallbacks', () => {
   it('a MessagePack-CSharp array payload decodes as MessagePack with the schema field names', () => {
-    const bytes = Uint8Array.from(msgpack({ t: 'arr', v: [
-      { t: 'str', v: 'Arena' }, { t: 'uint', v: 8 }, { t: 'str', v: '' }, { t: 'uint', v: 10 }, { t: 'uint', v: 300 }, { t: 'uint', v: 300 },
-      { t: 'uint', v: 3 }, { t: 'uint', v: 1 }, { t: 'int', v: -1 }, { t: 'bool', v: false }, { t: 'uint', v: 250 }
-    ] }))
+    const bytes = Uint8Array.from(
+      msgpack({
+        t: 'arr',
+        v: [
+          { t: 'str', v: 'Arena' },
+          { t: 'uint', v: 8 },
+          { t: 'str', v: '' },
+          { t: 'uint', v: 10 },
+          { t: 'uint', v: 300 },
+          { t: 'uint', v: 300 },
+          { t: 'uint', v: 3 },
+          { t: 'uint', v: 1 },
+          { t: 'int', v: -1 },
+          { t: 'bool', v: false },
+          { t: 'uint', v: 250 }
+        ]
+      })
+    )
     const { res, roots, buf } = decode(bytes, 60300, 'c2s')
     expect(res.error).toBeUndefined()
     expect(res.codec).toBe('MessagePack')
     expect(res.model).toBe('CreateRoomData')
     expect(plain(res.payload)).toMatchObject({
-      RoomName: { type: 'str', value: 'Arena' }, MaxPlayers: { type: 'uint', value: 8 }, Width: { type: 'uint', value: 300 },
-      ForcedRoomStateSyncInterval: { type: 'int', value: -1 }, PresenterInGroupCast: { type: 'bool', value: false }
+      RoomName: { type: 'str', value: 'Arena' },
+      MaxPlayers: { type: 'uint', value: 8 },
+      Width: { type: 'uint', value: 300 },
+      ForcedRoomStateSyncInterval: { type: 'int', value: -1 },
+      PresenterInGroupCast: { type: 'bool', value: false }
     })
     expect(res.summary).toBe('"Arena" max=8')
     expect(find(roots, 'entangle.room_name').label).toMatch(/^RoomName: "Arena"/)
@@ -349,7 +416,17 @@ describe('fallbacks', () => {
 
   it('neither MemoryPack nor MessagePack: raw bytes, the error with its offset, the fields read before it', () => {
     // RoomEventData whose Data count runs past the end.
-    const bad = new MpWriter().header(7).prim('uint', 3).prim('byte', 7).prim('byte', 1).prim('byte', 2).prim('bool', true).prim('uint', 0).i32(50).raw([1, 2]).done()
+    const bad = new MpWriter()
+      .header(7)
+      .prim('uint', 3)
+      .prim('byte', 7)
+      .prim('byte', 1)
+      .prim('byte', 2)
+      .prim('bool', true)
+      .prim('uint', 0)
+      .i32(50)
+      .raw([1, 2])
+      .done()
     const { res, roots, buf } = decode(bad, 60406, 's2c')
     expect(res.codec).toBe('raw')
     expect(res.model).toBe('RoomEventResponseData')
@@ -394,7 +471,21 @@ describe('fallbacks', () => {
 
 /** The C# type's width as a filter field type (C# spec: byte/ushort/short/uint 1/2/2/4 bytes; the enums are byte enums per entangle-models.md). */
 function CS_FIELD_TYPE(t: string): string {
-  const prim: Record<string, string> = { byte: 'u8', sbyte: 'i8', bool: 'bool', short: 'i16', ushort: 'u16', int: 'i32', uint: 'u32', long: 'i64', ulong: 'u64', float: 'f32', double: 'f64', string: 'string', 'byte[]': 'bytes' }
+  const prim: Record<string, string> = {
+    byte: 'u8',
+    sbyte: 'i8',
+    bool: 'bool',
+    short: 'i16',
+    ushort: 'u16',
+    int: 'i32',
+    uint: 'u32',
+    long: 'i64',
+    ulong: 'u64',
+    float: 'f32',
+    double: 'f64',
+    string: 'string',
+    'byte[]': 'bytes'
+  }
   if (t in prim) return prim[t]
   if (t === 'EntityType' || t === 'RoomResponseCode') return 'u8'
   return 'none' // nested models and lists are subtrees
@@ -455,7 +546,11 @@ describe('schema table and registry', () => {
     expect(lookupField('entangle.event_id')).toMatchObject({ name: 'EventId', type: 'u8' })
     expect(lookupField('entangle.entity_net_id')).toMatchObject({ name: 'EntityNetId', type: 'u32' })
     expect(lookupField('entangle.response_code')).toMatchObject({ name: 'ResponseCode', type: 'u8' })
-    expect(lookupField('entangle.delivery_method')).toMatchObject({ name: 'DeliveryMethod', type: 'u8', names: { 0: 'Unreliable', 1: 'Reliable', 2: 'ReliableUnordered', 3: 'Sequenced' } })
+    expect(lookupField('entangle.delivery_method')).toMatchObject({
+      name: 'DeliveryMethod',
+      type: 'u8',
+      names: { 0: 'Unreliable', 1: 'Reliable', 2: 'ReliableUnordered', 3: 'Sequenced' }
+    })
     expect(lookupField('fignet.peer_type')).toMatchObject({ name: 'peerType', type: 'u8' })
     expect(lookupField('fignet.app_name')).toMatchObject({ name: 'AppName', type: 'string' })
     expect(lookupField('fignet.secret_key')).toMatchObject({ name: 'SecretKey', type: 'string' })
@@ -464,19 +559,24 @@ describe('schema table and registry', () => {
     expect(lookupField('fignet.peer_type')!.names).toEqual({ 0: 'Server', 1: 'Client', 2: 'Unknown' })
   })
 
-  it('the guide\'s models match the schema (field names, order, types); assumed types are marked', () => {
+  it("the guide's models match the schema (field names, order, types); assumed types are marked", () => {
     // The guide leaves EntityDefaultStateData undetailed: the test's list stops before InitialState.
     const documented = (t: string) => !(t in MODELS) || !!MODELS[t].fields
     for (const [model, fields] of Object.entries(GUIDE_MODELS)) {
-      expect(MODELS[model].fields!.filter((f) => documented(f.type)).map((f) => [f.name, f.type]), model).toEqual(fields)
+      expect(
+        MODELS[model].fields!.filter((f) => documented(f.type)).map((f) => [f.name, f.type]),
+        model
+      ).toEqual(fields)
     }
     expect(MODELS.InstantiateOperationResponseData.fields!.at(-1)).toMatchObject({ name: 'InitialState', type: 'EntityDefaultStateData' })
     expect(MODELS.RoomEventData.fields!.every((f) => f.assumed)).toBe(true)
     expect(MODELS.CreateRoomData.fields!.some((f) => f.assumed)).toBe(false)
   })
 
-  it('the message registry is the guide\'s §6–7 tables (ids, names, payload models); models it does not detail are decoded generically', () => {
-    const reg = allMessages().filter((m) => m.kind === 'core' || m.kind === 'entangle').map((m) => [m.id, m.name, m.request, m.response])
+  it("the message registry is the guide's §6–7 tables (ids, names, payload models); models it does not detail are decoded generically", () => {
+    const reg = allMessages()
+      .filter((m) => m.kind === 'core' || m.kind === 'entangle')
+      .map((m) => [m.id, m.name, m.request, m.response])
     expect(reg).toEqual(GUIDE_REGISTRY)
     for (const m of allMessages()) {
       for (const model of [m.request, m.response]) {

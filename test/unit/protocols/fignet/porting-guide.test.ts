@@ -61,10 +61,12 @@ beforeEach(() => resetFrames())
 
 describe('1. the EnableCheckSum magic', () => {
   it('is exported as the value on the wire; a wrong one is a warning naming the bytes and 0xC0DE', () => {
-    const { messages } = runEngine(enetSession([
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'app'), { prefix: [0xde, 0xc0] }) },
-      { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', ''), { prefix: [0xef, 0xbe] }) }
-    ]))
+    const { messages } = runEngine(
+      enetSession([
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'app'), { prefix: [0xde, 0xc0] }) },
+        { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', ''), { prefix: [0xef, 0xbe] }) }
+      ])
+    )
     const [req, reply] = figs(messages)
     expect(value(req).magic).toBe(0xc0de)
     expect(req.warnings.join('\n')).not.toMatch(/EnableCheckSum magic/)
@@ -74,7 +76,9 @@ describe('1. the EnableCheckSum magic', () => {
     expect(reply.error).toBeNull()
     expect(value(reply).magic).toBe(0xbeef)
     expect(JSON.parse(messageText(reply)).value.magic).toBe(48879)
-    expect(reply.warnings).toContain('EnableCheckSum magic: bytes EF BE (0xBEEF) seen, 0xC0DE (DE C0) expected; the providers drop messages whose magic does not match')
+    expect(reply.warnings).toContain(
+      'EnableCheckSum magic: bytes EF BE (0xBEEF) seen, 0xC0DE (DE C0) expected; the providers drop messages whose magic does not match'
+    )
     const magic = find(reply.tree, 'fignet.magic')
     expect(magic.value).toBe(0xbeef)
     expect([...rangeBytes(reply.sources, magic)]).toEqual([0xef, 0xbe])
@@ -86,12 +90,14 @@ describe('1. the EnableCheckSum magic', () => {
 describe('2. the prefix form, from evidence across messages', () => {
   it('a first message whose bytes 4–5 happen to form a registered id does not latch the 4-byte form', () => {
     const first = Uint8Array.from([0x01, 0x01, 0x00, 0x00, 0x60, 0xea, 0x01, 0x01])
-    const { messages } = runEngine(enetSession([
-      { dir: 'c2s', bytes: first },
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'secret', 'app')) },
-      { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', '')) },
-      { dir: 'c2s', bytes: env(60002, 0, PING) }
-    ]))
+    const { messages } = runEngine(
+      enetSession([
+        { dir: 'c2s', bytes: first },
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'secret', 'app')) },
+        { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', '')) },
+        { dir: 'c2s', bytes: env(60002, 0, PING) }
+      ])
+    )
     const fn = figs(messages)
     expect(fn.map((m) => m.name)).toEqual(['Message 257', 'RegisterIdentity', 'RegisterIdentity response', 'Ping'])
     const form = find(fn[0].tree, 'fignet.prefix_form')
@@ -109,12 +115,22 @@ describe('2. the prefix form, from evidence across messages', () => {
   })
 
   it('a 4-byte-prefixed conversation is read so while its messages support it, and revised when they stop', () => {
-    const event = writeModel(new MpWriter(), 'RoomEventData', { RoomId: 12, EventId: 7, DeliveryMethod: 1, Tag: 2, IsCached: false, UniqueId: 0, Data: [1, 2] }).done()
-    const { messages, conversations } = runEngine(enetSession([
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'old'), { prefix: [0x11, 0x22, 0x33, 0x44] }) },
-      { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', ''), { prefix: [0x55, 0x66, 0x77, 0x88] }) },
-      { dir: 'c2s', bytes: env(60406, 0, event) }
-    ]))
+    const event = writeModel(new MpWriter(), 'RoomEventData', {
+      RoomId: 12,
+      EventId: 7,
+      DeliveryMethod: 1,
+      Tag: 2,
+      IsCached: false,
+      UniqueId: 0,
+      Data: [1, 2]
+    }).done()
+    const { messages, conversations } = runEngine(
+      enetSession([
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'old'), { prefix: [0x11, 0x22, 0x33, 0x44] }) },
+        { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', ''), { prefix: [0x55, 0x66, 0x77, 0x88] }) },
+        { dir: 'c2s', bytes: env(60406, 0, event) }
+      ])
+    )
     const fn = figs(messages)
     expect(fn.map((m) => m.name)).toEqual(['RegisterIdentity', 'RegisterIdentity response', 'RoomEvent'])
     expect(find(fn[0].tree, 'fignet.hash').value).toBe(0x44332211)
@@ -127,12 +143,14 @@ describe('2. the prefix form, from evidence across messages', () => {
     for (const m of fn) expect(m.error, m.summary).toBeNull()
   })
 
-  it('after messages without a prefix, one message that reads better with 4 bytes is still read in the guide\'s form', () => {
-    const { messages } = runEngine(enetSession([
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
-      { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', '')) },
-      { dir: 'c2s', bytes: env(60002, 0, PING, { prefix: [0xaa, 0xbb, 0xcc, 0xdd] }) }
-    ]))
+  it("after messages without a prefix, one message that reads better with 4 bytes is still read in the guide's form", () => {
+    const { messages } = runEngine(
+      enetSession([
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
+        { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', '')) },
+        { dir: 'c2s', bytes: env(60002, 0, PING, { prefix: [0xaa, 0xbb, 0xcc, 0xdd] }) }
+      ])
+    )
     const odd = figs(messages)[2]
     expect(odd.name).toBe(`Message ${0xbbaa}`)
     expect(find(odd.tree, 'fignet.prefix_form').label).toMatch(/1 message support it against 2 for the guide's forms/)
@@ -164,7 +182,10 @@ describe('4. TransformLite with the byte-wide ConfigFlags of older builds', () =
   function instantiate(flags: number, width: 1 | 2, seq: number): { bytes: Uint8Array; expect: Record<string, number> } {
     const t = packTransform(flags, { x: 1.25, y: -2.5, z: 3.75, rot: [0, 0.5, 0, 0.866] })
     const w = new MpWriter().header(4).prim('uint', 7).prim('short', 3).prim('byte', 1)
-    w.header(3).bytes([...t.bytes]).prim(width === 1 ? 'byte' : 'ushort', flags).prim('ushort', seq)
+    w.header(3)
+      .bytes([...t.bytes])
+      .prim(width === 1 ? 'byte' : 'ushort', flags)
+      .prim('ushort', seq)
     return { bytes: w.done(), expect: t.expect }
   }
 
@@ -184,7 +205,13 @@ describe('4. TransformLite with the byte-wide ConfigFlags of older builds', () =
     const flags = find(m.tree, 'entangle.config_flags')
     expect([...rangeBytes(m.sources, flags)]).toEqual([0x23])
     expect(findAll(m.tree, 'entangle.config_flags.reserved')).toHaveLength(0)
-    for (const [key, name] of [['x', 'X'], ['y', 'Y'], ['z', 'Z'], ['rot_y', 'RotY'], ['rot_w', 'RotW']]) {
+    for (const [key, name] of [
+      ['x', 'X'],
+      ['y', 'Y'],
+      ['z', 'Z'],
+      ['rot_y', 'RotY'],
+      ['rot_w', 'RotW']
+    ]) {
       expect(find(m.tree, `entangle.transform.${key}`).value, key).toBe(old.expect[name])
     }
     checkRanges(m)
@@ -208,21 +235,28 @@ describe('4. TransformLite with the byte-wide ConfigFlags of older builds', () =
   })
 })
 
-describe('5. RequestOwnership\'s two field orders (§8.10)', () => {
+describe("5. RequestOwnership's two field orders (§8.10)", () => {
   /** The broadcast table's order: RoomId, EntityNetId, IsLocked, EntityType. */
   const broadcast = (owner: number, entity: number, locked: boolean, type: number) =>
     new MpWriter().header(4).prim('uint', owner).prim('uint', entity).prim('bool', locked).prim('byte', type).done()
 
-  it('a broadcast in the broadcast table\'s order is read in that order, and the tree says why', () => {
+  it("a broadcast in the broadcast table's order is read in that order, and the tree says why", () => {
     const bytes = broadcast(5, 0x0304, true, 1)
-    const { messages } = runEngine(enetSession([
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
-      { dir: 's2c', bytes: env(60407, 0, bytes) }
-    ]))
+    const { messages } = runEngine(
+      enetSession([
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
+        { dir: 's2c', bytes: env(60407, 0, bytes) }
+      ])
+    )
     const m = figs(messages)[1]
     expect(m.error).toBeNull()
     expect(m.summary).toBe('RequestOwnerShip owner 5 entity 772 locked')
-    expect(value(m).payload).toMatchObject({ RoomId: { value: 5 }, EntityNetId: { value: 772 }, IsLocked: { value: true }, EntityType: { value: 1, name: 'Agent' } })
+    expect(value(m).payload).toMatchObject({
+      RoomId: { value: 5 },
+      EntityNetId: { value: 772 },
+      IsLocked: { value: true },
+      EntityType: { value: 1, name: 'Agent' }
+    })
     expect(Object.keys(value(m).payload as object)).toEqual(['RoomId', 'EntityNetId', 'IsLocked', 'EntityType'])
     expect(m.warnings.join('\n')).not.toMatch(/bool at/)
     const order = find(m.tree, 'entangle.field_order')
@@ -251,19 +285,33 @@ describe('6. NetworkedObjectBinary.Data, AppKey and the handshake order', () => 
     const object = new MpWriter().header(1).string('hp').done()
     const neither = Uint8Array.from([5, 1])
     const state = {
-      RoomId: 1, NetworkId: 2, EntityType: 2,
-      State: { DeliveryMethod: 1, Delta: [{ Key: 1, Data: [...union] }, { Key: 2, Data: [...object] }, { Key: 3, Data: [...neither] }], SequenceNumber: 3 }
+      RoomId: 1,
+      NetworkId: 2,
+      EntityType: 2,
+      State: {
+        DeliveryMethod: 1,
+        Delta: [
+          { Key: 1, Data: [...union] },
+          { Key: 2, Data: [...object] },
+          { Key: 3, Data: [...neither] }
+        ],
+        SequenceNumber: 3
+      }
     }
     const bytes = writeModel(new MpWriter(), 'EntityStateChangeOperationData', state).done()
-    const { messages } = runEngine(enetSession([
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
-      { dir: 'c2s', bytes: env(60402, 0, bytes) }
-    ]))
+    const { messages } = runEngine(
+      enetSession([
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
+        { dir: 'c2s', bytes: env(60402, 0, bytes) }
+      ])
+    )
     const m = figs(messages)[1]
     expect(m.error).toBeNull()
     const values = findAll(m.tree, 'entangle.data.value')
     expect(values.map((n) => n.label.split(':')[0].split(';')[0])).toEqual([
-      'Data (MemoryPack union, tag 0, 2 members)', 'Data (MemoryPack object, 1 member)', 'Data (MemoryPack)'
+      'Data (MemoryPack union, tag 0, 2 members)',
+      'Data (MemoryPack object, 1 member)',
+      'Data (MemoryPack)'
     ])
     expect(values[0].label).toMatch(/only the union reading fits \(the server registers a union only for RoomSeatsData, §9\.2\)/)
     expect(values[2].label).toBe('Data (MemoryPack): neither one MemoryPack object nor a union of one; kept as bytes')
@@ -287,12 +335,14 @@ describe('6. NetworkedObjectBinary.Data, AppKey and the handshake order', () => 
   it('AppKey and its IsSuccess reply have named fields; AppKey in order is not flagged', () => {
     const key = new MpWriter().header(1).string('my-app-key').done()
     const ok = new MpWriter().header(1).prim('bool', true).done()
-    const { messages } = runEngine(enetSession([
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
-      { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', '')) },
-      { dir: 'c2s', bytes: env(60304, 2, key) },
-      { dir: 's2c', bytes: env(60304, 2, ok) }
-    ]))
+    const { messages } = runEngine(
+      enetSession([
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) },
+        { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, '', '')) },
+        { dir: 'c2s', bytes: env(60304, 2, key) },
+        { dir: 's2c', bytes: env(60304, 2, ok) }
+      ])
+    )
     const [, , req, reply] = figs(messages)
     expect(req.summary).toBe('AppKey #2 key="my-app-key"')
     const k = find(req.tree, 'entangle.app_key')
@@ -311,11 +361,19 @@ describe('6. NetworkedObjectBinary.Data, AppKey and the handshake order', () => 
 
   for (const [what, before, pattern] of [
     ['before any RegisterIdentity', [], /AppKey \(60304\) before any RegisterIdentity \(60000\)/],
-    ['before the RegisterIdentity reply', [{ dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) }], /AppKey \(60304\) before the RegisterIdentity \(60000\) reply/],
-    ['after a rejected RegisterIdentity', [
-      { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'bad', 'a')) },
-      { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, 'invalid', 'wrong secret')) }
-    ], /AppKey \(60304\) after a rejected RegisterIdentity \(60000\)/]
+    [
+      'before the RegisterIdentity reply',
+      [{ dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'k', 'a')) }],
+      /AppKey \(60304\) before the RegisterIdentity \(60000\) reply/
+    ],
+    [
+      'after a rejected RegisterIdentity',
+      [
+        { dir: 'c2s', bytes: env(60000, 1, registerIdentity(1, 'bad', 'a')) },
+        { dir: 's2c', bytes: env(60000, 1, registerIdentity(0, 'invalid', 'wrong secret')) }
+      ],
+      /AppKey \(60304\) after a rejected RegisterIdentity \(60000\)/
+    ]
   ] as const) {
     it(`flags an out-of-order handshake: AppKey ${what}`, () => {
       const { messages } = runEngine(enetSession([...before, { dir: 'c2s', bytes: env(60304, 2, new MpWriter().header(1).string('key').done()) }]))

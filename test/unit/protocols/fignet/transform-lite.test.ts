@@ -10,8 +10,19 @@ import { rng } from '../../helpers/rng'
 import { MpWriter, packTransform, writeModel, type TransformInput } from './encoders'
 import { checkLeaves, checkNesting, find, findAll } from './helpers'
 
-const BIT_KEYS = ['include_z', 'include_rotation', 'include_scale_x', 'include_scale_y', 'include_scale_z', 'half_precision_1000', 'half_precision_100',
-  'half_precision_10', 'include_linear_velocity', 'include_angular_velocity', 'velocity_half_precision_100']
+const BIT_KEYS = [
+  'include_z',
+  'include_rotation',
+  'include_scale_x',
+  'include_scale_y',
+  'include_scale_z',
+  'half_precision_1000',
+  'half_precision_100',
+  'half_precision_10',
+  'include_linear_velocity',
+  'include_angular_velocity',
+  'velocity_half_precision_100'
+]
 
 function randomTransform(rand: () => number): TransformInput {
   const r = (s: number) => (rand() - 0.5) * s

@@ -63,7 +63,16 @@ describe('the real ENet capture (npm enet, FigNet envelopes inside)', () => {
     }
     // the ACKs, PINGs and the fragments still waiting are among the enet ones
     const enetNames = new Set(full.messages.filter((m) => m.protocol === 'enet').map((m) => m.name))
-    expect([...enetNames].sort()).toEqual(['ACKNOWLEDGE', 'BANDWIDTH_LIMIT', 'CONNECT', 'DISCONNECT', 'PING', 'SEND_FRAGMENT', 'SEND_UNRELIABLE_FRAGMENT', 'VERIFY_CONNECT'])
+    expect([...enetNames].sort()).toEqual([
+      'ACKNOWLEDGE',
+      'BANDWIDTH_LIMIT',
+      'CONNECT',
+      'DISCONNECT',
+      'PING',
+      'SEND_FRAGMENT',
+      'SEND_UNRELIABLE_FRAGMENT',
+      'VERIFY_CONNECT'
+    ])
   })
 
   it('keeps the conversation fignet over ENet', () => {
@@ -124,7 +133,11 @@ describe('LiteNetLib built with the test encoders', () => {
     const s2c = (b: Uint8Array) => udpFrame(S, 9050, C, 50000, b)
     const t = ticksAt(1_700_000_000)
     const ro = channelId(0, DELIVERY.ReliableOrdered)
-    const big = envelope(60002, 0, Array.from({ length: 1500 }, (_, i) => i & 0xff))
+    const big = envelope(
+      60002,
+      0,
+      Array.from({ length: 1500 }, (_, i) => i & 0xff)
+    )
     const parts = splitParts(big, 1000)
     return [
       c2s(p.connectRequest({ connectionTime: t, address: socketAddress(S, 9050) })), // litenetlib
@@ -150,7 +163,18 @@ describe('LiteNetLib built with the test encoders', () => {
       expect(count(run.messages)).toEqual({ litenetlib: 10, fignet: 3 })
       expect(run.messages.filter((m) => m.protocol === 'fignet').map(lastFrame)).toEqual([3, 9, 10])
       const names = run.messages.filter((m) => m.protocol === 'litenetlib').map((m) => m.name)
-      expect(names).toEqual(['ConnectRequest', 'ConnectAccept', 'Ack', 'Ping', 'Pong', 'MtuCheck', 'Fragment', 'Fragment', 'Disconnect', 'Incomplete fragmented payload'])
+      expect(names).toEqual([
+        'ConnectRequest',
+        'ConnectAccept',
+        'Ack',
+        'Ping',
+        'Pong',
+        'MtuCheck',
+        'Fragment',
+        'Fragment',
+        'Disconnect',
+        'Incomplete fragmented payload'
+      ])
       for (const m of run.messages) {
         expect(m.stack).toEqual(m.protocol === 'fignet' ? ['udp', 'litenetlib', 'fignet'] : ['udp', 'litenetlib'])
         expect(m.error === null).toBe(m.name !== 'Incomplete fragmented payload')

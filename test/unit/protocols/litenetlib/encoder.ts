@@ -6,8 +6,24 @@
 export type Version = '0.9' | '1.x' | '2.x'
 
 const NAMES_1 = [
-  'Unreliable', 'Channeled', 'Ack', 'Ping', 'Pong', 'ConnectRequest', 'ConnectAccept', 'Disconnect', 'UnconnectedMessage',
-  'MtuCheck', 'MtuOk', 'Broadcast', 'Merged', 'ShutdownOk', 'PeerNotFound', 'InvalidProtocol', 'NatMessage', 'Empty'
+  'Unreliable',
+  'Channeled',
+  'Ack',
+  'Ping',
+  'Pong',
+  'ConnectRequest',
+  'ConnectAccept',
+  'Disconnect',
+  'UnconnectedMessage',
+  'MtuCheck',
+  'MtuOk',
+  'Broadcast',
+  'Merged',
+  'ShutdownOk',
+  'PeerNotFound',
+  'InvalidProtocol',
+  'NatMessage',
+  'Empty'
 ] as const
 export type PacketName = (typeof NAMES_1)[number] | 'ReliableMerged'
 
@@ -31,9 +47,21 @@ export function concat(...parts: (Uint8Array | number[])[]): Uint8Array {
   return Uint8Array.from(Buffer.concat(parts.map((p) => Buffer.from(p instanceof Uint8Array ? p : Uint8Array.from(p)))))
 }
 
-export const u16 = (v: number) => { const b = Buffer.alloc(2); b.writeUInt16LE(v & 0xffff); return Uint8Array.from(b) }
-export const i32 = (v: number) => { const b = Buffer.alloc(4); b.writeInt32LE(v | 0); return Uint8Array.from(b) }
-export const i64 = (v: bigint) => { const b = Buffer.alloc(8); b.writeBigInt64LE(v); return Uint8Array.from(b) }
+export const u16 = (v: number) => {
+  const b = Buffer.alloc(2)
+  b.writeUInt16LE(v & 0xffff)
+  return Uint8Array.from(b)
+}
+export const i32 = (v: number) => {
+  const b = Buffer.alloc(4)
+  b.writeInt32LE(v | 0)
+  return Uint8Array.from(b)
+}
+export const i64 = (v: bigint) => {
+  const b = Buffer.alloc(8)
+  b.writeBigInt64LE(v)
+  return Uint8Array.from(b)
+}
 
 /** Byte 0: property in bits 0-4, connection number in bits 5-6, fragmented flag in bit 7. */
 export function firstByte(version: Version, name: PacketName, o: { connectionNumber?: number; fragmented?: boolean } = {}): number {
@@ -85,7 +113,14 @@ export interface Packets {
   ackSequenced(chId: number, seq: number): Uint8Array
   ping(seq: number): Uint8Array
   pong(seq: number, ticks: bigint): Uint8Array
-  connectRequest(o: { protocolId?: number; connectionTime: bigint; peerId?: number; address: Uint8Array; connectData?: Uint8Array; connectionNumber?: number }): Uint8Array
+  connectRequest(o: {
+    protocolId?: number
+    connectionTime: bigint
+    peerId?: number
+    address: Uint8Array
+    connectData?: Uint8Array
+    connectionNumber?: number
+  }): Uint8Array
   connectAccept(o: { connectionTime: bigint; connectionNumber: number; reused?: boolean; peerId?: number }): Uint8Array
   networkChanged(o: { connectionTime: bigint; connectionNumber: number; peerId: number }): Uint8Array
   disconnect(connectionTime: bigint, data?: Uint8Array): Uint8Array
@@ -102,7 +137,8 @@ export function packets(version: Version): Packets {
   return {
     unreliable: (payload) => concat(fb('Unreliable'), payload),
     channeled: (seq, chId, payload) => concat(fb('Channeled'), u16(seq), [chId], payload),
-    fragment: (seq, chId, fragmentId, part, total, data) => concat(fb('Channeled', { fragmented: true }), u16(seq), [chId], u16(fragmentId), u16(part), u16(total), data),
+    fragment: (seq, chId, fragmentId, part, total, data) =>
+      concat(fb('Channeled', { fragmented: true }), u16(seq), [chId], u16(fragmentId), u16(part), u16(total), data),
     reliableMerged: (seq, chId, payloads) => concat(fb('ReliableMerged'), u16(seq), [chId], ...payloads.flatMap((p) => [u16(p.length), p])),
     ackWindow: (chId, windowStart, acked, window = 64) => {
       const bits = new Uint8Array(Math.floor((window - 1) / 8) + 2)
@@ -118,7 +154,15 @@ export function packets(version: Version): Packets {
     connectRequest: (o) => {
       const id = o.protocolId ?? (version === '0.9' ? 11 : 13)
       const peer = version === '0.9' ? [] : i32(o.peerId ?? 0)
-      return concat(fb('ConnectRequest', { connectionNumber: o.connectionNumber }), i32(id), i64(o.connectionTime), peer, [o.address.length], o.address, o.connectData ?? [])
+      return concat(
+        fb('ConnectRequest', { connectionNumber: o.connectionNumber }),
+        i32(id),
+        i64(o.connectionTime),
+        peer,
+        [o.address.length],
+        o.address,
+        o.connectData ?? []
+      )
     },
     connectAccept: (o) => {
       const peer = version === '0.9' ? [] : i32(o.peerId ?? 0)
@@ -149,7 +193,7 @@ export function splitParts(payload: Uint8Array, partSize: number): Uint8Array[] 
 /** Deterministic bytes for payloads. */
 export function bytesOf(n: number, seed: number): Uint8Array {
   const b = new Uint8Array(n)
-  let x = seed * 2654435761 >>> 0
+  let x = (seed * 2654435761) >>> 0
   for (let i = 0; i < n; i++) {
     x = (x * 1103515245 + 12345) >>> 0
     b[i] = x >>> 24

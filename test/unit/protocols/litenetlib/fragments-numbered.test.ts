@@ -29,7 +29,9 @@ describe('FragmentAssembler.addNumbered', () => {
       const c = complete(last!)
       expect(hex(c.bytes)).toBe(hex(msg))
       expect(c.frames).toEqual([10, 11, 12, 13])
-      expect(c.pieces.map((p) => [p.number, p.offset, p.length, p.frame])).toEqual([0, 1, 2, 3].map((n) => [n, n * 1000, parts[n].length, 10 + order.indexOf(n)]))
+      expect(c.pieces.map((p) => [p.number, p.offset, p.length, p.frame])).toEqual(
+        [0, 1, 2, 3].map((n) => [n, n * 1000, parts[n].length, 10 + order.indexOf(n)])
+      )
       expect(a.pendingBytes).toBe(0)
     }
   })
@@ -48,12 +50,27 @@ describe('FragmentAssembler.addNumbered', () => {
 
   it('rejects bad numbers and counts, disagreeing counts, and offset-mode entries under the same key', () => {
     const a = new FragmentAssembler({ maxFragmentCount: 100 })
-    expect(a.addNumbered(0, { id: 1, count: 3, number: 3 }, parts[0], 1, 0)).toEqual({ kind: 'error', message: 'part #3 of 3 (message id 1, channel 0): part number 3 is outside 0..2' })
-    expect(a.addNumbered(0, { id: 1, count: 0, number: 0 }, parts[0], 1, 0)).toMatchObject({ kind: 'error', message: expect.stringContaining('part count 0 is not positive') })
-    expect(a.addNumbered(0, { id: 1, count: 101, number: 0 }, parts[0], 1, 0)).toMatchObject({ kind: 'error', message: expect.stringContaining('over the limit of 100') })
-    expect(a.addNumbered(0, { id: -1, count: 2, number: 0 }, parts[0], 1, 0)).toMatchObject({ kind: 'error', message: expect.stringContaining('invalid message id') })
+    expect(a.addNumbered(0, { id: 1, count: 3, number: 3 }, parts[0], 1, 0)).toEqual({
+      kind: 'error',
+      message: 'part #3 of 3 (message id 1, channel 0): part number 3 is outside 0..2'
+    })
+    expect(a.addNumbered(0, { id: 1, count: 0, number: 0 }, parts[0], 1, 0)).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('part count 0 is not positive')
+    })
+    expect(a.addNumbered(0, { id: 1, count: 101, number: 0 }, parts[0], 1, 0)).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('over the limit of 100')
+    })
+    expect(a.addNumbered(0, { id: -1, count: 2, number: 0 }, parts[0], 1, 0)).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('invalid message id')
+    })
     a.addNumbered(0, { id: 2, count: 3, number: 0 }, parts[0], 1, 0)
-    expect(a.addNumbered(0, { id: 2, count: 4, number: 1 }, parts[1], 2, 0)).toMatchObject({ kind: 'error', message: expect.stringContaining('part count 4 disagrees with the first part of message id 2 (3)') })
+    expect(a.addNumbered(0, { id: 2, count: 4, number: 1 }, parts[1], 2, 0)).toMatchObject({
+      kind: 'error',
+      message: expect.stringContaining('part count 4 disagrees with the first part of message id 2 (3)')
+    })
     // The same key used by the offset path is another message: refused, not mixed.
     expect(a.add(0, { startSeq: 2, count: 3, number: 1, totalLength: 3000, offset: 1000 }, parts[1], 3, 0).kind).toBe('error')
   })
@@ -75,6 +92,19 @@ describe('FragmentAssembler.addNumbered', () => {
     const inc = b.incomplete()
     expect(inc.filter((x) => x.state === 'evicted').length).toBeGreaterThan(10)
     const pending = inc.filter((x) => x.state === 'pending')
-    expect(pending[pending.length - 1]).toEqual({ channel: 0, startSeq: 19, count: 3, totalLength: 0, receivedBytes: 1000, received: 1, missing: [0, 2], missingCount: 2, frames: [20], firstTime: 19, lastTime: 19, state: 'pending' })
+    expect(pending[pending.length - 1]).toEqual({
+      channel: 0,
+      startSeq: 19,
+      count: 3,
+      totalLength: 0,
+      receivedBytes: 1000,
+      received: 1,
+      missing: [0, 2],
+      missingCount: 2,
+      frames: [20],
+      firstTime: 19,
+      lastTime: 19,
+      state: 'pending'
+    })
   })
 })

@@ -49,7 +49,11 @@ export function harness(o: { recording?: boolean; fragmentLimits?: FragmentLimit
   const clients: WireDir[] = []
   const notes: string[] = []
   const ctx: DecoderContext = {
-    conversationId: 1, keys: undefined, a: '10.0.0.1:50000', b: '10.0.0.2:9050', recording,
+    conversationId: 1,
+    keys: undefined,
+    a: '10.0.0.1:50000',
+    b: '10.0.0.2:9050',
+    recording,
     setClient: (d) => void clients.push(d),
     get clientDir() {
       return clients[0] ?? 'a2b'
@@ -102,31 +106,49 @@ export const lit = (m: MessageOut) => (m.value as { litenetlib: Record<string, u
 /** Fields whose value is computed from its byte(s) rather than read as a plain little-endian number. */
 function expected(n: FieldNode, b: Buffer): unknown {
   switch (n.key) {
-    case 'litenetlib.property': return b[0] & 0x1f
-    case 'litenetlib.connection_number': return (b[0] >> 5) & 3
-    case 'litenetlib.fragmented': return (b[0] & 0x80) !== 0
-    case 'litenetlib.channel': return b[0] >> 2
-    case 'litenetlib.delivery': return b[0] & 3
-    case 'litenetlib.ack_window_size': return (b.length - 1) * 8
-    case 'litenetlib.address_port': return b.readUInt16BE(0)
-    case 'litenetlib.address_flowinfo': return b.readUInt32BE(0)
-    case 'litenetlib.address_family': return b.readUInt16LE(0)
+    case 'litenetlib.property':
+      return b[0] & 0x1f
+    case 'litenetlib.connection_number':
+      return (b[0] >> 5) & 3
+    case 'litenetlib.fragmented':
+      return (b[0] & 0x80) !== 0
+    case 'litenetlib.channel':
+      return b[0] >> 2
+    case 'litenetlib.delivery':
+      return b[0] & 3
+    case 'litenetlib.ack_window_size':
+      return (b.length - 1) * 8
+    case 'litenetlib.address_port':
+      return b.readUInt16BE(0)
+    case 'litenetlib.address_flowinfo':
+      return b.readUInt32BE(0)
+    case 'litenetlib.address_family':
+      return b.readUInt16LE(0)
     case 'litenetlib.address_ip':
       return b.length === 4 ? [...b].join('.') : undefined // IPv6 text is checked by the address tests
-    case 'litenetlib.key': return b.toString('utf8')
-    case 'litenetlib.key_length': return b.length === 2 ? b.readUInt16LE(0) : b.readInt32LE(0)
+    case 'litenetlib.key':
+      return b.toString('utf8')
+    case 'litenetlib.key_length':
+      return b.length === 2 ? b.readUInt16LE(0) : b.readInt32LE(0)
     case 'litenetlib.property_name':
     case 'litenetlib.ack_acked':
       return undefined // names and lists: checked by the tests that know them
   }
   switch (n.type) {
-    case 'u8': return b[0]
-    case 'u16': return b.readUInt16LE(0)
-    case 'u32': return b.readUInt32LE(0)
-    case 'i32': return b.readInt32LE(0)
-    case 'i64': return b.readBigInt64LE(0)
-    case 'bytes': return hex(b)
-    default: return undefined
+    case 'u8':
+      return b[0]
+    case 'u16':
+      return b.readUInt16LE(0)
+    case 'u32':
+      return b.readUInt32LE(0)
+    case 'i32':
+      return b.readInt32LE(0)
+    case 'i64':
+      return b.readBigInt64LE(0)
+    case 'bytes':
+      return hex(b)
+    default:
+      return undefined
   }
 }
 
@@ -137,7 +159,9 @@ export function checkRanges(m: MessageOut): number {
     if (n.source === undefined) return
     const src = m.draft.sources[n.source]
     expect(src, `source of ${n.key}`).toBeDefined()
-    expect(n.start! >= 0 && n.length! >= 0 && n.start! + n.length! <= src.bytes.length, `${n.key} range ${n.start}+${n.length} in ${src.bytes.length}`).toBe(true)
+    expect(n.start! >= 0 && n.length! >= 0 && n.start! + n.length! <= src.bytes.length, `${n.key} range ${n.start}+${n.length} in ${src.bytes.length}`).toBe(
+      true
+    )
     if (n.children) return
     const b = Buffer.from(src.bytes.subarray(n.start!, n.start! + n.length!))
     const want = expected(n, b)

@@ -54,7 +54,11 @@ describe('LiteNetLib malformed input', () => {
               }
               if (recording) checkRanges(m)
             }
-            if (n < s.min) expect(ms.some((m) => m.draft.error !== null), `${s.name} cut to ${n} bytes (needs ${s.min})`).toBe(true)
+            if (n < s.min)
+              expect(
+                ms.some((m) => m.draft.error !== null),
+                `${s.name} cut to ${n} bytes (needs ${s.min})`
+              ).toBe(true)
           }
         }
         expect(errors).toBeGreaterThan(50)
@@ -137,7 +141,10 @@ describe('LiteNetLib malformed input', () => {
   })
 
   it('unknown properties are errors at offset 0 in each table', () => {
-    for (const [version, first] of [['1.x', 18], ['2.x', 19]] as const) {
+    for (const [version, first] of [
+      ['1.x', 18],
+      ['2.x', 19]
+    ] as const) {
       const h = harness()
       h.send(c2s, packets(version).connectRequest({ connectionTime: 1n, address: socketAddress('10.0.0.2', 1) }))
       for (let p = first; p < 32; p++) {

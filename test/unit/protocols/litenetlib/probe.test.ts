@@ -9,7 +9,9 @@ describe('probeLiteNetLib', () => {
   it('is near certain for a ConnectRequest of 0.9, 1.x and 2.x (IPv4 and IPv6)', () => {
     for (const v of ['0.9', '1.x', '2.x'] as const) {
       const P = packets(v)
-      expect(probeLiteNetLib(P.connectRequest({ connectionTime: 5n, peerId: 1, address: socketAddress('10.0.0.2', 9050), connectData: netString(v, 'key') }))).toBeGreaterThanOrEqual(95)
+      expect(
+        probeLiteNetLib(P.connectRequest({ connectionTime: 5n, peerId: 1, address: socketAddress('10.0.0.2', 9050), connectData: netString(v, 'key') }))
+      ).toBeGreaterThanOrEqual(95)
       expect(probeLiteNetLib(P.connectRequest({ connectionTime: 5n, address: socketAddress('::1', 9050) }))).toBeGreaterThanOrEqual(95)
     }
   })

@@ -18,12 +18,23 @@ function session(version: Version, recording = true) {
   const h = harness({ recording })
   const connectionTime = ticksAt(1_700_000_000.5)
   const pay = (n: number, seed: number) => bytesOf(n, seed)
-  const A = pay(20, 1), B = pay(7, 2), C = pay(12, 3), D = pay(5, 4), E = pay(9, 5), G = pay(30, 6), H = pay(11, 7), I = pay(13, 8)
-  const U = pay(6, 9), BC = pay(4, 10)
+  const A = pay(20, 1),
+    B = pay(7, 2),
+    C = pay(12, 3),
+    D = pay(5, 4),
+    E = pay(9, 5),
+    G = pay(30, 6),
+    H = pay(11, 7),
+    I = pay(13, 8)
+  const U = pay(6, 9),
+    BC = pay(4, 10)
   const F = pay(2500, 11)
   const parts = splitParts(F, 1000)
 
-  const req = h.send(c2s, P.connectRequest({ connectionTime, peerId: 5, address: socketAddress('10.0.0.2', 9050), connectData: netString(version, 'fignet-key') }))
+  const req = h.send(
+    c2s,
+    P.connectRequest({ connectionTime, peerId: 5, address: socketAddress('10.0.0.2', 9050), connectData: netString(version, 'fignet-key') })
+  )
   const acc = h.send(s2c, P.connectAccept({ connectionTime, connectionNumber: 1, peerId: 3 }), 0.02)
   const fA = h.send(c2s, P.channeled(0, RO, A))
   const fB = h.send(c2s, P.channeled(0, RU, B))
@@ -51,7 +62,45 @@ function session(version: Version, recording = true) {
   const disc = h.send(c2s, P.disconnect(connectionTime, Uint8Array.from([1, 2, 3])))
   const shut = h.send(s2c, P.simple('ShutdownOk'))
   h.finish()
-  return { h, P, A, B, C, D, E, F, G, H, I, U, BC, req, acc, fA, fB, fC, fD, fE, ackA, ackE, ping, pong, p0, p1, p2, p0again, lost, merged, mergedEnd, rm, unconnected, broadcast, disc, shut, connectionTime }
+  return {
+    h,
+    P,
+    A,
+    B,
+    C,
+    D,
+    E,
+    F,
+    G,
+    H,
+    I,
+    U,
+    BC,
+    req,
+    acc,
+    fA,
+    fB,
+    fC,
+    fD,
+    fE,
+    ackA,
+    ackE,
+    ping,
+    pong,
+    p0,
+    p1,
+    p2,
+    p0again,
+    lost,
+    merged,
+    mergedEnd,
+    rm,
+    unconnected,
+    broadcast,
+    disc,
+    shut,
+    connectionTime
+  }
 }
 
 for (const version of ['0.9', '1.x', '2.x'] as const) {
@@ -71,15 +120,32 @@ for (const version of ['0.9', '1.x', '2.x'] as const) {
     it('gives one message per packet with the expected names, stacks and protocols', () => {
       const names = h.out.map((m) => `${m.dir} ${m.name}`)
       const expectedNames = [
-        'a2b ConnectRequest', 'b2a ConnectAccept',
-        'a2b Payload', 'a2b Payload', 'a2b Payload', 'a2b Payload', 'b2a Payload',
-        'b2a Ack', 'a2b Ack', 'a2b Ping', 'b2a Pong',
-        'a2b Fragment', 'a2b Fragment', 'a2b Fragment', 'a2b Payload',
-        'a2b Fragment', 'a2b Fragment',
-        'b2a Payload', 'b2a Ack', 'b2a Ping', 'b2a Ping',
+        'a2b ConnectRequest',
+        'b2a ConnectAccept',
+        'a2b Payload',
+        'a2b Payload',
+        'a2b Payload',
+        'a2b Payload',
+        'b2a Payload',
+        'b2a Ack',
+        'a2b Ack',
+        'a2b Ping',
+        'b2a Pong',
+        'a2b Fragment',
+        'a2b Fragment',
+        'a2b Fragment',
+        'a2b Payload',
+        'a2b Fragment',
+        'a2b Fragment',
+        'b2a Payload',
+        'b2a Ack',
+        'b2a Ping',
+        'b2a Ping',
         ...(version === '2.x' ? ['a2b Payload', 'a2b Payload'] : []),
-        'a2b Payload', 'a2b Payload',
-        'a2b Disconnect', 'b2a ShutdownOk',
+        'a2b Payload',
+        'a2b Payload',
+        'a2b Disconnect',
+        'b2a ShutdownOk',
         'a2b Incomplete fragmented payload'
       ]
       expect(names).toEqual(expectedNames)
@@ -105,7 +171,12 @@ for (const version of ['0.9', '1.x', '2.x'] as const) {
         [s.E, 'b2a', 3, 'ReliableSequenced'],
         [s.F, 'a2b', 0, 'ReliableOrdered'],
         [s.G, 'b2a', 1, 'ReliableOrdered'],
-        ...(version === '2.x' ? ([[s.H, 'a2b', 0, 'ReliableOrdered'], [s.I, 'a2b', 0, 'ReliableOrdered']] as [Uint8Array, string, number, string][]) : []),
+        ...(version === '2.x'
+          ? ([
+              [s.H, 'a2b', 0, 'ReliableOrdered'],
+              [s.I, 'a2b', 0, 'ReliableOrdered']
+            ] as [Uint8Array, string, number, string][])
+          : []),
         [s.U, 'a2b', 0, 'Unconnected'],
         [s.BC, 'a2b', 0, 'Broadcast']
       ]
@@ -150,7 +221,9 @@ for (const version of ['0.9', '1.x', '2.x'] as const) {
         protocolId: version === '0.9' ? 11 : 13,
         connectionTime: s.connectionTime,
         ...(version === '0.9' ? {} : { peerId: 5 }),
-        address: '10.0.0.2:9050', addressFamily: 2, key: 'fignet-key'
+        address: '10.0.0.2:9050',
+        addressFamily: 2,
+        key: 'fignet-key'
       })
       expect(m.summary).toContain('key="fignet-key"')
       expect(findAll(m.draft.tree.roots, 'litenetlib.address')[0].label).toBe('Target address: 10.0.0.2:9050')
@@ -227,7 +300,18 @@ for (const version of ['0.9', '1.x', '2.x'] as const) {
 
     it('the row pass (no tree) gives the same messages', () => {
       const fast = session(version, false)
-      const strip = (m: (typeof h.out)[number]) => ({ dir: m.dir, frames: m.frames, time: m.time, protocol: m.protocol, stack: m.stack, name: m.name, summary: m.summary, value: m.value, error: m.draft.error, warnings: m.draft.warnings })
+      const strip = (m: (typeof h.out)[number]) => ({
+        dir: m.dir,
+        frames: m.frames,
+        time: m.time,
+        protocol: m.protocol,
+        stack: m.stack,
+        name: m.name,
+        summary: m.summary,
+        value: m.value,
+        error: m.draft.error,
+        warnings: m.draft.warnings
+      })
       expect(fast.h.out.map(strip)).toEqual(h.out.map(strip))
       for (const m of fast.h.out) expect(m.draft.tree.roots).toEqual([])
     })

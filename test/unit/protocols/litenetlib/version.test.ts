@@ -20,8 +20,12 @@ describe('LiteNetLib version without a ConnectRequest', () => {
     expect(h.t.version).toMatchObject({ version: '2.x', certain: false })
     expect(h.of(ping.frame)[0].name).toBe('Ping')
     const tree = h.of(ping.frame)[0].draft.tree.roots
-    expect(findAll(tree, 'litenetlib.version')[0].label).toContain('LiteNetLib 2.x (2.x table): no ConnectRequest seen; packet sizes so far favour the 2.x table')
-    expect(findAll(tree, 'litenetlib.version')[0].label).toContain(`frame ${ping.frame}: a 3-byte datagram with property 4 fits as Ping in the 2.x table, not as Pong in the 0.9/1.x table`)
+    expect(findAll(tree, 'litenetlib.version')[0].label).toContain(
+      'LiteNetLib 2.x (2.x table): no ConnectRequest seen; packet sizes so far favour the 2.x table'
+    )
+    expect(findAll(tree, 'litenetlib.version')[0].label).toContain(
+      `frame ${ping.frame}: a 3-byte datagram with property 4 fits as Ping in the 2.x table, not as Pong in the 0.9/1.x table`
+    )
 
     const ack = h.send(s2c, P.ackWindow(RO, 0, [0])) // property 3, 13 bytes: an Ack in 2.x, a Ping in 1.x
     expect(h.t.version.reason).toContain('packet sizes fit only the 2.x table')

@@ -5,13 +5,35 @@ import { describe, it, expect } from 'vitest'
 import { DecodeError, type FieldReader } from '../../../../src-shared/bytes/reader'
 import { jsonText } from '../../../../src-shared/export/json'
 import {
-  partialBody, readDisconnectMessage, readEvent, readMessageObject, readOperationRequest, readOperationResponse, readTypedValue,
-  type GpOptions, type GpVersion
+  partialBody,
+  readDisconnectMessage,
+  readEvent,
+  readMessageObject,
+  readOperationRequest,
+  readOperationResponse,
+  readTypedValue,
+  type GpOptions,
+  type GpVersion
 } from '../../../../src-shared/protocols/photon/gpbinary'
 import type { FieldNode } from '../../../../src-shared/model/types'
 import {
-  checkTiling, disconnectBody, enc16, enc18, eventBody, find, pv, requestBody, responseBody, run, runFail, unhex, valueBytes, varint, wire,
-  type Params, type PV
+  checkTiling,
+  disconnectBody,
+  enc16,
+  enc18,
+  eventBody,
+  find,
+  pv,
+  requestBody,
+  responseBody,
+  run,
+  runFail,
+  unhex,
+  valueBytes,
+  varint,
+  wire,
+  type Params,
+  type PV
 } from './gp-encoder'
 
 const COMMON: Params = [
@@ -143,7 +165,9 @@ describe('lying counts and lengths', () => {
     expect(msg(at(0x40, ...big), 18)).toBe('array of arrays claims 4294967296 elements (at least 4294967296 bytes) but only 0 bytes follow at offset 1')
     expect(msg(at(0x55, ...big), 18)).toBe('Hashtable[] claims 4294967296 elements (at least 4294967296 bytes) but only 0 bytes follow at offset 1')
     expect(msg(at(0x53, ...big, 0x56), 18)).toBe('custom type array claims 4294967296 elements (at least 4294967296 bytes) but only 0 bytes follow at offset 1')
-    expect(msg(at(0x54, 0x07, 0x09, ...big), 18)).toBe('Dictionary[] claims 4294967296 elements (at least 4294967296 bytes) but only 0 bytes follow at offset 3')
+    expect(msg(at(0x54, 0x07, 0x09, ...big), 18)).toBe(
+      'Dictionary[] claims 4294967296 elements (at least 4294967296 bytes) but only 0 bytes follow at offset 3'
+    )
     expect(msg(at(0x42, ...big), 18)).toBe('bool[] claims 4294967296 elements (536870912 bytes) but only 0 bytes follow at offset 1')
     expect(msg(at(0x43, ...big), 18)).toBe('byte[]: needs 4294967296 bytes at offset 6, only 0 present')
     expect(msg(at(0x07, ...big, 0x41), 18)).toBe('string: needs 4294967296 bytes at offset 6, only 1 present')
@@ -181,7 +205,13 @@ describe('unknown type codes', () => {
     const bytes = unhex('05 0003 01 69 00000001 02 73 0002 6869 03 7b 00')
     const { error, tree } = failOf(bytes, (r) => readEvent(r, 16))
     expect(error.message).toBe('unknown Protocol16 type code 0x7b (123) at offset 16')
-    expect(partialBody(error)).toEqual({ code: 5, parameters: pv.params([[1, pv.int(1)], [2, pv.str('hi')]]) })
+    expect(partialBody(error)).toEqual({
+      code: 5,
+      parameters: pv.params([
+        [1, pv.int(1)],
+        [2, pv.str('hi')]
+      ])
+    })
     expect(find(tree, 'photon.param.1').value).toBe(1)
     expect(find(tree, 'photon.param.2').label).toBe('Parameter 2: String "hi"')
     expect(find(tree, 'photon.param.3')).toMatchObject({ label: 'Parameter 3: (incomplete)', start: 15, length: 2 })
@@ -201,10 +231,30 @@ describe('bombs', () => {
     expect(msg(objs, v)).toBe(`nesting deeper than 32 at offset ${step * 32 + 1}`)
     expect(run(objs, (r) => readTypedValue(r, v, { maxDepth: 64 })).pos).toBe(objs.length)
     expect(msg(objs, v, readTypedValue, { maxDepth: 10 })).toBe(`nesting deeper than 10 at offset ${step * 10 + 1}`)
-    expect(msg(nested(v, 40, (x) => pv.hash([pv.byte(1), x])), v)).toMatch(/^nesting deeper than 32 at offset \d+$/)
-    expect(msg(nested(v, 40, (x) => pv.dict('Byte', 'Object', [pv.byte(1), x])), v)).toMatch(/^nesting deeper than 32 at offset \d+$/)
-    expect(msg(nested(v, 40, (x) => pv.event(1, [[1, x]])), v)).toMatch(/^nesting deeper than 32 at offset \d+$/)
-    expect(msg(nested(v, 40, (x) => pv.arr(v === 16 ? 'ObjectArray' : 'Object', pv.objs(x))), v)).toMatch(/^nesting deeper than 32 at offset \d+$/)
+    expect(
+      msg(
+        nested(v, 40, (x) => pv.hash([pv.byte(1), x])),
+        v
+      )
+    ).toMatch(/^nesting deeper than 32 at offset \d+$/)
+    expect(
+      msg(
+        nested(v, 40, (x) => pv.dict('Byte', 'Object', [pv.byte(1), x])),
+        v
+      )
+    ).toMatch(/^nesting deeper than 32 at offset \d+$/)
+    expect(
+      msg(
+        nested(v, 40, (x) => pv.event(1, [[1, x]])),
+        v
+      )
+    ).toMatch(/^nesting deeper than 32 at offset \d+$/)
+    expect(
+      msg(
+        nested(v, 40, (x) => pv.arr(v === 16 ? 'ObjectArray' : 'Object', pv.objs(x))),
+        v
+      )
+    ).toMatch(/^nesting deeper than 32 at offset \d+$/)
   })
 
   it('stops a 100,000-level bomb without exhausting the stack', () => {
@@ -214,14 +264,21 @@ describe('bombs', () => {
     expect(msg(p16, 16)).toMatch(/^nesting deeper than 32 at offset \d+$/)
     const headers = Uint8Array.from([0x14, ...new Array(100_000).fill([0x00, 0x14]).flat()]) // nested dictionary headers
     expect(msg(headers, 18)).toBe('nesting deeper than 32 at offset 65')
-    expect(msg(Uint8Array.from({ length: 1000 }, (_, i) => (i % 2 ? 0x01 : 0x40)), 18)).toBe('nesting deeper than 32 at offset 65')
+    expect(
+      msg(
+        Uint8Array.from({ length: 1000 }, (_, i) => (i % 2 ? 0x01 : 0x40)),
+        18
+      )
+    ).toBe('nesting deeper than 32 at offset 65')
   })
 
   it('caps zero-size values per call (Protocol16 arrays of null)', () => {
     // object[] of 40 arrays of 32767 nulls each: 4 bytes per million values
     const bytes = Uint8Array.from([0x7a, 0x00, 40, ...new Array(40).fill([0x79, 0x7f, 0xff, 0x2a]).flat()])
     expect(msg(bytes, 16)).toBe(`Array of 32767 zero-size elements exceeds the limit of 1000000 values per message at offset ${3 + 30 * 4 + 1}`)
-    expect(msg(bytes, 16, readTypedValue, { maxValues: 40_000 })).toBe('Array of 32767 zero-size elements exceeds the limit of 40000 values per message at offset 8')
+    expect(msg(bytes, 16, readTypedValue, { maxValues: 40_000 })).toBe(
+      'Array of 32767 zero-size elements exceeds the limit of 40000 values per message at offset 8'
+    )
     const small = Uint8Array.from([0x79, 0x00, 0x03, 0x2a])
     expect(run(small, (r) => readTypedValue(r, 16)).value).toEqual(pv.arr('Null', pv.null(), pv.null(), pv.null()))
   })
@@ -231,10 +288,14 @@ describe('bombs', () => {
     expect(msg(dict, 18)).toBe('Dictionary of 2147483648 zero-size elements exceeds the limit of 1000000 values per message at offset 3')
     const bools = Uint8Array.from([0x42, ...varint(2000), ...new Array(250).fill(0xff)])
     expect(run(bools, (r) => readTypedValue(r, 18)).value).toEqual(pv.bools(new Array(2000).fill(true)))
-    expect(msg(bools, 18, readTypedValue, { maxValues: 1000 })).toBe('bool[] of 2000 zero-size elements exceeds the limit of 1000 values per message at offset 1')
+    expect(msg(bools, 18, readTypedValue, { maxValues: 1000 })).toBe(
+      'bool[] of 2000 zero-size elements exceeds the limit of 1000 values per message at offset 1'
+    )
     // the cap is per call: two readers each get their own budget
     const half = Uint8Array.from([0x17, 0x02, 0x42, ...varint(600), ...new Array(75).fill(0), 0x42, ...varint(600), ...new Array(75).fill(0)])
-    expect(msg(half, 18, readTypedValue, { maxValues: 1000 })).toBe('bool[] of 600 zero-size elements exceeds the limit of 1000 values per message at offset 81')
+    expect(msg(half, 18, readTypedValue, { maxValues: 1000 })).toBe(
+      'bool[] of 600 zero-size elements exceeds the limit of 1000 values per message at offset 81'
+    )
     expect(run(half.subarray(2, 80), (r) => readTypedValue(r, 18, { maxValues: 1000 })).pos).toBe(78)
   })
 })
@@ -246,7 +307,10 @@ describe('varints', () => {
     expect(failOf(unhex('17 808080808001'), (r) => readTypedValue(r, 18)).error).toMatchObject({ message: 'Count: longer than 5 bytes', offset: 1 })
     expect(msg(unhex('0a 8080808080808080808001'), 18)).toBe('varint longer than 10 bytes at offset 1')
     expect(msg(unhex('4a 01 8080808080808080808001'), 18)).toBe('varint longer than 10 bytes at offset 2')
-    expect(failOf(unhex('0a 8080'), (r) => readTypedValue(r, 18)).error).toMatchObject({ message: 'varint: needs 1 bytes at offset 3, only 0 present', offset: 3 })
+    expect(failOf(unhex('0a 8080'), (r) => readTypedValue(r, 18)).error).toMatchObject({
+      message: 'varint: needs 1 bytes at offset 3, only 0 present',
+      offset: 3
+    })
   })
 
   it('keeps the low 32/64 bits of a full-length varint, as the SDK does', () => {
@@ -280,7 +344,12 @@ describe('random corruption', () => {
     let seed = 0x5eed + v
     const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff), seed)
     const readers: Reader[] = [readEvent, readOperationResponse, readOperationRequest, readTypedValue]
-    const base = [eventBody(v, 200, RICH[v]), responseBody(v, 1, 0, pv.null(), RICH[v]), requestBody(v, 2, RICH[v]), Uint8Array.from(v === 16 ? enc16(pv.objs(...RICH[v].map((p) => p[1]))) : enc18(pv.objs(...RICH[v].map((p) => p[1]))))]
+    const base = [
+      eventBody(v, 200, RICH[v]),
+      responseBody(v, 1, 0, pv.null(), RICH[v]),
+      requestBody(v, 2, RICH[v]),
+      Uint8Array.from(v === 16 ? enc16(pv.objs(...RICH[v].map((p) => p[1]))) : enc18(pv.objs(...RICH[v].map((p) => p[1]))))
+    ]
     for (let n = 0; n < 1200; n++) {
       const k = n % 4
       const b = base[k].slice(0, 1 + (rnd() % base[k].length))

@@ -3,19 +3,46 @@
 import { describe, it, expect } from 'vitest'
 import { jsonText } from '../../../../src-shared/export/json'
 import {
-  readDisconnectMessage, readEvent, readMessageObject, readOperationRequest, readOperationResponse, readTypedValue,
-  trialVersion, type GpOptions, type GpVersion
+  readDisconnectMessage,
+  readEvent,
+  readMessageObject,
+  readOperationRequest,
+  readOperationResponse,
+  readTypedValue,
+  trialVersion,
+  type GpOptions,
+  type GpVersion
 } from '../../../../src-shared/protocols/photon/gpbinary'
 import type { FieldReader } from '../../../../src-shared/bytes/reader'
 import {
-  checkTiling, disconnectBody, enc16, enc18, eventBody, find, findAll, hex, paramBytes, pv, requestBody, responseBody, run, slice,
-  unhex, valueBytes, wire, type Params, type PV
+  checkTiling,
+  disconnectBody,
+  enc16,
+  enc18,
+  eventBody,
+  find,
+  findAll,
+  hex,
+  paramBytes,
+  pv,
+  requestBody,
+  responseBody,
+  run,
+  slice,
+  unhex,
+  valueBytes,
+  wire,
+  type Params,
+  type PV
 } from './gp-encoder'
 
 const NAMES: Record<number, string> = { 254: 'ActorNr', 245: 'Data', 251: 'Properties', 244: 'Code', 255: 'GameId' }
 const opts: GpOptions = { paramName: (c) => NAMES[c] }
 
-const readEv = (v: GpVersion, o: GpOptions = opts) => (r: FieldReader) => readEvent(r, v, o)
+const readEv =
+  (v: GpVersion, o: GpOptions = opts) =>
+  (r: FieldReader) =>
+    readEvent(r, v, o)
 
 /** Decodes an event body with the params and checks value, full consumption and tiling. */
 function roundTrip(v: GpVersion, params: Params) {
@@ -50,7 +77,15 @@ const ALL16: Params = [
   [19, pv.dict('Object', 'Object', [pv.byte(0), pv.short(4660)], [pv.str('a'), pv.byte(255)])],
   [20, pv.dict('String', 'Int32', [pv.str('a'), pv.int(1)], [pv.str('b'), pv.int(-2)])],
   // value type 'D': each value is a whole dictionary with its own header (see gpbinary.ts)
-  [21, pv.dict('Byte', 'Dictionary', [pv.byte(1), pv.dict('String', 'Int16', [pv.str('x'), pv.short(5)])], [pv.byte(2), pv.dict('Object', 'Object', [pv.int(1), pv.null()])])],
+  [
+    21,
+    pv.dict(
+      'Byte',
+      'Dictionary',
+      [pv.byte(1), pv.dict('String', 'Int16', [pv.str('x'), pv.short(5)])],
+      [pv.byte(2), pv.dict('Object', 'Object', [pv.int(1), pv.null()])]
+    )
+  ],
   [22, pv.dict('Int32', 'Array', [pv.int(1), pv.arr('String', pv.str('z'))], [pv.int(2), pv.arr('Int32')])],
   [23, pv.dict('Int64', 'Hashtable', [pv.long(-1n), pv.hash()])],
   [24, pv.vec3(1, -2.5, 1e10)],
@@ -59,8 +94,20 @@ const ALL16: Params = [
   [27, pv.player(7)],
   [28, pv.custom(0x58, [1, 2, 3])],
   [29, pv.custom(0x56, [1, 2])], // Vector3 code, wrong size: kept as bytes
-  [30, pv.event(200, [[245, pv.objs(pv.int(5), pv.vec3(0, 1, 2))], [254, pv.int(1)]])],
-  [31, pv.request(253, [[244, pv.byte(22)], [245, pv.hash()]])],
+  [
+    30,
+    pv.event(200, [
+      [245, pv.objs(pv.int(5), pv.vec3(0, 1, 2))],
+      [254, pv.int(1)]
+    ])
+  ],
+  [
+    31,
+    pv.request(253, [
+      [244, pv.byte(22)],
+      [245, pv.hash()]
+    ])
+  ],
   [32, pv.response(226, -2, pv.str('err'), [[255, pv.str('room')]])],
   [33, pv.response(1, 0, pv.null())],
   [34, pv.arr('Array', pv.arr('Int32', pv.int(1), pv.int(2)), pv.arr('Int32'), pv.arr('Array', pv.arr('Byte', pv.byte(9))))],
@@ -88,8 +135,25 @@ const ALL16: Params = [
 
 const INTS18 = [0, 1, 255, 256, 65535, 65536, -1, -255, -256, -65535, -65536, 2147483647, -2147483648, 1234567]
 const LONGS18 = [
-  0n, 1n, 255n, 256n, 65535n, 65536n, -1n, -255n, -256n, -65535n, -65536n,
-  2n ** 48n - 1n, 2n ** 48n, -(2n ** 48n), -(2n ** 48n) - 1n, 2n ** 53n + 1n, 2n ** 63n - 1n, -(2n ** 63n), 1234567890123n
+  0n,
+  1n,
+  255n,
+  256n,
+  65535n,
+  65536n,
+  -1n,
+  -255n,
+  -256n,
+  -65535n,
+  -65536n,
+  2n ** 48n - 1n,
+  2n ** 48n,
+  -(2n ** 48n),
+  -(2n ** 48n) - 1n,
+  2n ** 53n + 1n,
+  2n ** 63n - 1n,
+  -(2n ** 63n),
+  1234567890123n
 ]
 
 const ALL18: Params = [
@@ -157,8 +221,20 @@ const ALL18: Params = [
   [58, pv.arr('Array', pv.arr('StringArray', pv.strs(['a'])), pv.arr('Object'))],
   [59, pv.arr('Object', pv.ints([1]), pv.strs(['mixed']))],
   [60, pv.arr('Object')],
-  [61, pv.event(200, [[245, pv.objs(pv.int(5), pv.vec3(0, 1, 2))], [254, pv.int(1)]])],
-  [62, pv.request(253, [[244, pv.byte(22)], [245, pv.hash()]])],
+  [
+    61,
+    pv.event(200, [
+      [245, pv.objs(pv.int(5), pv.vec3(0, 1, 2))],
+      [254, pv.int(1)]
+    ])
+  ],
+  [
+    62,
+    pv.request(253, [
+      [244, pv.byte(22)],
+      [245, pv.hash()]
+    ])
+  ],
   [63, pv.response(226, -2, pv.str('err'), [[255, pv.str('room')]])],
   [64, pv.response(1, 0, pv.strs(['albion', 'puts', 'a string[] here']))],
   [65, pv.custom(0x56, [1, 2])], // Vector3 code, wrong size
@@ -191,7 +267,14 @@ describe('Protocol16 codec', () => {
     const bytes = unhex('03 0004 01 6b fffe 02 6e 00000001 00000001 03 78 00000001 ab 04 79 0001 63 56 000c 3f800000 40000000 40400000')
     const res = run(bytes, readEv(16))
     expect(res.pos).toBe(bytes.length)
-    expect(res.value.parameters).toEqual(pv.params([[1, pv.short(-2)], [2, pv.ints([1])], [3, pv.bytes([0xab])], [4, pv.arr('Custom', pv.vec3(1, 2, 3))]]))
+    expect(res.value.parameters).toEqual(
+      pv.params([
+        [1, pv.short(-2)],
+        [2, pv.ints([1])],
+        [3, pv.bytes([0xab])],
+        [4, pv.arr('Custom', pv.vec3(1, 2, 3))]
+      ])
+    )
   })
 })
 
@@ -228,7 +311,12 @@ describe('Protocol18 codec', () => {
   })
 
   it('labels compact forms with their wire form and keeps the logical type', () => {
-    const bytes = eventBody(18, 1, [[254, wire(pv.int(-5), { code: 0x0c })], [1, pv.long(0n)], [2, pv.vec3(1, 2, 3)], [3, pv.bool(true)]])
+    const bytes = eventBody(18, 1, [
+      [254, wire(pv.int(-5), { code: 0x0c })],
+      [1, pv.long(0n)],
+      [2, pv.vec3(1, 2, 3)],
+      [3, pv.bool(true)]
+    ])
     const res = run(bytes, readEv(18))
     expect(find(res.tree, 'photon.param.254').label).toBe('ActorNr (254): Int32 (Int1_) -5')
     expect(find(res.tree, 'photon.param.254').value).toBe(-5)
@@ -236,14 +324,21 @@ describe('Protocol18 codec', () => {
     expect(find(res.tree, 'photon.param.2').label).toBe("Parameter 2: Custom 'V' (86) (slim) Vector3 {x: 1, y: 2, z: 3}")
     expect(find(res.tree, 'photon.param.3').label).toBe('Parameter 3: Boolean (BooleanTrue) true')
     expect(findAll(res.tree, 'photon.value.type').map((n) => n.label)).toEqual([
-      'Type: 0x0c Int32 (Int1_)', 'Type: 0x1f Int64 (LongZero)', 'Type: 0xd6 Custom (slim)', 'Type: 0x1c Boolean (BooleanTrue)'
+      'Type: 0x0c Int32 (Int1_)',
+      'Type: 0x1f Int64 (LongZero)',
+      'Type: 0xd6 Custom (slim)',
+      'Type: 0x1c Boolean (BooleanTrue)'
     ])
   })
 })
 
 describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
   it('reads an OperationRequest (msgType 2/6)', () => {
-    const ps: Params = [[244, pv.byte(22)], [245, pv.objs(pv.int(1), pv.str('x'))], [247, pv.byte(5)]]
+    const ps: Params = [
+      [244, pv.byte(22)],
+      [245, pv.objs(pv.int(1), pv.str('x'))],
+      [247, pv.byte(5)]
+    ]
     const bytes = requestBody(v, 253, ps)
     const res = run(bytes, (r) => readOperationRequest(r, v, { codeName: (c) => (c === 253 ? 'RaiseEvent' : undefined) }))
     expect(res.value).toEqual({ code: 253, parameters: pv.params(ps) })
@@ -255,7 +350,10 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
 
   it('reads an OperationResponse (msgType 3/7) with any typed debug message', () => {
     for (const debug of [pv.null(), pv.str('SomeDebug message'), pv.strs(['a', 'b'])]) {
-      const ps: Params = [[255, pv.str('room')], [254, pv.int(2)]]
+      const ps: Params = [
+        [255, pv.str('room')],
+        [254, pv.int(2)]
+      ]
       const bytes = responseBody(v, 226, -32768 + 5, debug, ps)
       const res = run(bytes, (r) => readOperationResponse(r, v, opts))
       expect(res.value).toEqual({ code: 226, returnCode: -32763, debugMessage: debug, parameters: pv.params(ps) })
@@ -272,7 +370,10 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
   })
 
   it('reads an Event (msgType 4)', () => {
-    const ps: Params = [[245, pv.hash([pv.byte(1), pv.vec3(1, 2, 3)])], [254, pv.int(3)]]
+    const ps: Params = [
+      [245, pv.hash([pv.byte(1), pv.vec3(1, 2, 3)])],
+      [254, pv.int(3)]
+    ]
     const bytes = eventBody(v, 200, ps)
     const res = run(bytes, (r) => readEvent(r, v, opts))
     expect(res.value).toEqual({ code: 200, parameters: pv.params(ps) })
@@ -302,7 +403,15 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
 
   it('keys nested entries by their scalar keys and array elements by the array', () => {
     const ps: Params = [
-      [251, pv.hash([pv.byte(255), pv.int(7)], [pv.str('PlatformId'), pv.int(1)], [pv.float(1.5), pv.str('float key')], [pv.str('n'), pv.hash([pv.int(3), pv.str('deep')])])],
+      [
+        251,
+        pv.hash(
+          [pv.byte(255), pv.int(7)],
+          [pv.str('PlatformId'), pv.int(1)],
+          [pv.float(1.5), pv.str('float key')],
+          [pv.str('n'), pv.hash([pv.int(3), pv.str('deep')])]
+        )
+      ],
       [252, pv.objs(pv.int(1), pv.hash([pv.byte(9), pv.bool(true)]))],
       [253, pv.ints([5, 6])]
     ]
@@ -314,7 +423,11 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
     expect(find(res.tree, 'photon.param.251.n.3')).toMatchObject({ label: '3: String "deep"', value: 'deep' })
     // a non-integer key keeps the parent's key
     expect(findAll(res.tree, 'photon.param.251').map((n) => n.label)).toEqual(['Properties (251): Hashtable (4 entries)', '<Float 1.5>: String "float key"'])
-    expect(findAll(res.tree, 'photon.param.252').map((n) => n.label)).toEqual(['Parameter 252: ObjectArray (2 elements)', `[0]: Int32${int1} 1`, '[1]: Hashtable (1 entry)'])
+    expect(findAll(res.tree, 'photon.param.252').map((n) => n.label)).toEqual([
+      'Parameter 252: ObjectArray (2 elements)',
+      `[0]: Int32${int1} 1`,
+      '[1]: Hashtable (1 entry)'
+    ])
     expect(find(res.tree, 'photon.param.252.9').value).toBe(true)
     expect(findAll(res.tree, 'photon.param.253').map((n) => n.value)).toEqual([undefined, 5, 6])
     // entry key nodes hold the key's own bytes
@@ -335,7 +448,12 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
 
   it('keeps parameters in wire order in the export, and the last value of a duplicate', () => {
     const warnings: string[] = []
-    const bytes = eventBody(v, 1, [[255, pv.int(1)], [3, pv.int(2)], [254, pv.str('x')], [3, pv.int(4)]])
+    const bytes = eventBody(v, 1, [
+      [255, pv.int(1)],
+      [3, pv.int(2)],
+      [254, pv.str('x')],
+      [3, pv.int(4)]
+    ])
     const res = run(bytes, (r) => readEvent(r, v, { warn: (w) => warnings.push(w) }))
     expect(jsonText(res.value.parameters)).toBe('{"255":{"type":"Int32","value":1},"254":{"type":"String","value":"x"},"3":{"type":"Int32","value":4}}')
     expect(warnings).toEqual([`duplicate parameter 3 at offset ${v === 16 ? 20 : 12}: the last value is kept`])
@@ -343,7 +461,11 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
   })
 
   it('exports 64-bit values as decimal strings and bytes as hex', () => {
-    const bytes = eventBody(v, 1, [[1, pv.long(-(2n ** 63n))], [2, pv.bytes([0xab, 0x01])], [3, pv.vec2(1, 2)]])
+    const bytes = eventBody(v, 1, [
+      [1, pv.long(-(2n ** 63n))],
+      [2, pv.bytes([0xab, 0x01])],
+      [3, pv.vec2(1, 2)]
+    ])
     expect(jsonText(run(bytes, readEv(v)).value.parameters)).toBe(
       '{"1":{"type":"Int64","value":"-9223372036854775808"},"2":{"type":"ByteArray","value":"ab01"},' +
         `"3":{"type":"Custom","code":87,"value":"3f80000040000000","decoded":{"x":1,"y":2}}}`
@@ -354,15 +476,87 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
 describe('trialVersion', () => {
   const props = pv.hash([pv.byte(255), pv.int(7)], [pv.str('hshchk'), pv.str('abc')], [pv.byte(253), pv.bool(true)])
   const cases: { name: string; msgType: number; body: (v: GpVersion) => Uint8Array }[] = [
-    { name: 'PropertiesChanged event', msgType: 4, body: (v) => eventBody(v, 253, [[251, props], [253, pv.int(0)], [254, pv.int(1)]]) },
-    { name: 'RPC event', msgType: 4, body: (v) => eventBody(v, 200, [[245, pv.hash([pv.byte(0), pv.int(1001)], [pv.byte(4), pv.objs(pv.vec3(1, 2, 3), pv.float(0.5))])], [254, pv.int(2)]]) },
-    { name: 'Join event', msgType: 4, body: (v) => eventBody(v, 255, [[252, pv.ints([1, 2, 3])], [249, pv.hash([pv.byte(255), pv.str('nick')])], [254, pv.int(3)]]) },
-    { name: 'AppStats event', msgType: 4, body: (v) => eventBody(v, 226, [[227, pv.int(1200)], [228, pv.int(35)], [229, pv.int(4)]]) },
-    { name: 'Albion-style event', msgType: 4, body: (v) => eventBody(v, 1, [[0, pv.long(123456789n)], [1, v === 16 ? pv.arr('Float', pv.float(1.5), pv.float(-2)) : pv.floats([1.5, -2])], [2, pv.strs(['Sword'])], [252, pv.short(29)]]) },
-    { name: 'RaiseEvent request', msgType: 2, body: (v) => requestBody(v, 253, [[244, pv.byte(22)], [245, pv.objs(pv.int(5), pv.str('x'))], [247, pv.byte(5)], [246, pv.byte(1)]]) },
-    { name: 'Authenticate request', msgType: 2, body: (v) => requestBody(v, 230, [[221, pv.str('eyJhbGciOiJIUzI1NiJ9.token')], [220, pv.str('1.0')]]) },
+    {
+      name: 'PropertiesChanged event',
+      msgType: 4,
+      body: (v) =>
+        eventBody(v, 253, [
+          [251, props],
+          [253, pv.int(0)],
+          [254, pv.int(1)]
+        ])
+    },
+    {
+      name: 'RPC event',
+      msgType: 4,
+      body: (v) =>
+        eventBody(v, 200, [
+          [245, pv.hash([pv.byte(0), pv.int(1001)], [pv.byte(4), pv.objs(pv.vec3(1, 2, 3), pv.float(0.5))])],
+          [254, pv.int(2)]
+        ])
+    },
+    {
+      name: 'Join event',
+      msgType: 4,
+      body: (v) =>
+        eventBody(v, 255, [
+          [252, pv.ints([1, 2, 3])],
+          [249, pv.hash([pv.byte(255), pv.str('nick')])],
+          [254, pv.int(3)]
+        ])
+    },
+    {
+      name: 'AppStats event',
+      msgType: 4,
+      body: (v) =>
+        eventBody(v, 226, [
+          [227, pv.int(1200)],
+          [228, pv.int(35)],
+          [229, pv.int(4)]
+        ])
+    },
+    {
+      name: 'Albion-style event',
+      msgType: 4,
+      body: (v) =>
+        eventBody(v, 1, [
+          [0, pv.long(123456789n)],
+          [1, v === 16 ? pv.arr('Float', pv.float(1.5), pv.float(-2)) : pv.floats([1.5, -2])],
+          [2, pv.strs(['Sword'])],
+          [252, pv.short(29)]
+        ])
+    },
+    {
+      name: 'RaiseEvent request',
+      msgType: 2,
+      body: (v) =>
+        requestBody(v, 253, [
+          [244, pv.byte(22)],
+          [245, pv.objs(pv.int(5), pv.str('x'))],
+          [247, pv.byte(5)],
+          [246, pv.byte(1)]
+        ])
+    },
+    {
+      name: 'Authenticate request',
+      msgType: 2,
+      body: (v) =>
+        requestBody(v, 230, [
+          [221, pv.str('eyJhbGciOiJIUzI1NiJ9.token')],
+          [220, pv.str('1.0')]
+        ])
+    },
     { name: 'InitEncryption request', msgType: 6, body: (v) => requestBody(v, 0, [[1, pv.bytes(Array.from({ length: 96 }, (_, i) => (i * 37) & 255))]]) },
-    { name: 'JoinGame response', msgType: 3, body: (v) => responseBody(v, 226, 0, pv.null(), [[254, pv.int(2)], [249, pv.hash([pv.int(1), props])], [248, props]]) },
+    {
+      name: 'JoinGame response',
+      msgType: 3,
+      body: (v) =>
+        responseBody(v, 226, 0, pv.null(), [
+          [254, pv.int(2)],
+          [249, pv.hash([pv.int(1), props])],
+          [248, props]
+        ])
+    },
     { name: 'error response', msgType: 3, body: (v) => responseBody(v, 226, 32758, pv.str('Game does not exist'), []) },
     { name: 'SetProperties response', msgType: 3, body: (v) => responseBody(v, 252, 0, pv.null(), []) },
     { name: 'InitEncryption response', msgType: 7, body: (v) => responseBody(v, 0, 0, pv.null(), [[1, pv.bytes(Array.from({ length: 96 }, (_, i) => i))]]) }
@@ -394,6 +588,8 @@ describe('encoder sanity (the reference layouts)', () => {
     expect(hex(enc18(pv.int(-5)))).toBe('0c05')
     expect(hex(enc18(pv.vec3(1, 2, 3)))).toBe('d60c' + '3f800000' + '40000000' + '40400000')
     expect(hex(enc18(pv.dict('Byte', 'Dictionary', [pv.byte(1), pv.dict('String', 'Int16')])))).toBe('14' + '0314' + '0704' + '01' + '01' + '0704' + '00')
-    expect(hex(enc18(pv.dict('Int32', 'Array', [pv.int(1), pv.arr('IntArray', pv.ints([2]))])))).toBe('14' + '0940' + '49' + '01' + '02' + '40' + '01' + '490104')
+    expect(hex(enc18(pv.dict('Int32', 'Array', [pv.int(1), pv.arr('IntArray', pv.ints([2]))])))).toBe(
+      '14' + '0940' + '49' + '01' + '02' + '40' + '01' + '490104'
+    )
   })
 })

@@ -30,14 +30,35 @@ beforeEach(() => resetFrames())
 describe('Photon over UDP', () => {
   function session(ver: Version) {
     const minor = ver === 18 ? 8 : 6
-    const raise: Params = [[244, pv.byte(22)], [245, pv.hash([pv.byte(1), pv.str('x')])], [247, pv.byte(5)], [246, pv.byte(1)]]
+    const raise: Params = [
+      [244, pv.byte(22)],
+      [245, pv.hash([pv.byte(1), pv.str('x')])],
+      [247, pv.byte(5)],
+      [246, pv.byte(1)]
+    ]
     return [
       c2s(dg(command({ type: T.CONNECT, channel: 255, seq: 1, body: new Uint8Array(32) }))),
       s2c(dg(cmd.ack(255, 1, 1000), command({ type: T.VERIFYCONNECT, channel: 255, seq: 1, body: Uint8Array.from([0, 7, ...new Uint8Array(30)]) }))),
       c2s(dg(cmd.ack(255, 1, 1000), reliable(0, 1, init(minor)))),
       s2c(dg(cmd.ack(0, 1, 1000), reliable(0, 1, Uint8Array.from([0xf3, 0x01, 0x00])))),
       c2s(dg(reliable(0, 2, msg(2, requestBody(ver, 253, raise))))),
-      s2c(dg(cmd.ack(0, 2, 1000), reliable(0, 2, msg(3, responseBody(ver, 253, 0, pv.null(), []))), reliable(0, 3, msg(4, eventBody(ver, 22, [[245, pv.int(9)], [254, pv.int(3)]]))))),
+      s2c(
+        dg(
+          cmd.ack(0, 2, 1000),
+          reliable(0, 2, msg(3, responseBody(ver, 253, 0, pv.null(), []))),
+          reliable(
+            0,
+            3,
+            msg(
+              4,
+              eventBody(ver, 22, [
+                [245, pv.int(9)],
+                [254, pv.int(3)]
+              ])
+            )
+          )
+        )
+      ),
       c2s(dg(cmd.ack(0, 2, 1000), cmd.ack(0, 3, 1000)))
     ]
   }
@@ -51,13 +72,35 @@ describe('Photon over UDP', () => {
       expect(conversations[0].client).toBe(`${C}:${CP}`)
       const names = messages.map((m) => `${m.direction} ${m.name}`)
       expect(names).toEqual([
-        'c2s CONNECT', 's2c ACK', 's2c VERIFYCONNECT', 'c2s ACK', 'c2s Init', 's2c ACK', 's2c InitResponse',
-        'c2s RaiseEvent', 's2c ACK', 's2c RaiseEvent response', `s2c ${'Event 22'}`, 'c2s ACK', 'c2s ACK'
+        'c2s CONNECT',
+        's2c ACK',
+        's2c VERIFYCONNECT',
+        'c2s ACK',
+        'c2s Init',
+        's2c ACK',
+        's2c InitResponse',
+        'c2s RaiseEvent',
+        's2c ACK',
+        's2c RaiseEvent response',
+        `s2c ${'Event 22'}`,
+        'c2s ACK',
+        'c2s ACK'
       ])
       const raise = messages[7]
       expect(raise.summary).toBe('RaiseEvent code=22 cache=AddToRoomCacheGlobal receivers=All')
       const v = JSON.parse(messageText(raise)).value
-      expect(v).toMatchObject({ signal: 243, msgType: 2, msgTypeName: 'OperationRequest', encrypted: false, protocol: `GpBinary${ver}`, protocolFrom: 'init', channel: 0, command: 'SEND_RELIABLE', code: 253, codeName: 'RaiseEvent' })
+      expect(v).toMatchObject({
+        signal: 243,
+        msgType: 2,
+        msgTypeName: 'OperationRequest',
+        encrypted: false,
+        protocol: `GpBinary${ver}`,
+        protocolFrom: 'init',
+        channel: 0,
+        command: 'SEND_RELIABLE',
+        code: 253,
+        codeName: 'RaiseEvent'
+      })
       // parameters in wire order (in the value and in the export text), typed
       expect([...(raise.value as { parameters: Map<string, unknown> }).parameters.keys()]).toEqual(['244', '245', '247', '246'])
       expect(messageText(raise)).toMatch(/"parameters":\{"244":.*"245":.*"247":.*"246":/)
@@ -93,7 +136,10 @@ describe('Photon over UDP', () => {
   })
 
   it('decides the version by trial parse when no Init was captured, and says so', () => {
-    const body = eventBody(18, 200, [[245, pv.objs(pv.int(-5), pv.long(-1n), pv.bool(true))], [254, pv.int(2)]])
+    const body = eventBody(18, 200, [
+      [245, pv.objs(pv.int(-5), pv.long(-1n), pv.bool(true))],
+      [254, pv.int(2)]
+    ])
     const { messages } = runEngine([s2c(dg(reliable(0, 9, msg(4, body))))])
     expect(messages[0].value).toMatchObject({ protocol: 'GpBinary18', protocolFrom: 'trial', code: 200 })
     expect(find(messages[0].tree, 'photon.msg.version').label).toMatch(/trial parse/)
@@ -201,7 +247,10 @@ describe('Photon payload encryption (InitEncryption, DH Oakley 768-bit, generato
       `PHOTON_AES_KEY ${C}:${CP}-${S}:${SP} ${aesKey.toString('hex')}`
     ]) {
       resetFrames()
-      const { messages } = runEngine(frames.map((f) => ({ ...f })), keyStore(line))
+      const { messages } = runEngine(
+        frames.map((f) => ({ ...f })),
+        keyStore(line)
+      )
       const auth = messages.find((m) => m.name === 'Authenticate')!
       expect(auth, line).toBeDefined()
       expect(auth.error).toBeNull()
@@ -231,7 +280,15 @@ describe('Photon over TCP and WebSocket', () => {
   it('frames FB messages split across segments and several per segment, and F0 pings', () => {
     const fb = photonTcpFrame
     const a = fb(init(6))
-    const b = fb(msg(2, requestBody(16, 226, [[255, pv.str('room-1')], [215, pv.byte(1)]])))
+    const b = fb(
+      msg(
+        2,
+        requestBody(16, 226, [
+          [255, pv.str('room-1')],
+          [215, pv.byte(1)]
+        ])
+      )
+    )
     const c = fb(msg(4, eventBody(16, 255, [[254, pv.int(1)]])), 1)
     const ping = Uint8Array.from([0xf0, 0, 0, 0, 9])
     const pong = Uint8Array.from([0xf0, 0, 0, 1, 0, 0, 0, 0, 9])
@@ -265,7 +322,24 @@ describe('Photon over TCP and WebSocket', () => {
       tcpFrame(C, 40001, S, P, 1001, PSH | ACK, upgradeRequest(path)),
       tcpFrame(S, P, C, 40001, 5001, PSH | ACK, upgradeResponse()),
       tcpFrame(C, 40001, S, P, 1001 + upgradeRequest(path).length, PSH | ACK, wsFrame(init(8), { mask: true })),
-      tcpFrame(S, P, C, 40001, 5001 + upgradeResponse().length, PSH | ACK, wsFrame(msg(4, eventBody(18, 226, [[227, pv.int(5)], [228, pv.int(9)], [229, pv.int(1)]]))))
+      tcpFrame(
+        S,
+        P,
+        C,
+        40001,
+        5001 + upgradeResponse().length,
+        PSH | ACK,
+        wsFrame(
+          msg(
+            4,
+            eventBody(18, 226, [
+              [227, pv.int(5)],
+              [228, pv.int(9)],
+              [229, pv.int(1)]
+            ])
+          )
+        )
+      )
     ]
     const { messages, conversations } = runEngine(frames)
     expect(conversations[0].stack).toEqual(['tcp', 'websocket', 'photon'])

@@ -6,7 +6,14 @@ import { FieldReader } from '../../../../src-shared/bytes/reader'
 import { TreeBuilder } from '../../../../src-shared/bytes/tree'
 import type { FieldNode } from '../../../../src-shared/model/types'
 import type {
-  PhotonCustom, PhotonDictionary, PhotonEntry, PhotonHashtable, PhotonParams, PhotonSlotType, PhotonTypeName, PhotonValue
+  PhotonCustom,
+  PhotonDictionary,
+  PhotonEntry,
+  PhotonHashtable,
+  PhotonParams,
+  PhotonSlotType,
+  PhotonTypeName,
+  PhotonValue
 } from '../../../../src-shared/protocols/photon/values'
 
 export type PV = PhotonValue
@@ -57,7 +64,10 @@ export const pv = {
   arr: (elementType: PhotonSlotType, ...value: PV[]): PV => ({ type: 'Array', elementType, value }),
   hash: (...entries: [PV, PV][]): PhotonHashtable => ({ type: 'Hashtable', value: entries.map(([key, value]) => ({ key, value })) }),
   dict: (keyType: PhotonSlotType, valueType: PhotonSlotType, ...entries: [PV, PV][]): PhotonDictionary => ({
-    type: 'Dictionary', keyType, valueType, value: entries.map(([key, value]) => ({ key, value }))
+    type: 'Dictionary',
+    keyType,
+    valueType,
+    value: entries.map(([key, value]) => ({ key, value }))
   }),
   custom: (code: number, value: number[] | Uint8Array, decoded?: Record<string, number>): PhotonCustom =>
     decoded ? { type: 'Custom', code, value: Uint8Array.from(value), decoded } : { type: 'Custom', code, value: Uint8Array.from(value) },
@@ -79,7 +89,11 @@ export const pv = {
   event: (code: number, ps: Params = []): PV => ({ type: 'EventData', code, parameters: pv.params(ps) }),
   request: (code: number, ps: Params = []): PV => ({ type: 'OperationRequest', code, parameters: pv.params(ps) }),
   response: (code: number, returnCode: number, debugMessage: PV, ps: Params = []): PV => ({
-    type: 'OperationResponse', code, returnCode, debugMessage, parameters: pv.params(ps)
+    type: 'OperationResponse',
+    code,
+    returnCode,
+    debugMessage,
+    parameters: pv.params(ps)
   })
 }
 
@@ -114,11 +128,34 @@ export const zigzag64 = (n: bigint) => varint(BigInt.asUintN(64, (n << 1n) ^ (n 
 // ---- Protocol16 ----
 
 const C16: Record<PhotonTypeName, number | undefined> = {
-  Null: 0x2a, Boolean: 0x6f, Byte: 0x62, Int16: 0x6b, Int32: 0x69, Int64: 0x6c, Float: 0x66, Double: 0x64, String: 0x73,
-  ByteArray: 0x78, IntArray: 0x6e, StringArray: 0x61, ObjectArray: 0x7a, Array: 0x79, Hashtable: 0x68, Dictionary: 0x44,
-  Custom: 0x63, EventData: 0x65, OperationRequest: 0x71, OperationResponse: 0x70,
-  BooleanArray: undefined, Int16Array: undefined, FloatArray: undefined, DoubleArray: undefined, Int64Array: undefined,
-  CustomArray: undefined, DictionaryArray: undefined, HashtableArray: undefined
+  Null: 0x2a,
+  Boolean: 0x6f,
+  Byte: 0x62,
+  Int16: 0x6b,
+  Int32: 0x69,
+  Int64: 0x6c,
+  Float: 0x66,
+  Double: 0x64,
+  String: 0x73,
+  ByteArray: 0x78,
+  IntArray: 0x6e,
+  StringArray: 0x61,
+  ObjectArray: 0x7a,
+  Array: 0x79,
+  Hashtable: 0x68,
+  Dictionary: 0x44,
+  Custom: 0x63,
+  EventData: 0x65,
+  OperationRequest: 0x71,
+  OperationResponse: 0x70,
+  BooleanArray: undefined,
+  Int16Array: undefined,
+  FloatArray: undefined,
+  DoubleArray: undefined,
+  Int64Array: undefined,
+  CustomArray: undefined,
+  DictionaryArray: undefined,
+  HashtableArray: undefined
 }
 
 function code16(t: PhotonSlotType): number {
@@ -151,35 +188,56 @@ function entries16(d: PhotonDictionary, kc: number, vc: number): B {
   // 0 and '*' mean "each key/value carries its type byte"
   const typedK = kc === 0 || kc === 0x2a
   const typedV = vc === 0 || vc === 0x2a
-  return [...i16be(d.value.length), ...d.value.flatMap((e: PhotonEntry) => [...(typedK ? enc16(e.key) : pay16(e.key)), ...(typedV ? enc16(e.value) : pay16(e.value))])]
+  return [
+    ...i16be(d.value.length),
+    ...d.value.flatMap((e: PhotonEntry) => [...(typedK ? enc16(e.key) : pay16(e.key)), ...(typedV ? enc16(e.value) : pay16(e.value))])
+  ]
 }
 
 /** Payload without the type byte. */
 export function pay16(v: PV): B {
   switch (v.type) {
-    case 'Null': return []
-    case 'Boolean': return [v.value ? 1 : 0]
-    case 'Byte': return [v.value]
-    case 'Int16': return i16be(v.value)
-    case 'Int32': return i32be(v.value)
-    case 'Int64': return be(8, (d) => d.setBigInt64(0, v.value))
-    case 'Float': return be(4, (d) => d.setFloat32(0, v.value))
-    case 'Double': return be(8, (d) => d.setFloat64(0, v.value))
-    case 'String': return str16(v.value)
-    case 'ByteArray': return [...i32be(v.value.length), ...v.value]
-    case 'IntArray': return [...i32be(v.value.length), ...v.value.flatMap(i32be)]
-    case 'StringArray': return [...i16be(v.value.length), ...v.value.flatMap(str16)]
-    case 'ObjectArray': return [...i16be(v.value.length), ...v.value.flatMap(enc16)]
-    case 'Hashtable': return [...i16be(v.value.length), ...v.value.flatMap((e) => [...enc16(e.key), ...enc16(e.value)])]
+    case 'Null':
+      return []
+    case 'Boolean':
+      return [v.value ? 1 : 0]
+    case 'Byte':
+      return [v.value]
+    case 'Int16':
+      return i16be(v.value)
+    case 'Int32':
+      return i32be(v.value)
+    case 'Int64':
+      return be(8, (d) => d.setBigInt64(0, v.value))
+    case 'Float':
+      return be(4, (d) => d.setFloat32(0, v.value))
+    case 'Double':
+      return be(8, (d) => d.setFloat64(0, v.value))
+    case 'String':
+      return str16(v.value)
+    case 'ByteArray':
+      return [...i32be(v.value.length), ...v.value]
+    case 'IntArray':
+      return [...i32be(v.value.length), ...v.value.flatMap(i32be)]
+    case 'StringArray':
+      return [...i16be(v.value.length), ...v.value.flatMap(str16)]
+    case 'ObjectArray':
+      return [...i16be(v.value.length), ...v.value.flatMap(enc16)]
+    case 'Hashtable':
+      return [...i16be(v.value.length), ...v.value.flatMap((e) => [...enc16(e.key), ...enc16(e.value)])]
     case 'Dictionary': {
       const h = hint(v)
       const head = dictHeader16(v, h)
       return [...head, ...entries16(v, head[0], head[1])]
     }
-    case 'Custom': return [v.code, ...i16be(v.value.length), ...v.value]
-    case 'EventData': return [v.code, ...params16(v.parameters)]
-    case 'OperationRequest': return [v.code, ...params16(v.parameters)]
-    case 'OperationResponse': return [v.code, ...i16be(v.returnCode), ...enc16(v.debugMessage), ...params16(v.parameters)]
+    case 'Custom':
+      return [v.code, ...i16be(v.value.length), ...v.value]
+    case 'EventData':
+      return [v.code, ...params16(v.parameters)]
+    case 'OperationRequest':
+      return [v.code, ...params16(v.parameters)]
+    case 'OperationResponse':
+      return [v.code, ...i16be(v.returnCode), ...enc16(v.debugMessage), ...params16(v.parameters)]
     case 'Array': {
       const h = hint(v)
       const ec = h.elemCode ?? code16(v.elementType)
@@ -210,10 +268,35 @@ const le16 = (n: number) => [n & 0xff, (n >> 8) & 0xff]
 
 /** The canonical fixed (untyped) code of a type, as a dictionary header or array element would name it. */
 const FIXED18: Partial<Record<PhotonSlotType, number>> = {
-  Object: 0, Null: 0x08, Boolean: 0x02, Byte: 0x03, Int16: 0x04, Float: 0x05, Double: 0x06, String: 0x07, Int32: 0x09, Int64: 0x0a,
-  Custom: 0x13, Dictionary: 0x14, Hashtable: 0x15, ObjectArray: 0x17, OperationRequest: 0x18, OperationResponse: 0x19, EventData: 0x1a,
-  Array: 0x40, BooleanArray: 0x42, ByteArray: 0x43, Int16Array: 0x44, FloatArray: 0x45, DoubleArray: 0x46, StringArray: 0x47,
-  IntArray: 0x49, Int64Array: 0x4a, CustomArray: 0x53, DictionaryArray: 0x54, HashtableArray: 0x55
+  Object: 0,
+  Null: 0x08,
+  Boolean: 0x02,
+  Byte: 0x03,
+  Int16: 0x04,
+  Float: 0x05,
+  Double: 0x06,
+  String: 0x07,
+  Int32: 0x09,
+  Int64: 0x0a,
+  Custom: 0x13,
+  Dictionary: 0x14,
+  Hashtable: 0x15,
+  ObjectArray: 0x17,
+  OperationRequest: 0x18,
+  OperationResponse: 0x19,
+  EventData: 0x1a,
+  Array: 0x40,
+  BooleanArray: 0x42,
+  ByteArray: 0x43,
+  Int16Array: 0x44,
+  FloatArray: 0x45,
+  DoubleArray: 0x46,
+  StringArray: 0x47,
+  IntArray: 0x49,
+  Int64Array: 0x4a,
+  CustomArray: 0x53,
+  DictionaryArray: 0x54,
+  HashtableArray: 0x55
 }
 
 function fixed18(t: PhotonSlotType): number {
@@ -227,10 +310,14 @@ export function code18(v: PV): number {
   const h = hint(v).code
   if (h !== undefined) return h
   switch (v.type) {
-    case 'Null': return 0x08
-    case 'Boolean': return v.value ? 0x1c : 0x1b
-    case 'Byte': return v.value === 0 ? 0x22 : 0x03
-    case 'Int16': return v.value === 0 ? 0x1d : 0x04
+    case 'Null':
+      return 0x08
+    case 'Boolean':
+      return v.value ? 0x1c : 0x1b
+    case 'Byte':
+      return v.value === 0 ? 0x22 : 0x03
+    case 'Int16':
+      return v.value === 0 ? 0x1d : 0x04
     case 'Int32': {
       const n = v.value
       if (n === 0) return 0x1e
@@ -249,8 +336,10 @@ export function code18(v: PV): number {
       if (n < 0n && n >= -0xffffn) return 0x12
       return 0x0a
     }
-    case 'Custom': return v.code < 100 ? 0x80 + v.code : 0x13
-    default: return fixed18(v.type)
+    case 'Custom':
+      return v.code < 100 ? 0x80 + v.code : 0x13
+    default:
+      return fixed18(v.type)
   }
 }
 
@@ -294,7 +383,10 @@ function dictHeader18(d: { keyType: PhotonSlotType; valueType: PhotonSlotType },
 }
 
 function entries18(d: PhotonDictionary, kc: number, vc: number): B {
-  return [...varint(d.value.length), ...d.value.flatMap((e) => [...(kc === 0 ? enc18(e.key) : pay18(kc, e.key)), ...(vc === 0 ? enc18(e.value) : pay18(vc, e.value))])]
+  return [
+    ...varint(d.value.length),
+    ...d.value.flatMap((e) => [...(kc === 0 ? enc18(e.key) : pay18(kc, e.key)), ...(vc === 0 ? enc18(e.value) : pay18(vc, e.value))])
+  ]
 }
 
 function customBody18(x: PhotonCustom): B {
@@ -306,52 +398,115 @@ export function pay18(c: number, v: PV): B {
   if (c >= 0x80 && c <= 0xe4) return customBody18(v as PhotonCustom)
   const n = (v as { value: unknown }).value
   switch (c) {
-    case 0x00: case 0x08: case 0x1b: case 0x1c: case 0x1d: case 0x1e: case 0x1f: case 0x20: case 0x21: case 0x22:
+    case 0x00:
+    case 0x08:
+    case 0x1b:
+    case 0x1c:
+    case 0x1d:
+    case 0x1e:
+    case 0x1f:
+    case 0x20:
+    case 0x21:
+    case 0x22:
       return []
-    case 0x02: return [n ? 1 : 0]
-    case 0x03: return [n as number]
-    case 0x04: return be(2, (d) => d.setInt16(0, n as number), true)
-    case 0x05: return be(4, (d) => d.setFloat32(0, n as number), true)
-    case 0x06: return be(8, (d) => d.setFloat64(0, n as number), true)
-    case 0x07: return str18(n as string)
-    case 0x09: return zigzag32(n as number)
-    case 0x0a: return zigzag64(n as bigint)
-    case 0x0b: return [n as number]
-    case 0x0c: return [-(n as number)]
-    case 0x0d: return le16(n as number)
-    case 0x0e: return le16(-(n as number))
-    case 0x0f: return [Number(n)]
-    case 0x10: return [Number(-(n as bigint))]
-    case 0x11: return le16(Number(n))
-    case 0x12: return le16(Number(-(n as bigint)))
-    case 0x13: { const x = v as PhotonCustom; return [x.code, ...customBody18(x)] }
+    case 0x02:
+      return [n ? 1 : 0]
+    case 0x03:
+      return [n as number]
+    case 0x04:
+      return be(2, (d) => d.setInt16(0, n as number), true)
+    case 0x05:
+      return be(4, (d) => d.setFloat32(0, n as number), true)
+    case 0x06:
+      return be(8, (d) => d.setFloat64(0, n as number), true)
+    case 0x07:
+      return str18(n as string)
+    case 0x09:
+      return zigzag32(n as number)
+    case 0x0a:
+      return zigzag64(n as bigint)
+    case 0x0b:
+      return [n as number]
+    case 0x0c:
+      return [-(n as number)]
+    case 0x0d:
+      return le16(n as number)
+    case 0x0e:
+      return le16(-(n as number))
+    case 0x0f:
+      return [Number(n)]
+    case 0x10:
+      return [Number(-(n as bigint))]
+    case 0x11:
+      return le16(Number(n))
+    case 0x12:
+      return le16(Number(-(n as bigint)))
+    case 0x13: {
+      const x = v as PhotonCustom
+      return [x.code, ...customBody18(x)]
+    }
     case 0x14: {
       const d = v as PhotonDictionary
       const { head, kc, vc } = dictHeader18(d, d.value[0]?.value, hint(d))
       return [...head, ...entries18(d, kc, vc)]
     }
-    case 0x15: { const x = v as PhotonHashtable; return [...varint(x.value.length), ...x.value.flatMap((e) => [...enc18(e.key), ...enc18(e.value)])] }
-    case 0x17: { const x = n as PV[]; return [...varint(x.length), ...x.flatMap(enc18)] }
+    case 0x15: {
+      const x = v as PhotonHashtable
+      return [...varint(x.value.length), ...x.value.flatMap((e) => [...enc18(e.key), ...enc18(e.value)])]
+    }
+    case 0x17: {
+      const x = n as PV[]
+      return [...varint(x.length), ...x.flatMap(enc18)]
+    }
     case 0x18:
-    case 0x1a: { const x = v as { code: number; parameters: PhotonParams }; return [x.code, ...params18(x.parameters)] }
+    case 0x1a: {
+      const x = v as { code: number; parameters: PhotonParams }
+      return [x.code, ...params18(x.parameters)]
+    }
     case 0x19: {
       const x = v as Extract<PV, { type: 'OperationResponse' }>
       return [x.code, ...le16(x.returnCode & 0xffff), ...enc18(x.debugMessage), ...params18(x.parameters)]
     }
-    case 0x40: { const x = n as PV[]; return [...varint(x.length), ...x.flatMap(enc18)] }
+    case 0x40: {
+      const x = n as PV[]
+      return [...varint(x.length), ...x.flatMap(enc18)]
+    }
     case 0x42: {
       const x = n as boolean[]
       const bits = new Array(Math.ceil(x.length / 8)).fill(0)
-      x.forEach((b, i) => { if (b) bits[i >> 3] |= 1 << (i & 7) })
+      x.forEach((b, i) => {
+        if (b) bits[i >> 3] |= 1 << (i & 7)
+      })
       return [...varint(x.length), ...bits]
     }
-    case 0x43: { const x = n as Uint8Array; return [...varint(x.length), ...x] }
-    case 0x44: { const x = n as number[]; return [...varint(x.length), ...x.flatMap((y) => be(2, (d) => d.setInt16(0, y), true))] }
-    case 0x45: { const x = n as number[]; return [...varint(x.length), ...x.flatMap((y) => be(4, (d) => d.setFloat32(0, y), true))] }
-    case 0x46: { const x = n as number[]; return [...varint(x.length), ...x.flatMap((y) => be(8, (d) => d.setFloat64(0, y), true))] }
-    case 0x47: { const x = n as string[]; return [...varint(x.length), ...x.flatMap(str18)] }
-    case 0x49: { const x = n as number[]; return [...varint(x.length), ...x.flatMap(zigzag32)] }
-    case 0x4a: { const x = n as bigint[]; return [...varint(x.length), ...x.flatMap(zigzag64)] }
+    case 0x43: {
+      const x = n as Uint8Array
+      return [...varint(x.length), ...x]
+    }
+    case 0x44: {
+      const x = n as number[]
+      return [...varint(x.length), ...x.flatMap((y) => be(2, (d) => d.setInt16(0, y), true))]
+    }
+    case 0x45: {
+      const x = n as number[]
+      return [...varint(x.length), ...x.flatMap((y) => be(4, (d) => d.setFloat32(0, y), true))]
+    }
+    case 0x46: {
+      const x = n as number[]
+      return [...varint(x.length), ...x.flatMap((y) => be(8, (d) => d.setFloat64(0, y), true))]
+    }
+    case 0x47: {
+      const x = n as string[]
+      return [...varint(x.length), ...x.flatMap(str18)]
+    }
+    case 0x49: {
+      const x = n as number[]
+      return [...varint(x.length), ...x.flatMap(zigzag32)]
+    }
+    case 0x4a: {
+      const x = n as bigint[]
+      return [...varint(x.length), ...x.flatMap(zigzag64)]
+    }
     case 0x53: {
       const x = v as Extract<PV, { type: 'CustomArray' }>
       return [...varint(x.value.length), x.code, ...x.value.flatMap(customBody18)]
@@ -400,7 +555,6 @@ export function paramBytes(ver: Version, code: number, v: PV): Uint8Array {
 
 // ---- decode harness (shared by the tests; calls the decoder) ----
 
-
 /** Runs a reader over `bytes` with a fresh tree (recording or not). */
 export function run<T>(bytes: Uint8Array, read: (r: FieldReader) => T, recording = true): { value: T; tree: FieldNode[]; pos: number } {
   const tree = new TreeBuilder(recording)
@@ -428,7 +582,6 @@ export { hex, unhex } from './udp-encoder'
 export function slice(bytes: Uint8Array, n: FieldNode): Uint8Array {
   return bytes.subarray(n.start!, n.start! + n.length!)
 }
-
 
 /**
  * Checks the tree's ranges: the roots tile [from, to) without gaps, and every node's children lie inside

@@ -46,10 +46,30 @@ describe('Photon InitV3 (signal 0xF5)', () => {
     expect(m.summary).toBe('Init (V3) protocol 1.8 lib 5.0.3.1 app="app-été"')
     const v = JSON.parse(messageText(m)).value
     expect(v).toMatchObject({
-      signal: 0xf5, msgType: 0, msgTypeName: 'Init', protocol: 'GpBinary18', command: 'SEND_RELIABLE', reliableSeq: 1,
-      init: { form: 'InitV3', protocolVersion: '1.8', libraryVersion: '5.0.3.1', clientSdkId: 15, appId: 'app-été', ipv6: true, encryption: false, flags: 6, token: 'deadbeef' }
+      signal: 0xf5,
+      msgType: 0,
+      msgTypeName: 'Init',
+      protocol: 'GpBinary18',
+      command: 'SEND_RELIABLE',
+      reliableSeq: 1,
+      init: {
+        form: 'InitV3',
+        protocolVersion: '1.8',
+        libraryVersion: '5.0.3.1',
+        clientSdkId: 15,
+        appId: 'app-été',
+        ipv6: true,
+        encryption: false,
+        flags: 6,
+        token: 'deadbeef'
+      }
     })
-    expect(v.init.data).toEqual({ type: 'Dictionary', keyType: 'Byte', valueType: 'Object', value: [{ key: { type: 'Byte', value: 0 }, value: { type: 'String', value: 'custom ✓' } }] })
+    expect(v.init.data).toEqual({
+      type: 'Dictionary',
+      keyType: 'Byte',
+      valueType: 'Object',
+      value: [{ key: { type: 'Byte', value: 0 }, value: { type: 'String', value: 'custom ✓' } }]
+    })
     checkRanges(m)
     // Field ranges: the app id's bytes, the token, the flags.
     const app = find(m.tree, 'photon.init.app_id')
@@ -102,7 +122,13 @@ describe('Photon InitV3 (signal 0xF5)', () => {
 describe('hostile Init bytes', () => {
   it('every truncation and many mutations of both forms decode to a message, never a throw', () => {
     const samples = [
-      initV3Message({ flags: 2, protocol: 18, appId: 'app', token: Uint8Array.from([1, 2, 3]), data: pv.dict('Byte', 'Object', [pv.byte(0), pv.hash([pv.str('k'), pv.ints([1, 2])])]) }),
+      initV3Message({
+        flags: 2,
+        protocol: 18,
+        appId: 'app',
+        token: Uint8Array.from([1, 2, 3]),
+        data: pv.dict('Byte', 'Object', [pv.byte(0), pv.hash([pv.str('k'), pv.ints([1, 2])])])
+      }),
       httpInitMessage({ appId: 'app', protocol: 16, token: pv.str('token') }).bytes
     ]
     const rand = rng(19)
@@ -143,7 +169,8 @@ describe('Photon HTTP-style init (POST /?init=&app=…)', () => {
     expect(init.error).toBeNull()
     expect(init.summary).toBe('Init (HTTP) protocol 1.8 lib 4.1.8.3 app="my-app"')
     expect(JSON.parse(messageText(init)).value).toMatchObject({
-      msgType: 0, protocol: 'GpBinary18',
+      msgType: 0,
+      protocol: 'GpBinary18',
       init: { form: 'HTTP', appId: 'my-app', libraryVersion: '4.1.8.3', clientSdkId: 15, ipv6: true, token: { type: 'ByteArray', value: '090807' } }
     })
     const app = find(init.tree, 'photon.init.app_id')
@@ -172,15 +199,16 @@ describe('Photon fragments and server time', () => {
     const frags = splitMessage(big, { startSeq: 5, channel: 0 })
     expect(frags.map((f) => f.seq)).toEqual([5, 6, 7])
     const { messages } = runEngine(frags.map((f) => s2c(dg(2000, f.command))))
-    expect(messages.map((m) => [m.name, (m.value as { reliableSeq: number }).reliableSeq])).toEqual([['SEND_FRAGMENT', 5], ['SEND_FRAGMENT', 6], ['Event 7', 5]])
+    expect(messages.map((m) => [m.name, (m.value as { reliableSeq: number }).reliableSeq])).toEqual([
+      ['SEND_FRAGMENT', 5],
+      ['SEND_FRAGMENT', 6],
+      ['Event 7', 5]
+    ])
     expect(messages[2].value).toMatchObject({ fragment: { startSeq: 5, number: 2, count: 3 } })
   })
 
   it("the ACK of the client's SERVERTIME carries the server clock from its datagram's sent time", () => {
-    const { messages } = runEngine([
-      c2s(dg(1000, cmd.serverTime(3), cmd.ping(4))),
-      s2c(dg(987654, cmd.ack(255, 3, 1000), cmd.ack(255, 4, 1000)))
-    ])
+    const { messages } = runEngine([c2s(dg(1000, cmd.serverTime(3), cmd.ping(4))), s2c(dg(987654, cmd.ack(255, 3, 1000), cmd.ack(255, 4, 1000)))])
     expect(messages.map((m) => m.name)).toEqual(['SERVERTIME', 'PING', 'ACK', 'ACK'])
     const [, , st, ping] = messages
     expect(st.value).toMatchObject({ command: 'ACK', ackedSeq: 3, serverTime: 987654, acknowledges: 1 })
@@ -195,11 +223,7 @@ describe('Photon fragments and server time', () => {
   })
 
   it('an ACK from the client, or of a seq on another channel, is not a server time', () => {
-    const { messages } = runEngine([
-      c2s(dg(1000, cmd.serverTime(3))),
-      c2s(dg(1001, cmd.ack(255, 3, 5))),
-      s2c(dg(987654, cmd.ack(0, 3, 1000)))
-    ])
+    const { messages } = runEngine([c2s(dg(1000, cmd.serverTime(3))), c2s(dg(1001, cmd.ack(255, 3, 5))), s2c(dg(987654, cmd.ack(0, 3, 1000)))])
     for (const m of messages.slice(1)) expect((m.value as { serverTime?: number }).serverTime).toBeUndefined()
   })
 
@@ -210,7 +234,15 @@ describe('Photon fragments and server time', () => {
     const { messages } = runEngine([
       tcpFrame(C, 40000, S, P, 1000, SYN),
       tcpFrame(S, P, C, 40000, 5000, SYN | ACK),
-      tcpFrame(C, 40000, S, P, 1001, PSH | ACK, Buffer.concat([photonTcpFrame(initV3Message({ protocol: 16, appId: 'a', data: pv.dict('Byte', 'Object') })), ping])),
+      tcpFrame(
+        C,
+        40000,
+        S,
+        P,
+        1001,
+        PSH | ACK,
+        Buffer.concat([photonTcpFrame(initV3Message({ protocol: 16, appId: 'a', data: pv.dict('Byte', 'Object') })), ping])
+      ),
       tcpFrame(S, P, C, 40000, 5001, PSH | ACK, pong)
     ])
     expect(messages.map((m) => m.name)).toEqual(['Init', 'Ping', 'Ping reply'])

@@ -29,15 +29,24 @@ function randomParams(next: () => number, big: boolean): Params {
   const int = (n: number) => Math.floor(next() * n)
   const value = (depth: number): PV => {
     switch (int(depth > 1 ? 7 : 9)) {
-      case 0: return pv.byte(int(256))
-      case 1: return pv.short(int(65536) - 32768)
-      case 2: return pv.int(int(2 ** 32) - 2 ** 31)
-      case 3: return pv.long(BigInt(int(2 ** 40)) - 2n ** 39n)
-      case 4: return pv.str(`s${int(1e6)}-äß`)
-      case 5: return pv.bool(next() < 0.5)
-      case 6: return pv.double(next() * 1e6)
-      case 7: return pv.hash(...Array.from({ length: 1 + int(3) }, (): [PV, PV] => [pv.byte(int(256)), value(depth + 1)]))
-      default: return pv.ints(Array.from({ length: int(6) }, () => int(2 ** 31)))
+      case 0:
+        return pv.byte(int(256))
+      case 1:
+        return pv.short(int(65536) - 32768)
+      case 2:
+        return pv.int(int(2 ** 32) - 2 ** 31)
+      case 3:
+        return pv.long(BigInt(int(2 ** 40)) - 2n ** 39n)
+      case 4:
+        return pv.str(`s${int(1e6)}-äß`)
+      case 5:
+        return pv.bool(next() < 0.5)
+      case 6:
+        return pv.double(next() * 1e6)
+      case 7:
+        return pv.hash(...Array.from({ length: 1 + int(3) }, (): [PV, PV] => [pv.byte(int(256)), value(depth + 1)]))
+      default:
+        return pv.ints(Array.from({ length: int(6) }, () => int(2 ** 31)))
     }
   }
   const params: Params = []
@@ -65,13 +74,23 @@ function randomSession(next: () => number, n: number): Sent[] {
 }
 
 function body(ver: Version, s: Sent): Uint8Array {
-  const b = s.msgType === 2 ? requestBody(ver, s.code, s.params) : s.msgType === 3 ? responseBody(ver, s.code, 0, pv.null(), s.params) : eventBody(ver, s.code, s.params)
+  const b =
+    s.msgType === 2
+      ? requestBody(ver, s.code, s.params)
+      : s.msgType === 3
+        ? responseBody(ver, s.code, 0, pv.null(), s.params)
+        : eventBody(ver, s.code, s.params)
   return Uint8Array.from([0xf3, s.msgType, ...b])
 }
 
 /** The decoded Photon messages of one direction that carry operations and events. */
 function decodedOps(messages: DecodedMessage[], dir: 'c2s' | 's2c'): DecodedMessage[] {
-  return messages.filter((m) => m.protocol === 'photon' && m.direction === dir && /^(OperationRequest|OperationResponse|Event)$/.test(String((m.value as { msgTypeName?: string }).msgTypeName)))
+  return messages.filter(
+    (m) =>
+      m.protocol === 'photon' &&
+      m.direction === dir &&
+      /^(OperationRequest|OperationResponse|Event)$/.test(String((m.value as { msgTypeName?: string }).msgTypeName))
+  )
 }
 
 function expectSame(messages: DecodedMessage[], sent: Sent[], version: 'GpBinary16' | 'GpBinary18', from: string): void {
@@ -136,10 +155,18 @@ describe('Photon over real loopback connections, captured by tshark', () => {
       const port = 47000 + (seed % 5000)
       const file = join(dir, 'photon-ws.pcapng')
       const stop = await startTshark(null, `tcp port ${port}`, file)
-      const wss = new WebSocketServer({ host: '127.0.0.1', port, perMessageDeflate: { threshold: 64 }, handleProtocols: (p) => (p.has('GpBinaryV18') ? 'GpBinaryV18' : false) })
+      const wss = new WebSocketServer({
+        host: '127.0.0.1',
+        port,
+        perMessageDeflate: { threshold: 64 },
+        handleProtocols: (p) => (p.has('GpBinaryV18') ? 'GpBinaryV18' : false)
+      })
       const serverSide = new Promise<WebSocket>((resolve) => wss.once('connection', resolve))
       const client = new WebSocket(`ws://127.0.0.1:${port}/?libversion=4.1.6.25&sid=30&app=loopback-app`, 'GpBinaryV18', { perMessageDeflate: true })
-      await new Promise((r, j) => { client.once('open', r); client.once('error', j) })
+      await new Promise((r, j) => {
+        client.once('open', r)
+        client.once('error', j)
+      })
       const server = await serverSide
       expect(client.protocol).toBe('GpBinaryV18')
       const sent = randomSession(rng(seed + 1), 10)

@@ -94,8 +94,7 @@ export const cmd = {
   ping: (seq: number) => command({ type: T.PING, channel: 255, seq }),
   serverTime: (seq: number) => command({ type: T.SERVERTIME, channel: 255, seq }),
   reliable: (channel: number, seq: number, msg: Uint8Array) => command({ type: T.SEND_RELIABLE, channel, seq, body: msg }),
-  reliableUnsequenced: (channel: number, seq: number, msg: Uint8Array) =>
-    command({ type: T.SEND_RELIABLE_UNSEQUENCED, channel, flags: 3, seq, body: msg }),
+  reliableUnsequenced: (channel: number, seq: number, msg: Uint8Array) => command({ type: T.SEND_RELIABLE_UNSEQUENCED, channel, flags: 3, seq, body: msg }),
   unreliable: (channel: number, seq: number, useq: number, msg: Uint8Array) =>
     command({ type: T.SEND_UNRELIABLE, channel, flags: 0, seq, body: concat([be32(useq), msg]) }),
   unsequenced: (channel: number, group: number, msg: Uint8Array) =>
@@ -196,7 +195,10 @@ export interface SplitFragment {
 }
 
 /** Splits a message into fragment commands: fragment i has reliableSeq startSeq + i and data at i * size. */
-export function splitMessage(msg: Uint8Array, o: { channel?: number; startSeq: number; fragmentSize?: number; mtu?: number; unsequenced?: boolean }): SplitFragment[] {
+export function splitMessage(
+  msg: Uint8Array,
+  o: { channel?: number; startSeq: number; fragmentSize?: number; mtu?: number; unsequenced?: boolean }
+): SplitFragment[] {
   const size = o.fragmentSize ?? fragmentSizeForMtu(o.mtu ?? 1200)
   const count = Math.max(1, Math.ceil(msg.length / size))
   const out: SplitFragment[] = []

@@ -49,18 +49,57 @@ function leaf(nodes: FieldNode[], key: string): FieldNode {
 // Each field's width in bytes as docs/photon.md (UDP transport: packet and command headers, command bodies) gives it;
 // 0: a group or variable-length bytes. Written from the doc, not from udp-fields.ts.
 const SPEC_WIDTH: Record<string, number> = {
-  'photon.header': 0, 'photon.peer_id': 2, 'photon.flags': 1, 'photon.command_count': 1, 'photon.sent_time': 4, 'photon.challenge': 4, 'photon.crc': 4,
-  'photon.cmd': 0, 'photon.cmd.type': 1, 'photon.channel': 1, 'photon.cmd.flags': 1, 'photon.cmd.reserved': 1, 'photon.cmd.length': 4, 'photon.cmd.seq': 4,
-  'photon.cmd.payload': 0, 'photon.ack.seq': 4, 'photon.ack.sent_time': 4, 'photon.unreliable_seq': 4, 'photon.unsequenced_group': 4,
-  'photon.frag.start_seq': 4, 'photon.frag.count': 4, 'photon.frag.number': 4, 'photon.frag.total_length': 4, 'photon.frag.offset': 4, 'photon.frag.data': 0,
-  'photon.connect.reserved': 2, 'photon.connect.mtu': 2, 'photon.connect.window_size': 4, 'photon.connect.channel_count': 4,
-  'photon.connect.incoming_bandwidth': 4, 'photon.connect.outgoing_bandwidth': 4, 'photon.connect.throttle_interval': 4,
-  'photon.connect.throttle_acceleration': 4, 'photon.connect.throttle_deceleration': 4,
-  'photon.verify.peer_id': 2, 'photon.verify.mtu': 2, 'photon.verify.window_size': 4, 'photon.verify.channel_count': 4, 'photon.verify.rest': 0,
+  'photon.header': 0,
+  'photon.peer_id': 2,
+  'photon.flags': 1,
+  'photon.command_count': 1,
+  'photon.sent_time': 4,
+  'photon.challenge': 4,
+  'photon.crc': 4,
+  'photon.cmd': 0,
+  'photon.cmd.type': 1,
+  'photon.channel': 1,
+  'photon.cmd.flags': 1,
+  'photon.cmd.reserved': 1,
+  'photon.cmd.length': 4,
+  'photon.cmd.seq': 4,
+  'photon.cmd.payload': 0,
+  'photon.ack.seq': 4,
+  'photon.ack.sent_time': 4,
+  'photon.unreliable_seq': 4,
+  'photon.unsequenced_group': 4,
+  'photon.frag.start_seq': 4,
+  'photon.frag.count': 4,
+  'photon.frag.number': 4,
+  'photon.frag.total_length': 4,
+  'photon.frag.offset': 4,
+  'photon.frag.data': 0,
+  'photon.connect.reserved': 2,
+  'photon.connect.mtu': 2,
+  'photon.connect.window_size': 4,
+  'photon.connect.channel_count': 4,
+  'photon.connect.incoming_bandwidth': 4,
+  'photon.connect.outgoing_bandwidth': 4,
+  'photon.connect.throttle_interval': 4,
+  'photon.connect.throttle_acceleration': 4,
+  'photon.connect.throttle_deceleration': 4,
+  'photon.verify.peer_id': 2,
+  'photon.verify.mtu': 2,
+  'photon.verify.window_size': 4,
+  'photon.verify.channel_count': 4,
+  'photon.verify.rest': 0,
   'photon.disconnect.reason': 1
 }
 const TYPE_WIDTH: Record<string, number> = { u8: 1, i8: 1, u16: 2, i16: 2, u32: 4, i32: 4, bytes: 0, none: 0 }
-const SIGNED = new Set(['photon.peer_id', 'photon.cmd.length', 'photon.cmd.seq', 'photon.ack.seq', 'photon.unreliable_seq', 'photon.unsequenced_group', 'photon.verify.peer_id'])
+const SIGNED = new Set([
+  'photon.peer_id',
+  'photon.cmd.length',
+  'photon.cmd.seq',
+  'photon.ack.seq',
+  'photon.unreliable_seq',
+  'photon.unsequenced_group',
+  'photon.verify.peer_id'
+])
 
 /** Slices the node's range out of the datagram and decodes it independently; must equal node.value and `expected`. */
 function checkField(bytes: Uint8Array, nodes: FieldNode[], key: string, start: number, length: number, expected: number | Uint8Array) {
@@ -79,7 +118,12 @@ function checkField(bytes: Uint8Array, nodes: FieldNode[], key: string, start: n
   expect(n.value).toBe(expected)
 }
 
-function checkCommonHeader(bytes: Uint8Array, g: FieldNode, at: number, e: { type: number; channel: number; flags: number; reserved: number; length: number; seq: number }) {
+function checkCommonHeader(
+  bytes: Uint8Array,
+  g: FieldNode,
+  at: number,
+  e: { type: number; channel: number; flags: number; reserved: number; length: number; seq: number }
+) {
   const c = g.children!
   checkField(bytes, c, 'photon.cmd.type', at, 1, e.type)
   checkField(bytes, c, 'photon.channel', at + 1, 1, e.channel)
@@ -132,7 +176,16 @@ describe('Photon UDP header', () => {
     const d = datagram({ peerId: -3670, sentTime: 0xdeadbeef, challenge: 0x01020304, commands: [cmd.ping(1), cmd.ping(2)] })
     const p = parse(d.bytes)
     expect(p.error).toBeUndefined()
-    expect(p.header).toMatchObject({ peerId: -3670, flags: 0, crcPresent: false, datagramEncrypted: false, commandCount: 2, sentTime: 0xdeadbeef, challenge: 0x01020304, headerLength: 12 })
+    expect(p.header).toMatchObject({
+      peerId: -3670,
+      flags: 0,
+      crcPresent: false,
+      datagramEncrypted: false,
+      commandCount: 2,
+      sentTime: 0xdeadbeef,
+      challenge: 0x01020304,
+      headerLength: 12
+    })
     expect(p.header.crc).toBeUndefined()
     const g = p.roots[0]
     expect([g.key, g.start, g.length]).toEqual(['photon.header', 0, 12])
@@ -187,7 +240,14 @@ describe('Photon UDP header', () => {
     expect(p.commands.map((c) => c.start)).toEqual(d.offsets)
 
     // A wrong stored CRC.
-    const bad = datagram({ peerId: 7, crc: true, crcValue: (expected ^ 0x10) >>> 0, sentTime: 1000, challenge: 0xcafebabe, commands: [cmd.reliable(0, 1, MSG6), cmd.ack(0, 3, 999)] })
+    const bad = datagram({
+      peerId: 7,
+      crc: true,
+      crcValue: (expected ^ 0x10) >>> 0,
+      sentTime: 1000,
+      challenge: 0xcafebabe,
+      commands: [cmd.reliable(0, 1, MSG6), cmd.ack(0, 3, 999)]
+    })
     const q = parse(bad.bytes)
     expect(q.header.crc).toEqual({ value: (expected ^ 0x10) >>> 0, computed: expected, ok: false })
     expect(leaf(q.roots[0].children!, 'photon.crc_status').value).toBe(0)
@@ -229,7 +289,15 @@ describe('Photon UDP header', () => {
     const p = parse(e.bytes)
     expect(p.error).toBeUndefined()
     const n = e.bytes.length
-    expect(p.header).toMatchObject({ peerId: 0x1234, flags: 1, datagramEncrypted: true, crcPresent: false, commandCount: 0, challenge: 0x0badf00d, headerLength: 7 })
+    expect(p.header).toMatchObject({
+      peerId: 0x1234,
+      flags: 1,
+      datagramEncrypted: true,
+      crcPresent: false,
+      commandCount: 0,
+      challenge: 0x0badf00d,
+      headerLength: 7
+    })
     expect(p.header.encrypted).toEqual({ blobStart: 7, blobEnd: n - 32, hmacStart: n - 32, hmacEnd: n })
     expect(p.header.warning).toBeUndefined()
     const g = p.roots[0].children!
@@ -287,14 +355,40 @@ describe('Photon UDP commands', () => {
       expect(c.map((x) => x.start)).toEqual(o)
       expect(c.map((x) => x.end)).toEqual(o.map((at, i) => at + cmds[i].length))
       expect(c.map((x) => x.typeName)).toEqual([
-        'ACK', 'CONNECT', 'VERIFYCONNECT', 'DISCONNECT', 'PING', 'SEND_RELIABLE', 'SEND_UNRELIABLE', 'SEND_FRAGMENT',
-        'SEND_UNSEQUENCED', 'SERVERTIME', 'SEND_UNRELIABLE_PROCESSED', 'SEND_RELIABLE_UNSEQUENCED', 'SEND_FRAGMENT_UNSEQUENCED', 'ACK_UNSEQUENCED'
+        'ACK',
+        'CONNECT',
+        'VERIFYCONNECT',
+        'DISCONNECT',
+        'PING',
+        'SEND_RELIABLE',
+        'SEND_UNRELIABLE',
+        'SEND_FRAGMENT',
+        'SEND_UNSEQUENCED',
+        'SERVERTIME',
+        'SEND_UNRELIABLE_PROCESSED',
+        'SEND_RELIABLE_UNSEQUENCED',
+        'SEND_FRAGMENT_UNSEQUENCED',
+        'ACK_UNSEQUENCED'
       ])
       const payload = (x: PhotonCommand) => hex(d.bytes.subarray(x.payloadStart, x.payloadEnd))
       expect(c[0]).toMatchObject({ type: 1, channel: 0, flags: 0, reserved: 4, length: 20, reliableSeq: 0, ack: { seq: 41, sentTime: 123456 } })
       expect(c[1]).toMatchObject({
-        type: 2, channel: 255, flags: 1, length: 44, reliableSeq: 1,
-        connect: { reserved: 0, mtu: 1200, windowSize: 0x8000, channelCount: 2, incomingBandwidth: 0, outgoingBandwidth: 0, throttleInterval: 5000, throttleAcceleration: 2, throttleDeceleration: 2 }
+        type: 2,
+        channel: 255,
+        flags: 1,
+        length: 44,
+        reliableSeq: 1,
+        connect: {
+          reserved: 0,
+          mtu: 1200,
+          windowSize: 0x8000,
+          channelCount: 2,
+          incomingBandwidth: 0,
+          outgoingBandwidth: 0,
+          throttleInterval: 5000,
+          throttleAcceleration: 2,
+          throttleDeceleration: 2
+        }
       })
       expect(c[2]).toMatchObject({ type: 3, channel: 255, length: 44, verifyPeerId: -3670, verify: { mtu: 1200, windowSize: 0x8000, channelCount: 2 } })
       expect(c[3]).toMatchObject({ type: 4, flags: 2, reserved: 2, disconnectReason: 2, length: 12 })
@@ -357,7 +451,10 @@ describe('Photon UDP commands', () => {
       hdr(6, 7, 0, 0, 4, 42)
       checkField(d.bytes, g[6].children!, 'photon.unreliable_seq', o[6] + 12, 4, 7)
       checkField(d.bytes, g[6].children!, 'photon.cmd.payload', o[6] + 16, MSG7.length, MSG7)
-      for (const [i, startSeq] of [[7, 40], [12, 76]]) {
+      for (const [i, startSeq] of [
+        [7, 40],
+        [12, 76]
+      ]) {
         hdr(i, i === 7 ? 8 : 15, i === 7 ? 0 : 2, i === 7 ? 1 : 3, 4, i === 7 ? 41 : 77)
         const f = g[i].children!
         checkField(d.bytes, f, 'photon.frag.start_seq', o[i] + 12, 4, startSeq)
@@ -393,7 +490,13 @@ describe('Photon UDP commands', () => {
   })
 
   it('labels are informative', () => {
-    const cmds = [cmd.reliable(0, 42, message(48)), cmd.ack(0, 41, 99), cmd.disconnect(3), cmd.unreliable(1, 3, 8, message(4)), cmd.fragment(0, 44, { startSeq: 42, count: 10, number: 2, totalLength: 11000, offset: 2304 }, message(1152))]
+    const cmds = [
+      cmd.reliable(0, 42, message(48)),
+      cmd.ack(0, 41, 99),
+      cmd.disconnect(3),
+      cmd.unreliable(1, 3, 8, message(4)),
+      cmd.fragment(0, 44, { startSeq: 42, count: 10, number: 2, totalLength: 11000, offset: 2304 }, message(1152))
+    ]
     const p = parse(datagram({ commands: cmds }).bytes)
     const labels = p.roots.slice(1).map((n) => n.label)
     expect(labels[0]).toBe('Command: SEND_RELIABLE ch=0 seq=42 len=60')

@@ -38,7 +38,15 @@ const TAGS: Record<string, (x: any) => PhotonValue> = {
 }
 
 const TAG_TYPES: Record<string, PhotonSlotType> = {
-  string: 'String', bool: 'Boolean', 'byte[]': 'ByteArray', byte: 'Byte', int16: 'Int16', int32: 'Int32', int64: 'Int64', float: 'Float', double: 'Double'
+  string: 'String',
+  bool: 'Boolean',
+  'byte[]': 'ByteArray',
+  byte: 'Byte',
+  int16: 'Int16',
+  int32: 'Int32',
+  int64: 'Int64',
+  float: 'Float',
+  double: 'Double'
 }
 
 /** A dictionary/hashtable key: `"\"a\""` a string, `"byte 255"` a tagged scalar, `"4"` an int32, else a bare string. */
@@ -93,7 +101,10 @@ function typedOf(e: Record<string, any>): Expected {
     case 'Hashtable':
       return { kind: 'value', value: pv.hash(...Object.entries(e.value).map(([k, v]): [PhotonValue, PhotonValue] => [keyOf(k), looseOf(v)])) }
     case 'Dictionary<object,object>':
-      return { kind: 'value', value: pv.dict('Object', 'Object', ...Object.entries(e.value).map(([k, v]): [PhotonValue, PhotonValue] => [keyOf(k), looseOf(v)])) }
+      return {
+        kind: 'value',
+        value: pv.dict('Object', 'Object', ...Object.entries(e.value).map(([k, v]): [PhotonValue, PhotonValue] => [keyOf(k), looseOf(v)]))
+      }
     case 'object[]':
       return { kind: 'value', value: pv.objs(...e.value.map((x: unknown) => looseOf(x))) }
     case 'int[]':
@@ -111,11 +122,23 @@ function typedOf(e: Record<string, any>): Expected {
     case 'OperationRequest':
       return { kind: 'value', value: { type: 'OperationRequest', code: e.opCode, parameters: paramsOf(e.parameters) } }
     case 'OperationResponse':
-      return { kind: 'value', value: { type: 'OperationResponse', code: e.opCode, returnCode: e.returnCode, debugMessage: looseOf(e.debugMessage), parameters: paramsOf(e.parameters) } }
+      return {
+        kind: 'value',
+        value: {
+          type: 'OperationResponse',
+          code: e.opCode,
+          returnCode: e.returnCode,
+          debugMessage: looseOf(e.debugMessage),
+          parameters: paramsOf(e.parameters)
+        }
+      }
     case 'EventData body (after F3 04)':
       return { kind: 'event', value: { code: e.code, parameters: paramsOf(e.parameters) } }
     case 'OperationResponse body (after F3 03)':
-      return { kind: 'response', value: { code: e.opCode, returnCode: e.returnCode, debugMessage: looseOf(e.debugMessage), parameters: paramsOf(e.parameters) } }
+      return {
+        kind: 'response',
+        value: { code: e.opCode, returnCode: e.returnCode, debugMessage: looseOf(e.debugMessage), parameters: paramsOf(e.parameters) }
+      }
   }
   throw new Error(`unknown expect notation ${JSON.stringify(type)}`)
 }
@@ -231,7 +254,8 @@ describe('public Photon vectors wrapped in real datagrams, through the whole eng
       } else {
         const { code, parameters } = exp.value
         expect({ code: v.code, parameters: unordered(v.parameters) }).toEqual({ code, parameters: unordered(parameters) })
-        if (exp.kind === 'response') expect({ returnCode: v.returnCode, debugMessage: v.debugMessage }).toEqual({ returnCode: exp.value.returnCode, debugMessage: exp.value.debugMessage })
+        if (exp.kind === 'response')
+          expect({ returnCode: v.returnCode, debugMessage: v.debugMessage }).toEqual({ returnCode: exp.value.returnCode, debugMessage: exp.value.debugMessage })
       }
       if (i % 3 === 2) expect(m.frames.length, `#${vec.i} fragmented`).toBeGreaterThan(1)
       checkRanges(m)
@@ -249,7 +273,12 @@ describe('public Photon vectors wrapped in real datagrams, through the whole eng
     const v = messages[0].value as { msgType: number; code: number; parameters: PhotonParams; protocol: string; protocolFrom: string }
     const want = (vec.expect as any).message
     expect(messages[0].error).toBeNull()
-    expect({ msgType: v.msgType, code: v.code, protocol: v.protocol, protocolFrom: v.protocolFrom }).toEqual({ msgType: want.msgType, code: want.opCode, protocol: 'GpBinary18', protocolFrom: 'trial' })
+    expect({ msgType: v.msgType, code: v.code, protocol: v.protocol, protocolFrom: v.protocolFrom }).toEqual({
+      msgType: want.msgType,
+      code: want.opCode,
+      protocol: 'GpBinary18',
+      protocolFrom: 'trial'
+    })
     expect(unordered(v.parameters)).toEqual(unordered(paramsOf(want.parameters)))
     checkRanges(messages[0])
   })

@@ -14,7 +14,13 @@ const truth = loadTruth('lastwar-tcp')
 
 interface Doc {
   conversations: Array<{ protocol: string; stack: string[]; server: string }>
-  messages: Array<{ direction: string; protocol: string; frames: number[]; summary: string; value: { command?: string; body: Typed; header: { compressed: boolean } } }>
+  messages: Array<{
+    direction: string
+    protocol: string
+    frames: number[]
+    summary: string
+    value: { command?: string; body: Typed; header: { compressed: boolean } }
+  }>
 }
 
 function decode(filter: string): Doc {
@@ -39,7 +45,10 @@ const params = (p: TruthPacket) => (((p.body.value as Record<string, Typed>).p.v
 describe('gamewire decode on lastwar-tcp.pcapng with SFS2X filters', () => {
   it('sfs2x.cmd selects one command in both directions', () => {
     const doc = decode('sfs2x.cmd == "mail.read"')
-    expectPackets(doc, truth.packets.filter((p) => p.command === 'mail.read'))
+    expectPackets(
+      doc,
+      truth.packets.filter((p) => p.command === 'mail.read')
+    )
     expect(doc.messages).toHaveLength(2)
     expect(doc.messages[0].summary).toMatch(/^CallExtension mail\.read room=-1\b/)
     expect(doc.messages[0].summary).toContain('_id=42')

@@ -51,8 +51,6 @@ export function loadTruth(name: string): Truth {
   return JSON.parse(readFileSync(join(FIXTURES, `${name}.truth.json`), 'utf8'))
 }
 
-
-
 const cache = new Map<string, Decoded>()
 export function decodeFixture(name: string): Decoded {
   if (!cache.has(name)) cache.set(name, decodeFile(join(FIXTURES, `${name}.pcapng`)))

@@ -27,7 +27,7 @@ describe('lastwar-tcp.pcapng (Last War variant over raw TCP)', () => {
     for (const [m, p] of forwarded) expect.soft(sfsValueOf(m).shard, `${p.direction} ${p.command}`).toBe(p.shardId)
   })
 
-  it("puts the extension command, room and the injected _id in the summary", () => {
+  it('puts the extension command, room and the injected _id in the summary', () => {
     for (const [m, p] of paired(NAME)) {
       if (!p.command) continue
       const params = ((p.body.value as Record<string, Typed>).p.value as Record<string, Typed>).p.value as Record<string, Typed>

@@ -36,13 +36,26 @@ const wireLength = (p: TruthPacket) => ('hex' in p.wire ? p.wire.hex.length / 2 
  * the truth file's packet sizes (the stream is exactly the preamble, if any, then the packets).
  */
 function tsharkFrames(name: string, truth: Truth): number[][] {
-  const out = execFileSync('tshark', ['-r', join(FIXTURES, `${name}.pcapng`), '-T', 'fields', '-E', 'separator=/t', '-e', 'frame.number', '-e', 'tcp.srcport', '-e', 'tcp.seq', '-e', 'tcp.len'], {
-    stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26
-  }).toString()
+  const out = execFileSync(
+    'tshark',
+    ['-r', join(FIXTURES, `${name}.pcapng`), '-T', 'fields', '-E', 'separator=/t', '-e', 'frame.number', '-e', 'tcp.srcport', '-e', 'tcp.seq', '-e', 'tcp.len'],
+    {
+      stdio: ['ignore', 'pipe', 'ignore'],
+      maxBuffer: 1 << 26
+    }
+  ).toString()
   const serverPort = truth.server.split(':').pop()
-  const segs = out.trim().split('\n').map((l) => l.split('\t')).filter((f) => Number(f[3]) > 0).map((f) => ({
-    frame: Number(f[0]), dir: f[1] === serverPort ? 's2c' : 'c2s', start: Number(f[2]) - 1, end: Number(f[2]) - 1 + Number(f[3])
-  }))
+  const segs = out
+    .trim()
+    .split('\n')
+    .map((l) => l.split('\t'))
+    .filter((f) => Number(f[3]) > 0)
+    .map((f) => ({
+      frame: Number(f[0]),
+      dir: f[1] === serverPort ? 's2c' : 'c2s',
+      start: Number(f[2]) - 1,
+      end: Number(f[2]) - 1 + Number(f[3])
+    }))
   const offset = { c2s: truth.preamble?.request.length ?? 0, s2c: truth.preamble?.response.length ?? 0 }
   return truth.packets.map((p) => {
     const start = offset[p.direction]
@@ -64,7 +77,12 @@ export function packetChecks(name: string): void {
 
   it('decodes every packet, in order, with the right direction, controller, action and command', () => {
     const msgs = sfsMessages(decodeFixture(name))
-    const actual = msgs.map((m) => ({ direction: m.direction, controller: sfsValueOf(m).controller, action: sfsValueOf(m).action, command: sfsValueOf(m).command ?? null }))
+    const actual = msgs.map((m) => ({
+      direction: m.direction,
+      controller: sfsValueOf(m).controller,
+      action: sfsValueOf(m).action,
+      command: sfsValueOf(m).command ?? null
+    }))
     const expected = truth.packets.map((p) => ({ direction: p.direction, controller: p.controller, action: p.action, command: p.command }))
     expect(actual).toEqual(expected)
   })

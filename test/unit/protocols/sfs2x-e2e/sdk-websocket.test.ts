@@ -29,7 +29,9 @@ describe.each(FIXTURES)('%s.pcapng (official SDK over WebSocket)', (name) => {
   })
 
   it('agrees with the events the SDK dispatched on the messages the server sent', () => {
-    const s2c = sfsMessages(decodeFixture(name)).filter((m) => m.direction === 's2c').map((m) => actualValue(m))
+    const s2c = sfsMessages(decodeFixture(name))
+      .filter((m) => m.direction === 's2c')
+      .map((m) => actualValue(m))
     const events = truth.events!
     const p = (v: { body: Typed }) => (v.body.value as Record<string, Typed>).p.value as Record<string, Typed>
 
@@ -52,11 +54,28 @@ describe.each(FIXTURES)('%s.pcapng (official SDK over WebSocket)', (name) => {
     const logout = events.find((e) => e.event === 'logout')!
     expect(p(s2c.find((v) => v.action === 'Logout')!).zn.value).toBe(logout.zone)
     // Handshake answer, then Login: the SDK dispatched connection and login in that order.
-    expect(events.map((e) => e.event)).toEqual(['connection', 'login', 'extensionResponse', 'extensionResponse', 'extensionResponse', 'pingPong', 'logout', 'connectionLost'])
+    expect(events.map((e) => e.event)).toEqual([
+      'connection',
+      'login',
+      'extensionResponse',
+      'extensionResponse',
+      'extensionResponse',
+      'pingPong',
+      'logout',
+      'connectionLost'
+    ])
     expect(s2c.map((v) => v.action)).toEqual(['Handshake', 'Login', 'CallExtension', 'CallExtension', 'CallExtension', 'PingPong', 'Logout'])
     // Each server message is named as the reply the SDK handled it as (its event, or the request's response).
-    const asSdkHandled: Record<string, string> = { connection: 'HandshakeResponse', login: 'LoginResponse', extensionResponse: 'ExtensionResponse', pingPong: 'PingPongResponse', logout: 'LogoutResponse' }
-    const s2cNames = sfsMessages(decodeFixture(name)).filter((m) => m.direction === 's2c').map((m) => m.name)
+    const asSdkHandled: Record<string, string> = {
+      connection: 'HandshakeResponse',
+      login: 'LoginResponse',
+      extensionResponse: 'ExtensionResponse',
+      pingPong: 'PingPongResponse',
+      logout: 'LogoutResponse'
+    }
+    const s2cNames = sfsMessages(decodeFixture(name))
+      .filter((m) => m.direction === 's2c')
+      .map((m) => m.name)
     expect(s2cNames).toEqual(events.filter((e) => e.event !== 'connectionLost').map((e) => asSdkHandled[e.event as string]))
   })
 })
@@ -66,7 +85,16 @@ describe('WebSocket sessions with and without permessage-deflate', () => {
     const strip = (name: string) =>
       sfsMessages(decodeFixture(name)).map((m) => {
         const v = sfsValueOf(m)
-        return { direction: m.direction, header: v.header, length: v.length, body: compact(v.body), controller: v.controller, action: v.action, command: v.command ?? null, transforms: v.transforms ?? [] }
+        return {
+          direction: m.direction,
+          header: v.header,
+          length: v.length,
+          body: compact(v.body),
+          controller: v.controller,
+          action: v.action,
+          command: v.command ?? null,
+          transforms: v.transforms ?? []
+        }
       })
     // The two sessions carried the same SFS2X packets (the SDK and the stub are deterministic).
     expect(loadTruth('sdk-ws-deflate').packets).toEqual(loadTruth('sdk-ws').packets)

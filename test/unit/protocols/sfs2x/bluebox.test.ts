@@ -22,7 +22,10 @@ const SP = 8080
 class Conn {
   frames: CaptureFrame[] = []
   private seq = { c: 1000, s: 5000 }
-  constructor(private readonly cport: number, private readonly sport = SP) {
+  constructor(
+    private readonly cport: number,
+    private readonly sport = SP
+  ) {
     this.frames.push(tcpFrame(C, cport, S, sport, this.seq.c++, SYN))
     this.frames.push(tcpFrame(S, sport, C, cport, this.seq.s++, SYN | ACK))
   }
@@ -33,14 +36,18 @@ class Conn {
     return this.send('s', data)
   }
   fin(side: 'c' | 's'): this {
-    this.frames.push(side === 'c' ? tcpFrame(C, this.cport, S, this.sport, this.seq.c++, ACK | FIN) : tcpFrame(S, this.sport, C, this.cport, this.seq.s++, ACK | FIN))
+    this.frames.push(
+      side === 'c' ? tcpFrame(C, this.cport, S, this.sport, this.seq.c++, ACK | FIN) : tcpFrame(S, this.sport, C, this.cport, this.seq.s++, ACK | FIN)
+    )
     return this
   }
   private send(side: 'c' | 's', data: Uint8Array | string): this {
     const bytes = typeof data === 'string' ? Uint8Array.from(Buffer.from(data, 'latin1')) : data
     for (let i = 0; i < bytes.length; i += 1400) {
       const part = bytes.subarray(i, i + 1400)
-      this.frames.push(side === 'c' ? tcpFrame(C, this.cport, S, this.sport, this.seq.c, ACK | PSH, part) : tcpFrame(S, this.sport, C, this.cport, this.seq.s, ACK | PSH, part))
+      this.frames.push(
+        side === 'c' ? tcpFrame(C, this.cport, S, this.sport, this.seq.c, ACK | PSH, part) : tcpFrame(S, this.sport, C, this.cport, this.seq.s, ACK | PSH, part)
+      )
       this.seq[side] += part.length
     }
     return this
@@ -71,7 +78,13 @@ function chunkedResponse(body: string, cut: number): string {
 
 /** Leaves only what the packet decoder wrote: the sfs2x group, without source indexes. */
 function sfsTree(m: DecodedMessage): unknown {
-  const strip = (n: FieldNode): unknown => ({ key: n.key, label: n.label, value: n.value instanceof Uint8Array ? Buffer.from(n.value).toString('hex') : n.value, length: n.length, children: (n.children ?? []).map(strip) })
+  const strip = (n: FieldNode): unknown => ({
+    key: n.key,
+    label: n.label,
+    value: n.value instanceof Uint8Array ? Buffer.from(n.value).toString('hex') : n.value,
+    length: n.length,
+    children: (n.children ?? []).map(strip)
+  })
   return strip(find(m.tree, 'sfs2x'))
 }
 
@@ -83,7 +96,11 @@ const loginRes = unhex(vec('session/03_s2c_c0_a1').hex)
 
 function bluebox(): CaptureFrame[] {
   // 1: connect, C# style (HTTP/1.0, trailing NUL, the response read to the end of the connection).
-  const c1 = new Conn(50001).c(csharpRequest('null', 'connect', null)).s(`HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nconnect|${SESSION}`).fin('s').fin('c')
+  const c1 = new Conn(50001)
+    .c(csharpRequest('null', 'connect', null))
+    .s(`HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nconnect|${SESSION}`)
+    .fin('s')
+    .fin('c')
   // 2: keep-alive: data (Handshake), then poll answered with a chunked body (the Handshake response).
   const c2 = new Conn(50002)
     .c(request11(SESSION, 'data', handshake))
@@ -91,10 +108,15 @@ function bluebox(): CaptureFrame[] {
     .c(request11(SESSION, 'poll', null))
     .s(chunkedResponse(`poll|${b64(handshakeRes)}`, 7))
   // 3: pipelined: data (Login) and poll in one segment, both responses in one segment.
-  const c3 = new Conn(50003).c(request11(SESSION, 'data', login) + request11(SESSION, 'poll', null)).s(response11('data|null') + response11(`poll|${b64(loginRes)}`))
+  const c3 = new Conn(50003)
+    .c(request11(SESSION, 'data', login) + request11(SESSION, 'poll', null))
+    .s(response11('data|null') + response11(`poll|${b64(loginRes)}`))
   // 4: an empty poll, then a request cut short by the end of the capture.
   const cut = request11(SESSION, 'data', login)
-  const c4 = new Conn(50004).c(request11(SESSION, 'poll', null)).s(response11('poll|null')).c(cut.slice(0, cut.length - 20))
+  const c4 = new Conn(50004)
+    .c(request11(SESSION, 'poll', null))
+    .s(response11('poll|null'))
+    .c(cut.slice(0, cut.length - 20))
   return [...c1.frames, ...c2.frames, ...c3.frames, ...c4.frames]
 }
 
@@ -173,7 +195,14 @@ describe('SFS2X BlueBox over HTTP', () => {
     expect(Buffer.from(rangeBytes(polled.sources, body)).toString()).toBe(`poll|${b64(handshakeRes)}`)
     // Each response names its request's frame; pipelined responses pair in order.
     const reqFrame = (m: DecodedMessage) => m.frames[m.frames.length - 1]
-    const pairs: [number, number][] = [[0, 1], [2, 3], [4, 5], [6, 8], [7, 9], [10, 11]]
+    const pairs: [number, number][] = [
+      [0, 1],
+      [2, 3],
+      [4, 5],
+      [6, 8],
+      [7, 9],
+      [10, 11]
+    ]
     for (const [q, r] of pairs) {
       expect((messages[r].value as any).responseTo).toBe(reqFrame(messages[q]))
       expect(find(messages[r].tree, 'http.response_to').value).toBe(reqFrame(messages[q]))
@@ -218,7 +247,10 @@ describe('SFS2X BlueBox over HTTP', () => {
     const plain = new Conn(50010).c('POST /api/login HTTP/1.1\r\nContent-Length: 2\r\n\r\nhi').s('HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok')
     const tls = new Conn(50011, 8443).c(Uint8Array.from([0x16, 0x03, 0x01, 0x00, 0x05, 1, 0, 0, 1, 0]))
     const { messages, conversations } = runEngine([...plain.frames, ...tls.frames])
-    expect(messages.filter((m) => m.conversation === 1).map((m) => [m.protocol, m.stack.join(',')])).toEqual([['unknown', 'tcp'], ['unknown', 'tcp']])
+    expect(messages.filter((m) => m.conversation === 1).map((m) => [m.protocol, m.stack.join(',')])).toEqual([
+      ['unknown', 'tcp'],
+      ['unknown', 'tcp']
+    ])
     expect(conversations[1].notes).toContain('HTTPS on port 8443 (e.g. SFS2X BlueBox or WebSocket over TLS): stays undecoded')
   })
 })
@@ -229,14 +261,24 @@ describe('one BlueBox session over several connections', () => {
     try {
       const w = new PcapngWriter()
       const file = join(dir, 'bluebox.pcapng')
-      writeFileSync(file, Buffer.concat([w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }]), ...bluebox().map((f) => w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data }))]))
+      writeFileSync(
+        file,
+        Buffer.concat([
+          w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }]),
+          ...bluebox().map((f) => w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data }))
+        ])
+      )
       // in-process with one engine, and through the built CLI with two shard workers
       const bin = join(__dirname, '../../../../bin/gamewire.mjs')
-      const docs = [JSON.parse((await decodeToText({ file, format: 'json', jobs: 1 })).text), JSON.parse(execFileSync(process.execPath, [bin, 'decode', file, '-j', '2'], { encoding: 'utf8' }))]
+      const docs = [
+        JSON.parse((await decodeToText({ file, format: 'json', jobs: 1 })).text),
+        JSON.parse(execFileSync(process.execPath, [bin, 'decode', file, '-j', '2'], { encoding: 'utf8' }))
+      ]
       for (const [jobs, doc] of docs.entries()) {
         const ids = doc.conversations.map((c: { id: number }) => `#${c.id}`).join(', ')
         expect(doc.conversations).toHaveLength(4)
-        for (const c of doc.conversations) expect(c.notes, `run ${jobs}`).toContain(`BlueBox session ${SESSION} spans conversations ${ids} (one HTTP connection per request)`)
+        for (const c of doc.conversations)
+          expect(c.notes, `run ${jobs}`).toContain(`BlueBox session ${SESSION} spans conversations ${ids} (one HTTP connection per request)`)
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })

@@ -43,7 +43,13 @@ describe('SFSObject codec', () => {
     const res = decode(encode(v))
     expect(res.error).toBeNull()
     expect(res.value).toEqual(v) // bigint LONGs, Uint8Array BYTE_ARRAY, exact floats, nested order
-    expect(jsonSafe(res.value)).toMatchObject({ value: { l: { type: 'LONG', value: '-9223372036854775808' }, by: { type: 'BYTE_ARRAY', value: '00ff10' }, la: { value: ['1', '-1', '4611686018427387904'] } } })
+    expect(jsonSafe(res.value)).toMatchObject({
+      value: {
+        l: { type: 'LONG', value: '-9223372036854775808' },
+        by: { type: 'BYTE_ARRAY', value: '00ff10' },
+        la: { value: ['1', '-1', '4611686018427387904'] }
+      }
+    })
     // row pass: same value, no tree
     const rows = decode(encode(v), { recording: false })
     expect(rows.value).toEqual(v)
@@ -86,11 +92,25 @@ describe('SFSObject codec', () => {
 
   it('reads BYTE unsigned, BYTE_ARRAY and TEXT with 4-byte lengths, arrays with u16 counts', () => {
     const res = decode(unhex('120003 0001 62 02 ff  0002 6261 0a 00000002 abcd  0001 74 14 00000002 6869'))
-    expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { b: { type: 'BYTE', value: 255 }, ba: { type: 'BYTE_ARRAY', value: 'abcd' }, t: { type: 'TEXT', value: 'hi' } } })
+    expect(jsonSafe(res.value)).toEqual({
+      type: 'SFS_OBJECT',
+      value: { b: { type: 'BYTE', value: 255 }, ba: { type: 'BYTE_ARRAY', value: 'abcd' }, t: { type: 'TEXT', value: 'hi' } }
+    })
   })
 
   it('keeps wire order for integer-like keys in the export text', () => {
-    const v = t.obj([['10', t.int(1)], ['2', t.int(2)], ['b', t.obj([['9', t.null()], ['0', t.bool(true)]])], ['1', t.str('x')]])
+    const v = t.obj([
+      ['10', t.int(1)],
+      ['2', t.int(2)],
+      [
+        'b',
+        t.obj([
+          ['9', t.null()],
+          ['0', t.bool(true)]
+        ])
+      ],
+      ['1', t.str('x')]
+    ])
     const res = decode(encode(v))
     expect(res.error).toBeNull()
     expect(jsonText(res.value)).toBe(
@@ -122,7 +142,9 @@ describe('SFSObject codec: malformed input', () => {
   it('checks counts against the bytes left before reading (no huge allocation)', () => {
     expect(decode(unhex('12ffff 00')).error!.message).toBe('SFSObject claims 65535 keys but only 1 bytes follow the count at offset 1')
     expect(decode(unhex('120001 0001 61 11 ffff')).error!.message).toBe('SFSArray claims 65535 elements but only 0 bytes follow the count at offset 7')
-    expect(decode(unhex('120001 0001 61 0d 1000 00')).error!.message).toBe('LONG_ARRAY claims 4096 elements (32768 bytes) but only 1 bytes follow the count at offset 7')
+    expect(decode(unhex('120001 0001 61 0d 1000 00')).error!.message).toBe(
+      'LONG_ARRAY claims 4096 elements (32768 bytes) but only 1 bytes follow the count at offset 7'
+    )
     expect(decode(unhex('120001 0001 61 0a 7fffffff 00')).error!.message).toMatch(/^BYTE_ARRAY: needs 2147483647 bytes at offset 11, only 1 present$/)
     expect(decode(unhex('120001 0001 61 0a ffffffff')).error!.message).toBe('BYTE_ARRAY length -1 is negative at offset 7')
     expect(decode(unhex('120001 0001 61 14 fffffff0')).error!.message).toBe('TEXT length -16 is negative at offset 7')
@@ -150,9 +172,14 @@ describe('SFSObject codec: malformed input', () => {
   it('shows CLASS (19) as undecodable, with the rest of the body as its bytes', () => {
     const bytes = unhex('120002 0001 61 04 00000001 0003 636c73 13 120001 0002 2443 0800 01 41')
     const res = decode(bytes)
-    expect(res.error!.message).toBe('CLASS (19) value cannot be decoded (no length on the wire; the rest of the body, 11 bytes, is kept as its bytes) at offset 16')
+    expect(res.error!.message).toBe(
+      'CLASS (19) value cannot be decoded (no length on the wire; the rest of the body, 11 bytes, is kept as its bytes) at offset 16'
+    )
     expect(res.error!.offset).toBe(16)
-    expect(jsonSafe(res.value)).toEqual({ type: 'SFS_OBJECT', value: { a: { type: 'INT', value: 1 }, cls: { type: 'CLASS', value: '1200010002244308000141' } } })
+    expect(jsonSafe(res.value)).toEqual({
+      type: 'SFS_OBJECT',
+      value: { a: { type: 'INT', value: 1 }, cls: { type: 'CLASS', value: '1200010002244308000141' } }
+    })
     const node = find(res.tree, 'sfs2x.p.cls')
     expect(node.label).toMatch(/^cls \(CLASS\): undecodable, 11 bytes to the end of the body: 1200010002244308000141$/)
     expect([...rangeBytes([{ bytes }], node)]).toEqual([...bytes.subarray(16)])
@@ -176,7 +203,11 @@ describe('SFSObject codec: malformed input', () => {
     const long = 'k'.repeat(300)
     const res = decode(unhex(`120003 0001 62 01 02 012c ${Buffer.from(long).toString('hex')} 00 0001 62 00`))
     expect(res.error).toBeNull()
-    expect(res.warnings).toEqual(['BOOL value 2 at offset 7 (only 0 and 1 are valid)', 'key of 300 bytes at offset 8 (the SDKs accept at most 255)', 'duplicate key "b" at offset 311'])
+    expect(res.warnings).toEqual([
+      'BOOL value 2 at offset 7 (only 0 and 1 are valid)',
+      'key of 300 bytes at offset 8 (the SDKs accept at most 255)',
+      'duplicate key "b" at offset 311'
+    ])
   })
 
   it('never throws on random input, and the row pass agrees with the tree pass', () => {

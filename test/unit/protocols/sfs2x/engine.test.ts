@@ -6,7 +6,24 @@ import { resetFrames } from '../../helpers/frames'
 import type { Sfs2xValue } from '../../../../src-shared/protocols/sfs2x'
 import { probeSfs2x } from '../../../../src-shared/protocols/sfs2x'
 import { messageText } from '../../../../src-shared/export/json'
-import { Conn, concat, encode, envelope, ext, find, loadVectors, packet, pmd, rangeBytes, runEngine, t, unhex, upgradeRequest, upgradeResponse, wsFrame } from './helpers'
+import {
+  Conn,
+  concat,
+  encode,
+  envelope,
+  ext,
+  find,
+  loadVectors,
+  packet,
+  pmd,
+  rangeBytes,
+  runEngine,
+  t,
+  unhex,
+  upgradeRequest,
+  upgradeResponse,
+  wsFrame
+} from './helpers'
 
 const C = '10.0.0.1'
 const S = '10.0.0.2'
@@ -28,7 +45,11 @@ describe('SFS2X over raw TCP', () => {
     // client: handshake + half the login in one segment, the rest of the login with the next two packets
     const allC = concat(...c2s)
     const cut = c2s[0].length + 10
-    conn.c(allC.subarray(0, cut)).s(concat(...s2c.slice(0, 2))).c(allC.subarray(cut)).s(concat(...s2c.slice(2)))
+    conn
+      .c(allC.subarray(0, cut))
+      .s(concat(...s2c.slice(0, 2)))
+      .c(allC.subarray(cut))
+      .s(concat(...s2c.slice(2)))
     const { messages, conversations } = runEngine(conn.frames)
     expect(conversations).toMatchObject([{ protocol: 'sfs2x', stack: ['tcp', 'sfs2x'], client: `${C}:${CP}`, server: `${S}:${SP}` }])
     expect(messages.every((m) => m.protocol === 'sfs2x' && m.error === null)).toBe(true)
@@ -56,7 +77,7 @@ describe('SFS2X over raw TCP', () => {
     expect(Buffer.from(rangeBytes(messages[4].sources, cmd)).toString('latin1')).toBe('\x00\x04move')
   })
 
-  it('exports the contract\'s JSON value (LONG as a decimal string, BYTE_ARRAY as hex)', () => {
+  it("exports the contract's JSON value (LONG as a decimal string, BYTE_ARRAY as hex)", () => {
     const body = ext('move', { id: t.long(-9007199254740993n), blob: t.bytes([0, 255]), f: t.float(0.5) })
     const conn = new Conn().c(packet(body, { xor: true, shard: 2 }))
     const { messages } = runEngine(conn.frames)
@@ -75,7 +96,10 @@ describe('SFS2X over raw TCP', () => {
             value: {
               c: { type: 'UTF_STRING', value: 'move' },
               r: { type: 'INT', value: -1 },
-              p: { type: 'SFS_OBJECT', value: { id: { type: 'LONG', value: '-9007199254740993' }, blob: { type: 'BYTE_ARRAY', value: '00ff' }, f: { type: 'FLOAT', value: 0.5 } } }
+              p: {
+                type: 'SFS_OBJECT',
+                value: { id: { type: 'LONG', value: '-9007199254740993' }, blob: { type: 'BYTE_ARRAY', value: '00ff' }, f: { type: 'FLOAT', value: 0.5 } }
+              }
             }
           }
         }
@@ -92,7 +116,12 @@ describe('SFS2X over raw TCP', () => {
       room: -1
     })
     expect(json.sources.map((s: { name: string }) => s.name)).toEqual(['TCP payload', 'XOR-decoded body'])
-    expect(json.tree[0].children.find((n: { key: string }) => n.key === 'sfs2x.object').children.find((n: { key: string }) => n.key === 'sfs2x.p.p').children.find((n: { key: string }) => n.key === 'sfs2x.p.p.p').children[0]).toMatchObject({ key: 'sfs2x.p.p.p.id', value: '-9007199254740993', source: 1 })
+    expect(
+      json.tree[0].children
+        .find((n: { key: string }) => n.key === 'sfs2x.object')
+        .children.find((n: { key: string }) => n.key === 'sfs2x.p.p')
+        .children.find((n: { key: string }) => n.key === 'sfs2x.p.p.p').children[0]
+    ).toMatchObject({ key: 'sfs2x.p.p.p.id', value: '-9007199254740993', source: 1 })
   })
 
   it('reassembles a 70 KB bigSized packet from 51 segments', () => {
@@ -127,7 +156,11 @@ describe('SFS2X over raw TCP', () => {
     const { messages } = runEngine(conn.frames)
     expect(messages.map((m) => [m.name, m.summary, m.error])).toEqual([
       ['CallExtension', 'CallExtension one room=-1', null],
-      ['Skipped bytes', `10 bytes skipped (framing lost at stream offset ${a.length})`, `framing lost at stream offset ${a.length}: header byte 0x00 has no binary bit (0x80); 10 bytes skipped up to the next plausible packet header`],
+      [
+        'Skipped bytes',
+        `10 bytes skipped (framing lost at stream offset ${a.length})`,
+        `framing lost at stream offset ${a.length}: header byte 0x00 has no binary bit (0x80); 10 bytes skipped up to the next plausible packet header`
+      ],
       ['CallExtension', 'CallExtension two room=-1', null],
       ['CallExtension', 'CallExtension three room=-1', null]
     ])
@@ -141,7 +174,10 @@ describe('SFS2X over raw TCP', () => {
     const { messages } = runEngine(conn.frames)
     expect(messages.map((m) => [m.name, m.error])).toEqual([
       ['PingPong', null],
-      ['Skipped bytes', `framing lost at stream offset ${first.length}: length 2147483647 is absurd (above 67108864); 8 bytes skipped up to the next plausible packet header`],
+      [
+        'Skipped bytes',
+        `framing lost at stream offset ${first.length}: length 2147483647 is absurd (above 67108864); 8 bytes skipped up to the next plausible packet header`
+      ],
       ['CallExtension', null]
     ])
   })
@@ -153,7 +189,10 @@ describe('SFS2X over raw TCP', () => {
     const conn = new Conn().c(concat(first, packet(ext('second', {})), packet(ext('third', {}))))
     const { messages } = runEngine(conn.frames)
     expect(messages.map((m) => [m.summary, m.error])).toEqual([
-      ['CallExtension first room=-1', `wrong length at offset 1: it says ${body.length + 20} body bytes but the SFSObject ends after ${body.length}, where the next packet starts (offset ${body.length + 3})`],
+      [
+        'CallExtension first room=-1',
+        `wrong length at offset 1: it says ${body.length + 20} body bytes but the SFSObject ends after ${body.length}, where the next packet starts (offset ${body.length + 3})`
+      ],
       ['CallExtension second room=-1', null],
       ['CallExtension third room=-1', null]
     ])
@@ -186,11 +225,17 @@ describe('SFS2X over raw TCP', () => {
   it('a TCP gap inside a packet: the piece is shown with the error, then decoding resyncs', () => {
     const p1 = packet(ext('one', { s: t.str('x'.repeat(100)) }))
     const p2 = packet(ext('two', {}))
-    const conn = new Conn().c(p1.subarray(0, 50)).lose(p1.length - 50 + 5).c(concat(p2.subarray(5), packet(ext('three', {}))))
+    const conn = new Conn()
+      .c(p1.subarray(0, 50))
+      .lose(p1.length - 50 + 5)
+      .c(concat(p2.subarray(5), packet(ext('three', {}))))
     const { messages } = runEngine(conn.frames)
     expect(messages.map((m) => [m.name, m.error])).toEqual([
       ['CallExtension', `packet at stream offset 0 cut short by a TCP gap: ${p1.length - 50 + 5} bytes missing after its 50 bytes`],
-      ['Skipped bytes', `resynchronising after a TCP gap of ${p1.length - 50 + 5} bytes; ${p2.length - 5} bytes skipped up to the next plausible packet header`],
+      [
+        'Skipped bytes',
+        `resynchronising after a TCP gap of ${p1.length - 50 + 5} bytes; ${p2.length - 5} bytes skipped up to the next plausible packet header`
+      ],
       ['CallExtension', null]
     ])
     expect(messages[2].summary).toBe('CallExtension three room=-1')
@@ -221,7 +266,10 @@ describe('SFS2X over raw TCP', () => {
     const { messages, conversations } = runEngine(conn.frames)
     expect(conversations[0].protocol).toBe('sfs2x')
     expect(messages.map((m) => [m.name, m.error])).toEqual([
-      ['Skipped bytes', `framing lost at stream offset 0: header byte 0x${before[25].toString(16)} has no binary bit (0x80); ${before.length - 25} bytes skipped up to the next plausible packet header`],
+      [
+        'Skipped bytes',
+        `framing lost at stream offset 0: header byte 0x${before[25].toString(16)} has no binary bit (0x80); ${before.length - 25} bytes skipped up to the next plausible packet header`
+      ],
       ['CallExtension', null],
       ['CallExtension', null]
     ])
@@ -321,9 +369,16 @@ describe('server messages are named as a user reads them (docs/sfs2x.md)', () =>
   const extReply = ext('mail.read', { ok: t.bool(true), _id: t.int(42) }, null)
   const traffic = (conn: Conn) =>
     conn
-      .c(packet(joinRoom)).s(packet(joinRoomError)).c(packet(joinRoom)).s(packet(joinRoomOk))
-      .s(packet(userEnterRoom)).c(packet(setUserVars)).s(packet(userVarsUpdate))
-      .c(packet(publicMsg)).s(packet(publicMsgEvent)).s(packet(extReply))
+      .c(packet(joinRoom))
+      .s(packet(joinRoomError))
+      .c(packet(joinRoom))
+      .s(packet(joinRoomOk))
+      .s(packet(userEnterRoom))
+      .c(packet(setUserVars))
+      .s(packet(userVarsUpdate))
+      .c(packet(publicMsg))
+      .s(packet(publicMsgEvent))
+      .s(packet(extReply))
 
   it('names a response, an error response, a push event and a message event from the server; requests keep their names', () => {
     for (const recording of [true, false]) {
@@ -355,11 +410,21 @@ describe('server messages are named as a user reads them (docs/sfs2x.md)', () =>
     const quiet = (conn: Conn) => conn.c(packet(joinRoom)).s(packet(joinRoomOk)).s(packet(userEnterRoom)).s(packet(extReply))
     const { messages, conversations } = runEngine(quiet(new Conn(7777, false)).frames)
     expect(conversations[0].roleFrom).toBe('first-packet')
-    expect(messages.map((m) => [m.direction, m.name])).toEqual([['a2b', 'JoinRoom'], ['b2a', 'JoinRoom'], ['b2a', 'UserEnterRoom'], ['b2a', 'CallExtension']])
+    expect(messages.map((m) => [m.direction, m.name])).toEqual([
+      ['a2b', 'JoinRoom'],
+      ['b2a', 'JoinRoom'],
+      ['b2a', 'UserEnterRoom'],
+      ['b2a', 'CallExtension']
+    ])
     // the same bytes on SFS2X's port: the port names the server, and its messages are named as such
     resetFrames()
     const onPort = runEngine(quiet(new Conn(SP, false)).frames)
     expect(onPort.conversations[0].roleFrom).toBe('port')
-    expect(onPort.messages.map((m) => [m.direction, m.name])).toEqual([['c2s', 'JoinRoom'], ['s2c', 'JoinRoomResponse'], ['s2c', 'UserEnterRoom'], ['s2c', 'ExtensionResponse']])
+    expect(onPort.messages.map((m) => [m.direction, m.name])).toEqual([
+      ['c2s', 'JoinRoom'],
+      ['s2c', 'JoinRoomResponse'],
+      ['s2c', 'UserEnterRoom'],
+      ['s2c', 'ExtensionResponse']
+    ])
   })
 })

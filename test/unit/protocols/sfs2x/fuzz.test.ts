@@ -15,14 +15,15 @@ const KEYS = `SFS2X_AES * ${hex(KEY)} ${hex(IV)}`
 function samples(): Uint8Array[] {
   const big = ext('bulk', { s: t.str('abc'.repeat(700)), a: t.intArr([1, 2, 3]), o: t.obj({ l: t.long(-5n), b: t.bytes([1, 2]) }) })
   return [
-    ...loadVectors().filter((v) => v.kind === 'packet' && v.hex.length < 20000).map((v) => unhex(v.hex)),
+    ...loadVectors()
+      .filter((v) => v.kind === 'packet' && v.hex.length < 20000)
+      .map((v) => unhex(v.hex)),
     packet(big, { zlib: true, xor: true, shard: 4 }),
     packet(big, { zlib: true, aes: { key: KEY, iv: IV } }),
     packet(envelope(0, 1000, { u: t.arr(t.int(1), t.str('x'), t.obj({ q: t.doubleArr([1.5]) })) }), { xor: true }),
     packet(encode(ZSTD_BODY), { zstd: unhex(ZSTD_HEX) })
   ]
 }
-
 
 beforeEach(() => resetFrames())
 

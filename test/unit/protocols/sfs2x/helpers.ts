@@ -53,8 +53,26 @@ export const t = {
 }
 
 const TAGS: Record<string, number> = {
-  NULL: 0, BOOL: 1, BYTE: 2, SHORT: 3, INT: 4, LONG: 5, FLOAT: 6, DOUBLE: 7, UTF_STRING: 8, BOOL_ARRAY: 9, BYTE_ARRAY: 10,
-  SHORT_ARRAY: 11, INT_ARRAY: 12, LONG_ARRAY: 13, FLOAT_ARRAY: 14, DOUBLE_ARRAY: 15, UTF_STRING_ARRAY: 16, SFS_ARRAY: 17, SFS_OBJECT: 18, TEXT: 20
+  NULL: 0,
+  BOOL: 1,
+  BYTE: 2,
+  SHORT: 3,
+  INT: 4,
+  LONG: 5,
+  FLOAT: 6,
+  DOUBLE: 7,
+  UTF_STRING: 8,
+  BOOL_ARRAY: 9,
+  BYTE_ARRAY: 10,
+  SHORT_ARRAY: 11,
+  INT_ARRAY: 12,
+  LONG_ARRAY: 13,
+  FLOAT_ARRAY: 14,
+  DOUBLE_ARRAY: 15,
+  UTF_STRING_ARRAY: 16,
+  SFS_ARRAY: 17,
+  SFS_OBJECT: 18,
+  TEXT: 20
 }
 
 function num(size: number, write: (dv: DataView) => void): number[] {
@@ -68,25 +86,48 @@ const utf = (s: string) => [...Buffer.from(s, 'utf8')]
 
 function payload(v: TV): number[] {
   switch (v.type) {
-    case 'NULL': return []
-    case 'BOOL': return [v.value ? 1 : 0]
-    case 'BYTE': return [v.value & 0xff]
-    case 'SHORT': return num(2, (d) => d.setInt16(0, v.value))
-    case 'INT': return num(4, (d) => d.setInt32(0, v.value))
-    case 'LONG': return num(8, (d) => d.setBigInt64(0, v.value))
-    case 'FLOAT': return num(4, (d) => d.setFloat32(0, v.value))
-    case 'DOUBLE': return num(8, (d) => d.setFloat64(0, v.value))
-    case 'UTF_STRING': { const b = utf(v.value); return [...u16(b.length), ...b] }
-    case 'TEXT': { const b = utf(v.value); return [...u32(b.length), ...b] }
-    case 'BOOL_ARRAY': return [...u16(v.value.length), ...v.value.map((x: boolean) => (x ? 1 : 0))]
-    case 'BYTE_ARRAY': return [...u32(v.value.length), ...v.value]
-    case 'SHORT_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.short(x)))]
-    case 'INT_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.int(x)))]
-    case 'LONG_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: bigint) => payload(t.long(x)))]
-    case 'FLOAT_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.float(x)))]
-    case 'DOUBLE_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.double(x)))]
-    case 'UTF_STRING_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: string) => payload(t.str(x)))]
-    case 'SFS_ARRAY': return [...u16(v.value.length), ...v.value.flatMap((x: TV) => encodeValue(x))]
+    case 'NULL':
+      return []
+    case 'BOOL':
+      return [v.value ? 1 : 0]
+    case 'BYTE':
+      return [v.value & 0xff]
+    case 'SHORT':
+      return num(2, (d) => d.setInt16(0, v.value))
+    case 'INT':
+      return num(4, (d) => d.setInt32(0, v.value))
+    case 'LONG':
+      return num(8, (d) => d.setBigInt64(0, v.value))
+    case 'FLOAT':
+      return num(4, (d) => d.setFloat32(0, v.value))
+    case 'DOUBLE':
+      return num(8, (d) => d.setFloat64(0, v.value))
+    case 'UTF_STRING': {
+      const b = utf(v.value)
+      return [...u16(b.length), ...b]
+    }
+    case 'TEXT': {
+      const b = utf(v.value)
+      return [...u32(b.length), ...b]
+    }
+    case 'BOOL_ARRAY':
+      return [...u16(v.value.length), ...v.value.map((x: boolean) => (x ? 1 : 0))]
+    case 'BYTE_ARRAY':
+      return [...u32(v.value.length), ...v.value]
+    case 'SHORT_ARRAY':
+      return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.short(x)))]
+    case 'INT_ARRAY':
+      return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.int(x)))]
+    case 'LONG_ARRAY':
+      return [...u16(v.value.length), ...v.value.flatMap((x: bigint) => payload(t.long(x)))]
+    case 'FLOAT_ARRAY':
+      return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.float(x)))]
+    case 'DOUBLE_ARRAY':
+      return [...u16(v.value.length), ...v.value.flatMap((x: number) => payload(t.double(x)))]
+    case 'UTF_STRING_ARRAY':
+      return [...u16(v.value.length), ...v.value.flatMap((x: string) => payload(t.str(x)))]
+    case 'SFS_ARRAY':
+      return [...u16(v.value.length), ...v.value.flatMap((x: TV) => encodeValue(x))]
     case 'SFS_OBJECT': {
       // concat, not push(...): an entry may be larger than a call's argument limit
       let out: number[] = u16(v.value.size)
@@ -196,7 +237,10 @@ const CP = 40000
 export class Conn {
   frames: CaptureFrame[] = []
   private seq = { c: 1000, s: 5000 }
-  constructor(private readonly sport = 9933, syn = true) {
+  constructor(
+    private readonly sport = 9933,
+    syn = true
+  ) {
     if (syn) {
       this.frames.push(tcpFrame(C, CP, S, this.sport, this.seq.c++, SYN))
       this.frames.push(tcpFrame(S, this.sport, C, CP, this.seq.s++, SYN | ACK))

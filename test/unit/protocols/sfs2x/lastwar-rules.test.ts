@@ -125,10 +125,15 @@ describe('which compression threshold applies, and the 0x20 rule', () => {
   })
 
   it('over raw TCP, the same', () => {
-    const conn = new Conn().c(packet(sized(2000), { zlib: true, xor: true })).s(packet(sized(1500), { zlib: true, xor: true })).s(packet(sized(1500), { xor: true }))
+    const conn = new Conn()
+      .c(packet(sized(2000), { zlib: true, xor: true }))
+      .s(packet(sized(1500), { zlib: true, xor: true }))
+      .s(packet(sized(1500), { xor: true }))
     const { messages } = runEngine(conn.frames)
     expect(messages.map((m) => [m.direction, val(m).compressionRule, val(m).compressionThreshold, m.warnings.length])).toEqual([
-      ['c2s', 'lastwar', 1024, 0], ['s2c', 'lastwar', 1024, 0], ['s2c', undefined, undefined, 1]
+      ['c2s', 'lastwar', 1024, 0],
+      ['s2c', 'lastwar', 1024, 0],
+      ['s2c', undefined, undefined, 1]
     ])
   })
 
@@ -156,7 +161,9 @@ describe('the 0x08 rule: a 4-byte length only above 65535', () => {
     const { messages } = runEngine(new Conn().c(wire).frames)
     expect(messages).toHaveLength(1)
     expect(val(messages[0]).lengthRule).toBe('js-sdk')
-    expect(messages[0].warnings).toEqual(['bigSized (0x08) with a length of 65336: SFS2X uses a 4-byte length only above 65535 (above 65335 is the JS SDK\'s quirk)'])
+    expect(messages[0].warnings).toEqual([
+      "bigSized (0x08) with a length of 65336: SFS2X uses a 4-byte length only above 65535 (above 65335 is the JS SDK's quirk)"
+    ])
     resetFrames()
     const ok = runEngine(new Conn().c(packet(sized(65536))).frames).messages[0]
     expect([val(ok).lengthRule, ok.warnings]).toEqual(['sfs2x', []])

@@ -94,7 +94,15 @@ describe('Last War XOR', () => {
     const { m, draft } = h.decode(wire)
     expect(draft.error).toBeNull()
     expect(m.summary).toBe('CallExtension mail.read room=-1 _id=42')
-    expect(val(m)).toMatchObject({ variant: 'lastwar', transforms: ['xor'], shard: 3, command: 'mail.read', room: -1, requestId: 42, header: { encrypted: true, forward: true } })
+    expect(val(m)).toMatchObject({
+      variant: 'lastwar',
+      transforms: ['xor'],
+      shard: 3,
+      command: 'mail.read',
+      room: -1,
+      requestId: 42,
+      header: { encrypted: true, forward: true }
+    })
     expect(jsonSafe(val(m).body)).toEqual(jsonSafe(body))
     expect(draft.sources.map((s) => s.name)).toEqual(['WebSocket message', 'XOR-decoded body'])
     const key = find(m.draft.tree.roots, 'sfs2x.xor_key')
@@ -111,7 +119,13 @@ describe('Last War XOR', () => {
     const body = ext('world.map', { tiles: t.intArr(Array.from({ length: 400 }, (_, i) => i % 5)), _id: t.int(9) })
     const { m, draft } = harness().decode(packet(body, { zlib: true, xor: true }))
     expect(draft.error).toBeNull()
-    expect(val(m)).toMatchObject({ variant: 'lastwar', transforms: ['xor', 'zlib'], zlibHeaderHex: '789c', uncompressedLength: encode(body).length, header: { byte: 0xe0 } })
+    expect(val(m)).toMatchObject({
+      variant: 'lastwar',
+      transforms: ['xor', 'zlib'],
+      zlibHeaderHex: '789c',
+      uncompressedLength: encode(body).length,
+      header: { byte: 0xe0 }
+    })
     expect(draft.sources.map((s) => s.name)).toEqual(['WebSocket message', 'XOR-decoded body', 'Decompressed body (zlib)'])
     expect(find(m.draft.tree.roots, 'sfs2x.zlib_header')).toMatchObject({ source: 1, start: 0, length: 2, value: 0x789c })
     expect(find(m.draft.tree.roots, 'sfs2x.p.p.c').source).toBe(2)
@@ -185,7 +199,9 @@ describe('Zstandard (the 0x10 bit in Last War)', () => {
     expect(streamed.out.length).toBe(cap)
     const sized = decompressZstd(unhex(ZSTD_ZEROS_SIZED), cap)
     expect(sized.error).toBe(`Zstandard frame declares 4194304 bytes, above the decompression cap (${cap} bytes): refused`)
-    expect(decompressZstd(unhex(ZSTD_ZEROS_NO_SIZE), 1024 * 1024).error).toBe('Zstandard window of 2097152 bytes is above the decompression cap (1048576 bytes): refused')
+    expect(decompressZstd(unhex(ZSTD_ZEROS_NO_SIZE), 1024 * 1024).error).toBe(
+      'Zstandard window of 2097152 bytes is above the decompression cap (1048576 bytes): refused'
+    )
     expect(sized.out.length).toBe(0)
     // a window descriptor of 2 GiB on a tiny frame is refused before fzstd allocates it
     const hugeWindow = unhex('28b52ffd 00 a8 010000')
@@ -255,7 +271,9 @@ describe('AES-128-CBC (vanilla 0x40) with a key file entry', () => {
     const wire = packet(ext('op', {}), { aes: { key, iv } })
     expect(harness({ keys: keyStore(`SFS2X_AES * ${hex(key)} ${hex(iv)}`) }).decode(wire).draft.error).toBeNull()
     const wrong = harness({ keys: keyStore(`SFS2X_AES * ${'00'.repeat(16)} ${hex(iv)}`) }).decode(wire)
-    expect(wrong.draft.error).toMatch(/^encrypted \(0x40\): none of the 1 SFS2X_AES key decrypts the body \(AES-128-CBC with the SFS2X_AES key \(key file line 1\): bad PKCS#7 (padding byte \d+ )?.*\(body at offset 3\)\)$/)
+    expect(wrong.draft.error).toMatch(
+      /^encrypted \(0x40\): none of the 1 SFS2X_AES key decrypts the body \(AES-128-CBC with the SFS2X_AES key \(key file line 1\): bad PKCS#7 (padding byte \d+ )?.*\(body at offset 3\)\)$/
+    )
     const none = harness().decode(wire)
     expect(none.draft.error).toBeNull()
     expect(none.m.name).toBe('Encrypted')
@@ -295,8 +313,23 @@ describe('envelope', () => {
     const { m, draft } = harness().decode(packet(body))
     const roots = m.draft.tree.roots
     expect(roots).toHaveLength(1)
-    expect(roots[0]).toMatchObject({ key: 'sfs2x', start: 0, length: draft.sources[0].bytes.length, label: `SmartFoxServer 2X: CallExtension, ${draft.sources[0].bytes.length} bytes, 0x80` })
-    expect(roots[0].children!.map((n) => n.key)).toEqual(['sfs2x.header', 'sfs2x.length', 'sfs2x.body', 'sfs2x.controller', 'sfs2x.action', 'sfs2x.cmd', 'sfs2x.room', 'sfs2x.req_id', 'sfs2x.object'])
+    expect(roots[0]).toMatchObject({
+      key: 'sfs2x',
+      start: 0,
+      length: draft.sources[0].bytes.length,
+      label: `SmartFoxServer 2X: CallExtension, ${draft.sources[0].bytes.length} bytes, 0x80`
+    })
+    expect(roots[0].children!.map((n) => n.key)).toEqual([
+      'sfs2x.header',
+      'sfs2x.length',
+      'sfs2x.body',
+      'sfs2x.controller',
+      'sfs2x.action',
+      'sfs2x.cmd',
+      'sfs2x.room',
+      'sfs2x.req_id',
+      'sfs2x.object'
+    ])
     expect(find(roots, 'sfs2x.controller')).toMatchObject({ value: 1, label: 'Controller: 1 (Extension)', start: 10, length: 1 })
     expect(find(roots, 'sfs2x.action')).toMatchObject({ value: 13, label: 'Action: 13 (CallExtension)', start: 15, length: 2 })
     expect(Buffer.from(rangeBytes(draft.sources, find(roots, 'sfs2x.cmd'))).toString('latin1')).toBe('\x00\x09mail.read')
@@ -338,6 +371,8 @@ describe('envelope', () => {
     const h = harness()
     h.decode(packet(envelope(0, 0, { tk: t.str('abc'), ct: t.int(1024), ms: t.int(40) })), 'b2a')
     expect(h.decode(packet(envelope(0, 29))).draft.warnings).toEqual([])
-    expect(h.decode(packet(ext('long.command.name', {}))).draft.warnings).toEqual([`packet of ${packet(ext('long.command.name', {})).length} bytes is above the max message size 40 from the Handshake`])
+    expect(h.decode(packet(ext('long.command.name', {}))).draft.warnings).toEqual([
+      `packet of ${packet(ext('long.command.name', {})).length} bytes is above the max message size 40 from the Handshake`
+    ])
   })
 })

@@ -37,7 +37,14 @@ describe('SDK vectors', () => {
       expect(draft.warnings).toEqual([])
       const value = m.value as Sfs2xValue
       const got: Record<string, unknown> = {
-        header: { byte: value.header!.byte, binary: value.header!.binary, encrypted: value.header!.encrypted, compressed: value.header!.compressed, blueBox: value.header!.blueBoxed, bigSized: value.header!.bigSized },
+        header: {
+          byte: value.header!.byte,
+          binary: value.header!.binary,
+          encrypted: value.header!.encrypted,
+          compressed: value.header!.compressed,
+          blueBox: value.header!.blueBoxed,
+          bigSized: value.header!.bigSized
+        },
         length: value.length
       }
       if ('zlibHeaderHex' in v.expect) got.zlibHeaderHex = value.zlibHeaderHex
