@@ -9,6 +9,7 @@
 // roles rest on semantics or a handshake, they are final. All of this depends only on the conversation's
 // own frames, so a replay of them (the app's detail view) and any sharding decide the same.
 
+import { counted } from '../model/text'
 import { MessageDraft } from '../bytes/tree'
 import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
 import { TcpDirection, type TcpBases, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
@@ -533,7 +534,7 @@ export class Conversation implements TcpGapListener {
     }
     // At the end of the capture nothing may stay hidden in a buffer: bytes no message took are shown.
     if (final && stream.available > 0) {
-      unknown.stream(dir, stream, this.stack, this.emit, final, `${stream.available} bytes at the end of the stream did not complete a message`)
+      unknown.stream(dir, stream, this.stack, this.emit, final, `${counted(stream.available, 'byte')} at the end of the stream did not complete a message`)
     }
   }
 

@@ -4,6 +4,7 @@
 import { toHex } from '../bytes/tree'
 import type { WsControlEvent, WsErrorEvent, WsHandshakeEvent } from '../net/websocket'
 import type { MessageOut, WireDir } from '../protocols/registry'
+import { counted } from '../model/text'
 
 const STACK = ['tcp', 'websocket']
 const CONTROL_NAMES: Record<number, string> = { 8: 'WebSocket Close', 9: 'WebSocket Ping', 10: 'WebSocket Pong' }
@@ -11,7 +12,7 @@ const CONTROL_NAMES: Record<number, string> = { 8: 'WebSocket Close', 9: 'WebSoc
 export function websocketControlMessage(ev: WsControlEvent, dir: WireDir): MessageOut {
   const name = CONTROL_NAMES[ev.opcode] ?? `WebSocket control 0x${ev.opcode.toString(16)}`
   const value: Record<string, unknown> = { opcode: ev.opcode, hex: toHex(ev.payload) }
-  let summary = `${ev.payload.length} bytes`
+  let summary = counted(ev.payload.length, 'byte')
   if (ev.opcode === 8 && ev.closeCode !== undefined) {
     value.closeCode = ev.closeCode
     value.closeReason = ev.closeReason ?? ''

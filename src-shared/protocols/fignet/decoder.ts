@@ -4,6 +4,7 @@
 // requests waiting for their reply (by callback id), the registration timing the server enforces (about
 // 5 s) and the handshake order (RegisterIdentity, its reply, then AppKey).
 
+import { counted } from '../../model/text'
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { keyConversation, missingKeyWarning } from '../../keys/hint'
 import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
@@ -140,7 +141,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
             // Still a registration: its timing and the handshake order do not need the payload.
             if (env.msgId === MSG_REGISTER_IDENTITY) this.registration(p, draft, true, null)
             value.codec = 'raw'
-            summary = `${name} #${env.callbackId} encrypted ${r.remaining} bytes`
+            summary = `${name} #${env.callbackId} encrypted ${counted(r.remaining, 'byte')}`
             r.bytesField(F_ENV.ciphertext, r.remaining)
             return { protocol: PROTOCOL, name, summary, value }
           }

@@ -30,6 +30,7 @@ import {
   type Range,
   type Table
 } from './wire'
+import { counted } from '../../model/text'
 
 export { probeLiteNetLib } from './probe'
 
@@ -323,7 +324,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       case 'MtuOk':
         return this.transportOut(m, p.kind, `${p.kind} mtu=${p.mtu!.value}${p.mtu!.ok ? '' : ' (broken)'}`)
       case 'NatMessage':
-        return this.transportOut(m, 'NatMessage', `NatMessage, ${p.end - p.start - 1} bytes`)
+        return this.transportOut(m, 'NatMessage', `NatMessage, ${counted(p.end - p.start - 1, 'byte')}`)
       default:
         return this.transportOut(m, p.kind ?? 'Packet', `${p.kind ?? 'Packet'}${u.merged ? ` (merged item ${u.merged.index + 1})` : ''}`)
     }

@@ -23,6 +23,7 @@ import { previewValue, type PhotonParams, type PhotonValue } from './values'
 import { applyToBody, matchMessage, namedSummary, type ParamSeen, type SchemaMatch } from './schema'
 import type { PhotonTables } from '../../schema/set'
 import type { FieldNode } from '../../model/types'
+import { counted } from '../../model/text'
 
 export const SIGNAL = 0xf3
 export const SIGNAL_ALT = 0xfd
@@ -181,7 +182,7 @@ function body(r: FieldReader, draft: MessageDraft, session: MessageSession, res:
     const n = r.remaining
     const bytes = r.bytesField(t === MSG.RAW ? F_MSG.raw : F_INIT.body, n)
     v.raw = bytes
-    res.summary = `${res.name}${n ? ` (${n} bytes)` : ''}`
+    res.summary = `${res.name}${n ? ` (${counted(n, 'byte')})` : ''}`
     return
   }
   if (!isGpBody(t)) {

@@ -13,6 +13,7 @@ import { MessageDraft, label } from '../../bytes/tree'
 import type { DecoderContext, Emit, MessageOut, Pdu } from '../registry'
 import { arraySource, parseHeader } from './framing'
 import { emptyValue } from './packet'
+import { counted } from '../../model/text'
 
 /** The BlueBox servlet's path (the SDKs' BB_SERVLET), with an optional query. */
 export const BLUEBOX_SERVLET = /^(?:https?:\/\/[^/]*)?\/BlueBox\/BlueBox\.do(?:[?;#].*)?$/i
@@ -80,7 +81,7 @@ export function blueboxDatagram(pdu: Pdu, emit: Emit, ctx: DecoderContext, state
       protocol: 'http',
       stack: ['tcp', 'http'],
       name: `HTTP ${what}`,
-      summary: `${pdu.bytes.length} body bytes`,
+      summary: counted(pdu.bytes.length, 'body byte'),
       value: httpValue(pdu),
       draft
     })

@@ -26,6 +26,7 @@ import {
 } from './names'
 import { decodeSfs, shortValue, type EntryRange, type SfsDecodeResult, type SfsObjectValue, type SfsValue } from './sfsobject'
 import { aesCbcDecrypt, decompressZstd, inflateZlib, isZlibHeader, isZstdMagic, xorWithLength, type DecompressResult } from './transforms'
+import { counted } from '../../model/text'
 
 /** The `value` of an sfs2x message (the contract's form plus extras). */
 export interface Sfs2xValue {
@@ -584,7 +585,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
       root.label = `SmartFoxServer 2X: ${out.name}, ${inp.end - inp.start} bytes${h ? `, ${hex2(h.byte)}` : ''}`
     }
   }
-  if (!out.summary) out.summary = value.length !== null ? `${value.length} bytes` : `${inp.end - inp.start} bytes`
+  if (!out.summary) out.summary = counted(value.length !== null ? value.length : inp.end - inp.start, 'byte')
   return out
 }
 

@@ -4,6 +4,7 @@ import { defineFields } from '../../bytes/fields'
 import type { ByteStream } from '../../net/byte-stream'
 import type { Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
 import { MessageDraft } from '../../bytes/tree'
+import { counted } from '../../model/text'
 
 const F = defineFields('data', {
   data: ['Data', 'bytes']
@@ -19,7 +20,7 @@ function addDataField(pdu: Pdu): void {
   const { bytes } = pdu
   pdu.draft.tree.add({
     key: F.data.key,
-    label: `Data (${bytes.length} bytes)`,
+    label: `Data (${counted(bytes.length, 'byte')})`,
     type: 'bytes',
     value: bytes,
     source: pdu.source,
@@ -41,7 +42,7 @@ export class UnknownDecoder implements ProtocolDecoder {
       protocol: 'unknown',
       stack: pdu.stack,
       name: payloadName(pdu.stack),
-      summary: `${pdu.bytes.length} bytes`,
+      summary: counted(pdu.bytes.length, 'byte'),
       // Bytes stay bytes until exported (as hex): the row pass never pays for the conversion.
       value: { hex: pdu.bytes },
       draft: pdu.draft

@@ -162,7 +162,7 @@ describe('decoder registry', () => {
       ['ToyRecord', '3 bytes', [2], null],
       ['ToyRecord', '2 bytes', [2, 3], null],
       // The last byte starts a record that never completes: shown at the end, not lost.
-      ['TCP payload', '1 bytes', [3], '1 bytes at the end of the stream did not complete a message']
+      ['TCP payload', '1 byte', [3], '1 byte at the end of the stream did not complete a message']
     ])
   })
 })
