@@ -293,6 +293,45 @@ console.log(
   `  arrow-key steps, 200 in conversation #${convId} (${num(convIds.length)} messages)  p50 ${ms(pct(stepLatency, 50))}  p95 ${ms(pct(stepLatency, 95))}  (jump in: ${ms(firstStep)})`
 )
 
+// ---- the floor under the index pass: the same file with no protocol decoder ----
+// The capture reader alone, then the reader with the network layers, TCP/UDP conversations and every payload
+// an unknown message (an empty protocol registry): what any index pass pays before a decoder runs. CPU time
+// of this thread, best of three.
+{
+  const { CaptureReader } = await load('src-shared/capture/reader.ts')
+  const { DecodeSession } = await load('src-shared/engine/session.ts')
+  const { ProtocolRegistry } = await load('src-shared/protocols/registry.ts')
+  const bytes = readFileSync(game)
+  const feed = (push) => {
+    for (let i = 0; i < bytes.length; i += 1 << 20) push(new Uint8Array(bytes.buffer, bytes.byteOffset + i, Math.min(1 << 20, bytes.length - i)))
+  }
+  const cpu = (run) => {
+    let best = Infinity
+    for (let i = 0; i < 3; i++) {
+      const c0 = process.cpuUsage()
+      run()
+      const c = process.cpuUsage(c0)
+      best = Math.min(best, (c.user + c.system) / 1e6)
+    }
+    return best
+  }
+  const readerOnly = cpu(() => {
+    const r = new CaptureReader({ onFrame: () => undefined })
+    feed((b) => r.push(b))
+    r.end()
+  })
+  const network = cpu(() => {
+    const s = new DecodeSession({ registry: new ProtocolRegistry(), recording: false, onMessage: () => undefined })
+    feed((b) => s.push(b))
+    s.end()
+  })
+  console.log('')
+  console.log(
+    `floor without protocol decoders (CPU, best of 3): capture reader ${secs(readerOnly)}, reader + network layers + conversations ${secs(network)}; ` +
+      `tshark -r ${secs(tsRead.secs)} (3x tshark would be ${secs(tsRead.secs / 3)})`
+  )
+}
+
 // ---- the UI: `gamewire serve CAPTURE` in headless Chromium ----
 
 /** Times serve + Chromium: Chromium starts first, so its start-up is not counted; the clock starts at spawn. */
