@@ -6,7 +6,7 @@ import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { decodeOnThread } from './run-decode'
-import { diffCaptures, type DiffMessageInput, type DiffOptions, type DiffReport, type DiffSideInput } from '../../src-shared/analysis/diff'
+import { diffCaptures, diffMessage, type DiffMessageInput, type DiffOptions, type DiffReport, type DiffSideInput } from '../../src-shared/analysis/diff'
 
 /** One capture's conversations and messages, as the diff takes them. `pause` runs between read chunks (the app yields and cancels there). */
 export async function diffSide(
@@ -19,17 +19,7 @@ export async function diffSide(
     {
       keys: o.keys ?? new KeyStore(),
       recording: false,
-      onMessage: (m) =>
-        messages.push({
-          id: m.id,
-          conversation: m.conversation,
-          direction: m.direction,
-          frames: m.frames,
-          time: m.time,
-          protocol: m.protocol,
-          name: m.name,
-          value: m.value
-        }),
+      onMessage: (m) => messages.push(diffMessage(m)),
       pause: o.pause ?? (async () => {})
     }
   )

@@ -2,6 +2,8 @@
 // own codes and describes its payloads. The JSON Schema of the format is docs/schema-pack.schema.json;
 // validate.ts checks a pack against the same rules by hand and says where and why it refuses one.
 
+import { TYPE_NAMES, type SfsTypeName } from '../protocols/sfs2x/sfsobject'
+
 export const SCHEMA_FORMAT = 'gamewire-schema/1'
 
 /** Fixed-size values of a declared struct layout (Photon custom types, byte[] struct payloads). */
@@ -61,30 +63,9 @@ export interface PhotonSchema {
   customTypes?: PhotonCustomTypeSpec[]
 }
 
-export const SFS_TYPES = [
-  'NULL',
-  'BOOL',
-  'BYTE',
-  'SHORT',
-  'INT',
-  'LONG',
-  'FLOAT',
-  'DOUBLE',
-  'UTF_STRING',
-  'BOOL_ARRAY',
-  'BYTE_ARRAY',
-  'SHORT_ARRAY',
-  'INT_ARRAY',
-  'LONG_ARRAY',
-  'FLOAT_ARRAY',
-  'DOUBLE_ARRAY',
-  'UTF_STRING_ARRAY',
-  'SFS_ARRAY',
-  'SFS_OBJECT',
-  'CLASS',
-  'TEXT'
-] as const
-export type SfsType = (typeof SFS_TYPES)[number]
+/** The SFSDataType names a pack may give a param (the decoder's own table, docs/sfs2x.md). */
+export const SFS_TYPES = TYPE_NAMES
+export type SfsType = SfsTypeName
 
 export interface SfsExtensionSpec {
   /** The extension command (`p.c` of the envelope). */

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { CaptureDiff, DiffWithOptions } from '../../../src-shared/api'
-import { compactRows, diffCaptures, type DiffMessageInput, type DiffSideInput } from '../../../src-shared/analysis/diff'
+import { compactRows, diffCaptures, diffMessage, type DiffMessageInput, type DiffSideInput } from '../../../src-shared/analysis/diff'
 import { diffSide } from '../capture-diff'
 import { RowsToken } from './analysis-token'
 import { tick } from './cancel'
@@ -51,17 +51,7 @@ function sideA(ctx: SessionContext): SideA['promise'] {
     const engine = await ctx.replayAll({
       token,
       recording: false,
-      onMessage: (m) =>
-        messages.push({
-          id: m.id,
-          conversation: m.conversation,
-          direction: m.direction,
-          frames: m.frames,
-          time: m.time,
-          protocol: m.protocol,
-          name: m.name,
-          value: m.value
-        })
+      onMessage: (m) => messages.push(diffMessage(m))
     })
     messages.sort((x, y) => x.id - y.id)
     const conversations = engine.conversationList().map((c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))

@@ -21,6 +21,11 @@ export interface DiffMessageInput {
   value: unknown
 }
 
+/** What the diff keeps of a decoded message (its value, not its tree or bytes). */
+export function diffMessage(m: DiffMessageInput): DiffMessageInput {
+  return { id: m.id, conversation: m.conversation, direction: m.direction, frames: m.frames, time: m.time, protocol: m.protocol, name: m.name, value: m.value }
+}
+
 export interface DiffConversationInput {
   id: number
   protocol: string

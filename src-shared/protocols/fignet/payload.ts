@@ -24,7 +24,7 @@ import { MSG_REGISTER_IDENTITY, MSG_ROOM_EVENT, messageInfo, type FigNetMessageI
 import { F_PAYLOAD, F_PAYLOAD_ROOT } from './payload-fields'
 import { BYTE_FLAGS_WARNING } from './transform-lite'
 import { brief, num, type Typed, type TypedFields } from './typed'
-import { MemoryPackReader, isUnmanaged } from './memorypack'
+import { MemoryPackReader, UNMANAGED_FIELD_TYPE, isUnmanaged } from './memorypack'
 import { packFieldDef } from '../../schema/struct'
 import type { FigNetMessageSpec } from '../../schema/types'
 import type { FieldType } from '../../bytes/fields'
@@ -97,22 +97,8 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
 
 // ---- a schema pack's layout (docs/schema-packs.md) ----
 
-const PACK_FIELD_TYPES: Record<string, FieldType> = {
-  byte: 'u8',
-  sbyte: 'i8',
-  bool: 'bool',
-  short: 'i16',
-  ushort: 'u16',
-  char: 'u16',
-  int: 'i32',
-  uint: 'u32',
-  float: 'f32',
-  long: 'i64',
-  ulong: 'u64',
-  double: 'f64',
-  string: 'string',
-  'byte[]': 'bytes'
-}
+/** MemoryPack's unmanaged types as the registry types them, plus the two variable-length ones a pack may name. */
+const PACK_FIELD_TYPES: Record<string, FieldType> = { ...UNMANAGED_FIELD_TYPE, string: 'string', 'byte[]': 'bytes' }
 
 /** A message a schema pack lays out: its fields `fignet.field.<name>`, read by the codec's own reader. */
 function packPayload(r: FieldReader, spec: FigNetMessageSpec, res: PayloadResult): void {
