@@ -558,6 +558,8 @@ interface Command {
   summary: string
   positional: number
   options: OptionDoc[]
+  /** Rewrites a command line before it is parsed (a spelling kept for compatibility). */
+  rewrite?(argv: string[]): string[]
   run(a: ParsedArgs): Promise<number> | number
 }
 
@@ -718,6 +720,8 @@ const COMMANDS: Command[] = [
       { name: 'tables', help: "print the tables' columns and types, and exit" },
       { name: 'quiet', short: 'q', help: 'no progress line while captures are decoded' }
     ],
+    // `gamewire query --schema` alone lists the tables, as the issue spells it; --schema FILE loads a pack.
+    rewrite: (argv) => (argv.length === 1 && argv[0] === '--schema' ? ['--tables'] : argv),
     run: queryCommand
   }
 ]
@@ -776,7 +780,8 @@ function version(): string {
   return `gamewire ${pkg.version ?? 'unknown'}`
 }
 
-async function runCommand(c: Command, argv: string[]): Promise<number> {
+async function runCommand(c: Command, given: string[]): Promise<number> {
+  const argv = c.rewrite ? c.rewrite(given) : given
   const specs = [...c.options, HELP]
   if (wantsHelp(argv, specs)) {
     process.stdout.write(commandHelp(c))

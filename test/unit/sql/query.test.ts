@@ -180,6 +180,8 @@ describe('gamewire query: output and schema', () => {
   it('--tables lists every column; every source shows the tables with exactly those columns, in order', () => {
     const r = gw('query', '--tables')
     expect(r.code).toBe(0)
+    // `query --schema` with nothing else is the same listing (a FILE after it would be a schema pack)
+    expect(gw('query', '--schema')).toEqual(r)
     for (const t of TABLES) {
       expect(r.stdout).toContain(`${t.name}: `)
       for (const c of t.columns) expect(r.stdout).toMatch(new RegExp(`^  ${c.name} +${c.type.replace(/[[\]]/g, '\\$&')} +\\S`, 'm'))
