@@ -1,4 +1,4 @@
-// FigNet secure-session payloads (porting guide §3: ECDH P-256 + HKDF-SHA256 + ChaCha20-Poly1305). The
+// FigNet secure-session payloads (docs/fignet.md, guide §3: ECDH P-256 + HKDF-SHA256 + ChaCha20-Poly1305). The
 // handshake and the exact framing are not public, so with a FIGNET_KEY we try a fixed list of plausible
 // layouts, in this order, and accept only one whose Poly1305 tag verifies — a wrong guess cannot produce
 // a plaintext. The order is documented in docs/fignet.md.

@@ -22,7 +22,7 @@ import { decodeFigNetPayload } from './payload'
 import { F_SCHEMA } from '../../schema/set'
 
 const PROTOCOL = 'fignet'
-/** The server disconnects peers that have not registered this long after connecting (porting guide §5). */
+/** The server disconnects peers that have not registered this long after connecting (docs/fignet.md, guide §5). */
 export const REGISTER_TIMEOUT_S = 5
 
 interface Transport {

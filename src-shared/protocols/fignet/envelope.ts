@@ -1,4 +1,4 @@
-// The FigNet envelope (porting guide §2): little-endian u16 message id, then a flags byte (bit 7 encrypted,
+// The FigNet envelope (docs/fignet.md, guide §2): little-endian u16 message id, then a flags byte (bit 7 encrypted,
 // bits 0–6 callback id; 0 = fire-and-forget), then the payload. With EnableCheckSum the current runtime puts
 // the 2-byte magic 0xC0DE (written LE: DE C0) in front; the public v1.0.6 binaries declare HASH_SIZE = 4
 // instead (a 4-byte prefix, probably xxHash32 — not verified). Which form each message uses is decided by

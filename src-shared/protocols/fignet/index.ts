@@ -9,7 +9,7 @@ import { envelopeLikelihood } from './envelope'
 
 export { FigNetDecoder } from './decoder'
 
-/** The WebSocket provider connects to /FigNet with subprotocol FigNet (porting guide §4.0). */
+/** The WebSocket provider connects to /FigNet with subprotocol FigNet (docs/fignet.md, guide §4.0). */
 function probeWs(input: ProbeInput): number {
   const named = /^\/FigNet\b/i.test(input.wsPath ?? '') || /^FigNet$/i.test(input.wsProtocol ?? '')
   const env = envelopeLikelihood(input.bytes)

@@ -1,5 +1,5 @@
 // The Entangle payload models: ONE schema table (field name, C# type, whether the type is our
-// assumption), from the porting guide §8–9 and docs/fignet.md. A user with the real
+// assumption), from the docs/fignet.md, guide §8–9 and docs/fignet.md. A user with the real
 // EntangleModels.cs fixes a field here and nothing else changes. Fields are in declaration order, which is
 // MemoryPack's wire order (GenerateType.Object is assumed; a version-tolerant layout would not fit and the
 // payload would fall back to MessagePack/raw with the reason).
@@ -49,7 +49,7 @@ export interface SchemaField {
   assumed?: true
   /** Enum whose names label this integer (RoomEventData.DeliveryMethod is a byte holding a DeliveryMethod). */
   names?: EnumName
-  /** What the field carries in server→client traffic when the code reuses it (porting guide §10). */
+  /** What the field carries in server→client traffic when the code reuses it (docs/fignet.md, guide §10). */
   s2cMeaning?: string
 }
 

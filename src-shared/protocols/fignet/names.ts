@@ -1,5 +1,5 @@
-// FigNet / Entangle message ids, payload models and enums (docs/fignet.md, from the
-// FigNet porting guide; enum values from the public v1.0.6 binaries).
+// FigNet / Entangle message ids, payload models and enums (docs/fignet.md, from the FigNet porting
+// guide; enum values from the public v1.0.6 binaries).
 // Names keep the code's spelling, typos included (Sucess, RELAIBLE_DATA_CHANNEL), so they match what a
 // developer sees in the C# source.
 

@@ -1,4 +1,4 @@
-// Entangle's TransformLite (porting guide §9.1): a MemoryPack object {TransformData byte[], ConfigFlags
+// Entangle's TransformLite (docs/fignet.md, guide §9.1): a MemoryPack object {TransformData byte[], ConfigFlags
 // ushort, SequenceNumber ushort} whose TransformData is a packed little-endian blob laid out by the flags:
 //
 //   X, Y (always), Z (bit 0), rotation x,y,z,w as 4 shorts ÷1000 (bit 1), scale X/Y/Z (bits 2/3/4),

@@ -9,7 +9,7 @@ export interface Typed {
   value: unknown
   /** Enum member name. */
   name?: string
-  /** What the field carries in this direction when the code reuses it (porting guide §10). */
+  /** What the field carries in this direction when the code reuses it (docs/fignet.md, guide §10). */
   meaning?: string
   /** Set on values whose type was guessed (generic decoding of undocumented models). */
   guessed?: true

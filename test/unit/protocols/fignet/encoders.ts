@@ -1,6 +1,6 @@
 // Independent encoders for the FigNet payload tests, written from the wire rules in
 // docs/fignet.md (NetStack BitBuffer), §3 (MemoryPack), the msgpack
-// spec, and the porting guide §8–9 (model field lists, TransformData layout). They share no code with the
+// spec, and the docs/fignet.md, guide §8–9 (model field lists, TransformData layout). They share no code with the
 // decoders under test; the model field lists below are typed out again from the guide on purpose.
 
 // ---------------- BitBuffer (NetStack) ----------------

@@ -4,7 +4,7 @@
 // value, and the quirks must be labelled where they bite.
 //
 // Which expectations are independent: the registry table (GUIDE_REGISTRY) and the field names/types checked in
-// 'schema table and registry' are copied from the porting guide's tables, and the C# type widths from the C#
+// 'schema table and registry' are copied from the guide's tables as docs/fignet.md records them, and the C# type widths from the C#
 // spec. The round trips use the test's own MemoryPack writer, written from the same guide and MemoryPack spec
 // as the decoder: they prove the two agree, not that either matches a real FigNet build.
 import { describe, it, expect } from 'vitest'

@@ -1,4 +1,4 @@
-// FigNet against its porting guide (issue 18), each case a small ENet session built with the test ENet
+// FigNet against its porting guide's rules as docs/fignet.md records them, each case a small ENet session built with the test ENet
 // encoder (vanilla ENet: CONNECT, VERIFY_CONNECT, then one reliable send per FigNet message) and the
 // test's own FigNet/BitBuffer/MemoryPack encoders: the EnableCheckSum magic as it is on the wire, the prefix
 // form decided from evidence across messages, an encrypted RegisterIdentity counted as the registration,

@@ -1,4 +1,4 @@
-// TransformLite's TransformData unpacked per ConfigFlags (porting guide §9.1), for every combination of the
+// TransformLite's TransformData unpacked per ConfigFlags (docs/fignet.md, guide §9.1), for every combination of the
 // 11 defined flag bits, against the test's own packer; leftover and missing bytes; ConfigFlags' bits as
 // flag fields whose range is the byte holding the bit.
 import { describe, it, expect } from 'vitest'

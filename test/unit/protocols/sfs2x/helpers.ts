@@ -12,7 +12,7 @@ import type { KeyStore } from '../../../../src-shared/keys/store'
 import type { CaptureFrame } from '../../../../src-shared/capture/types'
 import { tcpFrame, SYN, ACK, PSH } from '../../helpers/frames'
 
-// ---- shared/ beside the repository (never an absolute path: CI clones the repo elsewhere) ----
+// ---- the committed SFS2X SDK vectors ----
 
 /** The committed test vectors (test/fixtures/vectors, with their sources). */
 export const VECTORS_DIR = join(__dirname, '../../../fixtures/vectors')
