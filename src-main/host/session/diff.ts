@@ -8,7 +8,7 @@ import { resolve } from 'node:path'
 import type { CaptureDiff, DiffWithOptions } from '../../../src-shared/api'
 import { compactRows, diffCaptures, diffMessage, type DiffMessageInput, type DiffSideInput } from '../../../src-shared/analysis/diff'
 import { diffSide } from '../capture-diff'
-import { RowsToken } from './analysis-token'
+import { RowsPass, RowsToken } from './analysis-token'
 import { tick } from './cancel'
 import type { SessionContext } from './context'
 import type { RowIndex } from './row-index'
@@ -19,12 +19,6 @@ export const CONTEXT_ROWS = 3
 /** Most lines a pair's side-by-side view carries. */
 export const MAX_ROWS = 5000
 
-interface SideA {
-  rows: RowIndex
-  count: number
-  token: RowsToken
-  promise: Promise<{ side: DiffSideInput; timelineIds: boolean }>
-}
 interface SideB {
   rows: RowIndex
   /** The file and its size and time: a changed file is decoded again. */
@@ -32,39 +26,23 @@ interface SideB {
   token: RowsToken
   promise: Promise<DiffSideInput>
 }
-const sidesA = new WeakMap<SessionContext, SideA>()
 const sidesB = new WeakMap<SessionContext, SideB>()
 
-/** Drops a cache entry whose work failed or was cancelled, so the next request starts again. */
-function forgetOnFailure<T>(map: WeakMap<SessionContext, T>, ctx: SessionContext, entry: T & { promise: Promise<unknown> }): void {
-  entry.promise.catch(() => map.get(ctx) === entry && map.delete(ctx))
-}
-
-function sideA(ctx: SessionContext): SideA['promise'] {
-  const known = sidesA.get(ctx)
-  if (known && known.rows === ctx.rows && known.count === ctx.rows.count) return known.promise
-  known?.token.cancel()
-  const rows = ctx.rows
-  const token = new RowsToken(ctx, rows)
-  const promise = (async () => {
-    const messages: DiffMessageInput[] = []
-    const engine = await ctx.replayAll({
-      token,
-      recording: false,
-      onMessage: (m) => messages.push(diffMessage(m))
-    })
-    messages.sort((x, y) => x.id - y.id)
-    const conversations = engine.conversationList().map((c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
-    const source = ctx.source
-    const file = source?.kind === 'file' ? source.file : source?.kind === 'interface' ? source.name : undefined
-    // The replay numbers messages as the index does unless a live capture's ring dropped frames.
-    return { side: { ...(file !== undefined ? { file } : {}), conversations, messages }, timelineIds: messages.length === rows.count && ctx.rows === rows }
-  })()
-  const entry: SideA = { rows, count: rows.count, token, promise }
-  sidesA.set(ctx, entry)
-  forgetOnFailure(sidesA, ctx, entry)
-  return promise
-}
+/** A: the open capture's messages, from one replay without trees per set of rows. */
+const sideA = new RowsPass<{ side: DiffSideInput; timelineIds: boolean }>(async (ctx, rows, token) => {
+  const messages: DiffMessageInput[] = []
+  const engine = await ctx.replayAll({
+    token,
+    recording: false,
+    onMessage: (m) => messages.push(diffMessage(m))
+  })
+  messages.sort((x, y) => x.id - y.id)
+  const conversations = engine.conversationList().map((c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
+  const source = ctx.source
+  const file = source?.kind === 'file' ? source.file : source?.kind === 'interface' ? source.name : undefined
+  // The replay numbers messages as the index does unless a live capture's ring dropped frames.
+  return { side: { ...(file !== undefined ? { file } : {}), conversations, messages }, timelineIds: messages.length === rows.count && ctx.rows === rows }
+})
 
 function sideB(ctx: SessionContext, path: string): SideB['promise'] {
   let st: ReturnType<typeof statSync>
@@ -95,7 +73,8 @@ function sideB(ctx: SessionContext, path: string): SideB['promise'] {
   })
   const entry: SideB = { rows, key, token, promise }
   sidesB.set(ctx, entry)
-  forgetOnFailure(sidesB, ctx, entry)
+  // A failed or cancelled decode is not kept: the next request starts again.
+  promise.catch(() => sidesB.get(ctx) === entry && sidesB.delete(ctx))
   return promise
 }
 
@@ -103,7 +82,7 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
   await ctx.indexing
   if (!ctx.store) throw new Error('no capture is open')
   const target = resolve(path)
-  const [a, b] = await Promise.all([sideA(ctx), sideB(ctx, target)])
+  const [a, b] = await Promise.all([sideA.get(ctx), sideB(ctx, target)])
   const report = diffCaptures(a.side, b, { ignore: options.ignore, noDefaults: options.noDefaults, rows: true })
   for (const c of report.conversations) {
     if (c.rows && c.rows.length > FULL_ROWS) c.rows = compactRows(c.rows, CONTEXT_ROWS, MAX_ROWS)

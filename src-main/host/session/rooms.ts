@@ -5,17 +5,8 @@
 import type { RoomsView } from '../../../src-shared/api'
 import { analyzeRooms, ROOMS_FORMAT, type RoomsDocument, type RoomsMessage } from '../../../src-shared/analysis/photon-rooms'
 import { roomsMessage } from '../capture-rooms'
-import { RowsToken } from './analysis-token'
+import { RowsPass } from './analysis-token'
 import type { SessionContext } from './context'
-import type { RowIndex } from './row-index'
-
-interface Computed {
-  rows: RowIndex
-  count: number
-  token: RowsToken
-  promise: Promise<RoomsView>
-}
-const cache = new WeakMap<SessionContext, Computed>()
 
 /** Every frame number the document names. */
 function framesNamed(doc: RoomsDocument): Set<number> {
@@ -38,43 +29,35 @@ function framesNamed(doc: RoomsDocument): Set<number> {
   return out
 }
 
+/** The rooms of one set of rows, from one replay without trees. */
+const roomsPass = new RowsPass<RoomsView>(async (ctx, rows, token) => {
+  const messages: RoomsMessage[] = []
+  const engine = await ctx.replayAll({
+    token,
+    recording: false,
+    onMessage: (m) => {
+      const r = roomsMessage(m)
+      if (r) messages.push(r)
+    }
+  })
+  const doc: RoomsView = analyzeRooms(
+    messages,
+    engine.conversationList().map((c) => ({ id: c.id, server: c.server }))
+  )
+  // The replay numbers messages as the index does unless a live capture's ring dropped frames.
+  if (engine.stats.messages === rows.count && ctx.rows === rows) {
+    const named = framesNamed(doc)
+    const messageAt: Record<string, number> = {}
+    for (const m of [...messages].sort((x, y) => x.id - y.id)) {
+      for (const f of [m.frames[0], m.frames[m.frames.length - 1]]) if (named.has(f) && !(f in messageAt)) messageAt[f] = m.id
+    }
+    doc.messageAt = messageAt
+  }
+  return doc
+})
+
 export async function getRooms(ctx: SessionContext): Promise<RoomsView> {
   await ctx.indexing
   if (!ctx.store) return { format: ROOMS_FORMAT, rooms: [], unknown: [] }
-  const known = cache.get(ctx)
-  if (known && known.rows === ctx.rows && known.count === ctx.rows.count) return known.promise
-  // Rows arrived (a live capture) or were replaced: the running pass is for rows no longer shown.
-  known?.token.cancel()
-  const rows = ctx.rows
-  const token = new RowsToken(ctx, rows)
-  const promise = (async () => {
-    const messages: RoomsMessage[] = []
-    const engine = await ctx.replayAll({
-      token,
-      recording: false,
-      onMessage: (m) => {
-        const r = roomsMessage(m)
-        if (r) messages.push(r)
-      }
-    })
-    const doc: RoomsView = analyzeRooms(
-      messages,
-      engine.conversationList().map((c) => ({ id: c.id, server: c.server }))
-    )
-    // The replay numbers messages as the index does unless a live capture's ring dropped frames.
-    if (engine.stats.messages === rows.count && ctx.rows === rows) {
-      const named = framesNamed(doc)
-      const messageAt: Record<string, number> = {}
-      for (const m of [...messages].sort((x, y) => x.id - y.id)) {
-        for (const f of [m.frames[0], m.frames[m.frames.length - 1]]) if (named.has(f) && !(f in messageAt)) messageAt[f] = m.id
-      }
-      doc.messageAt = messageAt
-    }
-    return doc
-  })()
-  const entry: Computed = { rows, count: rows.count, token, promise }
-  cache.set(ctx, entry)
-  // A failed or cancelled pass is not kept: the next request starts again.
-  promise.catch(() => cache.get(ctx) === entry && cache.delete(ctx))
-  return promise
+  return roomsPass.get(ctx)
 }
