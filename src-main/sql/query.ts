@@ -23,7 +23,8 @@ export class ScratchDb {
     const own = dir === undefined
     const folder = dir ?? mkdtempSync(join(tmpdir(), 'gamewire-sql-'))
     try {
-      const instance = await DuckDBInstance.create(join(folder, SCRATCH))
+      // DuckDB takes 80 % of the machine's memory by default: bounded here, it spills to the scratch file.
+      const instance = await DuckDBInstance.create(join(folder, SCRATCH), { memory_limit: SCRATCH_MEMORY })
       return new ScratchDb(instance, await instance.connect(), folder, own)
     } catch (e) {
       if (own) rmSync(folder, { recursive: true, force: true })
@@ -40,6 +41,8 @@ export class ScratchDb {
 }
 
 const SCRATCH = '.gamewire-scratch.duckdb'
+/** DuckDB's memory for one scratch database (its buffer pool; more spills to the scratch file). */
+const SCRATCH_MEMORY = '512MB'
 
 export type SourceKind = 'capture' | 'parquet'
 
