@@ -29,10 +29,29 @@ export class DecodeError extends Error {
 
 const utf8 = new TextDecoder('utf-8', { fatal: false })
 
+/**
+ * UTF-8 text of bytes[start, end), malformed sequences as U+FFFD. Short ASCII, which most names and keys
+ * are, is built directly: a TextDecoder call costs more than such a string.
+ */
+export function decodeUtf8(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start <= 32) {
+    let ascii = true
+    for (let i = start; i < end; i++) {
+      if (bytes[i] > 0x7f) {
+        ascii = false
+        break
+      }
+    }
+    if (ascii) return String.fromCharCode.apply(null, bytes.subarray(start, end) as unknown as number[])
+  }
+  return utf8.decode(bytes.subarray(start, end))
+}
+
 export class FieldReader {
   pos: number
   readonly end: number
-  private readonly view: DataView
+  /** Made on the first float or 64-bit read: most readers never need one, and the index pass makes many readers. */
+  private dataView: DataView | null = null
 
   constructor(
     readonly bytes: Uint8Array,
@@ -44,7 +63,11 @@ export class FieldReader {
     if (start < 0 || end > bytes.length || start > end) throw new RangeError('reader window outside buffer')
     this.pos = start
     this.end = end
-    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  }
+
+  private get view(): DataView {
+    this.dataView ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength)
+    return this.dataView
   }
 
   get remaining(): number {
@@ -53,10 +76,9 @@ export class FieldReader {
 
   /** Throws unless `n` more bytes are present. `what` names the field for the error line. */
   need(n: number, what: string): void {
+    if (n >= 0 && n <= this.end - this.pos && Number.isInteger(n)) return
     if (!Number.isInteger(n) || n < 0) throw new DecodeError(`${what}: invalid length ${n}`, this.pos)
-    if (n > this.end - this.pos) {
-      throw new DecodeError(`${what}: needs ${n} bytes at offset ${this.pos}, only ${this.end - this.pos} present`, this.pos)
-    }
+    throw new DecodeError(`${what}: needs ${n} bytes at offset ${this.pos}, only ${this.end - this.pos} present`, this.pos)
   }
 
   /** A sub-reader over the next `n` bytes (same source), advancing this reader past them. */
@@ -103,61 +125,86 @@ export class FieldReader {
     }
   }
 
-  private leaf<T extends FieldScalar>(def: FieldDef | null, size: number, read: (at: number) => T): T {
-    this.need(size, def?.name ?? 'value')
+  // The fixed-size reads below share one shape: check, read at `at`, advance, record. They are written out
+  // rather than passed a reader callback because they run for every field of every message.
+
+  /** Checks `size` bytes are present and returns where they start, advancing past them. */
+  private take(def: FieldDef | null, size: number): number {
+    if (size > this.end - this.pos) this.need(size, def?.name ?? 'value')
     const at = this.pos
-    const v = read(at)
-    this.pos += size
-    if (def) this.record(def, v, at, size)
+    this.pos = at + size
+    return at
+  }
+
+  private done<T extends FieldScalar>(def: FieldDef | null, v: T, at: number): T {
+    if (def) this.record(def, v, at, this.pos - at)
     return v
   }
 
   u8(def: FieldDef | null): number {
-    return this.leaf(def, 1, (a) => this.view.getUint8(a))
+    const at = this.take(def, 1)
+    return this.done(def, this.bytes[at], at)
   }
   i8(def: FieldDef | null): number {
-    return this.leaf(def, 1, (a) => this.view.getInt8(a))
+    const at = this.take(def, 1)
+    return this.done(def, (this.bytes[at] << 24) >> 24, at)
   }
   u16(def: FieldDef | null, le = false): number {
-    return this.leaf(def, 2, (a) => this.view.getUint16(a, le))
+    const at = this.take(def, 2)
+    const b = this.bytes
+    return this.done(def, le ? b[at] | (b[at + 1] << 8) : (b[at] << 8) | b[at + 1], at)
   }
   i16(def: FieldDef | null, le = false): number {
-    return this.leaf(def, 2, (a) => this.view.getInt16(a, le))
+    const at = this.take(def, 2)
+    const b = this.bytes
+    return this.done(def, ((le ? b[at] | (b[at + 1] << 8) : (b[at] << 8) | b[at + 1]) << 16) >> 16, at)
   }
   u24(def: FieldDef | null, le = false): number {
-    return this.leaf(def, 3, (a) => {
-      const b = this.bytes
-      return le ? b[a] | (b[a + 1] << 8) | (b[a + 2] << 16) : (b[a] << 16) | (b[a + 1] << 8) | b[a + 2]
-    })
+    const at = this.take(def, 3)
+    const b = this.bytes
+    return this.done(def, le ? b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) : (b[at] << 16) | (b[at + 1] << 8) | b[at + 2], at)
   }
   u32(def: FieldDef | null, le = false): number {
-    return this.leaf(def, 4, (a) => this.view.getUint32(a, le))
+    const at = this.take(def, 4)
+    return this.done(def, this.word(at, le) >>> 0, at)
   }
   i32(def: FieldDef | null, le = false): number {
-    return this.leaf(def, 4, (a) => this.view.getInt32(a, le))
+    const at = this.take(def, 4)
+    return this.done(def, this.word(at, le), at)
+  }
+  /** The signed 32-bit word at `at`. */
+  private word(at: number, le: boolean): number {
+    const b = this.bytes
+    return le ? b[at] | (b[at + 1] << 8) | (b[at + 2] << 16) | (b[at + 3] << 24) : (b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]
   }
   u64(def: FieldDef | null, le = false): bigint {
-    return this.leaf(def, 8, (a) => this.view.getBigUint64(a, le))
+    const at = this.take(def, 8)
+    return this.done(def, this.view.getBigUint64(at, le), at)
   }
   i64(def: FieldDef | null, le = false): bigint {
-    return this.leaf(def, 8, (a) => this.view.getBigInt64(a, le))
+    const at = this.take(def, 8)
+    return this.done(def, this.view.getBigInt64(at, le), at)
   }
   f32(def: FieldDef | null, le = false): number {
-    return this.leaf(def, 4, (a) => this.view.getFloat32(a, le))
+    const at = this.take(def, 4)
+    return this.done(def, this.view.getFloat32(at, le), at)
   }
   f64(def: FieldDef | null, le = false): number {
-    return this.leaf(def, 8, (a) => this.view.getFloat64(a, le))
+    const at = this.take(def, 8)
+    return this.done(def, this.view.getFloat64(at, le), at)
   }
 
   bytesField(def: FieldDef | null, n: number): Uint8Array {
     this.need(n, def?.name ?? 'bytes')
-    return this.leaf(def, n, (a) => this.bytes.subarray(a, a + n))
+    const at = this.take(def, n)
+    return this.done(def, this.bytes.subarray(at, at + n), at)
   }
 
   /** UTF-8 text of `n` bytes (malformed sequences become U+FFFD rather than failing). */
   utf8(def: FieldDef | null, n: number): string {
     this.need(n, def?.name ?? 'string')
-    return this.leaf(def, n, (a) => utf8.decode(this.bytes.subarray(a, a + n)))
+    const at = this.take(def, n)
+    return this.done(def, decodeUtf8(this.bytes, at, at + n), at)
   }
 
   /** Unsigned LEB128 varint of at most `maxBytes` bytes (5 for 32-bit, 10 for 64-bit). */
