@@ -13,6 +13,11 @@ import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/ty
 const HEADER = 28
 const WRITE_BUFFER = 1 << 20
 const READ_BLOCK = 4 << 20
+/**
+ * get() reads this much from the frame on: a conversation's replay (message detail) asks for its frames in
+ * ascending order, and frames of one conversation are rarely far apart, so one read serves the next several.
+ */
+const READ_AHEAD = 64 << 10
 
 export class FrameStore {
   private readonly dir: string
@@ -36,6 +41,9 @@ export class FrameStore {
   /** pcapng frame comments, by frame number (few frames have any; the frame node shows them). */
   private comments: Map<number, string[]> | undefined
   private closed = false
+  /** The last read-ahead window: the store's bytes [windowStart, windowStart + window.length). */
+  private window: Buffer | null = null
+  private windowStart = 0
 
   constructor(parent = tmpdir()) {
     this.dir = mkdtempSync(join(parent, 'gamewire-frames-'))
@@ -116,8 +124,15 @@ export class FrameStore {
     if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
     const start = this.offsets[number - 1]
     const end = number < this.count ? this.offsets[number] : this.written + this.used
-    const bytes = this.readBytes(start, end - start)
-    return this.decode(number, bytes, 0)
+    const w = this.window
+    if (!w || start < this.windowStart || end > this.windowStart + w.length) {
+      // Stored bytes never change once written, so a window stays valid as frames are appended.
+      this.window = this.readBytes(start, Math.max(end, Math.min(start + READ_AHEAD, this.written + this.used)) - start)
+      this.windowStart = start
+    }
+    const at = start - this.windowStart
+    // The frame gets bytes of its own: a decoder may keep them, which must not pin the whole window.
+    return this.decode(number, Buffer.from(this.window!.subarray(at, end - this.windowStart)), 0)
   }
 
   /**

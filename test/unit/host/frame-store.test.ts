@@ -54,6 +54,25 @@ describe('FrameStore', () => {
     store.close()
   })
 
+  it('returns the same frames one by one while frames are still being appended (read-ahead window)', () => {
+    const store = new FrameStore(tmp)
+    const input = frames(600, 9)
+    // Read each frame right after it is stored (the window then ends at the store's end), every frame again
+    // ascending and backwards, then some after later appends have flushed the buffer the window came from.
+    for (const f of input.slice(0, 200)) {
+      store.append(f)
+      same(store.get(f.number), f)
+    }
+    for (let n = 1; n <= 200; n++) same(store.get(n), input[n - 1])
+    for (let n = 200; n >= 1; n -= 7) same(store.get(n), input[n - 1])
+    for (const f of input.slice(200)) store.append(f)
+    for (let n = 1; n <= 600; n += 3) same(store.get(n), input[n - 1])
+    // A frame's bytes are its own: changing them leaves the store's next answer as it was.
+    store.get(10).data.fill(0)
+    same(store.get(10), input[9])
+    store.close()
+  })
+
   it('refuses frames out of order and numbers outside the capture', () => {
     const store = new FrameStore(tmp)
     store.append(frames(1, 1)[0])
