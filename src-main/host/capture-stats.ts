@@ -119,6 +119,7 @@ export async function captureStats(
     conversations = session.engine.conversationList()
     warnings = session.engine.stats.warnings
   }
+  index.trim()
   gc?.()
   const heapAfter = process.memoryUsage().heapUsed
   const n = Math.max(1, index.count)

@@ -229,6 +229,28 @@ export class MessageIndex {
     this.cap = cap
   }
 
+  /**
+   * Gives back the room kept for more rows: once a capture file is indexed, the columns are cut to its
+   * messages (up to half of a doubled column is otherwise empty). Adding rows later grows them again.
+   */
+  trim(): void {
+    if (this.cap > this.count) {
+      const cut = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T): T => a.slice(0, this.count) as T
+      this.time = cut(this.time)
+      this.firstFrame = cut(this.firstFrame)
+      this.lastFrame = cut(this.lastFrame)
+      this.conversation = cut(this.conversation)
+      this.length = cut(this.length)
+      this.nameId = cut(this.nameId)
+      this.protocolId = cut(this.protocolId)
+      this.dirFlags = cut(this.dirFlags)
+      this.summaryRef = cut(this.summaryRef)
+      this.stackId = cut(this.stackId)
+      this.cap = this.count
+    }
+    this.fields.trim()
+  }
+
   // Consecutive messages mostly have the stack of the one before: compare instead of building its key.
   private lastStack: readonly string[] = []
   private lastStackProtocol = ''

@@ -118,6 +118,7 @@ export class CapturePart {
       throw e
     }
     ctx.takeResults(results)
+    rows.trim()
     ctx.phase = 'ready'
     ctx.progress = null
     finished()
@@ -200,6 +201,7 @@ export class CapturePart {
           ctx.emitStatus()
         }
       })
+      fresh.trim()
       ctx.rows = fresh
       ctx.generation++
       this.details.forget()

@@ -20,7 +20,7 @@ export class RowIndex {
   add(m: IndexInput, conv?: Conversation, dir?: WireDir): void {
     const row = this.index.add(m, conv, dir)
     if (row >= this.ordinals.length) {
-      const bigger = new Uint32Array(this.ordinals.length * 2)
+      const bigger = new Uint32Array(Math.max(1024, this.ordinals.length * 2))
       bigger.set(this.ordinals)
       this.ordinals = bigger
     }
@@ -30,6 +30,12 @@ export class RowIndex {
     if (m.error) this.errors++
     if (m.warnings.length) this.warned++
     if (m.time < this.firstTime) this.firstTime = m.time
+  }
+
+  /** Gives back the room kept for more rows (a file's index is complete; more rows grow it again). */
+  trim(): void {
+    this.index.trim()
+    if (this.ordinals.length > this.count) this.ordinals = this.ordinals.slice(0, Math.max(1, this.count))
   }
 
   ordinal(row: number): number {
