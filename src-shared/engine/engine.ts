@@ -152,6 +152,8 @@ export class Engine {
   private nextMessageId = 1
   private lastFrame = 0
   private linkTypes = new Set<string>()
+  /** The link type of the frame before (a capture rarely changes it: its name is added once per change). */
+  private lastLinkType = -1
   readonly stats: EngineStats = { frames: 0, messages: 0, errors: 0, otherFrames: 0, linkTypes: [], warnings: [] }
   private finished = false
   /**
@@ -230,7 +232,10 @@ export class Engine {
   network(frame: CaptureFrame): TransportUnit | null {
     this.heldLastFrame = false
     this.stats.frames++
-    this.linkTypes.add(LinkTypeName[frame.linkType] ?? `LINKTYPE_${frame.linkType}`)
+    if (frame.linkType !== this.lastLinkType) {
+      this.lastLinkType = frame.linkType
+      this.linkTypes.add(LinkTypeName[frame.linkType] ?? `LINKTYPE_${frame.linkType}`)
+    }
     const time = frameTime(frame)
     // Before the frame is placed: a conversation idle too long ends, and this frame may start a new one.
     this.advance(frame.number, time)

@@ -20,8 +20,18 @@ export interface IpPacket {
 
 export type IpResult = { ok: true; packet: IpPacket } | { ok: false; reason: string }
 
+// A capture has few distinct addresses and every frame names two: their texts are kept, not rebuilt.
+const IPV4_TEXTS = new Map<number, string>()
+
 export function ipv4ToString(b: Uint8Array, at: number): string {
-  return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`
+  const n = ((b[at] << 24) | (b[at + 1] << 16) | (b[at + 2] << 8) | b[at + 3]) >>> 0
+  let text = IPV4_TEXTS.get(n)
+  if (text === undefined) {
+    if (IPV4_TEXTS.size >= 1 << 16) IPV4_TEXTS.clear()
+    text = `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`
+    IPV4_TEXTS.set(n, text)
+  }
+  return text
 }
 
 /** RFC 5952 text form: lowercase, longest zero run (≥2 groups) as '::'. */

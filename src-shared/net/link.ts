@@ -42,11 +42,13 @@ const AF_INET6 = new Set([10, 24, 28, 30])
 const u16 = (d: Uint8Array, at: number): number => (d[at] << 8) | d[at + 1]
 const hex4 = (v: number): string => `0x${v.toString(16).padStart(4, '0')}`
 
+const short = (data: Uint8Array, n: number): LinkResult | null =>
+  data.length < n ? { network: 'other', offset: 0, reason: `frame shorter than ${n}-byte link header` } : null
+
 export function decodeLink(linkType: number, data: Uint8Array, r?: FieldReader): LinkResult {
-  const short = (n: number): LinkResult | null => (data.length < n ? { network: 'other', offset: 0, reason: `frame shorter than ${n}-byte link header` } : null)
   switch (linkType) {
     case LinkType.ETHERNET: {
-      const s = short(14)
+      const s = short(data, 14)
       if (s) return s
       let type = u16(data, 12)
       if (r) {
@@ -82,7 +84,7 @@ export function decodeLink(linkType: number, data: Uint8Array, r?: FieldReader):
       return byEtherType(type, off, vlans.length ? vlans : undefined)
     }
     case LinkType.LINUX_SLL: {
-      const s = short(16)
+      const s = short(data, 16)
       if (s) return s
       if (r) {
         r.pos = 0
@@ -99,7 +101,7 @@ export function decodeLink(linkType: number, data: Uint8Array, r?: FieldReader):
       return byEtherType(u16(data, 14), 16)
     }
     case LinkType.LINUX_SLL2: {
-      const s = short(20)
+      const s = short(data, 20)
       if (s) return s
       if (r) {
         r.pos = 0
@@ -118,7 +120,7 @@ export function decodeLink(linkType: number, data: Uint8Array, r?: FieldReader):
     }
     case LinkType.NULL:
     case LinkType.LOOP: {
-      const s = short(4)
+      const s = short(data, 4)
       if (s) return s
       // NULL stores the family in the capturing host's byte order; try both.
       const be = (data[0] << 24) | (data[1] << 16) | (data[2] << 8) | data[3]
