@@ -3,7 +3,7 @@
 // in slices small enough that one slice cannot overshoot the cap by more than ~1 MiB, so a zlib bomb
 // costs at most the cap in memory.
 
-import { Inflate, Unzlib } from 'fflate'
+import { Inflate, Unzlib, inflateSync, unzlibSync } from 'fflate'
 import { concatBytes } from './concat'
 
 /** Upper bound of DEFLATE expansion per input byte. */
@@ -30,6 +30,18 @@ export interface CappedInflateResult {
 }
 
 export function inflateCapped(data: Uint8Array, cap: number, opts: CappedInflateOptions): CappedInflateResult {
+  // A whole stream too short to reach the cap even at DEFLATE's largest expansion is inflated in one call:
+  // the streaming inflater allocates a window and growing buffers per message, which dominated the cost of
+  // small zlib bodies. Invalid data goes the streaming way below, which keeps what inflated before the fault.
+  if (opts.final && !opts.tail && data.length > 0 && data.length * INFLATE_MAX_RATIO <= cap) {
+    try {
+      const dictionary = opts.dictionary?.length ? opts.dictionary : undefined
+      const out = opts.format === 'zlib' ? unzlibSync(data) : inflateSync(data, dictionary ? { dictionary } : undefined)
+      return { out, capped: false, error: null }
+    } catch {
+      // fall through
+    }
+  }
   const parts: Uint8Array[] = []
   let total = 0
   let capped = false

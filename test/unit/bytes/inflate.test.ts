@@ -28,6 +28,23 @@ describe('inflateCapped', () => {
     expect(Buffer.from(r.out).toString()).toBe('hello gamewire')
   })
 
+  it('inflates a final raw stream with a preset dictionary in one piece', () => {
+    const dict = Buffer.from('hello world, hello gamewire')
+    const whole = zlib.deflateRawSync(Buffer.from('hello gamewire, hello world'), { dictionary: dict })
+    const r = inflateCapped(whole, 1 << 20, { format: 'raw', dictionary: dict, final: true })
+    expect(r.error).toBeNull()
+    expect(Buffer.from(r.out).toString()).toBe('hello gamewire, hello world')
+  })
+
+  it('reports a stream cut off as an error, keeping only bytes of its start', () => {
+    // Incompressible bytes come out in stored blocks, so whatever a cut stream gave is an exact prefix.
+    const random = Buffer.from(Array.from({ length: 200_000 }, (_, i) => (i * 2654435761) >>> 24))
+    const cut = zlib.deflateSync(random, { level: 0 }).subarray(0, 100_000)
+    const r = inflateCapped(cut, 1 << 30, { format: 'zlib', final: true })
+    expect(r.error).toMatch(/unexpected EOF/)
+    expect(Buffer.from(r.out).equals(random.subarray(0, r.out.length))).toBe(true)
+  })
+
   it('reports invalid data as an error, never throws', () => {
     const r = inflateCapped(Uint8Array.of(0x78, 0x9c, 0xff, 0xff, 0xff), 1000, { format: 'zlib', final: true })
     expect(r.error).toMatch(/./)
