@@ -90,9 +90,10 @@ describe('InspectorSession on its worker thread', () => {
   })
 
   it('keeps the calling event loop free while the worker decodes (in-process, the same work blocks it)', async () => {
-    // one long UDP conversation: the last message's detail replays all of its frames synchronously
+    // one long UDP conversation: the last message's detail replays all of its frames synchronously; long enough
+    // that the replay blocks for well over 250 ms even as decoding gets faster (40k frames took ~100 ms by now, 300k take ~450 ms)
     resetFrames()
-    const frames = Array.from({ length: 40_000 }, (_, i) => udpFrame('10.9.0.1', 40000, '10.9.0.2', 7000, Uint8Array.of(i & 255, i >> 8, 1, 2, 3, 4, 5, 6)))
+    const frames = Array.from({ length: 300_000 }, (_, i) => udpFrame('10.9.0.1', 40000, '10.9.0.2', 7000, Uint8Array.of(i & 255, i >> 8, 1, 2, 3, 4, 5, 6)))
     const big = join(tmp, 'long-conversation.pcapng')
     writeFileSync(big, pcapngBytes(frames))
     const worstGapDuring = async (s: InspectorSession): Promise<number> => {
