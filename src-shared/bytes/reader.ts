@@ -47,11 +47,20 @@ export function decodeUtf8(bytes: Uint8Array, start: number, end: number): strin
   return utf8.decode(bytes.subarray(start, end))
 }
 
+// Float and 64-bit values are read through one shared 8-byte scratch view: a DataView per reader cost more
+// than the reads themselves, since the index pass makes a reader (and sub-readers) per message.
+const scratch = new Uint8Array(8)
+const scratchView = new DataView(scratch.buffer)
+
+/** Copies `n` (4 or 8) bytes at `at` into the scratch view and returns it. */
+function scratchOf(bytes: Uint8Array, at: number, n: number): DataView {
+  for (let i = 0; i < n; i++) scratch[i] = bytes[at + i]
+  return scratchView
+}
+
 export class FieldReader {
   pos: number
   readonly end: number
-  /** Made on the first float or 64-bit read: most readers never need one, and the index pass makes many readers. */
-  private dataView: DataView | null = null
 
   constructor(
     readonly bytes: Uint8Array,
@@ -63,11 +72,6 @@ export class FieldReader {
     if (start < 0 || end > bytes.length || start > end) throw new RangeError('reader window outside buffer')
     this.pos = start
     this.end = end
-  }
-
-  private get view(): DataView {
-    this.dataView ??= new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength)
-    return this.dataView
   }
 
   get remaining(): number {
@@ -179,19 +183,19 @@ export class FieldReader {
   }
   u64(def: FieldDef | null, le = false): bigint {
     const at = this.take(def, 8)
-    return this.done(def, this.view.getBigUint64(at, le), at)
+    return this.done(def, scratchOf(this.bytes, at, 8).getBigUint64(0, le), at)
   }
   i64(def: FieldDef | null, le = false): bigint {
     const at = this.take(def, 8)
-    return this.done(def, this.view.getBigInt64(at, le), at)
+    return this.done(def, scratchOf(this.bytes, at, 8).getBigInt64(0, le), at)
   }
   f32(def: FieldDef | null, le = false): number {
     const at = this.take(def, 4)
-    return this.done(def, this.view.getFloat32(at, le), at)
+    return this.done(def, scratchOf(this.bytes, at, 4).getFloat32(0, le), at)
   }
   f64(def: FieldDef | null, le = false): number {
     const at = this.take(def, 8)
-    return this.done(def, this.view.getFloat64(at, le), at)
+    return this.done(def, scratchOf(this.bytes, at, 8).getFloat64(0, le), at)
   }
 
   bytesField(def: FieldDef | null, n: number): Uint8Array {

@@ -73,6 +73,22 @@ describe('FieldReader', () => {
     expect(() => new FieldReader(fromHex('ffffffffffff'), new TreeBuilder(), 0).varint(null)).toThrowError(/longer than 5/)
   })
 
+  it('reads floats and 64-bit values at any offset of a window into a larger buffer, both byte orders', () => {
+    // Node's Buffer readers are the independent expectation; the window starts at an odd byte of its buffer.
+    const whole = Buffer.from(fromHex('ee 3fc00000 c0490fdb 400921fb54442d18 bff0000000000000 8000000000000001 0123456789abcdef ee'))
+    const bytes = new Uint8Array(whole.buffer, whole.byteOffset + 1, whole.length - 2)
+    const b = Buffer.from(bytes)
+    const r = new FieldReader(bytes, new TreeBuilder(false), 0)
+    expect(r.f32(null)).toBe(b.readFloatBE(0))
+    expect(r.f32(null, true)).toBe(b.readFloatLE(4))
+    expect(r.f64(null)).toBe(b.readDoubleBE(8))
+    expect(r.f64(null, true)).toBe(b.readDoubleLE(16))
+    expect(r.i64(null)).toBe(b.readBigInt64BE(24))
+    expect(r.u64(null, true)).toBe(b.readBigUint64LE(32))
+    expect([b.readFloatBE(0), b.readDoubleBE(8), b.readBigInt64BE(24)]).toEqual([1.5, Math.PI, -0x7fffffffffffffffn])
+    expect(() => r.f64(null)).toThrowError(DecodeError)
+  })
+
   it('records nothing when the builder is not recording', () => {
     const t = new TreeBuilder(false)
     const r = new FieldReader(fromHex('0102'), t, 0)
