@@ -4,7 +4,7 @@
 // Prints frames, messages and conversations; with --conversations also fetches the conversation list as
 // the UI's conversation panel does (copied to the calling thread). Needs `npm run build` first.
 
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -12,14 +12,15 @@ import { Worker } from 'node:worker_threads'
 import { usage } from '../script-usage.mjs'
 
 usage(
-  `usage: node test/bench/open-session.mjs CAPTURE [--conversations]
+  `usage: node test/bench/open-session.mjs CAPTURE [--conversations] [--keylog FILE]
 Opens CAPTURE the way the app does (the built session worker: index pass, frame store, conversation list),
 waits until the session is ready and prints frames, messages and conversations; for measuring peak RSS:
   /usr/bin/time -f '%M' node test/bench/open-session.mjs CAPTURE
 --conversations  also fetches the conversation list, as the UI's conversation panel does.
+--keylog FILE    adds the keys in FILE first, as the app's key panel does.
 Needs \`npm run build\` first. Its session files go to a temporary directory, removed at the end.
 `,
-  { options: ['--conversations'] }
+  { options: ['--conversations', '--keylog'] }
 )
 
 const file = process.argv[2]
@@ -47,6 +48,8 @@ const call = (method, ...args) =>
   })
 
 try {
+  const keylog = process.argv.indexOf('--keylog')
+  if (keylog > 0) await call('addKeys', readFileSync(process.argv[keylog + 1], 'utf8'))
   const started = performance.now()
   const status = await call('open', resolve(file))
   if (process.argv.includes('--conversations')) {
