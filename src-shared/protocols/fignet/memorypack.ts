@@ -86,13 +86,18 @@ export class MemoryPackReader {
 
   /** Runs `fn` one object level deeper; fails past maxDepth. */
   nested<T>(what: string, fn: () => T): T {
-    if (this.depth >= this.maxDepth) throw new DecodeError(`${what}: objects nested deeper than ${this.maxDepth} at offset ${this.r.pos}`, this.r.pos)
-    this.depth++
+    this.enter(what)
     try {
       return fn()
     } finally {
       this.depth--
     }
+  }
+
+  /** One object level deeper (fails past maxDepth); the caller decrements `depth` in a finally. No closure, for hot paths. */
+  enter(what: string): void {
+    if (this.depth >= this.maxDepth) throw new DecodeError(`${what}: objects nested deeper than ${this.maxDepth} at offset ${this.r.pos}`, this.r.pos)
+    this.depth++
   }
 
   /** Opens a group node over what follows (null when not recording); close with closeNode. */
