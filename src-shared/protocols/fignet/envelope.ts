@@ -69,7 +69,7 @@ const hex2 = (v: number) => `${(v & 0xff).toString(16).padStart(2, '0').toUpperC
  * Reads the envelope header (and its prefix) through `r`; the payload is left for the caller. A magic
  * other than 0xC0DE is read as what it is and reported through `warn` (providers drop such messages, §2.2).
  */
-export function readEnvelope(r: FieldReader, prefix: Prefix, warn?: (text: string) => void): Envelope {
+export function readEnvelope(r: FieldReader, prefix: Prefix, warnings?: { warn(text: string): void }): Envelope {
   let magic: number | null = null
   if (prefix === 'magic') {
     r.need(2, F_ENV.magic.name)
@@ -85,7 +85,7 @@ export function readEnvelope(r: FieldReader, prefix: Prefix, warn?: (text: strin
       () => `Magic: 0x${m.toString(16).toUpperCase().padStart(4, '0')}${wrong ? ` (wrong: expected 0xC0DE, DE C0 on the wire)` : ' (EnableCheckSum magic)'}`
     )
     if (wrong)
-      warn?.(
+      warnings?.warn(
         `EnableCheckSum magic: bytes ${hex2(m)} (0x${m.toString(16).toUpperCase().padStart(4, '0')}) seen, 0xC0DE (DE C0) expected; the providers drop messages whose magic does not match`
       )
   } else if (prefix === 'hash') r.u32(F_ENV.hash, true)
@@ -95,9 +95,17 @@ export function readEnvelope(r: FieldReader, prefix: Prefix, warn?: (text: strin
   const flags = r.u8(null)
   const encrypted = (flags & 0x80) !== 0
   const callbackId = flags & 0x7f
-  r.open(F_ENV.flags, `Flags: 0x${flags.toString(16).padStart(2, '0')}`, flags)
-  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, () => `Encrypted (bit 7): ${encrypted}`)
-  r.record(F_ENV.callback_id, callbackId, flagsAt, 1, () => `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}`)
+  // Every message passes here: labels (and closures making them) only with a tree.
+  const recording = r.tree.recording
+  r.open(F_ENV.flags, recording ? `Flags: 0x${flags.toString(16).padStart(2, '0')}` : undefined, flags)
+  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, recording ? () => `Encrypted (bit 7): ${encrypted}` : undefined)
+  r.record(
+    F_ENV.callback_id,
+    callbackId,
+    flagsAt,
+    1,
+    recording ? () => `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}` : undefined
+  )
   r.tree.close(flagsAt + 1)
   return { prefix, magic, msgId, flags, encrypted, callbackId, headerStart, payloadStart: r.pos }
 }
