@@ -23,7 +23,7 @@ import {
 import { MSG_REGISTER_IDENTITY, MSG_ROOM_EVENT, messageInfo, type FigNetMessageInfo } from './names'
 import { F_PAYLOAD, F_PAYLOAD_ROOT } from './payload-fields'
 import { BYTE_FLAGS_WARNING } from './transform-lite'
-import { brief, num, type Typed, type TypedFields } from './typed'
+import { brief, num, round3Text, type Typed, type TypedFields } from './typed'
 import { MemoryPackReader, UNMANAGED_FIELD_TYPE, isUnmanaged } from './memorypack'
 import { packFieldDef } from '../../schema/struct'
 import type { FigNetMessageSpec } from '../../schema/types'
@@ -306,7 +306,7 @@ function fields(p: TypedFields, names: string[]): string {
     .join(' ')
 }
 
-const fmt = (t: Typed | undefined) => (t && typeof t.value === 'number' ? String(Math.round(t.value * 1000) / 1000) : '?')
+const fmt = (t: Typed | undefined) => (t && typeof t.value === 'number' ? round3Text(t.value) : '?')
 
 function position(p: TypedFields): string {
   const decoded = (p.TransLite?.value as TypedFields | null | undefined)?.TransformData?.decoded as TypedFields | undefined
