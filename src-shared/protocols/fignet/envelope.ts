@@ -50,6 +50,7 @@ export interface Envelope {
 }
 
 const known = (id: number) => messageInfo(id) !== undefined
+const u16le = (b: Uint8Array, i: number) => b[i] | (b[i + 1] << 8)
 
 /**
  * Which prefix the bytes at `at` carry: the magic when they start DE C0 and a header follows; the 4-byte
@@ -152,27 +153,30 @@ export class PrefixChooser {
   private readonly votes: Record<Prefix, number> = { none: 0, magic: 0, hash: 0 }
 
   /** `fit(at)` dry-runs the payload of the header at `at` (the caller knows the codecs). */
+  // Runs for every message: no closure or array beyond the candidates themselves (and the decision's why).
   choose(b: Uint8Array, fit: (headerAt: number) => PayloadFit): PrefixDecision {
-    const u16 = (i: number) => b[i] | (b[i + 1] << 8)
     const cands: Candidate[] = []
+    let knownCount = 0
     for (const form of FORMS) {
       const at = PREFIX_SIZE[form]
       if (b.length < at + HEADER_SIZE) continue
-      const exact = form === 'magic' && u16(0) === MAGIC
+      const exact = form === 'magic' && u16le(b, 0) === MAGIC
       // A prefix other than DE C0 is read as a (wrong) magic only in a conversation already using that form.
       if (form === 'magic' && !exact && this.current !== 'magic') continue
-      const id = u16(at)
+      const id = u16le(b, at)
       const isKnown = known(id)
       if (!isKnown && !exact) continue
+      if (isKnown) knownCount++
       cands.push({ form, id, known: isKnown, score: (isKnown ? 1 : 0) + (exact ? 1 : 0) })
     }
     // The payload is dry-run only where it can change the decision.
-    const knownCount = cands.filter((c) => c.known).length
     if (knownCount > 1 || (cands.length === 1 && cands[0].form === 'hash' && this.current !== 'hash')) {
       for (const c of cands) if (c.known) c.score += fit(PREFIX_SIZE[c.form])
     }
-    const rank = (c: Candidate) => (c.form === this.current ? -1 : FORMS.indexOf(c.form))
-    cands.sort((x, y) => y.score - x.score || rank(x) - rank(y))
+    if (cands.length > 1) {
+      const rank = (c: Candidate) => (c.form === this.current ? -1 : FORMS.indexOf(c.form))
+      cands.sort((x, y) => y.score - x.score || rank(x) - rank(y))
+    }
     const best = cands[0]
     if (!best) {
       const prefix = this.current ?? 'none'
