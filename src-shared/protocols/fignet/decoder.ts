@@ -104,7 +104,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     let name = 'FigNet message'
     let summary = ''
     try {
-      r.open(F_ENV.envelope, `FigNet envelope (${r.remaining} bytes)`)
+      r.open(F_ENV.envelope, r.tree.recording ? `FigNet envelope (${r.remaining} bytes)` : undefined)
       try {
         const dir = this.directionOf(p.dir)
         const start = r.pos
