@@ -135,13 +135,6 @@ export interface UnpackedTransform {
 }
 
 const T = F_TRANSFORM
-const ROT_DEFS = [T.rot_x, T.rot_y, T.rot_z, T.rot_w]
-const ROT_NAMES = ['RotX', 'RotY', 'RotZ', 'RotW']
-const VEL_DEFS = [T.vel_x, T.vel_y, T.vel_z]
-const VEL_NAMES = ['VelX', 'VelY', 'VelZ']
-const ANG_DEFS = [T.ang_x, T.ang_y, T.ang_z]
-const ANG_NAMES = ['AngVelX', 'AngVelY', 'AngVelZ']
-
 /** Unpacks TransformData; the reader's window is exactly the blob's bytes. Never throws DecodeError. */
 // Runs for every entity update: no closure or array per call, labels only with a tree.
 export function unpackTransformData(r: FieldReader, flags: number): UnpackedTransform {
@@ -162,12 +155,26 @@ export function unpackTransformData(r: FieldReader, flags: number): UnpackedTran
     values.X = position(r, T.x, pScale)
     values.Y = position(r, T.y, pScale)
     if (flags & FLAG.Z) values.Z = position(r, T.z, pScale)
-    if (flags & FLAG.ROTATION) shorts(r, values, ROT_DEFS, ROT_NAMES, 1000)
+    // Named stores (not values[name]): each site stays monomorphic, a computed key over all these shapes does not.
+    if (flags & FLAG.ROTATION) {
+      values.RotX = scaled(r, T.rot_x, 1000)
+      values.RotY = scaled(r, T.rot_y, 1000)
+      values.RotZ = scaled(r, T.rot_z, 1000)
+      values.RotW = scaled(r, T.rot_w, 1000)
+    }
     if (flags & FLAG.SCALE_X) values.ScaleX = position(r, T.scale_x, pScale)
     if (flags & FLAG.SCALE_Y) values.ScaleY = position(r, T.scale_y, pScale)
     if (flags & FLAG.SCALE_Z) values.ScaleZ = position(r, T.scale_z, pScale)
-    if (flags & FLAG.LINEAR_VELOCITY) shorts(r, values, VEL_DEFS, VEL_NAMES, vScale)
-    if (flags & FLAG.ANGULAR_VELOCITY) shorts(r, values, ANG_DEFS, ANG_NAMES, vScale)
+    if (flags & FLAG.LINEAR_VELOCITY) {
+      values.VelX = scaled(r, T.vel_x, vScale)
+      values.VelY = scaled(r, T.vel_y, vScale)
+      values.VelZ = scaled(r, T.vel_z, vScale)
+    }
+    if (flags & FLAG.ANGULAR_VELOCITY) {
+      values.AngVelX = scaled(r, T.ang_x, vScale)
+      values.AngVelY = scaled(r, T.ang_y, vScale)
+      values.AngVelZ = scaled(r, T.ang_z, vScale)
+    }
     if (r.remaining > 0) r.bytesField(T.leftover, r.remaining)
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e
@@ -182,10 +189,6 @@ export function unpackTransformData(r: FieldReader, flags: number): UnpackedTran
 /** A position or scale value: float32, or a short over the precision scale. */
 function position(r: FieldReader, def: FieldDef, scale: number | null): Typed {
   return scale === null ? float(r, def) : scaled(r, def, scale)
-}
-
-function shorts(r: FieldReader, values: TypedFields, defs: FieldDef[], names: string[], scale: number): void {
-  for (let i = 0; i < defs.length; i++) values[names[i]] = scaled(r, defs[i], scale)
 }
 
 function float(r: FieldReader, def: FieldDef): Typed {
