@@ -121,7 +121,8 @@ export class EnetTransport implements ProtocolDecoder {
       const why = new DecodeError(`datagram without commands: it ends after the ${p.header.length}-byte header, at offset ${p.header.length}`, p.header.length)
       return this.unreadable(pdu, choice, 0, why, emit, p.header.length, 'Empty datagram')
     }
-    p.commands.forEach((cmd, i) => {
+    for (let i = 0; i < n; i++) {
+      const cmd = p.commands[i]
       const { draft, source } = commandDraft(pdu, i, this.ctx.recording)
       const r = new FieldReader(pdu.bytes, draft.tree, source)
       const header = this.header(r, draft, choice)
@@ -133,7 +134,7 @@ export class EnetTransport implements ProtocolDecoder {
       if (header.peerId === NO_PEER_ID && cmd.number !== CMD.CONNECT)
         draft.warn(`${cmd.name} in a datagram from peer 0xFFF (connecting): ENet accepts only CONNECT there`)
       this.command(pdu, draft, source, header, cmd, frame, emit)
-    })
+    }
     if (p.error) this.unreadable(pdu, choice, n, p.error, emit, n ? p.commands[n - 1].end : p.header.length)
   }
 
