@@ -108,8 +108,8 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
       try {
         const dir = this.directionOf(p.dir)
         const start = r.pos
-        const envelope = r.bytes.subarray(start, r.end)
-        const decision = this.prefixes.choose(envelope, (at) => this.payloadFit(envelope, at, dir))
+        const end = r.end
+        const decision = this.prefixes.choose(r.bytes, start, end, (at) => this.payloadFit(r.bytes.subarray(start, end), at, dir))
         r.record(F_ENV.prefix_form, decision.prefix, start, 0, r.tree.recording ? () => `Prefix form: ${decision.why()}` : undefined)
         if (decision.revisedFrom && this.prefixRevisions++ < 3) {
           this.ctx.note(

@@ -152,18 +152,21 @@ export class PrefixChooser {
   current: Prefix | null = null
   private readonly votes: Record<Prefix, number> = { none: 0, magic: 0, hash: 0 }
 
-  /** `fit(at)` dry-runs the payload of the header at `at` (the caller knows the codecs). */
-  // Runs for every message: no closure or array beyond the candidates themselves (and the decision's why).
-  choose(b: Uint8Array, fit: (headerAt: number) => PayloadFit): PrefixDecision {
+  /**
+   * The message is bytes[start, end); `fit(at)` dry-runs the payload of the header at `at` (counted from
+   * `start`; the caller knows the codecs). Runs for every message: no subarray, closure or array beyond
+   * the candidates themselves (and the decision's why).
+   */
+  choose(bytes: Uint8Array, start: number, end: number, fit: (headerAt: number) => PayloadFit): PrefixDecision {
     const cands: Candidate[] = []
     let knownCount = 0
     for (const form of FORMS) {
       const at = PREFIX_SIZE[form]
-      if (b.length < at + HEADER_SIZE) continue
-      const exact = form === 'magic' && u16le(b, 0) === MAGIC
+      if (end - start < at + HEADER_SIZE) continue
+      const exact = form === 'magic' && u16le(bytes, start) === MAGIC
       // A prefix other than DE C0 is read as a (wrong) magic only in a conversation already using that form.
       if (form === 'magic' && !exact && this.current !== 'magic') continue
-      const id = u16le(b, at)
+      const id = u16le(bytes, start + at)
       const isKnown = known(id)
       if (!isKnown && !exact) continue
       if (isKnown) knownCount++
