@@ -42,20 +42,17 @@ const CRC64_TABLE = (() => {
   return { hi, lo }
 })()
 
-/** Calls `fn` for every byte of bytes[start, end), with bytes[at, at + preset.length) replaced by `preset`. */
-function eachByte(bytes: Uint8Array, start: number, end: number, at: number, preset: Uint8Array, fn: (b: number) => void): void {
-  for (let i = start; i < end; i++) {
-    const p = i - at
-    fn(p >= 0 && p < preset.length ? preset[p] : bytes[i])
-  }
+/** The byte at `i` of bytes[start, end) as the checksum saw it: bytes[at, at + preset.length) replaced by `preset`. */
+function presetByte(bytes: Uint8Array, i: number, at: number, preset: Uint8Array): number {
+  const p = i - at
+  return p >= 0 && p < preset.length ? preset[p] : bytes[i]
 }
 
 /** Vanilla ENet's checksum of bytes[start, end) with the 4-byte field at `at` preset; the value as read big-endian. */
 export function enetCrc32(bytes: Uint8Array, start: number, end: number, at: number, preset: Uint8Array): number {
   let crc = 0xffffffff
-  eachByte(bytes, start, end, at, preset, (b) => {
-    crc = CRC32_TABLE[(crc ^ b) & 0xff] ^ (crc >>> 8)
-  })
+  // Every datagram of a checksummed conversation: a plain loop, no callback per byte.
+  for (let i = start; i < end; i++) crc = CRC32_TABLE[(crc ^ presetByte(bytes, i, at, preset)) & 0xff] ^ (crc >>> 8)
   return (crc ^ 0xffffffff) >>> 0
 }
 
@@ -64,11 +61,11 @@ export function enetCrc64(bytes: Uint8Array, start: number, end: number, at: num
   const { hi: TH, lo: TL } = CRC64_TABLE
   let hi = 0xffffffff
   let lo = 0xffffffff
-  eachByte(bytes, start, end, at, preset, (b) => {
-    const i = (lo ^ b) & 0xff
+  for (let k = start; k < end; k++) {
+    const i = (lo ^ presetByte(bytes, k, at, preset)) & 0xff
     lo = (((lo >>> 8) | (hi << 24)) ^ TL[i]) >>> 0
     hi = ((hi >>> 8) ^ TH[i]) >>> 0
-  })
+  }
   return (BigInt((hi ^ 0xffffffff) >>> 0) << 32n) | BigInt((lo ^ 0xffffffff) >>> 0)
 }
 
@@ -77,8 +74,19 @@ export function enetCrc64(bytes: Uint8Array, start: number, end: number, at: num
  * datagram), else the connectID's wire bytes; for the 8-byte field, widened on a little-endian host
  * (connectID then four zeros: x86 and ARM) or, less likely, a big-endian one.
  */
-export function checksumPresets(size: 4 | 8, connectId: Uint8Array | null): Uint8Array[] {
-  if (!connectId) return [new Uint8Array(size)]
+export function checksumPresets(size: 4 | 8, connectId: Uint8Array | null): readonly Uint8Array[] {
+  // Made once per connectID (and size): every datagram of the connection asks. Read only.
+  if (!connectId) return size === 4 ? ZERO_PRESETS_4 : ZERO_PRESETS_8
+  let bySize = PRESETS.get(connectId)
+  if (!bySize) PRESETS.set(connectId, (bySize = {}))
+  return (bySize[size] ??= makePresets(size, connectId))
+}
+
+const ZERO_PRESETS_4: readonly Uint8Array[] = [new Uint8Array(4)]
+const ZERO_PRESETS_8: readonly Uint8Array[] = [new Uint8Array(8)]
+const PRESETS = new WeakMap<Uint8Array, Partial<Record<4 | 8, readonly Uint8Array[]>>>()
+
+function makePresets(size: 4 | 8, connectId: Uint8Array): Uint8Array[] {
   if (size === 4) return [connectId.slice(0, 4)]
   const le = new Uint8Array(8)
   le.set(connectId.subarray(0, 4), 0)

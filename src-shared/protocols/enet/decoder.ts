@@ -52,6 +52,24 @@ export interface EnetInfo
 const other = (d: WireDir): WireDir => (d === 'a2b' ? 'b2a' : 'a2b')
 const hexBytes = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
 
+/** A payload shown as ENet data (no carried protocol, or it failed): `size` bytes. */
+function ownPayload(info: EnetInfo, size: number, error?: DecodeError): CarriedResult {
+  const from = info.fragmentFrames ? `, reassembled from frames ${info.fragmentFrames.join(', ')}` : ''
+  const seq =
+    info.unsequencedGroup !== undefined
+      ? `group=${info.unsequencedGroup}`
+      : info.unreliableSeq !== undefined
+        ? `seq=${info.reliableSeq}/${info.unreliableSeq}`
+        : `seq=${info.reliableSeq}`
+  return {
+    protocol: ENET_LAYER,
+    name: info.command,
+    summary: `${info.command} ch${info.channel} ${seq}: ${size} bytes of data${from}`,
+    value: {},
+    error
+  }
+}
+
 /** Unreliable fragments are keyed by the channel's reliable seq too: the unreliable seq restarts after each reliable send. */
 const unreliableKey = (reliableSeq: number, startSeq: number) => reliableSeq * 0x10000 + startSeq
 
@@ -103,7 +121,8 @@ export class EnetTransport implements ProtocolDecoder {
       const why = new DecodeError(`datagram without commands: it ends after the ${p.header.length}-byte header, at offset ${p.header.length}`, p.header.length)
       return this.unreadable(pdu, choice, 0, why, emit, p.header.length, 'Empty datagram')
     }
-    p.commands.forEach((cmd, i) => {
+    for (let i = 0; i < n; i++) {
+      const cmd = p.commands[i]
       const { draft, source } = commandDraft(pdu, i, this.ctx.recording)
       const r = new FieldReader(pdu.bytes, draft.tree, source)
       const header = this.header(r, draft, choice)
@@ -115,13 +134,17 @@ export class EnetTransport implements ProtocolDecoder {
       if (header.peerId === NO_PEER_ID && cmd.number !== CMD.CONNECT)
         draft.warn(`${cmd.name} in a datagram from peer 0xFFF (connecting): ENet accepts only CONNECT there`)
       this.command(pdu, draft, source, header, cmd, frame, emit)
-    })
+    }
     if (p.error) this.unreadable(pdu, choice, n, p.error, emit, n ? p.commands[n - 1].end : p.header.length)
   }
 
   /** Reads the header into the draft with the variant line after it, and warns about what it shows. */
   private header(r: FieldReader, draft: MessageDraft, choice: LayoutChoice): EnetHeader {
-    const h = readHeader(r, choice.layout, choice.parsed.connectId)
+    // Without a tree the header read again would record nothing (no index field) and only compute the
+    // checksum once more per command: the scan's reading of it is the same.
+    const known = draft.tree.recording ? undefined : choice.parsed.header
+    if (known) r.pos = known.length
+    const h = known ?? readHeader(r, choice.layout, choice.parsed.connectId)
     if (draft.tree.recording) {
       r.record(F.variant, choice.variantText, 0, 2, () => `Variant: ${choice.variantText}; checksum: ${choice.checksumText}`)
     }
@@ -371,44 +394,25 @@ export class EnetTransport implements ProtocolDecoder {
   ): void {
     draft.tree.closeAll()
     const payload: CarriedPayload = { dir: pdu.dir, channel: info.channel, delivery, frame: frames[frames.length - 1], time }
-    const own = (error?: DecodeError): CarriedResult => {
-      const from = info.fragmentFrames ? `, reassembled from frames ${info.fragmentFrames.join(', ')}` : ''
-      const seq =
-        info.unsequencedGroup !== undefined
-          ? `group=${info.unsequencedGroup}`
-          : info.unreliableSeq !== undefined
-            ? `seq=${info.reliableSeq}/${info.unreliableSeq}`
-            : `seq=${info.reliableSeq}`
-      return {
-        protocol: ENET_LAYER,
-        name: info.command,
-        summary: `${info.command} ch${info.channel} ${seq}: ${end - start} bytes of data${from}`,
-        value: {},
-        error
-      }
-    }
     let res: CarriedResult
     try {
-      res = this.carried ? this.carried.decode(new FieldReader(bytes, draft.tree, source, start, end), draft, payload) : own()
+      res = this.carried ? this.carried.decode(new FieldReader(bytes, draft.tree, source, start, end), draft, payload) : ownPayload(info, end - start)
     } catch (e) {
       // The contract says decode() never throws; if it does, the payload still shows, with why.
-      res = own(new DecodeError(`payload decoder failed: ${(e as Error).message}`, start))
+      res = ownPayload(info, end - start, new DecodeError(`payload decoder failed: ${(e as Error).message}`, start))
     }
     draft.tree.closeAll()
     if (res.error && draft.error === null) draft.error = errorLine(res.error)
     if (info.retransmissionOf !== undefined) draft.warn(`the payload was delivered before, in frame ${info.retransmissionOf}`)
     const stack = res.protocol === ENET_LAYER ? [...pdu.stack, ENET_LAYER] : [...pdu.stack, ENET_LAYER, res.protocol]
-    emit({
-      dir: pdu.dir,
-      frames,
-      time,
-      protocol: res.protocol,
-      stack,
-      name: res.name,
-      summary: res.summary,
-      value: { ...res.value, ...(res.protocol === ENET_LAYER ? { command: info.command } : {}), channel: info.channel, delivery, enet: info },
-      draft
-    })
+    // The result's value is made for this message alone: the transport's facts go after its keys (as a
+    // spread into a new object would put them, an existing key keeping its place) without copying it.
+    const value = res.value
+    if (res.protocol === ENET_LAYER) value.command = info.command
+    value.channel = info.channel
+    value.delivery = delivery
+    value.enet = info
+    emit({ dir: pdu.dir, frames, time, protocol: res.protocol, stack, name: res.name, summary: res.summary, value, draft })
   }
 
   /** End of capture: every fragmented payload that never completed becomes a message with the frames it had. */

@@ -28,6 +28,12 @@ import {
 
 const CHECKSUM_SIZE: Record<EnetVariant, 4 | 8> = { vanilla: 4, csharp: 8 }
 const CHECKSUM_NAME: Record<4 | 8, string> = { 4: 'CRC-32', 8: 'CRC-64' }
+/** The layouts `choose` tries, in order. */
+const ONLY: Record<EnetVariant, readonly EnetVariant[]> = { vanilla: ['vanilla'], csharp: ['csharp'] }
+const CSHARP_FIRST: readonly EnetVariant[] = ['csharp', 'vanilla']
+const VANILLA_FIRST: readonly EnetVariant[] = ['vanilla', 'csharp']
+const SIZE_ONLY: Record<0 | 4 | 8, readonly (0 | 4 | 8)[]> = { 0: [0], 4: [4], 8: [8] }
+const SIZE_TRY: Record<EnetVariant, readonly (0 | 4 | 8)[]> = { vanilla: [0, 4], csharp: [0, 8] }
 
 export interface LayoutChoice {
   layout: EnetLayout
@@ -73,16 +79,11 @@ export class EnetVariantDetector {
   /** Picks the layout for this datagram (learning from it), and reads it without a tree. */
   choose(bytes: Uint8Array, frame: number): LayoutChoice {
     const word = bytes.length >= 2 ? (bytes[0] << 8) | bytes[1] : 0
-    const variants: EnetVariant[] = this.variant
-      ? [this.variant.value]
-      : word & 0x8000
-        ? ['vanilla']
-        : word & 0x4000
-          ? ['csharp', 'vanilla']
-          : ['vanilla', 'csharp']
+    // Constant lists (read only): no arrays per datagram.
+    const variants = this.variant ? ONLY[this.variant.value] : word & 0x8000 ? ONLY.vanilla : word & 0x4000 ? CSHARP_FIRST : VANILLA_FIRST
     const candidates: ParsedDatagram[] = []
     for (const variant of variants) {
-      const sizes: (0 | 4 | 8)[] = this.checksum ? [this.checksum.value === 0 ? 0 : CHECKSUM_SIZE[variant]] : [0, CHECKSUM_SIZE[variant]]
+      const sizes = this.checksum ? SIZE_ONLY[this.checksum.value === 0 ? 0 : CHECKSUM_SIZE[variant]] : SIZE_TRY[variant]
       for (const checksumSize of sizes) candidates.push(parseDatagram(bytes, { variant, checksumSize }, this.connectId))
     }
     let best = candidates[0]
@@ -136,8 +137,12 @@ export class EnetVariantDetector {
     return best
   }
 
+  /** The texts once the decision is made (it never changes after): not rebuilt for every datagram. */
+  private decidedVariantText: string | undefined
+  private decidedChecksumText: Partial<Record<0 | 4 | 8, string>> = {}
+
   private variantText(p: ParsedDatagram): string {
-    if (this.variant) return `${VARIANT_NAMES[this.variant.value]} (${this.variant.why})`
+    if (this.variant) return (this.decidedVariantText ??= `${VARIANT_NAMES[this.variant.value]} (${this.variant.why})`)
     const w = p.header?.word ?? 0
     if (!(w & 0xc000)) return 'not known yet: no SENT_TIME flag seen, both variants read this datagram alike'
     if (p.compressedAt !== undefined) return `${VARIANT_NAMES.vanilla}? (bit 14 set and the datagram does not parse as ENet-CSharp: read as COMPRESSED)`
@@ -147,7 +152,7 @@ export class EnetVariantDetector {
   private checksumText(p: ParsedDatagram): string {
     const size = p.layout.checksumSize
     const what = size === 0 ? 'none' : CHECKSUM_NAME[size]
-    if (this.checksum) return `${what} (${this.checksum.why})`
+    if (this.checksum) return (this.decidedChecksumText[size] ??= `${what} (${this.checksum.why})`)
     return `${what}? (this datagram parses with it; not confirmed yet)`
   }
 }

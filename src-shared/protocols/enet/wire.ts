@@ -407,10 +407,17 @@ export interface ParsedDatagram {
   compressedAt?: number
 }
 
+/**
+ * The tree-less builder of every scan: it keeps nothing but the index values its reads offer, dropped after
+ * each scan (one builder for all instead of one per datagram and layout tried).
+ */
+const SCAN_TREE = new TreeBuilder(false)
+
 /** Reads a whole datagram without a tree: header, then commands up to the end or the first error. */
 export function parseDatagram(bytes: Uint8Array, layout: EnetLayout, connectId: Uint8Array | null): ParsedDatagram {
-  const r = new FieldReader(bytes, new TreeBuilder(false), 0)
+  const r = new FieldReader(bytes, SCAN_TREE, 0)
   const out: ParsedDatagram = { layout, connectId, commands: [] }
+  SCAN_TREE.indexed = null
   try {
     out.header = readHeader(r, layout, connectId)
     if (out.header.compressed) {
@@ -421,6 +428,8 @@ export function parseDatagram(bytes: Uint8Array, layout: EnetLayout, connectId: 
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e
     out.error = e
+  } finally {
+    SCAN_TREE.indexed = null
   }
   return out
 }

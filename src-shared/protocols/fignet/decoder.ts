@@ -104,22 +104,27 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     let name = 'FigNet message'
     let summary = ''
     try {
-      r.open(F_ENV.envelope, `FigNet envelope (${r.remaining} bytes)`)
+      r.open(F_ENV.envelope, r.tree.recording ? `FigNet envelope (${r.remaining} bytes)` : undefined)
       try {
         const dir = this.directionOf(p.dir)
         const start = r.pos
-        const decision = this.prefixes.choose(r.bytes.subarray(start, r.end), (at) => this.payloadFit(r.bytes.subarray(start, r.end), at, dir))
-        r.record(F_ENV.prefix_form, decision.prefix, start, 0, () => `Prefix form: ${decision.why()}`)
+        const end = r.end
+        const decision = this.prefixes.choose(r.bytes, start, end, (at) => this.payloadFit(r.bytes.subarray(start, end), at, dir))
+        r.record(F_ENV.prefix_form, decision.prefix, start, 0, r.tree.recording ? () => `Prefix form: ${decision.why()}` : undefined)
         if (decision.revisedFrom && this.prefixRevisions++ < 3) {
           this.ctx.note(
             `FigNet prefix form revised from ${decision.revisedFrom} to ${decision.prefix} at frame ${p.frame}: this message's id and payload read only that way`
           )
         }
-        const env = readEnvelope(r, decision.prefix, (w) => draft.warn(w))
+        const env = readEnvelope(r, decision.prefix, draft)
         value.magic = env.magic
         if (env.prefix === 'hash') draft.warn('4-byte prefix before the header (older FigNet builds: HASH_SIZE = 4); its algorithm is not verified')
-        Object.assign(value, { msgId: env.msgId, msgName: messageName(env.msgId), callbackId: env.callbackId, encrypted: env.encrypted })
         name = messageName(env.msgId)
+        // The keys exist already: their order in the value stays.
+        value.msgId = env.msgId
+        value.msgName = name
+        value.callbackId = env.callbackId
+        value.encrypted = env.encrypted
         const pack = this.ctx.schema?.fignet?.messages.get(env.msgId)
         if (pack) {
           name = value.msgName = pack.name

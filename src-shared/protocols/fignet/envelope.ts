@@ -50,6 +50,7 @@ export interface Envelope {
 }
 
 const known = (id: number) => messageInfo(id) !== undefined
+const u16le = (b: Uint8Array, i: number) => b[i] | (b[i + 1] << 8)
 
 /**
  * Which prefix the bytes at `at` carry: the magic when they start DE C0 and a header follows; the 4-byte
@@ -69,7 +70,7 @@ const hex2 = (v: number) => `${(v & 0xff).toString(16).padStart(2, '0').toUpperC
  * Reads the envelope header (and its prefix) through `r`; the payload is left for the caller. A magic
  * other than 0xC0DE is read as what it is and reported through `warn` (providers drop such messages, §2.2).
  */
-export function readEnvelope(r: FieldReader, prefix: Prefix, warn?: (text: string) => void): Envelope {
+export function readEnvelope(r: FieldReader, prefix: Prefix, warnings?: { warn(text: string): void }): Envelope {
   let magic: number | null = null
   if (prefix === 'magic') {
     r.need(2, F_ENV.magic.name)
@@ -85,7 +86,7 @@ export function readEnvelope(r: FieldReader, prefix: Prefix, warn?: (text: strin
       () => `Magic: 0x${m.toString(16).toUpperCase().padStart(4, '0')}${wrong ? ` (wrong: expected 0xC0DE, DE C0 on the wire)` : ' (EnableCheckSum magic)'}`
     )
     if (wrong)
-      warn?.(
+      warnings?.warn(
         `EnableCheckSum magic: bytes ${hex2(m)} (0x${m.toString(16).toUpperCase().padStart(4, '0')}) seen, 0xC0DE (DE C0) expected; the providers drop messages whose magic does not match`
       )
   } else if (prefix === 'hash') r.u32(F_ENV.hash, true)
@@ -95,9 +96,17 @@ export function readEnvelope(r: FieldReader, prefix: Prefix, warn?: (text: strin
   const flags = r.u8(null)
   const encrypted = (flags & 0x80) !== 0
   const callbackId = flags & 0x7f
-  r.open(F_ENV.flags, `Flags: 0x${flags.toString(16).padStart(2, '0')}`, flags)
-  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, () => `Encrypted (bit 7): ${encrypted}`)
-  r.record(F_ENV.callback_id, callbackId, flagsAt, 1, () => `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}`)
+  // Every message passes here: labels (and closures making them) only with a tree.
+  const recording = r.tree.recording
+  r.open(F_ENV.flags, recording ? `Flags: 0x${flags.toString(16).padStart(2, '0')}` : undefined, flags)
+  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, recording ? () => `Encrypted (bit 7): ${encrypted}` : undefined)
+  r.record(
+    F_ENV.callback_id,
+    callbackId,
+    flagsAt,
+    1,
+    recording ? () => `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}` : undefined
+  )
   r.tree.close(flagsAt + 1)
   return { prefix, magic, msgId, flags, encrypted, callbackId, headerStart, payloadStart: r.pos }
 }
@@ -143,28 +152,34 @@ export class PrefixChooser {
   current: Prefix | null = null
   private readonly votes: Record<Prefix, number> = { none: 0, magic: 0, hash: 0 }
 
-  /** `fit(at)` dry-runs the payload of the header at `at` (the caller knows the codecs). */
-  choose(b: Uint8Array, fit: (headerAt: number) => PayloadFit): PrefixDecision {
-    const u16 = (i: number) => b[i] | (b[i + 1] << 8)
+  /**
+   * The message is bytes[start, end); `fit(at)` dry-runs the payload of the header at `at` (counted from
+   * `start`; the caller knows the codecs). Runs for every message: no subarray, closure or array beyond
+   * the candidates themselves (and the decision's why).
+   */
+  choose(bytes: Uint8Array, start: number, end: number, fit: (headerAt: number) => PayloadFit): PrefixDecision {
     const cands: Candidate[] = []
+    let knownCount = 0
     for (const form of FORMS) {
       const at = PREFIX_SIZE[form]
-      if (b.length < at + HEADER_SIZE) continue
-      const exact = form === 'magic' && u16(0) === MAGIC
+      if (end - start < at + HEADER_SIZE) continue
+      const exact = form === 'magic' && u16le(bytes, start) === MAGIC
       // A prefix other than DE C0 is read as a (wrong) magic only in a conversation already using that form.
       if (form === 'magic' && !exact && this.current !== 'magic') continue
-      const id = u16(at)
+      const id = u16le(bytes, start + at)
       const isKnown = known(id)
       if (!isKnown && !exact) continue
+      if (isKnown) knownCount++
       cands.push({ form, id, known: isKnown, score: (isKnown ? 1 : 0) + (exact ? 1 : 0) })
     }
     // The payload is dry-run only where it can change the decision.
-    const knownCount = cands.filter((c) => c.known).length
     if (knownCount > 1 || (cands.length === 1 && cands[0].form === 'hash' && this.current !== 'hash')) {
       for (const c of cands) if (c.known) c.score += fit(PREFIX_SIZE[c.form])
     }
-    const rank = (c: Candidate) => (c.form === this.current ? -1 : FORMS.indexOf(c.form))
-    cands.sort((x, y) => y.score - x.score || rank(x) - rank(y))
+    if (cands.length > 1) {
+      const rank = (c: Candidate) => (c.form === this.current ? -1 : FORMS.indexOf(c.form))
+      cands.sort((x, y) => y.score - x.score || rank(x) - rank(y))
+    }
     const best = cands[0]
     if (!best) {
       const prefix = this.current ?? 'none'

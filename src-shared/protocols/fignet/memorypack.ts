@@ -86,13 +86,18 @@ export class MemoryPackReader {
 
   /** Runs `fn` one object level deeper; fails past maxDepth. */
   nested<T>(what: string, fn: () => T): T {
-    if (this.depth >= this.maxDepth) throw new DecodeError(`${what}: objects nested deeper than ${this.maxDepth} at offset ${this.r.pos}`, this.r.pos)
-    this.depth++
+    this.enter(what)
     try {
       return fn()
     } finally {
       this.depth--
     }
+  }
+
+  /** One object level deeper (fails past maxDepth); the caller decrements `depth` in a finally. No closure, for hot paths. */
+  enter(what: string): void {
+    if (this.depth >= this.maxDepth) throw new DecodeError(`${what}: objects nested deeper than ${this.maxDepth} at offset ${this.r.pos}`, this.r.pos)
+    this.depth++
   }
 
   /** Opens a group node over what follows (null when not recording); close with closeNode. */
@@ -113,7 +118,8 @@ export class MemoryPackReader {
       this.r.record(F_MEMORYPACK.header, b, at, 1, () => `Object header: ${b} (reserved code)`)
       throw new DecodeError(`${what}: reserved object header ${b} at offset ${at}`, at)
     }
-    this.r.record(F_MEMORYPACK.header, b, at, 1, b === NULL_OBJECT ? 'Object header: 255 (null)' : `Member count: ${b}`)
+    // Every object passes here: its label (a number to text) only with a tree.
+    this.r.record(F_MEMORYPACK.header, b, at, 1, !this.r.tree.recording ? undefined : b === NULL_OBJECT ? 'Object header: 255 (null)' : `Member count: ${b}`)
     return b === NULL_OBJECT ? null : b
   }
 
@@ -261,14 +267,14 @@ export class MemoryPackReader {
       return { form: 'empty', bytes: 0, utf16Length: 0 }
     }
     if (n > 0) {
-      this.r.record(F_MEMORYPACK.length, n, at, 4, () => `Length: ${n} UTF-16 code units`)
+      this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? () => `Length: ${n} UTF-16 code units` : undefined)
       if (n > Math.floor(this.r.remaining / 2)) {
         throw new DecodeError(`${what}: UTF-16 string of ${n} units needs ${n * 2} bytes at offset ${this.r.pos}, only ${this.r.remaining} present`, at)
       }
       return { form: 'utf16', bytes: n * 2, utf16Length: n }
     }
     const bytes = ~n
-    this.r.record(F_MEMORYPACK.length, n, at, 4, () => `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)`)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? () => `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)` : undefined)
     const u16at = this.r.pos
     const utf16Length = this.r.i32(F_MEMORYPACK.utf16_length, true)
     if (bytes > this.r.remaining) {
@@ -303,7 +309,13 @@ export class MemoryPackReader {
           if (s.length > h.utf16Length) throw new DecodeError(`${labelName}: ${s.length} UTF-16 units at offset ${at}, the prefix says ${h.utf16Length}`, at)
           if (s.length < h.utf16Length) this.warn(`${labelName}: the prefix at offset ${at - 4} says ${h.utf16Length} UTF-16 units, the text has ${s.length}`)
         } else s = utf8Lenient.decode(raw)
-        this.r.record(F_MEMORYPACK.chars, s, at, h.bytes, () => `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}`)
+        this.r.record(
+          F_MEMORYPACK.chars,
+          s,
+          at,
+          h.bytes,
+          this.r.tree.recording ? () => `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}` : undefined
+        )
       }
       if (node) {
         node.value = s
@@ -326,7 +338,7 @@ export class MemoryPackReader {
       this.r.record(F_MEMORYPACK.length, n, at, 4, 'Count: -1 (null)')
       return null
     }
-    this.r.record(F_MEMORYPACK.length, n, at, 4, () => `Count: ${n}`)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? () => `Count: ${n}` : undefined)
     if (n < 0) throw new DecodeError(`${what}: negative count ${n} at offset ${at}`, at)
     if (minElementSize > 0 && n > Math.floor(this.r.remaining / minElementSize)) {
       throw new DecodeError(

@@ -239,7 +239,19 @@ type Kind =
   | { k: 'list'; of: string }
   | { k: 'model'; m: string }
 
+/** Parsed once per type string: every field of every message asks (the List<…> test is a regex). */
+const KINDS = new Map<string, Kind>()
+
 export function parseType(type: string): Kind {
+  let kind = KINDS.get(type)
+  if (kind === undefined) {
+    kind = parseTypeOnce(type)
+    KINDS.set(type, kind)
+  }
+  return kind
+}
+
+function parseTypeOnce(type: string): Kind {
   if (isUnmanaged(type)) return { k: 'unmanaged', t: type }
   if (type in ENUMS) return { k: 'enum', e: type as EnumName }
   if (type === 'string') return { k: 'string' }
@@ -511,6 +523,9 @@ function chooseOrder(ctx: Ctx, model: string, orders: FieldOrder[], tail: boolea
 function decodeNetworkedData(ctx: Ctx, out: TypedFields, dataAt: number): void {
   const data = out.Data?.value
   if (!(data instanceof Uint8Array) || data.length === 0 || dataAt < 0) return
+  // The reading goes to the tree only (its own context, its warnings and notes kept apart, no index
+  // field): without a tree there is nothing to do, not even the dry runs that pick the form.
+  if (!ctx.mp.r.tree.recording) return
   const end = dataAt + data.length
   const fits = (union: boolean): boolean => {
     try {
@@ -579,29 +594,37 @@ function readNetworkSerializable(ctx: Ctx, union: boolean): { tag: number | null
   return { tag, value }
 }
 
+// Runs for every field of every message: no closure, spread or label text that the tree-less pass drops.
+// Typed values keep their key order (type, value, name, meaning): the decoded JSON shows it.
 function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDef(fl)): Typed {
   const { mp } = ctx
+  const recording = mp.r.tree.recording
   const kind = parseType(fl.type)
   const meaning = ctx.dir === 's2c' ? fl.s2cMeaning : undefined
   const label = meaning ? `${fl.name} (${meaning})` : fl.name
-  const extra: Partial<Typed> = meaning ? { meaning } : {}
+  let t: Typed
   switch (kind.k) {
     case 'unmanaged':
     case 'enum': {
       const names = enumNames(fl, kind)
-      const v = mp.unmanaged(kind.k === 'enum' ? 'byte' : kind.t, def, (x) => `${label}: ${formatValue(def, x as number)}`)
+      const v = mp.unmanaged(kind.k === 'enum' ? 'byte' : kind.t, def, recording ? (x) => `${label}: ${formatValue(def, x as number)}` : undefined)
       const name = typeof v === 'number' ? names?.[v] : undefined
-      return { type: fl.type, value: v, ...(name !== undefined ? { name } : {}), ...extra }
+      t = { type: fl.type, value: v }
+      if (name !== undefined) t.name = name
+      break
     }
     case 'string':
-      return { type: 'string', value: mp.string(def, label), ...extra }
+      t = { type: 'string', value: mp.string(def, label) }
+      break
     case 'bytes':
-      return { type: 'byte[]', value: mp.bytes(def, label), ...extra }
+      t = { type: 'byte[]', value: mp.bytes(def, label) }
+      break
     case 'list':
       return { type: fl.type, value: readList(ctx, kind.of, def, label) }
-    case 'model':
-      return mp.nested(fl.name, () => {
-        const node = mp.openNode(def, `${label} (${kind.m})`)
+    case 'model': {
+      mp.enter(fl.name)
+      try {
+        const node = recording ? mp.openNode(def, `${label} (${kind.m})`) : null
         try {
           const value = readObject(ctx, kind.m, tail)
           if (node && value === null) node.label = `${label}: null`
@@ -609,8 +632,13 @@ function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDe
         } finally {
           mp.closeNode(node)
         }
-      })
+      } finally {
+        mp.depth--
+      }
+    }
   }
+  if (meaning) t.meaning = meaning
+  return t
 }
 
 function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] | null {
@@ -625,11 +653,18 @@ function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] |
     if (node) node.label = `${label} (${count} element${count === 1 ? '' : 's'})`
     const out: Typed[] = []
     const kind = parseType(of)
+    const recording = mp.r.tree.recording
     for (let i = 0; i < count; i++) {
-      const el = mp.openNode(F_MEMORYPACK.element, `[${i}] ${of}`)
+      const el = recording ? mp.openNode(F_MEMORYPACK.element, `[${i}] ${of}`) : null
       try {
-        if (kind.k === 'model') out.push(mp.nested(of, () => ({ type: of, value: readObject(ctx, of, false) })))
-        else out.push(readField(ctx, { name: `[${i}]`, type: of }, false, dynamicDef(def.key, `[${i}]`, fieldType(kind))))
+        if (kind.k === 'model') {
+          mp.enter(of)
+          try {
+            out.push({ type: of, value: readObject(ctx, of, false) })
+          } finally {
+            mp.depth--
+          }
+        } else out.push(readField(ctx, { name: `[${i}]`, type: of }, false, dynamicDef(def.key, `[${i}]`, fieldType(kind))))
       } finally {
         mp.closeNode(el)
       }
@@ -638,6 +673,17 @@ function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] |
   } finally {
     mp.closeNode(node)
   }
+}
+
+/** configFlagNames per flags value, made once: each value gets its own copy (it goes into the typed value). */
+const FLAG_NAMES = new Map<number, readonly string[]>()
+function flagNames(flags: number): string[] {
+  let names = FLAG_NAMES.get(flags)
+  if (names === undefined) {
+    names = configFlagNames(flags)
+    FLAG_NAMES.set(flags, names)
+  }
+  return names.slice()
 }
 
 function readConfigFlags(ctx: Ctx, fl: SchemaField): Typed {
@@ -650,7 +696,7 @@ function readConfigFlags(ctx: Ctx, fl: SchemaField): Typed {
   const node = mp.openNode(def)
   try {
     const flags = mp.unmanaged(width === 1 ? 'byte' : 'ushort', null) as number
-    const names = configFlagNames(flags)
+    const names = flagNames(flags)
     if (node) {
       node.value = flags
       node.label = `${fl.name}: 0x${flags.toString(16).padStart(width * 2, '0')}${names.length ? ` (${names.join(', ')})` : ''}${width === 1 ? ' — byte-wide, before the Advanced NetworkTransform change' : ''}`
@@ -660,7 +706,9 @@ function readConfigFlags(ctx: Ctx, fl: SchemaField): Typed {
       r.record(F_FLAG_WIDTH, 1, at, 1, `ConfigFlags width: 1 byte (${BYTE_FLAGS_WARNING})`)
     }
     recordConfigFlagBits(r, flags, at, width)
-    return { type: width === 1 ? 'byte' : 'ushort', value: flags, flags: names, ...(width === 1 ? { width } : {}) }
+    const t: Typed = { type: width === 1 ? 'byte' : 'ushort', value: flags, flags: names }
+    if (width === 1) t.width = width
+    return t
   } finally {
     mp.closeNode(node)
   }
@@ -708,7 +756,9 @@ export function decodeMemoryPackModel(r: FieldReader, model: string | null, dir:
 export function memoryPackFits(r: FieldReader, model: string | null, dir: Dir, opts: DecodeOptions = {}): ModelDecode & { tree: TreeBuilder } {
   const tree = new TreeBuilder(false)
   const trial = new FieldReader(r.bytes, tree, r.source, r.pos, r.end)
-  return { ...decodeMemoryPackModel(trial, model, dir, opts), tree }
+  const res = decodeMemoryPackModel(trial, model, dir, opts) as ModelDecode & { tree: TreeBuilder }
+  res.tree = tree
+  return res
 }
 
 // ---- MessagePack (older builds: MessagePack-CSharp) ----

@@ -23,7 +23,7 @@ import {
 import { MSG_REGISTER_IDENTITY, MSG_ROOM_EVENT, messageInfo, type FigNetMessageInfo } from './names'
 import { F_PAYLOAD, F_PAYLOAD_ROOT } from './payload-fields'
 import { BYTE_FLAGS_WARNING } from './transform-lite'
-import { brief, num, type Typed, type TypedFields } from './typed'
+import { brief, num, round3Text, type Typed, type TypedFields } from './typed'
 import { MemoryPackReader, UNMANAGED_FIELD_TYPE, isUnmanaged } from './memorypack'
 import { packFieldDef } from '../../schema/struct'
 import type { FigNetMessageSpec } from '../../schema/types'
@@ -198,9 +198,19 @@ function registerIdentitySummary(p: TypedFields, reply: boolean, res: PayloadRes
 
 // ---- MemoryPack / MessagePack (Entangle) ----
 
+const NO_MODEL: readonly (string | null)[] = [null]
+/** candidateModels per message and direction, made once (read-only lists). */
+const CANDIDATES = new Map<FigNetMessageInfo, Partial<Record<'c2s' | 's2c' | 'null', readonly (string | null)[]>>>()
+
 /** Candidate models in the order to try: c2s the request form, s2c the response form, unknown both. */
-function candidateModels(info: FigNetMessageInfo | undefined, dir: Dir): (string | null)[] {
-  if (!info) return [null]
+function candidateModels(info: FigNetMessageInfo | undefined, dir: Dir): readonly (string | null)[] {
+  if (!info) return NO_MODEL
+  let byDir = CANDIDATES.get(info)
+  if (!byDir) CANDIDATES.set(info, (byDir = {}))
+  return (byDir[dir ?? 'null'] ??= candidateModelsOnce(info, dir))
+}
+
+function candidateModelsOnce(info: FigNetMessageInfo, dir: Dir): (string | null)[] {
   const order = dir === 'c2s' ? [info.request ?? info.response] : dir === 's2c' ? [info.response ?? info.request] : [info.request, info.response]
   const out = [...new Set(order.filter((m): m is string => !!m))]
   return out.length ? out : [null]
@@ -296,12 +306,16 @@ function fields(p: TypedFields, names: string[]): string {
     .join(' ')
 }
 
-const fmt = (t: Typed | undefined) => (t && typeof t.value === 'number' ? String(Math.round(t.value * 1000) / 1000) : '?')
+const fmt = (t: Typed | undefined) => (t && typeof t.value === 'number' ? round3Text(t.value) : '?')
 
 function position(p: TypedFields): string {
   const decoded = (p.TransLite?.value as TypedFields | null | undefined)?.TransformData?.decoded as TypedFields | undefined
   if (!decoded?.X) return ''
-  return ` pos (${[decoded.X, decoded.Y, decoded.Z].filter(Boolean).map(fmt).join(', ')})`
+  // X, then Y and Z where present (each entity update's summary: no array per message).
+  let text = ` pos (${fmt(decoded.X)}`
+  if (decoded.Y) text += `, ${fmt(decoded.Y)}`
+  if (decoded.Z) text += `, ${fmt(decoded.Z)}`
+  return `${text})`
 }
 
 function count(t: Typed | undefined, one: string, many = `${one}s`): string {

@@ -134,7 +134,9 @@ export interface UnpackedTransform {
   error?: DecodeError
 }
 
+const T = F_TRANSFORM
 /** Unpacks TransformData; the reader's window is exactly the blob's bytes. Never throws DecodeError. */
+// Runs for every entity update: no closure or array per call, labels only with a tree.
 export function unpackTransformData(r: FieldReader, flags: number): UnpackedTransform {
   const values: TypedFields = {}
   const warnings: string[] = []
@@ -143,27 +145,36 @@ export function unpackTransformData(r: FieldReader, flags: number): UnpackedTran
   const have = r.remaining
   const pScale = positionScale(flags)
   const vScale = velocityScale(flags)
-  const precisionBits = [FLAG.P1000, FLAG.P100, FLAG.P10].filter((b) => flags & b).length
+  const precisionBits = (flags & FLAG.P1000 ? 1 : 0) + (flags & FLAG.P100 ? 1 : 0) + (flags & FLAG.P10 ? 1 : 0)
   if (precisionBits > 1) warnings.push(`ConfigFlags 0x${flags.toString(16)} set ${precisionBits} precision bits; read with scale ${pScale}`)
   if (flags & RESERVED_MASK) warnings.push(`ConfigFlags 0x${flags.toString(16)} set reserved bits 11–15`)
   if (have !== expected) warnings.push(`TransformData has ${have} bytes, ConfigFlags 0x${flags.toString(16)} describe ${expected}`)
 
-  const pos = (def: FieldDef, name: string) => {
-    values[name] = pScale === null ? float(r, def) : scaled(r, def, pScale)
-  }
-  const shorts = (defs: FieldDef[], names: string[], scale: number) => defs.forEach((d, i) => (values[names[i]] = scaled(r, d, scale)))
-  const T = F_TRANSFORM
-  r.open(F_TRANSFORM_ROOT, `TransformData (unpacked, flags 0x${flags.toString(16).padStart(4, '0')})`)
+  r.open(F_TRANSFORM_ROOT, r.tree.recording ? `TransformData (unpacked, flags 0x${flags.toString(16).padStart(4, '0')})` : undefined)
   try {
-    pos(T.x, 'X')
-    pos(T.y, 'Y')
-    if (flags & FLAG.Z) pos(T.z, 'Z')
-    if (flags & FLAG.ROTATION) shorts([T.rot_x, T.rot_y, T.rot_z, T.rot_w], ['RotX', 'RotY', 'RotZ', 'RotW'], 1000)
-    if (flags & FLAG.SCALE_X) pos(T.scale_x, 'ScaleX')
-    if (flags & FLAG.SCALE_Y) pos(T.scale_y, 'ScaleY')
-    if (flags & FLAG.SCALE_Z) pos(T.scale_z, 'ScaleZ')
-    if (flags & FLAG.LINEAR_VELOCITY) shorts([T.vel_x, T.vel_y, T.vel_z], ['VelX', 'VelY', 'VelZ'], vScale)
-    if (flags & FLAG.ANGULAR_VELOCITY) shorts([T.ang_x, T.ang_y, T.ang_z], ['AngVelX', 'AngVelY', 'AngVelZ'], vScale)
+    values.X = position(r, T.x, pScale)
+    values.Y = position(r, T.y, pScale)
+    if (flags & FLAG.Z) values.Z = position(r, T.z, pScale)
+    // Named stores (not values[name]): each site stays monomorphic, a computed key over all these shapes does not.
+    if (flags & FLAG.ROTATION) {
+      values.RotX = scaled(r, T.rot_x, 1000)
+      values.RotY = scaled(r, T.rot_y, 1000)
+      values.RotZ = scaled(r, T.rot_z, 1000)
+      values.RotW = scaled(r, T.rot_w, 1000)
+    }
+    if (flags & FLAG.SCALE_X) values.ScaleX = position(r, T.scale_x, pScale)
+    if (flags & FLAG.SCALE_Y) values.ScaleY = position(r, T.scale_y, pScale)
+    if (flags & FLAG.SCALE_Z) values.ScaleZ = position(r, T.scale_z, pScale)
+    if (flags & FLAG.LINEAR_VELOCITY) {
+      values.VelX = scaled(r, T.vel_x, vScale)
+      values.VelY = scaled(r, T.vel_y, vScale)
+      values.VelZ = scaled(r, T.vel_z, vScale)
+    }
+    if (flags & FLAG.ANGULAR_VELOCITY) {
+      values.AngVelX = scaled(r, T.ang_x, vScale)
+      values.AngVelY = scaled(r, T.ang_y, vScale)
+      values.AngVelZ = scaled(r, T.ang_z, vScale)
+    }
     if (r.remaining > 0) r.bytesField(T.leftover, r.remaining)
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e
@@ -175,19 +186,32 @@ export function unpackTransformData(r: FieldReader, flags: number): UnpackedTran
   return out
 }
 
+/** A position or scale value: float32, or a short over the precision scale. */
+function position(r: FieldReader, def: FieldDef, scale: number | null): Typed {
+  return scale === null ? float(r, def) : scaled(r, def, scale)
+}
+
 function float(r: FieldReader, def: FieldDef): Typed {
   r.need(4, def.name)
   const at = r.pos
   const v = r.f32(null, true)
-  r.record(def, v, at, 4, () => `${def.name}: ${v} (float32)`)
+  r.record(def, v, at, 4, r.tree.recording ? () => `${def.name}: ${v} (float32)` : undefined)
   return { type: 'float', value: v }
 }
+
+/** The `wire` text of each scale, made once. */
+const WIRE_TEXT = new Map<number, string>()
 
 function scaled(r: FieldReader, def: FieldDef, scale: number): Typed {
   r.need(2, def.name)
   const at = r.pos
   const raw = r.i16(null, true)
   const v = raw / scale
-  r.record(def, v, at, 2, () => `${def.name}: ${v} (short ${raw} ÷ ${scale})`)
-  return { type: 'float', value: v, wire: `short÷${scale}`, raw }
+  r.record(def, v, at, 2, r.tree.recording ? () => `${def.name}: ${v} (short ${raw} ÷ ${scale})` : undefined)
+  let wire = WIRE_TEXT.get(scale)
+  if (wire === undefined) {
+    wire = `short÷${scale}`
+    WIRE_TEXT.set(scale, wire)
+  }
+  return { type: 'float', value: v, wire, raw }
 }

@@ -40,3 +40,24 @@ export function num(t: Typed | undefined): number {
   if (typeof t.value === 'bigint') return Number(t.value)
   return NaN
 }
+
+/** The fraction texts of thousandths 0..999 (".5", ".25", ".125", "" for 0), made once. */
+const THOUSANDTHS: readonly string[] = Array.from({ length: 1000 }, (_, i) => (i === 0 ? '' : `.${String(i).padStart(3, '0').replace(/0+$/, '')}`))
+/** Below this many thousandths (1e12 in value) a double's ulp is far under 0.0005: the decimal is its shortest text. */
+const EXACT_THOUSANDTHS = 1e15
+
+/**
+ * `String(Math.round(v * 1000) / 1000)` (summaries show positions to 3 decimals), built from the integer
+ * thousandths: number-to-text of a fraction costs more than that. Values outside ±1e12 and non-finite ones
+ * go the String way. Same text: k/1000 with |k| < 1e15 prints as its ≤3-decimal form, the shortest that
+ * reads back to it.
+ */
+export function round3Text(v: number): string {
+  const k = Math.round(v * 1000)
+  if (!(k > -EXACT_THOUSANDTHS && k < EXACT_THOUSANDTHS)) return String(k / 1000)
+  if (k === 0) return '0' // also -0, which String prints as 0
+  const a = k < 0 ? -k : k
+  const whole = Math.floor(a / 1000)
+  const text = `${whole}${THOUSANDTHS[a - whole * 1000]}`
+  return k < 0 ? `-${text}` : text
+}

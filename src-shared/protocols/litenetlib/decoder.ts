@@ -146,12 +146,13 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       return
     }
     const units = splitDatagram(base, choice.table)
-    units.forEach((u, i) => {
+    for (let i = 0; i < units.length; i++) {
+      const u = units[i]
       const { draft, source } = this.draftFor(pdu, i, base)
       const m: MessageCtx = { pdu, draft, source, base, choice, frame, emit, info: { version: choice.version } }
       markPosition(draft, source, u.start, i, units.length, 'packet')
       this.unit(m, u)
-    })
+    }
   }
 
   finish(emit: Emit): void {
@@ -207,12 +208,8 @@ export class LiteNetLibTransport implements ProtocolDecoder {
         r.u16(F.merged_end, true)
       }
     }
-    const closeMerged = () => {
-      if (mergedOpen) tree.close(u.end)
-      mergedOpen = false
-    }
     if (u.shape !== 'packet') {
-      closeMerged()
+      if (mergedOpen) tree.close(u.end)
       const name = u.shape === 'merged-empty' ? 'Merged' : 'Malformed Merged item'
       const summary = u.shape === 'merged-empty' ? 'Merged packet without items' : `Merged item: ${error?.message ?? 'malformed'}`
       return this.transportOut(m, name, summary, error)
@@ -225,10 +222,10 @@ export class LiteNetLibTransport implements ProtocolDecoder {
       if (!(e instanceof DecodeError)) throw e
       error ??= e
     }
-    closeMerged()
+    if (mergedOpen) tree.close(u.end)
     m.packet = p
     for (const note of p.notes) draft.warn(note)
-    Object.assign(m.info, packetInfo(p))
+    packetInfo(p, m.info)
     if (u.item) m.info.reliableMerged = { index: u.item.index, count: u.item.count }
     if (error) {
       const what = p.kind ?? (p.property >= 0 ? `Unknown property ${p.property}` : 'Packet')
@@ -441,32 +438,29 @@ export class LiteNetLibTransport implements ProtocolDecoder {
     const frames = from?.frames ?? m.pdu.frames
     const time = from?.time ?? m.pdu.time
     const r = new FieldReader(bytes, m.draft.tree, source, range.start, range.end)
-    const own = (error?: DecodeError): CarriedResult => {
-      const kind = from ? 'Fragment' : (m.packet?.kind ?? 'Packet')
-      const seq = m.packet?.sequence !== undefined ? ` seq=${m.packet.sequence}` : ''
-      const parts = from ? `, reassembled from frames ${from.frames.join(', ')}` : ''
-      return {
-        protocol: LITENETLIB_LAYER,
-        name: kind,
-        summary: `${kind} ch=${channel} ${delivery}${seq}: ${range.end - range.start}-byte payload${parts}`,
-        value: {},
-        error
-      }
-    }
     let res: CarriedResult
     try {
-      res = this.carried ? this.carried.decode(r, m.draft, { dir: m.pdu.dir, channel, delivery, frame: m.frame, time }) : own()
+      res = this.carried
+        ? this.carried.decode(r, m.draft, { dir: m.pdu.dir, channel, delivery, frame: m.frame, time })
+        : ownPayload(m, range, channel, delivery, from)
     } catch (e) {
       // The contract says decode() does not throw; a bug there must not lose the transport's fields.
-      res = own(e instanceof DecodeError ? e : new DecodeError(`payload decoder failed: ${(e as Error).message}`, range.start))
+      const error = e instanceof DecodeError ? e : new DecodeError(`payload decoder failed: ${(e as Error).message}`, range.start)
+      res = ownPayload(m, range, channel, delivery, from, error)
     }
     m.draft.tree.closeAll(r.pos)
+    // The result's value is this message's alone: the transport's facts go after its keys (where a spread
+    // into a new object would put them, an existing key keeping its place) without copying it.
+    const value = res.value
+    value.channel = channel
+    value.delivery = delivery
+    value.litenetlib = m.info
     this.emitMessage(m, {
       protocol: res.protocol,
       stack: res.protocol === LITENETLIB_LAYER ? [...m.pdu.stack, LITENETLIB_LAYER] : [...m.pdu.stack, LITENETLIB_LAYER, res.protocol],
       name: res.name,
       summary: res.summary,
-      value: { ...res.value, channel, delivery, litenetlib: m.info },
+      value,
       error: res.error,
       frames,
       time
@@ -541,6 +535,20 @@ export class LiteNetLibTransport implements ProtocolDecoder {
   }
 }
 
+/** A payload shown as LiteNetLib's own (no carried protocol, or it failed). */
+function ownPayload(m: MessageCtx, range: Range, channel: number, delivery: string, from?: { frames: number[] }, error?: DecodeError): CarriedResult {
+  const kind = from ? 'Fragment' : (m.packet?.kind ?? 'Packet')
+  const seq = m.packet?.sequence !== undefined ? ` seq=${m.packet.sequence}` : ''
+  const parts = from ? `, reassembled from frames ${from.frames.join(', ')}` : ''
+  return {
+    protocol: LITENETLIB_LAYER,
+    name: kind,
+    summary: `${kind} ch=${channel} ${delivery}${seq}: ${range.end - range.start}-byte payload${parts}`,
+    value: {},
+    error
+  }
+}
+
 function baseOf(pdu: Pdu): Base {
   const held = pdu.draft.sources[pdu.source]?.bytes
   const len = pdu.bytes.length
@@ -595,9 +603,11 @@ function packetUnits(bytes: Uint8Array, u: Unit, table: Table, out: Unit[]): voi
   if (s.trailing) out[out.length - 1].notes.push(`${s.trailing} byte after the last ReliableMerged item (ignored)`)
 }
 
-/** The packet's fields for the message value (`value.litenetlib`). */
-function packetInfo(p: LnlPacket): Record<string, unknown> {
-  const v: Record<string, unknown> = { property: p.property, type: p.kind ?? null, connectionNumber: p.connectionNumber }
+/** Adds the packet's fields to the message value's `litenetlib` object `v` (no object per packet to copy from). */
+function packetInfo(p: LnlPacket, v: Record<string, unknown>): void {
+  v.property = p.property
+  v.type = p.kind ?? null
+  v.connectionNumber = p.connectionNumber
   if (p.fragmented) v.fragmented = true
   if (p.sequence !== undefined) v.sequence = p.sequence
   if (p.channelId !== undefined) v.channelId = p.channelId
@@ -629,5 +639,4 @@ function packetInfo(p: LnlPacket): Record<string, unknown> {
   if (p.disconnect)
     v.disconnect = { connectionTime: p.disconnect.connectionTime, dataLength: p.disconnect.data ? p.disconnect.data.end - p.disconnect.data.start : 0 }
   if (p.mtu) v.mtu = { ...p.mtu }
-  return v
 }
