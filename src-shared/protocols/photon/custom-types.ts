@@ -31,15 +31,20 @@ export interface CustomDecode {
   note?: string
 }
 
+const NOT_PUN: CustomDecode = Object.freeze({})
+
+// One scratch view for all payloads (at most 16 bytes): a DataView per value cost more than its reads.
+const scratch = new Uint8Array(16)
+const scratchView = new DataView(scratch.buffer)
+
 /** Decodes a PUN custom payload when the code is known and the length matches exactly. */
 export function decodeCustom(code: number, bytes: Uint8Array): CustomDecode {
   const t = PUN_CUSTOM_TYPES.get(code)
-  if (!t) return {}
+  if (!t) return NOT_PUN
   if (bytes.length !== t.size) return { name: t.name, note: `${bytes.length} bytes where ${t.name} has ${t.size}: not decoded` }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  scratch.set(bytes)
   const decoded: Record<string, number> = {}
-  t.fields.forEach((f, i) => {
-    decoded[f] = t.kind === 'f32' ? view.getFloat32(i * 4, false) : view.getInt32(i * 4, false)
-  })
+  const f32 = t.kind === 'f32'
+  for (let i = 0; i < t.fields.length; i++) decoded[t.fields[i]] = f32 ? scratchView.getFloat32(i * 4, false) : scratchView.getInt32(i * 4, false)
   return { name: t.name, decoded }
 }

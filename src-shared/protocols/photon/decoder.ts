@@ -250,7 +250,7 @@ export class PhotonDecoder implements ProtocolDecoder {
     }
     commands.forEach((cmd, i) => {
       const { draft, r } = this.udpDraft(pdu, i)
-      readHeader(r)
+      readHeader(r, header)
       r.pos = cmd.start
       readCommand(r)
       if (header.crc && !header.crc.ok)
@@ -359,7 +359,9 @@ export class PhotonDecoder implements ProtocolDecoder {
     }
     let value: Record<string, unknown> = base as Record<string, unknown>
     if (msg) {
-      value = { ...msg.value, ...base }
+      // The message's value is this command's alone: the transport fields are added to it in place (the
+      // same keys in the same order as a spread into a new object, without the copy).
+      value = Object.assign(msg.value, base)
       name = msg.name
       summary = msg.summary
       error = msg.error

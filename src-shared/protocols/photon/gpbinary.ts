@@ -865,7 +865,8 @@ class GpWalker {
         const key = prefix === null ? PARAM_KEYS[code] : `${prefix}.${code}`
         if (node) node.key = key
         // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
-        r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
+        if (this.rec) r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
+        else r.tree.indexValue(F_BODY.key, code)
         this.wire = undefined
         v = this.typed(key, depth)
       } finally {

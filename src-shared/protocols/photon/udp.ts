@@ -154,9 +154,10 @@ function openGroup(r: FieldReader, def: FieldDef, labelText: string): FieldNode 
 /**
  * Reads the datagram header at r.pos; the datagram runs to r.end (the CRC covers exactly that window).
  * Flags 0x01: the datagram-encrypted envelope (peerId, flags, challenge, AES blob, 32-byte HMAC at the end);
- * the reader is then left at r.end and commandCount is 0. Records a `photon.header` group.
+ * the reader is then left at r.end and commandCount is 0. Records a `photon.header` group. `scanned` is
+ * this same header read before from the same bytes (its computed CRC is reused).
  */
-export function readHeader(r: FieldReader): PhotonHeader {
+export function readHeader(r: FieldReader, scanned?: PhotonHeader): PhotonHeader {
   const start = r.pos
   const node = openGroup(r, F_HEADER, 'Photon UDP header')
   const h: PhotonHeader = {
@@ -215,7 +216,8 @@ export function readHeader(r: FieldReader): PhotonHeader {
         h.headerLength = CRC_HEADER_LENGTH
         const at = r.pos
         const value = r.u32(null)
-        const computed = photonCrcRange(r.bytes, start, r.end, at)
+        // A datagram's header is read once per command it holds: the CRC over the datagram is computed once.
+        const computed = scanned?.crc ? scanned.crc.computed : photonCrcRange(r.bytes, start, r.end, at)
         const ok = value === computed
         h.crc = { value, computed, ok }
         if (r.tree.recording) {

@@ -9,7 +9,7 @@ import { checkRanges, find, findAll, keyStore, rangeBytes, runEngine } from '../
 import { upgradeRequest, upgradeResponse, wsFrame } from '../../helpers/websocket'
 import { messageText } from '../../../../src-shared/export/json'
 import { rng } from '../../helpers/rng'
-import { cmd, command, datagram, initMessage, splitMessage, T, tcpFrame as photonTcpFrame } from './udp-encoder'
+import { cmd, command, datagram, initMessage, referenceCrc, splitMessage, T, tcpFrame as photonTcpFrame } from './udp-encoder'
 import { eventBody, requestBody, responseBody, pv, type Params, type Version } from './gp-encoder'
 
 const C = '10.0.0.1'
@@ -182,6 +182,27 @@ describe('Photon over UDP', () => {
     expect(find(messages[0].tree, 'photon.crc_status').value).toBe(1)
     expect(messages[0].warnings.join()).not.toMatch(/CRC/)
     expect(messages[1].warnings.join()).toMatch(/CRC mismatch/)
+  })
+
+  it('checks the CRC once per datagram: every command of a good or bad 0xCC datagram says the same', () => {
+    // The header is read again for each command's message; the CRC computed on the first read is reused.
+    const ms = [1, 2, 3].map((seq) => reliable(0, seq, msg(4, eventBody(16, seq, []))))
+    const good = datagram({ peerId: 1, commands: ms, crc: true }).bytes
+    const bad = datagram({ peerId: 1, commands: ms, crc: true, crcValue: 0x12345678 }).bytes
+    const want = referenceCrc(good).toString(16).padStart(8, '0')
+    for (const recording of [true, false]) {
+      const { messages } = runEngine([s2c(good), s2c(bad)], undefined, recording)
+      expect(messages).toHaveLength(6)
+      for (const m of messages.slice(0, 3)) expect(m.warnings.join()).not.toMatch(/CRC/)
+      for (const m of messages.slice(3)) expect(m.warnings.join()).toContain(`CRC mismatch: datagram says 0x12345678, computed 0x${want}`)
+      if (recording) {
+        for (const m of messages.slice(0, 3)) expect(find(m.tree, 'photon.crc_status').value).toBe(1)
+        for (const m of messages.slice(3)) {
+          expect(find(m.tree, 'photon.crc_status').value).toBe(0)
+          expect(find(m.tree, 'photon.crc').label).toContain(`should be 0x${want}`)
+        }
+      }
+    }
   })
 
   it('marks retransmissions of a reliable command', () => {
