@@ -248,7 +248,8 @@ export class PhotonDecoder implements ProtocolDecoder {
         cmdError ? why : undefined
       )
     }
-    commands.forEach((cmd, i) => {
+    for (let i = 0; i < commands.length; i++) {
+      const cmd = commands[i]
       const { draft, r } = this.udpDraft(pdu, i)
       readHeader(r, header)
       r.pos = cmd.start
@@ -264,7 +265,7 @@ export class PhotonDecoder implements ProtocolDecoder {
       }
       markPosition(draft, r.source, cmd.start, i, commands.length)
       this.command(pdu, draft, r, header, cmd, frame, emit)
-    })
+    }
   }
 
   /** A fresh draft for the i-th message of a datagram (the first reuses the engine's draft). */

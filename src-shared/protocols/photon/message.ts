@@ -418,9 +418,20 @@ function describe(
     return
   }
   if (byName) parts.push(byName)
-  else if (p?.size && t !== MSG.OP_REQUEST) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
-  else if (p?.size && !parts.some((x) => x.includes('='))) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
+  else if (p?.size && t !== MSG.OP_REQUEST) parts.push(keyList(p))
+  else if (p?.size && !parts.some((x) => x.includes('='))) parts.push(keyList(p))
   res.summary = parts.join(' ')
+}
+
+/** `{244, 245, …}`: the first 6 parameter codes (without copying every key into an array). */
+function keyList(p: PhotonParams): string {
+  let s = ''
+  let i = 0
+  for (const k of p.keys()) {
+    if (i === 6) break
+    s += i++ ? `, ${k}` : k
+  }
+  return `{${s}${p.size > 6 ? ', …' : ''}}`
 }
 
 function init(r: FieldReader, session: MessageSession, res: MessageResult): void {
