@@ -189,8 +189,12 @@ export class PhotonDecoder implements ProtocolDecoder {
   private udpDatagram(pdu: Pdu, emit: Emit): void {
     const bytes = pdu.bytes
     const frame = pdu.frames[pdu.frames.length - 1]
-    // First pass without a tree: the header and where each command is.
-    const scan = new FieldReader(bytes, new TreeBuilder(false), 0)
+    // First pass without a tree: the header and where each command is. The index pass keeps what these
+    // reads leave in their tree-less builders (the index values of the header and of each command) and
+    // gives them to each command's draft; with a tree, each draft reads its header and command again.
+    const headerTree = new TreeBuilder(false)
+    const scan = new FieldReader(bytes, headerTree, 0)
+    const commandTrees: TreeBuilder[] | null = this.ctx.recording ? null : []
     let header: PhotonHeader
     try {
       header = readHeader(scan)
@@ -221,7 +225,13 @@ export class PhotonDecoder implements ProtocolDecoder {
     let cmdError: DecodeError | undefined
     for (let i = 0; i < header.commandCount; i++) {
       try {
-        commands.push(readCommand(scan))
+        if (commandTrees) {
+          const tree = new TreeBuilder(false)
+          const cr = new FieldReader(bytes, tree, 0, scan.pos)
+          commands.push(readCommand(cr))
+          scan.pos = cr.pos
+          commandTrees.push(tree)
+        } else commands.push(readCommand(scan))
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e
         cmdError = e
@@ -251,9 +261,14 @@ export class PhotonDecoder implements ProtocolDecoder {
     for (let i = 0; i < commands.length; i++) {
       const cmd = commands[i]
       const { draft, r } = this.udpDraft(pdu, i)
-      readHeader(r, header)
-      r.pos = cmd.start
-      readCommand(r)
+      if (commandTrees) {
+        draft.tree.append(headerTree)
+        draft.tree.append(commandTrees[i])
+      } else {
+        readHeader(r, header)
+        r.pos = cmd.start
+        readCommand(r)
+      }
       if (header.crc && !header.crc.ok)
         draft.warn(
           `CRC mismatch: datagram says 0x${(header.crc.value >>> 0).toString(16).padStart(8, '0')}, computed 0x${(header.crc.computed >>> 0).toString(16).padStart(8, '0')}`

@@ -205,6 +205,31 @@ describe('Photon over UDP', () => {
     }
   })
 
+  it('gives each command of a datagram its own index values in the index pass (kept from the first read)', () => {
+    const cmds = [
+      reliable(0, 1, msg(4, eventBody(16, 1, [[245, pv.int(7)]]))),
+      command({ type: T.PING, channel: 3, seq: 9 }),
+      reliable(2, 2, msg(4, eventBody(16, 2, [[200, pv.int(1)]])))
+    ]
+    const d = datagram({ peerId: 1, commands: cmds }).bytes
+    const want = [
+      { type: T.SEND_RELIABLE, channel: 0 },
+      { type: T.PING, channel: 3 },
+      { type: T.SEND_RELIABLE, channel: 2 }
+    ]
+    const trees = runEngine([s2c(d)]).messages
+    const rows = runEngine([s2c(d)], undefined, false).messages
+    expect(rows).toHaveLength(3)
+    const valuesOf = (m: (typeof rows)[number], key: string) => (m.indexed?.keys ?? []).flatMap((k, i) => (k === key ? [m.indexed!.values[i]] : []))
+    rows.forEach((m, i) => {
+      expect(valuesOf(m, 'photon.cmd.type')).toEqual([want[i].type])
+      expect(valuesOf(m, 'photon.channel')).toEqual([want[i].channel])
+      expect(find(trees[i].tree, 'photon.cmd.type').value).toBe(want[i].type)
+    })
+    expect(valuesOf(rows[0], 'photon.key')).toEqual([245])
+    expect(valuesOf(rows[2], 'photon.key')).toEqual([200])
+  })
+
   it('marks retransmissions of a reliable command', () => {
     const m = reliable(0, 5, msg(2, requestBody(16, 252, [])))
     const { messages } = runEngine([c2s(dg(reliable(0, 1, init(6)))), c2s(dg(m)), c2s(dg(m))])
