@@ -319,7 +319,8 @@ export class PhotonDecoder implements ProtocolDecoder {
       reliableSeq: cmd.reliableSeq
     }
     let name = commandName(cmd.type)
-    let summary = `${name} ch=${cmd.channel}`
+    // The plain summary is made at the end, for commands without a message of their own.
+    let summary = ''
     let error: DecodeError | undefined
     let frames = pdu.frames
     let time = pdu.time
@@ -382,6 +383,7 @@ export class PhotonDecoder implements ProtocolDecoder {
       summary = msg.summary
       error = msg.error
     }
+    if (!summary) summary = `${name} ch=${cmd.channel}`
     r.tree.closeAll()
     this.out(emit, dir, frames, time, pdu.stack, draft, name, summary, value, error)
   }
