@@ -33,18 +33,24 @@ export interface CustomDecode {
 
 const NOT_PUN: CustomDecode = Object.freeze({})
 
-// One scratch view for all payloads (at most 16 bytes): a DataView per value cost more than its reads.
-const scratch = new Uint8Array(16)
-const scratchView = new DataView(scratch.buffer)
+// Floats are rebuilt from their big-endian bits through one shared word: no DataView or copy per value.
+const word = new Int32Array(1)
+const wordAsFloat = new Float32Array(word.buffer)
 
 /** Decodes a PUN custom payload when the code is known and the length matches exactly. */
 export function decodeCustom(code: number, bytes: Uint8Array): CustomDecode {
   const t = PUN_CUSTOM_TYPES.get(code)
   if (!t) return NOT_PUN
   if (bytes.length !== t.size) return { name: t.name, note: `${bytes.length} bytes where ${t.name} has ${t.size}: not decoded` }
-  scratch.set(bytes)
   const decoded: Record<string, number> = {}
   const f32 = t.kind === 'f32'
-  for (let i = 0; i < t.fields.length; i++) decoded[t.fields[i]] = f32 ? scratchView.getFloat32(i * 4, false) : scratchView.getInt32(i * 4, false)
+  for (let i = 0; i < t.fields.length; i++) {
+    const o = i * 4
+    const bits = (bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]
+    if (f32) {
+      word[0] = bits
+      decoded[t.fields[i]] = wordAsFloat[0]
+    } else decoded[t.fields[i]] = bits
+  }
   return { name: t.name, decoded }
 }
