@@ -321,8 +321,13 @@ interface DirState {
   frameCount: number
   closed: boolean
   msg: PendingMessage | null
-  /** Last 32 KiB of inflated output (the LZ77 window for context takeover). */
-  window: Uint8Array
+  /**
+   * Last inflated output, at most 32 KiB (the LZ77 window for context takeover): `window[0, windowLen)`.
+   * One buffer per direction, made on the first compressed message and slid in place (a new 32 KiB array
+   * per message was a large share of the allocation on compressed traffic).
+   */
+  window: Uint8Array | null
+  windowLen: number
   contextLost: boolean
 }
 
@@ -363,7 +368,8 @@ export class WebSocketConnection {
       frameCount: 0,
       closed: false,
       msg: null,
-      window: new Uint8Array(0),
+      window: null,
+      windowLen: 0,
       contextLost: false
     })
     this.st = { c2s: mk(), s2c: mk() }
@@ -866,13 +872,13 @@ export class WebSocketConnection {
       if (takeover && st.contextLost) {
         return fail(`compressed message at offset ${first.taken.offset}: deflate context lost (an earlier message in this direction could not be inflated)`)
       }
-      const r = inflateMessage(joined, takeover ? st.window : null, this.maxInflateBytes)
+      const r = inflateMessage(joined, takeover && st.window ? st.window.subarray(0, st.windowLen) : null, this.maxInflateBytes)
       if (!r.ok) {
         if (takeover) st.contextLost = true
         return fail(`compressed message at offset ${first.taken.offset}: ${r.error}`)
       }
       payload = r.out
-      if (takeover) st.window = slideWindow(st.window, payload)
+      if (takeover) slideWindow(st, payload)
       payloadSource = draft.addSource('Inflated payload', payload)
       payloadOffset = 0
       leaf(t, F.inflated, payload, 0, payload.length, undefined, payloadSource)
@@ -927,13 +933,18 @@ function unionFrames(parts: WireFrame[]): number[] {
   return [...all].sort((a, b) => a - b)
 }
 
-function slideWindow(window: Uint8Array, out: Uint8Array): Uint8Array {
-  if (out.length >= WINDOW) return out.slice(out.length - WINDOW)
-  const keep = Math.min(window.length, WINDOW - out.length)
-  const w = new Uint8Array(keep + out.length)
-  w.set(window.subarray(window.length - keep), 0)
+/** Appends `out` to the direction's window, keeping its last 32 KiB, in the direction's one buffer. */
+function slideWindow(st: DirState, out: Uint8Array): void {
+  const w = (st.window ??= new Uint8Array(WINDOW))
+  if (out.length >= WINDOW) {
+    w.set(out.subarray(out.length - WINDOW))
+    st.windowLen = WINDOW
+    return
+  }
+  const keep = Math.min(st.windowLen, WINDOW - out.length)
+  w.copyWithin(0, st.windowLen - keep, st.windowLen)
   w.set(out, keep)
-  return w
+  st.windowLen = keep + out.length
 }
 
 /**

@@ -31,15 +31,26 @@ export interface CustomDecode {
   note?: string
 }
 
+const NOT_PUN: CustomDecode = Object.freeze({})
+
+// Floats are rebuilt from their big-endian bits through one shared word: no DataView or copy per value.
+const word = new Int32Array(1)
+const wordAsFloat = new Float32Array(word.buffer)
+
 /** Decodes a PUN custom payload when the code is known and the length matches exactly. */
 export function decodeCustom(code: number, bytes: Uint8Array): CustomDecode {
   const t = PUN_CUSTOM_TYPES.get(code)
-  if (!t) return {}
+  if (!t) return NOT_PUN
   if (bytes.length !== t.size) return { name: t.name, note: `${bytes.length} bytes where ${t.name} has ${t.size}: not decoded` }
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   const decoded: Record<string, number> = {}
-  t.fields.forEach((f, i) => {
-    decoded[f] = t.kind === 'f32' ? view.getFloat32(i * 4, false) : view.getInt32(i * 4, false)
-  })
+  const f32 = t.kind === 'f32'
+  for (let i = 0; i < t.fields.length; i++) {
+    const o = i * 4
+    const bits = (bytes[o] << 24) | (bytes[o + 1] << 16) | (bytes[o + 2] << 8) | bytes[o + 3]
+    if (f32) {
+      word[0] = bits
+      decoded[t.fields[i]] = wordAsFloat[0]
+    } else decoded[t.fields[i]] = bits
+  }
   return { name: t.name, decoded }
 }

@@ -189,8 +189,12 @@ export class PhotonDecoder implements ProtocolDecoder {
   private udpDatagram(pdu: Pdu, emit: Emit): void {
     const bytes = pdu.bytes
     const frame = pdu.frames[pdu.frames.length - 1]
-    // First pass without a tree: the header and where each command is.
-    const scan = new FieldReader(bytes, new TreeBuilder(false), 0)
+    // First pass without a tree: the header and where each command is. The index pass keeps what these
+    // reads leave in their tree-less builders (the index values of the header and of each command) and
+    // gives them to each command's draft; with a tree, each draft reads its header and command again.
+    const headerTree = new TreeBuilder(false)
+    const scan = new FieldReader(bytes, headerTree, 0)
+    const commandTrees: TreeBuilder[] | null = this.ctx.recording ? null : []
     let header: PhotonHeader
     try {
       header = readHeader(scan)
@@ -221,7 +225,13 @@ export class PhotonDecoder implements ProtocolDecoder {
     let cmdError: DecodeError | undefined
     for (let i = 0; i < header.commandCount; i++) {
       try {
-        commands.push(readCommand(scan))
+        if (commandTrees) {
+          const tree = new TreeBuilder(false)
+          const cr = new FieldReader(bytes, tree, 0, scan.pos)
+          commands.push(readCommand(cr))
+          scan.pos = cr.pos
+          commandTrees.push(tree)
+        } else commands.push(readCommand(scan))
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e
         cmdError = e
@@ -248,11 +258,17 @@ export class PhotonDecoder implements ProtocolDecoder {
         cmdError ? why : undefined
       )
     }
-    commands.forEach((cmd, i) => {
+    for (let i = 0; i < commands.length; i++) {
+      const cmd = commands[i]
       const { draft, r } = this.udpDraft(pdu, i)
-      readHeader(r)
-      r.pos = cmd.start
-      readCommand(r)
+      if (commandTrees) {
+        draft.tree.append(headerTree)
+        draft.tree.append(commandTrees[i])
+      } else {
+        readHeader(r, header)
+        r.pos = cmd.start
+        readCommand(r)
+      }
       if (header.crc && !header.crc.ok)
         draft.warn(
           `CRC mismatch: datagram says 0x${(header.crc.value >>> 0).toString(16).padStart(8, '0')}, computed 0x${(header.crc.computed >>> 0).toString(16).padStart(8, '0')}`
@@ -264,7 +280,7 @@ export class PhotonDecoder implements ProtocolDecoder {
       }
       markPosition(draft, r.source, cmd.start, i, commands.length)
       this.command(pdu, draft, r, header, cmd, frame, emit)
-    })
+    }
   }
 
   /** A fresh draft for the i-th message of a datagram (the first reuses the engine's draft). */
@@ -303,7 +319,8 @@ export class PhotonDecoder implements ProtocolDecoder {
       reliableSeq: cmd.reliableSeq
     }
     let name = commandName(cmd.type)
-    let summary = `${name} ch=${cmd.channel}`
+    // The plain summary is made at the end, for commands without a message of their own.
+    let summary = ''
     let error: DecodeError | undefined
     let frames = pdu.frames
     let time = pdu.time
@@ -359,11 +376,14 @@ export class PhotonDecoder implements ProtocolDecoder {
     }
     let value: Record<string, unknown> = base as Record<string, unknown>
     if (msg) {
-      value = { ...msg.value, ...base }
+      // The message's value is this command's alone: the transport fields are added to it in place (the
+      // same keys in the same order as a spread into a new object, without the copy).
+      value = Object.assign(msg.value, base)
       name = msg.name
       summary = msg.summary
       error = msg.error
     }
+    if (!summary) summary = `${name} ch=${cmd.channel}`
     r.tree.closeAll()
     this.out(emit, dir, frames, time, pdu.stack, draft, name, summary, value, error)
   }

@@ -378,7 +378,7 @@ class GpWalker {
     }
   }
 
-  /** Elements share their array's key. */
+  /** Elements share their array's key. Callers read directly in the index pass (no closure per element). */
   private item(key: string, i: number, read: () => PhotonValue): PhotonValue {
     return this.rec ? this.wrapped(key, this.r.pos, () => `[${i}]`, read) : read()
   }
@@ -585,14 +585,14 @@ class GpWalker {
         const n = this.count(at, 'object[]')
         this.checkCount(n, 1, at, 'object[]')
         const out: PhotonValue[] = []
-        for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.typed(key, depth + 1)))
+        for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.typed(key, depth + 1)) : this.typed(key, depth + 1))
         return { type: 'ObjectArray', value: out }
       }
       case K.ArrayInArray: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, at, 'array of arrays')
         const out: PhotonValue[] = []
-        for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.typed(key, depth + 1)))
+        for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.typed(key, depth + 1)) : this.typed(key, depth + 1))
         const first = out[0]?.type
         return { type: 'Array', elementType: first && out.every((x) => x.type === first) ? first : 'Object', value: out }
       }
@@ -602,7 +602,8 @@ class GpWalker {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, at, 'Hashtable[]')
         const out: PhotonHashtable[] = []
-        for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.hashtable(key, depth + 1, r.pos)) as PhotonHashtable)
+        for (let i = 0; i < n; i++)
+          out.push((this.rec ? this.item(key, i, () => this.hashtable(key, depth + 1, r.pos)) : this.hashtable(key, depth + 1, r.pos)) as PhotonHashtable)
         return { type: 'HashtableArray', value: out }
       }
       case K.Dictionary:
@@ -613,7 +614,8 @@ class GpWalker {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, cAt, 'Dictionary[]')
         const out: PhotonDictionary[] = []
-        for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)) as PhotonDictionary)
+        for (let i = 0; i < n; i++)
+          out.push((this.rec ? this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)) : this.dictBody(s, key, depth + 1, r.pos)) as PhotonDictionary)
         return { type: 'DictionaryArray', keyType: s.keyType, valueType: s.valueType, value: out }
       }
       case K.CustomArray: {
@@ -621,7 +623,7 @@ class GpWalker {
         const c = r.u8(F_VALUE.custom_code)
         this.checkCount(n, 1, at, 'custom type array')
         const out: PhotonCustom[] = []
-        for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.customBody(c, key)) as PhotonCustom)
+        for (let i = 0; i < n; i++) out.push((this.rec ? this.item(key, i, () => this.customBody(c, key)) : this.customBody(c, key)) as PhotonCustom)
         return { type: 'CustomArray', code: c, value: out }
       }
       case K.Array16:
@@ -637,12 +639,14 @@ class GpWalker {
       case K.Response: {
         const c = r.u8(F_VALUE.code)
         const returnCode = r.i16(F_VALUE.return_code, le)
-        const debugMessage = this.wrapped(
-          F_VALUE.debug_message.key,
-          r.pos,
-          () => 'Debug message',
-          () => this.typed(F_VALUE.debug_message.key, depth + 1)
-        )
+        const debugMessage = this.rec
+          ? this.wrapped(
+              F_VALUE.debug_message.key,
+              r.pos,
+              () => 'Debug message',
+              () => this.typed(F_VALUE.debug_message.key, depth + 1)
+            )
+          : this.typed(F_VALUE.debug_message.key, depth + 1)
         return { type: 'OperationResponse', code: c, returnCode, debugMessage, parameters: this.params(depth + 1, key) }
       }
     }
@@ -826,7 +830,7 @@ class GpWalker {
       const c = r.u8(F_VALUE.custom_code)
       this.checkCount(n, 2, at, 'Array')
       const out: PhotonValue[] = []
-      for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.customBody(c, key)))
+      for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.customBody(c, key)) : this.customBody(c, key))
       return { type: 'Array', elementType: 'Custom', value: out }
     }
     if (ec === 0x44) {
@@ -835,14 +839,15 @@ class GpWalker {
       const s = this.dictHeader(depth)
       this.checkCount(n, 2, at, 'Array')
       const out: PhotonValue[] = []
-      for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)))
+      for (let i = 0; i < n; i++)
+        out.push(this.rec ? this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)) : this.dictBody(s, key, depth + 1, r.pos))
       return { type: 'Array', elementType: 'Dictionary', value: out }
     }
     const t = this.info(ec, eAt)
     if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, this.typeLabel(ec, t, 'Element type'))
     this.checkCount(n, t.min, at, 'Array')
     const out: PhotonValue[] = []
-    for (let i = 0; i < n; i++) out.push(this.item(key, i, () => this.payload(ec, t, key, depth + 1)))
+    for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.payload(ec, t, key, depth + 1)) : this.payload(ec, t, key, depth + 1))
     return { type: 'Array', elementType: t.name, value: out }
   }
 
@@ -865,7 +870,8 @@ class GpWalker {
         const key = prefix === null ? PARAM_KEYS[code] : `${prefix}.${code}`
         if (node) node.key = key
         // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
-        r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
+        if (this.rec) r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
+        else r.tree.indexValue(F_BODY.key, code)
         this.wire = undefined
         v = this.typed(key, depth)
       } finally {

@@ -169,8 +169,14 @@ function typed(r: FieldReader, draft: MessageDraft, session: MessageSession, res
   value.msgTypeName = nameOf(MESSAGE_TYPES, msgType) ?? null
   res.msgType = msgType
   res.name = value.msgTypeName ?? `Message type ${msgType}`
-  r.record(F_MSG.type, msgType, typeAt, 1, () => `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}`)
-  r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, () => `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}`)
+  // Per message: the label closures only when recording.
+  if (r.tree.recording) {
+    r.record(F_MSG.type, msgType, typeAt, 1, () => `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}`)
+    r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, () => `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}`)
+  } else {
+    r.tree.indexValue(F_MSG.type, msgType)
+    r.tree.indexValue(F_ENC.encrypted, value.encrypted)
+  }
   body(r, draft, session, res)
 }
 
@@ -294,17 +300,30 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
   }
   v.protocol = ver === 18 ? 'GpBinary18' : 'GpBinary16'
   v.protocolFrom = from
-  r.record(F_MSG.version, ver, r.pos, 0, () => `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
+  if (r.tree.recording) r.record(F_MSG.version, ver, r.pos, 0, () => `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
+  else r.tree.indexValue(F_MSG.version, ver)
   const peekCode = r.remaining > 0 ? r.bytes[r.pos] : -1
   const codeAt = r.pos
   const schema = session.schema
   const seen: ParamSeen[] = []
-  const out = readBody(r, ver, t, {
-    paramName: (p) => parameterName(t, peekCode, p),
-    ...(schema
-      ? { customTypes: schema.customTypes, onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }), warn: (w: string) => draft.warn(w) }
-      : {})
-  })
+  // Parameter names only label tree nodes: the index pass without a schema pack passes no options at all.
+  const out = readBody(
+    r,
+    ver,
+    t,
+    schema || r.tree.recording
+      ? {
+          paramName: (p) => parameterName(t, peekCode, p),
+          ...(schema
+            ? {
+                customTypes: schema.customTypes,
+                onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }),
+                warn: (w: string) => draft.warn(w)
+              }
+            : {})
+        }
+      : NO_OPTIONS
+  )
   if (r.remaining > 0) {
     const at = r.pos
     r.bytesField(F_MSG.body, r.remaining)
@@ -334,6 +353,8 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
   }
   describe(res, t, out, match)
 }
+
+const NO_OPTIONS: GpOptions = Object.freeze({})
 
 function codeName(t: number, code: number): string | undefined {
   if (t === MSG.EVENT) return nameOf(EVENTS, code)
@@ -418,9 +439,20 @@ function describe(
     return
   }
   if (byName) parts.push(byName)
-  else if (p?.size && t !== MSG.OP_REQUEST) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
-  else if (p?.size && !parts.some((x) => x.includes('='))) parts.push(`{${[...p.keys()].slice(0, 6).join(', ')}${p.size > 6 ? ', …' : ''}}`)
+  else if (p?.size && t !== MSG.OP_REQUEST) parts.push(keyList(p))
+  else if (p?.size && !parts.some((x) => x.includes('='))) parts.push(keyList(p))
   res.summary = parts.join(' ')
+}
+
+/** `{244, 245, …}`: the first 6 parameter codes (without copying every key into an array). */
+function keyList(p: PhotonParams): string {
+  let s = ''
+  let i = 0
+  for (const k of p.keys()) {
+    if (i === 6) break
+    s += i++ ? `, ${k}` : k
+  }
+  return `{${s}${p.size > 6 ? ', …' : ''}}`
 }
 
 function init(r: FieldReader, session: MessageSession, res: MessageResult): void {

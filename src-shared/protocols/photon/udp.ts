@@ -138,13 +138,23 @@ function peerIdLabel(v: number): string {
   return F.peer_id.names?.[v] !== undefined ? base : `${base} (${hex(v & 0xffff, 4)})`
 }
 
-/** Reads a value without recording, then records it with a custom label (built only when recording). */
-function recorded<T extends FieldScalar>(r: FieldReader, def: FieldDef, size: number, read: () => T, labelFn: (v: T) => string): T {
-  const at = r.pos
-  const v = read()
-  if (r.tree.recording) r.record(def, v, at, size, labelFn(v))
+/**
+ * Records `v`, just read from `at` to r.pos without recording, with a custom label (built only when
+ * recording). The labels are module functions, so the index pass (which re-reads a datagram's header for
+ * each command) makes no closure per field.
+ */
+function recorded<T extends FieldScalar>(r: FieldReader, def: FieldDef, at: number, v: T, labelFn: (v: T) => string): T {
+  if (r.tree.recording) r.record(def, v, at, r.pos - at, labelFn(v))
   return v
 }
+
+const flagsLabel = (v: number) => `${F.flags.name}: ${hex(v, 2)}${F.flags.names?.[v] ? ` (${F.flags.names[v]})` : ''}`
+const challengeLabel = (v: number) => `${F.challenge.name}: ${hex(v, 8)}`
+function commandFlagsLabel(v: number): string {
+  const n = F_CMD_FIELDS.flags.names?.[v]
+  return `${F_CMD_FIELDS.flags.name}: ${hex(v, 2)}${n ? ` (${n})` : ''}`
+}
+const verifyPeerIdLabel = (v: number) => `${F_VERIFY.peer_id.name}: ${v} (${hex(v & 0xffff, 4)})`
 
 function openGroup(r: FieldReader, def: FieldDef, labelText: string): FieldNode | null {
   if (!r.tree.recording) return null
@@ -154,9 +164,10 @@ function openGroup(r: FieldReader, def: FieldDef, labelText: string): FieldNode 
 /**
  * Reads the datagram header at r.pos; the datagram runs to r.end (the CRC covers exactly that window).
  * Flags 0x01: the datagram-encrypted envelope (peerId, flags, challenge, AES blob, 32-byte HMAC at the end);
- * the reader is then left at r.end and commandCount is 0. Records a `photon.header` group.
+ * the reader is then left at r.end and commandCount is 0. Records a `photon.header` group. `scanned` is
+ * this same header read before from the same bytes (its computed CRC is reused).
  */
-export function readHeader(r: FieldReader): PhotonHeader {
+export function readHeader(r: FieldReader, scanned?: PhotonHeader): PhotonHeader {
   const start = r.pos
   const node = openGroup(r, F_HEADER, 'Photon UDP header')
   const h: PhotonHeader = {
@@ -170,24 +181,12 @@ export function readHeader(r: FieldReader): PhotonHeader {
     headerLength: HEADER_LENGTH
   }
   try {
-    h.peerId = recorded(r, F.peer_id, 2, () => r.i16(null), peerIdLabel)
-    h.flags = recorded(
-      r,
-      F.flags,
-      1,
-      () => r.u8(null),
-      (v) => `${F.flags.name}: ${hex(v, 2)}${F.flags.names?.[v] ? ` (${F.flags.names[v]})` : ''}`
-    )
+    h.peerId = recorded(r, F.peer_id, r.pos, r.i16(null), peerIdLabel)
+    h.flags = recorded(r, F.flags, r.pos, r.u8(null), flagsLabel)
     if (h.flags === FLAGS_ENCRYPTED) {
       h.datagramEncrypted = true
       h.headerLength = ENCRYPTED_HEADER_LENGTH
-      h.challenge = recorded(
-        r,
-        F.challenge,
-        4,
-        () => r.u32(null),
-        (v) => `${F.challenge.name}: ${hex(v, 8)}`
-      )
+      h.challenge = recorded(r, F.challenge, r.pos, r.u32(null), challengeLabel)
       if (r.remaining < HMAC_LENGTH) {
         throw new DecodeError(`datagram-encrypted packet: needs a ${HMAC_LENGTH}-byte HMAC at the end, only ${r.remaining} bytes after the header`, r.pos)
       }
@@ -203,19 +202,14 @@ export function readHeader(r: FieldReader): PhotonHeader {
     } else {
       h.commandCount = r.u8(F.command_count)
       h.sentTime = r.u32(F.sent_time)
-      h.challenge = recorded(
-        r,
-        F.challenge,
-        4,
-        () => r.u32(null),
-        (v) => `${F.challenge.name}: ${hex(v, 8)}`
-      )
+      h.challenge = recorded(r, F.challenge, r.pos, r.u32(null), challengeLabel)
       if (h.flags === FLAGS_CRC) {
         h.crcPresent = true
         h.headerLength = CRC_HEADER_LENGTH
         const at = r.pos
         const value = r.u32(null)
-        const computed = photonCrcRange(r.bytes, start, r.end, at)
+        // A datagram's header is read once per command it holds: the CRC over the datagram is computed once.
+        const computed = scanned?.crc ? scanned.crc.computed : photonCrcRange(r.bytes, start, r.end, at)
         const ok = value === computed
         h.crc = { value, computed, ok }
         if (r.tree.recording) {
@@ -283,16 +277,7 @@ export function readCommand(r: FieldReader): PhotonCommand {
     c.type = r.u8(F_CMD_FIELDS.type)
     c.typeName = commandName(c.type)
     c.channel = r.u8(F.channel)
-    c.flags = recorded(
-      r,
-      F_CMD_FIELDS.flags,
-      1,
-      () => r.u8(null),
-      (v) => {
-        const n = F_CMD_FIELDS.flags.names?.[v]
-        return `${F_CMD_FIELDS.flags.name}: ${hex(v, 2)}${n ? ` (${n})` : ''}`
-      }
-    )
+    c.flags = recorded(r, F_CMD_FIELDS.flags, r.pos, r.u8(null), commandFlagsLabel)
     c.reserved = r.u8(c.type === CMD.DISCONNECT ? F_DISCONNECT.reason : F_CMD_FIELDS.reserved)
     if (c.type === CMD.DISCONNECT) c.disconnectReason = c.reserved
     const lengthAt = r.pos
@@ -340,13 +325,7 @@ function readBody(b: FieldReader, c: PhotonCommand): void {
       }
       break
     case CMD.VERIFYCONNECT: {
-      c.verifyPeerId = recorded(
-        b,
-        F_VERIFY.peer_id,
-        2,
-        () => b.i16(null),
-        (v) => `${F_VERIFY.peer_id.name}: ${v} (${hex(v & 0xffff, 4)})`
-      )
+      c.verifyPeerId = recorded(b, F_VERIFY.peer_id, b.pos, b.i16(null), verifyPeerIdLabel)
       if (b.remaining >= 10) {
         c.verify = { mtu: b.u16(F_VERIFY.mtu), windowSize: b.u32(F_VERIFY.window_size), channelCount: b.u32(F_VERIFY.channel_count) }
       }

@@ -130,9 +130,11 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     const fromServer = this.ctx.roleFrom === 'first-packet' ? null : this.ctx.clientDir !== dir
     const v = out.value
     if (fromServer === null || v.controllerId === undefined || v.actionId === undefined) return
+    // The key is built only for a request that expects an answer, or a response.
+    if (!fromServer && !expectsResponse(v.controllerId, v.actionId)) return
+    if (fromServer && !out.name.endsWith('Response')) return // a push or an event, not an answer
     const key = `${v.controllerId}:${v.actionId}:${v.command ?? ''}`
     if (!fromServer) {
-      if (!expectsResponse(v.controllerId, v.actionId)) return
       const pending = (this.pendingMap ??= new Map())
       const q = pending.get(key) ?? []
       if (q.length >= MAX_PENDING) q.shift()
@@ -140,7 +142,6 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       pending.set(key, q)
       return
     }
-    if (!out.name.endsWith('Response')) return // a push or an event, not an answer
     const q = this.pendingMap?.get(key)
     if (!q?.length) return
     const at = v.requestId === undefined ? 0 : q.findIndex((r) => r.id === v.requestId)

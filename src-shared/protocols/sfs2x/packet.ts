@@ -361,13 +361,18 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
   }
 }
 
-function stepsFor(h: PacketHeader, pc: PacketContext): Step[] {
+// The usual step lists are shared (steps are only read), so a plain packet allocates none.
+const STEP_NONE: Step = { kind: 'none' }
+const STEP_XOR: Step = { kind: 'xor' }
+const NONE_THEN_XOR: readonly Step[] = [STEP_NONE, STEP_XOR]
+const XOR_THEN_NONE: readonly Step[] = [STEP_XOR, STEP_NONE]
+
+function stepsFor(h: PacketHeader, pc: PacketContext): readonly Step[] {
+  const plainXor = pc.xorFirst || h.encrypted ? XOR_THEN_NONE : NONE_THEN_XOR
+  if (!h.encrypted) return plainXor
   const aes: Step[] = []
-  if (h.encrypted) {
-    const keys = pc.lastKey ? [pc.lastKey, ...pc.keys.filter((k) => k !== pc.lastKey)] : pc.keys
-    for (const key of keys) aes.push({ kind: 'aes', key })
-  }
-  const plainXor: Step[] = pc.xorFirst || h.encrypted ? [{ kind: 'xor' }, { kind: 'none' }] : [{ kind: 'none' }, { kind: 'xor' }]
+  const keys = pc.lastKey ? [pc.lastKey, ...pc.keys.filter((k) => k !== pc.lastKey)] : pc.keys
+  for (const key of keys) aes.push({ kind: 'aes', key })
   return [...aes, ...plainXor]
 }
 
@@ -658,10 +663,11 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   const a = num(o.get('a'))
   const p = obj(o.get('p'))
   const rec = pc.recording
-  const tb = new TreeBuilder(rec)
-  const fr = new FieldReader(at.final.bytes, tb, at.final.source)
+  // The envelope's own tree (placed before the body's nodes below); the index pass needs none.
+  const tb = rec ? new TreeBuilder(true) : null
+  const fr = tb ? new FieldReader(at.final.bytes, tb, at.final.source) : null
   const field = (d: FieldDef, path: string, v: FieldScalar, labelText?: string) => {
-    if (!rec) return at.tree.indexValue(d, v)
+    if (!fr) return at.tree.indexValue(d, v)
     const range: EntryRange | undefined = parse.ranges.get(path)
     if (!range) return
     fr.record(d, v, range.valueStart, range.start + range.length - range.valueStart, labelText)
@@ -795,6 +801,8 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   }
   out.summary = parts.join(' ')
   // Envelope fields go before the body object nodes.
-  at.tree.roots.splice(at.objectStart, 0, ...tb.roots)
-  at.objectStart += tb.roots.length
+  if (tb) {
+    at.tree.roots.splice(at.objectStart, 0, ...tb.roots)
+    at.objectStart += tb.roots.length
+  }
 }

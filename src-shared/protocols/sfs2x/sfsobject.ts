@@ -142,6 +142,11 @@ const ELEMENT_SIZES: Record<number, number> = { 9: 1, 11: 2, 12: 4, 13: 8, 14: 4
 /** Entries of the first levels whose ranges are remembered (the envelope lives in levels 1..3). */
 const RANGE_DEPTH = 3
 
+/** Object keys decoded before, by a hash of their bytes (see SfsDecoder.key). */
+const keyCache = new Map<number, string>()
+const KEY_CACHE_MAX = 4096
+const KEY_CACHE_MAX_LEN = 32
+
 const MAX_PREVIEW = 8
 const MAX_STRING_LABEL = 80
 
@@ -251,24 +256,27 @@ export class SfsDecoder {
       })
     }
     try {
+      // The index pass builds no labels, paths or tree keys: they only name tree nodes and `ranges`.
+      const rec = this.rec
       if (isObject) {
         const obj = holder.value as SfsObjectValue
         for (let i = 0; i < count; i++) {
           const keyPos = r.pos
           const keyLen = r.u16(null)
           r.need(keyLen, 'key')
-          const name = r.utf8(null, keyLen)
+          const name = this.key(keyLen)
           if (keyLen > 255) this.warn(`key of ${keyLen} bytes at offset ${keyPos} (the SDKs accept at most 255)`)
           if (obj.has(name)) this.warn(`duplicate key ${JSON.stringify(name)} at offset ${keyPos}`)
-          const childPath = path ? `${path}.${name}` : name
-          this.entry(name, childPath, `${childKey}.${name}`, depth, (v) => obj.set(name, v))
+          if (rec) this.entry(obj, null, name, name, path ? `${path}.${name}` : name, `${childKey}.${name}`, depth)
+          else this.entry(obj, null, name, '', '', '', depth)
           if (this.stop) throw this.stop
         }
       } else {
         const arr = holder.value as SfsValue[]
         for (let i = 0; i < count; i++) {
           // Elements share the array's key, so a filter on it matches any element.
-          this.entry(`[${i}]`, `${path}[${i}]`, childKey, depth, (v) => arr.push(v))
+          if (rec) this.entry(null, arr, '', `[${i}]`, `${path}[${i}]`, childKey, depth)
+          else this.entry(null, arr, '', '', '', '', depth)
           if (this.stop) throw this.stop
         }
       }
@@ -278,20 +286,61 @@ export class SfsDecoder {
   }
 
   /**
-   * One tag + value, handed to `attach` (a container as soon as it exists, so that a failure inside it
-   * keeps what was read). `path` is the entry path without the prefix (for `ranges`), `key` the tree key.
+   * An object key of `n` bytes (present). Games repeat the same few keys in every packet, so short ASCII
+   * keys are kept by their bytes: a repeat costs a hash and a compare instead of a new string.
    */
-  private entry(label: string, path: string, key: string, depth: number, attach: (v: SfsValue) => void): void {
+  private key(n: number): string {
+    const r = this.r
+    if (n > KEY_CACHE_MAX_LEN) return r.utf8(null, n)
+    const b = r.bytes
+    const at = r.pos
+    let h = n
+    for (let i = 0; i < n; i++) h = (Math.imul(h, 31) + b[at + i]) & 0x3fffffff
+    const hit = keyCache.get(h)
+    if (hit !== undefined && hit.length === n) {
+      let same = true
+      for (let i = 0; i < n; i++) {
+        if (hit.charCodeAt(i) !== b[at + i]) {
+          same = false
+          break
+        }
+      }
+      if (same) {
+        r.pos = at + n
+        return hit
+      }
+    }
+    const name = r.utf8(null, n)
+    // A hit needs every char to equal its byte, so only ASCII keys are worth keeping (one char per byte).
+    // The cache is bounded by starting over.
+    if (name.length === n) {
+      if (keyCache.size >= KEY_CACHE_MAX) keyCache.clear()
+      keyCache.set(h, name)
+    }
+    return name
+  }
+
+  /**
+   * One tag + value, put in `obj` under `name` or pushed to `arr` (a container as soon as it exists, so
+   * that a failure inside it keeps what was read). `path` is the entry path without the prefix (for
+   * `ranges`), `key` the tree key; both '' in the index pass.
+   */
+  private entry(obj: SfsObjectValue | null, arr: SfsValue[] | null, name: string, label: string, path: string, key: string, depth: number): void {
     const r = this.r
     const tagPos = r.pos
     const tag = r.u8(null)
-    let attached = false
-    const v = this.value(tag, label, path, key, tagPos, depth, (x) => {
-      attached = true
-      attach(x)
-    })
-    if (!attached) attach(v)
-    if (depth <= RANGE_DEPTH && path && !this.ranges.has(path)) this.ranges.set(path, { start: tagPos, length: r.pos - tagPos, valueStart: tagPos + 1 })
+    if (tag === T.SFS_OBJECT || tag === T.SFS_ARRAY) {
+      const holder: SfsValue = tag === T.SFS_OBJECT ? { type: 'SFS_OBJECT', value: new Map() } : { type: 'SFS_ARRAY', value: [] }
+      if (obj) obj.set(name, holder)
+      else arr!.push(holder)
+      this.container(tag, holder, label, path, key, key, tagPos, depth + 1)
+    } else {
+      const v = this.value(tag, label, key, tagPos)
+      if (obj) obj.set(name, v)
+      else arr!.push(v)
+    }
+    if (this.rec && depth <= RANGE_DEPTH && path && !this.ranges.has(path))
+      this.ranges.set(path, { start: tagPos, length: r.pos - tagPos, valueStart: tagPos + 1 })
   }
 
   private leaf(key: string, tag: number, value: FieldScalar, start: number, label: string, shown?: string): void {
@@ -300,7 +349,8 @@ export class SfsDecoder {
     this.r.record(pathDef(key, type), value, start, this.r.pos - start, () => `${label} (${TYPE_NAMES[tag]}): ${shown ?? previewScalar(value, type)}`)
   }
 
-  private value(tag: number, label: string, path: string, key: string, tagPos: number, depth: number, attach: (v: SfsValue) => void): SfsValue {
+  /** A value of any type but SFS_OBJECT and SFS_ARRAY (see entry). */
+  private value(tag: number, label: string, key: string, tagPos: number): SfsValue {
     const r = this.r
     switch (tag) {
       case T.NULL:
@@ -374,18 +424,6 @@ export class SfsDecoder {
       case T.DOUBLE_ARRAY:
       case T.UTF_STRING_ARRAY:
         return this.primitiveArray(tag, label, key, tagPos)
-      case T.SFS_ARRAY: {
-        const holder: SfsValue = { type: 'SFS_ARRAY', value: [] }
-        attach(holder)
-        this.container(tag, holder, label, path, key, key, tagPos, depth + 1)
-        return holder
-      }
-      case T.SFS_OBJECT: {
-        const holder: SfsValue = { type: 'SFS_OBJECT', value: new Map() }
-        attach(holder)
-        this.container(tag, holder, label, path, key, key, tagPos, depth + 1)
-        return holder
-      }
       case T.CLASS: {
         // No length on the wire: nothing after it can be located. Keep its bytes (the rest of the body).
         const rest = r.bytesField(null, r.remaining)

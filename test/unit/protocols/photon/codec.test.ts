@@ -2,6 +2,7 @@
 // wire form, message bodies, tree keys, labels and exact byte ranges, the row pass, and version trials.
 import { describe, it, expect } from 'vitest'
 import { jsonText } from '../../../../src-shared/export/json'
+import { decodeCustom } from '../../../../src-shared/protocols/photon/custom-types'
 import {
   readDisconnectMessage,
   readEvent,
@@ -243,6 +244,21 @@ const ALL18: Params = [
   ...[0, 1, 7, 8, 9, 16, 17].map((n, i): [number, PV] => [200 + i, pv.bools(Array.from({ length: n }, (_, k) => k % 3 === 0))]),
   [255, pv.str('last')]
 ]
+
+describe('PUN custom types', () => {
+  it('reads Vector3 floats and Player ints bit-exactly (-0, NaN, infinities, subnormals, negative ints)', () => {
+    const words = [0x80000000, 0x7fc00001, 0xff800000, 0x00000001, 0x7f7fffff, 0xc0490fdb]
+    for (let i = 0; i + 3 <= words.length; i++) {
+      const b = new Uint8Array(12)
+      const view = new DataView(b.buffer)
+      words.slice(i, i + 3).forEach((w, k) => view.setUint32(k * 4, w, false))
+      expect(decodeCustom(0x56, b).decoded).toEqual({ x: view.getFloat32(0, false), y: view.getFloat32(4, false), z: view.getFloat32(8, false) })
+      expect(Object.is(decodeCustom(0x56, b).decoded!.x, view.getFloat32(0, false))).toBe(true)
+    }
+    expect(decodeCustom(0x50, Uint8Array.from([0xff, 0xff, 0xff, 0xf9])).decoded).toEqual({ actorNr: -7 })
+    expect(decodeCustom(0x01, Uint8Array.from([1, 2]))).toEqual({})
+  })
+})
 
 describe('Protocol16 codec', () => {
   it('round-trips every type through the independent encoder', () => {

@@ -9,7 +9,7 @@ import { checkRanges, find, findAll, keyStore, rangeBytes, runEngine } from '../
 import { upgradeRequest, upgradeResponse, wsFrame } from '../../helpers/websocket'
 import { messageText } from '../../../../src-shared/export/json'
 import { rng } from '../../helpers/rng'
-import { cmd, command, datagram, initMessage, splitMessage, T, tcpFrame as photonTcpFrame } from './udp-encoder'
+import { cmd, command, datagram, initMessage, referenceCrc, splitMessage, T, tcpFrame as photonTcpFrame } from './udp-encoder'
 import { eventBody, requestBody, responseBody, pv, type Params, type Version } from './gp-encoder'
 
 const C = '10.0.0.1'
@@ -182,6 +182,52 @@ describe('Photon over UDP', () => {
     expect(find(messages[0].tree, 'photon.crc_status').value).toBe(1)
     expect(messages[0].warnings.join()).not.toMatch(/CRC/)
     expect(messages[1].warnings.join()).toMatch(/CRC mismatch/)
+  })
+
+  it('checks the CRC once per datagram: every command of a good or bad 0xCC datagram says the same', () => {
+    // The header is read again for each command's message; the CRC computed on the first read is reused.
+    const ms = [1, 2, 3].map((seq) => reliable(0, seq, msg(4, eventBody(16, seq, []))))
+    const good = datagram({ peerId: 1, commands: ms, crc: true }).bytes
+    const bad = datagram({ peerId: 1, commands: ms, crc: true, crcValue: 0x12345678 }).bytes
+    const want = referenceCrc(good).toString(16).padStart(8, '0')
+    for (const recording of [true, false]) {
+      const { messages } = runEngine([s2c(good), s2c(bad)], undefined, recording)
+      expect(messages).toHaveLength(6)
+      for (const m of messages.slice(0, 3)) expect(m.warnings.join()).not.toMatch(/CRC/)
+      for (const m of messages.slice(3)) expect(m.warnings.join()).toContain(`CRC mismatch: datagram says 0x12345678, computed 0x${want}`)
+      if (recording) {
+        for (const m of messages.slice(0, 3)) expect(find(m.tree, 'photon.crc_status').value).toBe(1)
+        for (const m of messages.slice(3)) {
+          expect(find(m.tree, 'photon.crc_status').value).toBe(0)
+          expect(find(m.tree, 'photon.crc').label).toContain(`should be 0x${want}`)
+        }
+      }
+    }
+  })
+
+  it('gives each command of a datagram its own index values in the index pass (kept from the first read)', () => {
+    const cmds = [
+      reliable(0, 1, msg(4, eventBody(16, 1, [[245, pv.int(7)]]))),
+      command({ type: T.PING, channel: 3, seq: 9 }),
+      reliable(2, 2, msg(4, eventBody(16, 2, [[200, pv.int(1)]])))
+    ]
+    const d = datagram({ peerId: 1, commands: cmds }).bytes
+    const want = [
+      { type: T.SEND_RELIABLE, channel: 0 },
+      { type: T.PING, channel: 3 },
+      { type: T.SEND_RELIABLE, channel: 2 }
+    ]
+    const trees = runEngine([s2c(d)]).messages
+    const rows = runEngine([s2c(d)], undefined, false).messages
+    expect(rows).toHaveLength(3)
+    const valuesOf = (m: (typeof rows)[number], key: string) => (m.indexed?.keys ?? []).flatMap((k, i) => (k === key ? [m.indexed!.values[i]] : []))
+    rows.forEach((m, i) => {
+      expect(valuesOf(m, 'photon.cmd.type')).toEqual([want[i].type])
+      expect(valuesOf(m, 'photon.channel')).toEqual([want[i].channel])
+      expect(find(trees[i].tree, 'photon.cmd.type').value).toBe(want[i].type)
+    })
+    expect(valuesOf(rows[0], 'photon.key')).toEqual([245])
+    expect(valuesOf(rows[2], 'photon.key')).toEqual([200])
   })
 
   it('marks retransmissions of a reliable command', () => {

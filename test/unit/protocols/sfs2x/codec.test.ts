@@ -56,6 +56,25 @@ describe('SFSObject codec', () => {
     expect(rows.tree).toEqual([])
   })
 
+  it('keeps repeated object keys by their bytes: a repeat, a hash collision, non-ASCII and long keys decode right', () => {
+    // 'Aa' and 'BB' have the same hash in the key cache, so the second must be told apart by its bytes;
+    // 'é' is 2 bytes for 1 char and 'ÿ' a lone 0xff byte in the raw form below (both never served from the cache).
+    const long = 'k'.repeat(40)
+    const v = t.obj({
+      x: t.obj({ Aa: t.int(1), BB: t.int(2), é: t.int(3), [long]: t.int(4) }),
+      y: t.obj({ BB: t.int(5), Aa: t.int(6), é: t.int(7), [long]: t.int(8) }),
+      z: t.arr(t.obj({ Aa: t.int(9) }), t.obj({ BB: t.int(10) }))
+    })
+    for (const recording of [true, false]) {
+      for (let pass = 0; pass < 2; pass++) expect(decode(encode(v), { recording }).value).toEqual(v)
+    }
+    // A key of one invalid byte (0xff) decodes to U+FFFD every time, and does not shadow an ASCII key.
+    const raw = unhex('12 0002 0001 ff 04 00000001 0001 41 04 00000002')
+    for (let pass = 0; pass < 2; pass++) {
+      expect([...(decode(raw).value!.value as Map<string, unknown>).keys()]).toEqual(['\ufffd', 'A'])
+    }
+  })
+
   it('round-trips a top-level SFSArray', () => {
     const v = t.arr(t.obj({ a: t.int(1) }), t.strArr(['q']))
     expect(decode(encode(v)).value).toEqual(v)
