@@ -202,7 +202,12 @@ export class SessionContext {
       // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
       // close may end it early here too, so its messages come out as in the full decode.
       eviction: { maxLive: Infinity, idleSeconds: Infinity },
-      onMessage: (m, conv, dir) => onMessage({ ...m, conversation }, conv, dir)
+      // The engine makes each message object afresh for this callback alone: renumbering it in place spares a copy
+      // per message of the replay.
+      onMessage: (m, conv, dir) => {
+        m.conversation = conversation
+        onMessage(m, conv, dir)
+      }
     })
   }
 
