@@ -20,12 +20,12 @@ Bursts of Photon datagrams on loopback at rising rates while \`gamewire capture 
 capture path, capture and decode them; prints per rate what was captured and decoded, and the highest rate
 with zero drops. No arguments; writes no files. Needs capture rights (root) and \`npm run build\` first.
 Environment:
-  BENCH_LIVE_RATES=1000,5000   the rates in datagrams/s (default 1000,2000,5000,10000,20000,40000,80000)
+  BENCH_LIVE_RATES=1000,5000   the rates in datagrams/s (default 1000,2000,5000,10000,20000,25000,30000,40000,80000)
 `)
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(root, 'bin/gamewire.mjs')
-const RATES = (process.env.BENCH_LIVE_RATES ?? '1000,2000,5000,10000,20000,40000,80000').split(',').map(Number)
+const RATES = (process.env.BENCH_LIVE_RATES ?? '1000,2000,5000,10000,20000,25000,30000,40000,80000').split(',').map(Number)
 const BURST_SECONDS = 2
 const MAX_BURST = 160_000
 
