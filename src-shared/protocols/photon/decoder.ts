@@ -29,7 +29,8 @@ class PhotonSession implements MessageSession {
   appId: string | null = null
   clientPublic: Uint8Array | null = null
   serverPublic: Uint8Array | null = null
-  private cache: { version: number; pubs: string; keys: PhotonAesKey[] } | undefined
+  /** The keys for the key store's version; dropped when a public key comes (a new exchange changes the DH key). */
+  private cache: { version: number; keys: PhotonAesKey[] } | undefined
 
   constructor(private readonly ctx: DecoderContext) {}
 
@@ -56,6 +57,7 @@ class PhotonSession implements MessageSession {
   onPublicKey(key: Uint8Array, fromResponse: boolean): void {
     if (fromResponse) this.serverPublic = key
     else this.clientPublic = key
+    this.cache = undefined
   }
 
   missingKeyWarning(): string {
@@ -68,8 +70,7 @@ class PhotonSession implements MessageSession {
   aesKeys(): PhotonAesKey[] {
     const store = this.ctx.keys
     if (!store) return []
-    const pubs = `${this.clientPublic?.length ?? 0}:${this.serverPublic?.length ?? 0}`
-    if (this.cache && this.cache.version === store.version && this.cache.pubs === pubs) return this.cache.keys
+    if (this.cache && this.cache.version === store.version) return this.cache.keys
     const keys: PhotonAesKey[] = []
     const where = (e: KeyEntry) => (e.line ? `line ${e.line}` : 'added in the app')
     for (const e of store.find('PHOTON_AES_KEY', this.ctx.a, this.ctx.b)) keys.push({ key: e.key, from: `PHOTON_AES_KEY (${where(e)})` })
@@ -88,7 +89,7 @@ class PhotonSession implements MessageSession {
         }
       }
     }
-    this.cache = { version: store.version, pubs, keys }
+    this.cache = { version: store.version, keys }
     return keys
   }
 }

@@ -259,7 +259,8 @@ describe('Photon over UDP', () => {
 
 describe('Photon payload encryption (InitEncryption, DH Oakley 768-bit, generator 22)', () => {
   const prime = getDiffieHellman('modp1').getPrime()
-  function keysAndSession(ver: Version) {
+  /** `after`: the reliable sequence numbers already used (c2s, s2c) when this exchange follows another; it then has no Init. */
+  function keysAndSession(ver: Version, after?: { c2s: number; s2c: number }) {
     const client = createDiffieHellman(prime, Buffer.from([22]))
     const server = createDiffieHellman(prime, Buffer.from([22]))
     client.generateKeys()
@@ -274,12 +275,14 @@ describe('Photon payload encryption (InitEncryption, DH Oakley 768-bit, generato
       return Uint8Array.from(Buffer.concat([c.update(body), c.final()]))
     }
     const auth = requestBody(ver, 230, [[221, pv.str('secret-token')]])
+    const c = (after?.c2s ?? 0) - (after ? 1 : 0)
+    const s = after?.s2c ?? 0
     const frames = [
-      c2s(dg(reliable(0, 1, init(ver === 18 ? 8 : 6)))),
-      c2s(dg(reliable(0, 2, msg(6, requestBody(ver, 0, [[1, pv.bytes(client.getPublicKey())]]))))),
-      s2c(dg(reliable(0, 1, msg(7, responseBody(ver, 0, 0, pv.null(), [[1, pv.bytes(server.getPublicKey())]]))))),
-      c2s(dg(reliable(0, 3, msg(2, enc(auth), true)))),
-      s2c(dg(reliable(0, 2, msg(3, responseBody(ver, 230, 0, pv.null(), []), true)))) // flagged but plain
+      ...(after ? [] : [c2s(dg(reliable(0, 1, init(ver === 18 ? 8 : 6))))]),
+      c2s(dg(reliable(0, c + 2, msg(6, requestBody(ver, 0, [[1, pv.bytes(client.getPublicKey())]]))))),
+      s2c(dg(reliable(0, s + 1, msg(7, responseBody(ver, 0, 0, pv.null(), [[1, pv.bytes(server.getPublicKey())]]))))),
+      c2s(dg(reliable(0, c + 3, msg(2, enc(auth), true)))),
+      s2c(dg(reliable(0, s + 2, msg(3, responseBody(ver, 230, 0, pv.null(), []), true)))) // flagged but plain
     ]
     return { client, server, secret, aesKey, frames }
   }
@@ -306,6 +309,30 @@ describe('Photon payload encryption (InitEncryption, DH Oakley 768-bit, generato
       const tok = find(auth.tree, 'photon.param.221')
       expect(Buffer.from(rangeBytes(auth.sources, tok)).toString('latin1')).toContain('secret-token')
       checkRanges(auth)
+    }
+  })
+
+  it('a second key exchange in the same conversation (public keys of the same lengths) takes the new keys', () => {
+    // Two exchanges on one 5-tuple: a client that runs InitEncryption again (or reconnects from the same port).
+    // Keys of equal lengths on both: a key cache that compared only lengths would keep the first key.
+    const sameLengths = (after?: { c2s: number; s2c: number }) => {
+      for (;;) {
+        const x = keysAndSession(16, after)
+        if (x.client.getPublicKey().length === 96 && x.server.getPublicKey().length === 96) return x
+      }
+    }
+    const first = sameLengths()
+    const second = sameLengths({ c2s: 3, s2c: 2 })
+    const { messages } = runEngine(
+      [...first.frames, ...second.frames],
+      keyStore(`PHOTON_DH_PRIVATE * ${first.client.getPrivateKey('hex')}\nPHOTON_DH_PRIVATE * ${second.client.getPrivateKey('hex')}`)
+    )
+    const auths = messages.filter((m) => m.name === 'Authenticate')
+    expect(auths).toHaveLength(2)
+    for (const auth of auths) {
+      expect(auth.error).toBeNull()
+      expect(auth.value).toMatchObject({ encrypted: true, code: 230 })
+      expect(Buffer.from(rangeBytes(auth.sources, find(auth.tree, 'photon.param.221'))).toString('latin1')).toContain('secret-token')
     }
   })
 
