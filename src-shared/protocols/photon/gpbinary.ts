@@ -229,6 +229,11 @@ const FIELD_TYPES: Partial<Record<PhotonTypeName, FieldType>> = {
 const CODE_TEXT: readonly string[] = Array.from({ length: 256 }, (_, i) => String(i))
 const hex2 = (n: number) => `0x${n.toString(16).padStart(2, '0')}`
 
+/** The lazy label of a primitive array element, made outside the reading loop (see `elements`). */
+function elementLabel(i: number, v: number | bigint | boolean | string): () => string {
+  return () => `[${i}]: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`
+}
+
 /** The scalar a node carries (for filters), or undefined for containers. */
 function nodeValue(v: PhotonValue): FieldScalar | undefined {
   switch (v.type) {
@@ -460,7 +465,7 @@ class GpWalker {
       const at = r.pos
       const v = read()
       out.push(v)
-      if (def) r.record(def, v, at, r.pos - at, () => `[${i}]: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
+      if (def) r.record(def, v, at, r.pos - at, elementLabel(i, v))
     }
     return out
   }
@@ -545,9 +550,43 @@ class GpWalker {
       case K.Slim:
         return this.customBody(code - 0x80, key)
     }
-    // Containers from here on.
+    return this.container(code, t, key, depth)
+  }
+
+  /**
+   * Containers, apart from payloadOf: their element closures make V8 allocate a context on every call of
+   * the function holding them, which payloadOf (run for every scalar too) must not pay.
+   */
+  private container(code: number, t: TypeInfo, key: string, depth: number): PhotonValue {
+    const r = this.r
     const at = r.pos
     if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, at)
+    // The common containers, which need no closure; the rest go through sequence().
+    switch (t.kind) {
+      case K.BoolArray:
+        return this.boolArray(key, at)
+      case K.Hashtable:
+        return this.hashtable(key, depth, at)
+      case K.Dictionary:
+        return this.dictBody(this.dictHeader(depth), key, depth, r.pos)
+      case K.Array16:
+        return this.array16(key, depth, at)
+      case K.Event: {
+        const c = r.u8(F_VALUE.code)
+        return { type: 'EventData', code: c, parameters: this.params(depth + 1, key) }
+      }
+      case K.Request: {
+        const c = r.u8(F_VALUE.code)
+        return { type: 'OperationRequest', code: c, parameters: this.params(depth + 1, key) }
+      }
+    }
+    return this.sequence(code, t, key, depth, at)
+  }
+
+  /** Containers read with per-element closures (kept out of container(), which would pay their context). */
+  private sequence(code: number, t: TypeInfo, key: string, depth: number, at: number): PhotonValue {
+    const r = this.r
+    const le = this.le
     switch (t.kind) {
       case K.IntArray: {
         const n = le ? r.varint(F_VALUE.count, 5) : this.count32(at, 'int[]')
@@ -579,8 +618,6 @@ class GpWalker {
         this.checkCount(n, le ? 1 : 2, at, 'string[]')
         return { type: 'StringArray', value: this.elements(key, n, 'string', () => this.string(null)) }
       }
-      case K.BoolArray:
-        return this.boolArray(key, at)
       case K.ObjectArray: {
         const n = this.count(at, 'object[]')
         this.checkCount(n, 1, at, 'object[]')
@@ -596,8 +633,6 @@ class GpWalker {
         const first = out[0]?.type
         return { type: 'Array', elementType: first && out.every((x) => x.type === first) ? first : 'Object', value: out }
       }
-      case K.Hashtable:
-        return this.hashtable(key, depth, at)
       case K.HashArray: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, at, 'Hashtable[]')
@@ -606,8 +641,6 @@ class GpWalker {
           out.push((this.rec ? this.item(key, i, () => this.hashtable(key, depth + 1, r.pos)) : this.hashtable(key, depth + 1, r.pos)) as PhotonHashtable)
         return { type: 'HashtableArray', value: out }
       }
-      case K.Dictionary:
-        return this.dictBody(this.dictHeader(depth), key, depth, r.pos)
       case K.DictArray: {
         const s = this.dictHeader(depth)
         const cAt = r.pos
@@ -625,16 +658,6 @@ class GpWalker {
         const out: PhotonCustom[] = []
         for (let i = 0; i < n; i++) out.push((this.rec ? this.item(key, i, () => this.customBody(c, key)) : this.customBody(c, key)) as PhotonCustom)
         return { type: 'CustomArray', code: c, value: out }
-      }
-      case K.Array16:
-        return this.array16(key, depth, at)
-      case K.Event: {
-        const c = r.u8(F_VALUE.code)
-        return { type: 'EventData', code: c, parameters: this.params(depth + 1, key) }
-      }
-      case K.Request: {
-        const c = r.u8(F_VALUE.code)
-        return { type: 'OperationRequest', code: c, parameters: this.params(depth + 1, key) }
       }
       case K.Response: {
         const c = r.u8(F_VALUE.code)
@@ -794,12 +817,17 @@ class GpWalker {
 
   /** One Hashtable/Dictionary entry: a node `<parent>.<key>` holding a key node and the value's fields. */
   private entry(parent: string, depth: number, kc: number, vc: number): PhotonEntry {
-    const r = this.r
-    const node = this.open(parent, r.pos)
+    const node = this.open(parent, this.r.pos)
     if (!node) {
       const key = this.slot(kc, parent, depth)
       return { key, value: this.slot(vc, parent, depth) }
     }
+    return this.entryNode(node, parent, depth, kc, vc)
+  }
+
+  /** entry() with a tree: its key closure lives here so the tree-less path allocates no context for it. */
+  private entryNode(node: FieldNode, parent: string, depth: number, kc: number, vc: number): PhotonEntry {
+    const r = this.r
     let key: PhotonValue | undefined
     let value: PhotonValue | undefined
     try {
@@ -870,7 +898,8 @@ class GpWalker {
         const key = prefix === null ? PARAM_KEYS[code] : `${prefix}.${code}`
         if (node) node.key = key
         // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
-        if (this.rec) r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
+        // A string, not a closure: a closure over the loop's `code` costs a context per parameter at both depths.
+        if (this.rec) r.record(F_BODY.key, code, start, 1, `Parameter code: ${this.paramHead(code, prefix)}`)
         else r.tree.indexValue(F_BODY.key, code)
         this.wire = undefined
         v = this.typed(key, depth)
@@ -899,7 +928,7 @@ class GpWalker {
     const code = r.u8(null)
     if (this.rec) {
       const name = this.opts.codeName?.(code)
-      r.record(def, code, at, 1, () => `${what}: ${code}${name ? ` (${name})` : ''}`)
+      r.record(def, code, at, 1, `${what}: ${code}${name ? ` (${name})` : ''}`)
     } else r.tree.indexValue(def, code)
     return code
   }
