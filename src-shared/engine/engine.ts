@@ -430,17 +430,19 @@ export class Engine {
     }
     if (m.draft.tree.indexed) msg.indexed = m.draft.tree.indexed
     m.draft.tree.closeAll()
-    const keep = this.keep
-    if (keep && m.draft.tree.recording) {
-      msg = withLayers(
-        msg,
-        msg.frames.map((n) => keep.get(n)),
-        { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) }
-      )
-    }
+    if (this.keep && m.draft.tree.recording) msg = this.layered(conv, msg, this.keep)
     this.stats.messages++
     if (msg.error) this.stats.errors++
     this.opts.onMessage(msg, conv, m.dir)
+  }
+
+  /** `msg` with its frames' layers; apart from emit(), whose every call would pay these closures' context. */
+  private layered(conv: Conversation, msg: DecodedMessage, keep: FrameKeep): DecodedMessage {
+    return withLayers(
+      msg,
+      msg.frames.map((n) => keep.get(n)),
+      { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) }
+    )
   }
 
   /** End of input: flush reassembly buffers so partial data is still shown, in conversation order. Idempotent. */

@@ -300,30 +300,14 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
   }
   v.protocol = ver === 18 ? 'GpBinary18' : 'GpBinary16'
   v.protocolFrom = from
-  if (r.tree.recording) r.record(F_MSG.version, ver, r.pos, 0, () => `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
+  if (r.tree.recording) r.record(F_MSG.version, ver, r.pos, 0, `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
   else r.tree.indexValue(F_MSG.version, ver)
   const peekCode = r.remaining > 0 ? r.bytes[r.pos] : -1
   const codeAt = r.pos
   const schema = session.schema
   const seen: ParamSeen[] = []
   // Parameter names only label tree nodes: the index pass without a schema pack passes no options at all.
-  const out = readBody(
-    r,
-    ver,
-    t,
-    schema || r.tree.recording
-      ? {
-          paramName: (p) => parameterName(t, peekCode, p),
-          ...(schema
-            ? {
-                customTypes: schema.customTypes,
-                onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }),
-                warn: (w: string) => draft.warn(w)
-              }
-            : {})
-        }
-      : NO_OPTIONS
-  )
+  const out = readBody(r, ver, t, schema || r.tree.recording ? bodyOptions(t, peekCode, schema, seen, draft) : NO_OPTIONS)
   if (r.remaining > 0) {
     const at = r.pos
     r.bytesField(F_MSG.body, r.remaining)
@@ -355,6 +339,20 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
 }
 
 const NO_OPTIONS: GpOptions = Object.freeze({})
+
+/** gpBody's reader options, made here: their closures in gpBody would cost it a context on every call. */
+function bodyOptions(t: number, peekCode: number, schema: MessageSession['schema'], seen: ParamSeen[], draft: MessageDraft): GpOptions {
+  return {
+    paramName: (p) => parameterName(t, peekCode, p),
+    ...(schema
+      ? {
+          customTypes: schema.customTypes,
+          onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }),
+          warn: (w: string) => draft.warn(w)
+        }
+      : {})
+  }
+}
 
 function codeName(t: number, code: number): string | undefined {
   if (t === MSG.EVENT) return nameOf(EVENTS, code)
