@@ -24,6 +24,7 @@
 // - Negative P16 counts/lengths are errors (the SDK throws on most of them).
 // - Unknown type codes are errors (the P18 SDK returns null without consuming anything, which desyncs).
 
+import { arrayFor } from '../../bytes/arrays'
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'
 import type { FieldDef, FieldType } from '../../bytes/fields'
@@ -111,6 +112,17 @@ enum K {
   CustomArray,
   DictArray,
   HashArray
+}
+
+/** How a primitive array's elements are read (see GpWalker.elements). */
+enum E {
+  I32,
+  Varint32,
+  I16,
+  F32,
+  F64,
+  Varint64,
+  String
 }
 
 interface TypeInfo {
@@ -457,17 +469,68 @@ class GpWalker {
   }
 
   /** Primitive array elements: one leaf each, keyed like the array. */
-  private elements<T extends number | bigint | boolean | string>(key: string, n: number, ftype: FieldType, read: () => T): T[] {
+  // The element reader is a kind switched on, not a closure: a closure per array made its caller allocate a context.
+  private elements(key: string, n: number, ftype: FieldType, kind: E): (number | bigint | string)[] {
     const r = this.r
-    const out: T[] = []
+    const out = arrayFor<number | bigint | string>(n)
     const def = this.rec ? valueDef(key, ftype) : null
     for (let i = 0; i < n; i++) {
       const at = r.pos
-      const v = read()
-      out.push(v)
+      const v = this.element(kind)
+      out[i] = v
       if (def) r.record(def, v, at, r.pos - at, elementLabel(i, v))
     }
     return out
+  }
+
+  private element(kind: E): number | bigint | string {
+    const r = this.r
+    switch (kind) {
+      case E.I32:
+        return r.i32(null)
+      case E.Varint32:
+        return this.varint32()
+      case E.I16:
+        return r.i16(null, true)
+      case E.F32:
+        return r.f32(null, true)
+      case E.F64:
+        return r.f64(null, true)
+      case E.Varint64:
+        return this.varint64()
+      case E.String:
+        return this.string(null)
+    }
+  }
+
+  /** An array element in its own node (with a tree only: the closures stay out of the reading functions). */
+  private typedItem(key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.typed(key, depth))
+  }
+
+  private hashtableItem(key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.hashtable(key, depth, this.r.pos))
+  }
+
+  private dictItem(s: DictSlots, key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.dictBody(s, key, depth, this.r.pos))
+  }
+
+  private payloadItem(code: number, t: TypeInfo, key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.payload(code, t, key, depth))
+  }
+
+  private customItem(c: number, key: string, i: number): PhotonValue {
+    return this.item(key, i, () => this.customBody(c, key))
+  }
+
+  private debugMessage(depth: number): PhotonValue {
+    return this.wrapped(
+      F_VALUE.debug_message.key,
+      this.r.pos,
+      () => 'Debug message',
+      () => this.typed(F_VALUE.debug_message.key, depth)
+    )
   }
 
   // -- values --
@@ -583,7 +646,7 @@ class GpWalker {
     return this.sequence(code, t, key, depth, at)
   }
 
-  /** Containers read with per-element closures (kept out of container(), which would pay their context). */
+  /** Arrays and the rest: apart from container(), which runs for every Hashtable and Dictionary. */
   private sequence(code: number, t: TypeInfo, key: string, depth: number, at: number): PhotonValue {
     const r = this.r
     const le = this.le
@@ -591,54 +654,53 @@ class GpWalker {
       case K.IntArray: {
         const n = le ? r.varint(F_VALUE.count, 5) : this.count32(at, 'int[]')
         this.checkCount(n, le ? 1 : 4, at, 'int[]')
-        return { type: 'IntArray', value: this.elements(key, n, 'i32', le ? () => this.varint32() : () => r.i32(null)) }
+        return { type: 'IntArray', value: this.elements(key, n, 'i32', le ? E.Varint32 : E.I32) as number[] }
       }
       case K.I16Array: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 2, at, 'short[]')
-        return { type: 'Int16Array', value: this.elements(key, n, 'i16', () => r.i16(null, true)) }
+        return { type: 'Int16Array', value: this.elements(key, n, 'i16', E.I16) as number[] }
       }
       case K.F32Array: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 4, at, 'float[]')
-        return { type: 'FloatArray', value: this.elements(key, n, 'f32', () => r.f32(null, true)) }
+        return { type: 'FloatArray', value: this.elements(key, n, 'f32', E.F32) as number[] }
       }
       case K.F64Array: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 8, at, 'double[]')
-        return { type: 'DoubleArray', value: this.elements(key, n, 'f64', () => r.f64(null, true)) }
+        return { type: 'DoubleArray', value: this.elements(key, n, 'f64', E.F64) as number[] }
       }
       case K.I64Array: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, at, 'long[]')
-        return { type: 'Int64Array', value: this.elements(key, n, 'i64', () => this.varint64()) }
+        return { type: 'Int64Array', value: this.elements(key, n, 'i64', E.Varint64) as bigint[] }
       }
       case K.StringArray: {
         const n = this.count(at, 'string[]')
         this.checkCount(n, le ? 1 : 2, at, 'string[]')
-        return { type: 'StringArray', value: this.elements(key, n, 'string', () => this.string(null)) }
+        return { type: 'StringArray', value: this.elements(key, n, 'string', E.String) as string[] }
       }
       case K.ObjectArray: {
         const n = this.count(at, 'object[]')
         this.checkCount(n, 1, at, 'object[]')
-        const out: PhotonValue[] = []
-        for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.typed(key, depth + 1)) : this.typed(key, depth + 1))
+        const out = arrayFor<PhotonValue>(n)
+        for (let i = 0; i < n; i++) out[i] = this.rec ? this.typedItem(key, i, depth + 1) : this.typed(key, depth + 1)
         return { type: 'ObjectArray', value: out }
       }
       case K.ArrayInArray: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, at, 'array of arrays')
-        const out: PhotonValue[] = []
-        for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.typed(key, depth + 1)) : this.typed(key, depth + 1))
+        const out = arrayFor<PhotonValue>(n)
+        for (let i = 0; i < n; i++) out[i] = this.rec ? this.typedItem(key, i, depth + 1) : this.typed(key, depth + 1)
         const first = out[0]?.type
         return { type: 'Array', elementType: first && out.every((x) => x.type === first) ? first : 'Object', value: out }
       }
       case K.HashArray: {
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, at, 'Hashtable[]')
-        const out: PhotonHashtable[] = []
-        for (let i = 0; i < n; i++)
-          out.push((this.rec ? this.item(key, i, () => this.hashtable(key, depth + 1, r.pos)) : this.hashtable(key, depth + 1, r.pos)) as PhotonHashtable)
+        const out = arrayFor<PhotonHashtable>(n)
+        for (let i = 0; i < n; i++) out[i] = (this.rec ? this.hashtableItem(key, i, depth + 1) : this.hashtable(key, depth + 1, r.pos)) as PhotonHashtable
         return { type: 'HashtableArray', value: out }
       }
       case K.DictArray: {
@@ -646,30 +708,22 @@ class GpWalker {
         const cAt = r.pos
         const n = r.varint(F_VALUE.count, 5)
         this.checkCount(n, 1, cAt, 'Dictionary[]')
-        const out: PhotonDictionary[] = []
-        for (let i = 0; i < n; i++)
-          out.push((this.rec ? this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)) : this.dictBody(s, key, depth + 1, r.pos)) as PhotonDictionary)
+        const out = arrayFor<PhotonDictionary>(n)
+        for (let i = 0; i < n; i++) out[i] = (this.rec ? this.dictItem(s, key, i, depth + 1) : this.dictBody(s, key, depth + 1, r.pos)) as PhotonDictionary
         return { type: 'DictionaryArray', keyType: s.keyType, valueType: s.valueType, value: out }
       }
       case K.CustomArray: {
         const n = r.varint(F_VALUE.count, 5)
         const c = r.u8(F_VALUE.custom_code)
         this.checkCount(n, 1, at, 'custom type array')
-        const out: PhotonCustom[] = []
-        for (let i = 0; i < n; i++) out.push((this.rec ? this.item(key, i, () => this.customBody(c, key)) : this.customBody(c, key)) as PhotonCustom)
+        const out = arrayFor<PhotonCustom>(n)
+        for (let i = 0; i < n; i++) out[i] = (this.rec ? this.customItem(c, key, i) : this.customBody(c, key)) as PhotonCustom
         return { type: 'CustomArray', code: c, value: out }
       }
       case K.Response: {
         const c = r.u8(F_VALUE.code)
         const returnCode = r.i16(F_VALUE.return_code, le)
-        const debugMessage = this.rec
-          ? this.wrapped(
-              F_VALUE.debug_message.key,
-              r.pos,
-              () => 'Debug message',
-              () => this.typed(F_VALUE.debug_message.key, depth + 1)
-            )
-          : this.typed(F_VALUE.debug_message.key, depth + 1)
+        const debugMessage = this.rec ? this.debugMessage(depth + 1) : this.typed(F_VALUE.debug_message.key, depth + 1)
         return { type: 'OperationResponse', code: c, returnCode, debugMessage, parameters: this.params(depth + 1, key) }
       }
     }
@@ -738,8 +792,8 @@ class GpWalker {
     if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, at)
     const n = this.count(at, 'Hashtable')
     this.checkCount(n, 2, at, 'Hashtable')
-    const out: PhotonEntry[] = []
-    for (let i = 0; i < n; i++) out.push(this.entry(key, depth + 1, -1, -1))
+    const out = arrayFor<PhotonEntry>(n)
+    for (let i = 0; i < n; i++) out[i] = this.entry(key, depth + 1, -1, -1)
     return { type: 'Hashtable', value: out }
   }
 
@@ -810,8 +864,8 @@ class GpWalker {
     if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, at)
     const n = this.count(at, 'Dictionary')
     this.checkCount(n, s.min, at, 'Dictionary')
-    const out: PhotonEntry[] = []
-    for (let i = 0; i < n; i++) out.push(this.entry(key, depth + 1, s.k, s.v))
+    const out = arrayFor<PhotonEntry>(n)
+    for (let i = 0; i < n; i++) out[i] = this.entry(key, depth + 1, s.k, s.v)
     return { type: 'Dictionary', keyType: s.keyType, valueType: s.valueType, value: out }
   }
 
@@ -857,8 +911,8 @@ class GpWalker {
       if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, () => `Element type: 0x63 'c' Custom`)
       const c = r.u8(F_VALUE.custom_code)
       this.checkCount(n, 2, at, 'Array')
-      const out: PhotonValue[] = []
-      for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.customBody(c, key)) : this.customBody(c, key))
+      const out = arrayFor<PhotonValue>(n)
+      for (let i = 0; i < n; i++) out[i] = this.rec ? this.customItem(c, key, i) : this.customBody(c, key)
       return { type: 'Array', elementType: 'Custom', value: out }
     }
     if (ec === 0x44) {
@@ -866,16 +920,15 @@ class GpWalker {
       if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, () => `Element type: 0x44 'D' Dictionary`)
       const s = this.dictHeader(depth)
       this.checkCount(n, 2, at, 'Array')
-      const out: PhotonValue[] = []
-      for (let i = 0; i < n; i++)
-        out.push(this.rec ? this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)) : this.dictBody(s, key, depth + 1, r.pos))
+      const out = arrayFor<PhotonValue>(n)
+      for (let i = 0; i < n; i++) out[i] = this.rec ? this.dictItem(s, key, i, depth + 1) : this.dictBody(s, key, depth + 1, r.pos)
       return { type: 'Array', elementType: 'Dictionary', value: out }
     }
     const t = this.info(ec, eAt)
     if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, this.typeLabel(ec, t, 'Element type'))
     this.checkCount(n, t.min, at, 'Array')
-    const out: PhotonValue[] = []
-    for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.payload(ec, t, key, depth + 1)) : this.payload(ec, t, key, depth + 1))
+    const out = arrayFor<PhotonValue>(n)
+    for (let i = 0; i < n; i++) out[i] = this.rec ? this.payloadItem(ec, t, key, i, depth + 1) : this.payload(ec, t, key, depth + 1)
     return { type: 'Array', elementType: t.name, value: out }
   }
 
