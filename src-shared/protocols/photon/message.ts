@@ -372,6 +372,11 @@ function named(table: Readonly<Record<number, string>>, n: number | undefined): 
   return n === undefined ? undefined : (nameOf(table, n) ?? String(n))
 }
 
+/** Adds `k=x` to a summary's parts when x is given (a module function: a closure would cost describe() a context). */
+function kv(parts: string[], k: string, x: string | number | undefined): void {
+  if (x !== undefined) parts.push(`${k}=${x}`)
+}
+
 /** Name and summary line, e.g. `RaiseEvent code=22 cache=AddToRoomCacheGlobal receivers=All`. */
 function describe(
   res: MessageResult,
@@ -381,9 +386,6 @@ function describe(
 ): void {
   const p = out.parameters
   const parts: string[] = []
-  const kv = (k: string, x: string | number | undefined) => {
-    if (x !== undefined) parts.push(`${k}=${x}`)
-  }
   const code = out.code
   const cname = code === undefined ? undefined : codeName(t, code)
   switch (t) {
@@ -392,13 +394,13 @@ function describe(
       res.name = cname ?? `Operation ${code}`
       parts.push(res.name)
       if (t === MSG.OP_REQUEST && code === 253) {
-        kv('code', num(p?.get('244')))
-        kv('cache', named(EVENT_CACHING, num(p?.get('247'))))
-        kv('receivers', named(RECEIVER_GROUP, num(p?.get('246'))))
+        kv(parts, 'code', num(p?.get('244')))
+        kv(parts, 'cache', named(EVENT_CACHING, num(p?.get('247'))))
+        kv(parts, 'receivers', named(RECEIVER_GROUP, num(p?.get('246'))))
       } else if (t === MSG.OP_REQUEST && (code === 226 || code === 227 || code === 255)) {
         const room = p?.get('255')
-        if (room && room.type === 'String') kv('room', JSON.stringify(room.value))
-        kv('joinMode', named(JOIN_MODE, num(p?.get('215'))))
+        if (room && room.type === 'String') kv(parts, 'room', JSON.stringify(room.value))
+        kv(parts, 'joinMode', named(JOIN_MODE, num(p?.get('215'))))
       }
       break
     case MSG.OP_RESPONSE:
@@ -406,6 +408,7 @@ function describe(
       res.name = `${cname ?? `Operation ${code}`} response`
       parts.push(res.name)
       kv(
+        parts,
         'rc',
         out.returnCode === undefined
           ? undefined
