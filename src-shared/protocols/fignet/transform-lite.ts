@@ -99,7 +99,10 @@ export function transformDataLength(flags: number): number {
   let n = 2 * p
   if (flags & FLAG.Z) n += p
   if (flags & FLAG.ROTATION) n += 8
-  for (const s of [FLAG.SCALE_X, FLAG.SCALE_Y, FLAG.SCALE_Z]) if (flags & s) n += p
+  // Three tests, not a loop over an array literal: this runs for every entity update.
+  if (flags & FLAG.SCALE_X) n += p
+  if (flags & FLAG.SCALE_Y) n += p
+  if (flags & FLAG.SCALE_Z) n += p
   if (flags & FLAG.LINEAR_VELOCITY) n += 6
   if (flags & FLAG.ANGULAR_VELOCITY) n += 6
   return n
