@@ -122,7 +122,8 @@ export function fromHex(hex: string): Uint8Array {
 
 /** A message under construction: lower layers add their sources and fields, the protocol decoder finishes it. */
 export class MessageDraft {
-  readonly sources: DataSource[] = []
+  /** Replaced, not pushed to, by the first addSource: a push onto [] reserves 16 slots, and most drafts have one source. */
+  sources: DataSource[] = []
   readonly tree: TreeBuilder
   readonly warnings: string[] = []
   error: string | null = null
@@ -132,6 +133,10 @@ export class MessageDraft {
   }
 
   addSource(name: string, bytes: Uint8Array): number {
+    if (this.sources.length === 0) {
+      this.sources = [{ name, bytes }]
+      return 0
+    }
     this.sources.push({ name, bytes })
     return this.sources.length - 1
   }

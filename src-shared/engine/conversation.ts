@@ -351,7 +351,7 @@ export class Conversation implements TcpGapListener {
     const draft = new MessageDraft(this.deps.recording)
     const source = draft.addSource('UDP payload', payload)
     const decoder = this.decoderFor('udp', payload, dir) ?? this.deps.unknown
-    this.runDatagram(decoder, { dir, frames, time, draft, source, offset: 0, bytes: payload, stack: ['udp'] })
+    this.runDatagram(decoder, { dir, frames, time, draft, source, offset: 0, bytes: payload, stack: UDP_STACK })
     if (!again) this.afterInput()
   }
 

@@ -163,6 +163,7 @@ export class Engine {
   recording: boolean
   /** The last frame given to network() is an IP fragment the defragmenter keeps until its datagram is whole. */
   heldLastFrame = false
+  private readonly lastUdpKey = { aIp: '', aPort: -1, bIp: '', bPort: -1, key: '' }
   /** Frames for the layer trees; only while recording with `layers` (the index pass keeps none). */
   private keep: FrameKeep | null = null
 
@@ -372,10 +373,36 @@ export class Engine {
     return undefined
   }
 
+  /**
+   * The conversation key of a UDP address pair, kept for the last pair seen (either way round): runs of
+   * datagrams share one, and the key's text (two endpoints and their join) is then not built per datagram.
+   */
+  private udpKey(src: Endpoint, dst: Endpoint): string {
+    const k = this.lastUdpKey
+    if (
+      (src.port === k.aPort && dst.port === k.bPort && src.ip === k.aIp && dst.ip === k.bIp) ||
+      (src.port === k.bPort && dst.port === k.aPort && src.ip === k.bIp && dst.ip === k.aIp)
+    )
+      return k.key
+    k.key = conversationKey('udp', endpointString(src), endpointString(dst))
+    k.aIp = src.ip
+    k.aPort = src.port
+    k.bIp = dst.ip
+    k.bPort = dst.port
+    return k.key
+  }
+
   private udp(u: TransportUnit): void {
     const { src, dst, frames, frameBytes, time } = u
-    const key = conversationKey('udp', endpointString(src), endpointString(dst))
-    const { conv, dir } = this.find(key, src) ?? { conv: this.open(key, 'udp', src, dst), dir: 'a2b' as WireDir }
+    const key = this.udpKey(src, dst)
+    // find() inlined: its { conv, dir } would be an object per datagram.
+    let conv = this.live.get(key)
+    let dir: WireDir
+    if (conv) dir = conv.a.port === src.port && conv.a.ip === src.ip ? 'a2b' : 'b2a'
+    else {
+      conv = this.open(key, 'udp', src, dst)
+      dir = 'a2b'
+    }
     this.touchLive(conv)
     conv.touch(frameBytes, time, frames.length)
     if (this.opts.onFrameConversation) for (const f of frames) this.opts.onFrameConversation(f, conv.id)
@@ -430,17 +457,19 @@ export class Engine {
     }
     if (m.draft.tree.indexed) msg.indexed = m.draft.tree.indexed
     m.draft.tree.closeAll()
-    const keep = this.keep
-    if (keep && m.draft.tree.recording) {
-      msg = withLayers(
-        msg,
-        msg.frames.map((n) => keep.get(n)),
-        { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) }
-      )
-    }
+    if (this.keep && m.draft.tree.recording) msg = this.layered(conv, msg, this.keep)
     this.stats.messages++
     if (msg.error) this.stats.errors++
     this.opts.onMessage(msg, conv, m.dir)
+  }
+
+  /** `msg` with its frames' layers; apart from emit(), whose every call would pay these closures' context. */
+  private layered(conv: Conversation, msg: DecodedMessage, keep: FrameKeep): DecodedMessage {
+    return withLayers(
+      msg,
+      msg.frames.map((n) => keep.get(n)),
+      { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) }
+    )
   }
 
   /** End of input: flush reassembly buffers so partial data is still shown, in conversation order. Idempotent. */

@@ -146,7 +146,7 @@ export class EnetTransport implements ProtocolDecoder {
     if (known) r.pos = known.length
     const h = known ?? readHeader(r, choice.layout, choice.parsed.connectId)
     if (draft.tree.recording) {
-      r.record(F.variant, choice.variantText, 0, 2, () => `Variant: ${choice.variantText}; checksum: ${choice.checksumText}`)
+      r.record(F.variant, choice.variantText, 0, 2, `Variant: ${choice.variantText}; checksum: ${choice.checksumText}`)
     }
     const c = h.checksum
     if (c?.status === 'bad') {

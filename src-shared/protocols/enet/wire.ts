@@ -173,8 +173,8 @@ export function readHeader(r: FieldReader, layout: EnetLayout, connectId: Uint8A
     if (r.tree.recording) {
       r.record(F.peer_id, h.peerId, at, 2, h.peerId === NO_PEER_ID ? `${F.peer_id.name}: 0xFFF (none: connecting)` : undefined)
       r.record(F.session_id, h.sessionId, at, 2)
-      r.record(F.sent_time_flag, h.sentTimeFlag, at, 2, () => `${F.sent_time_flag.name} (${hex(flags.sentTime, 4)}): ${h.sentTimeFlag ? 'set' : 'not set'}`)
-      if (layout.variant === 'vanilla') r.record(F.compressed, h.compressed, at, 2, () => `${F.compressed.name} (0x4000): ${h.compressed ? 'set' : 'not set'}`)
+      r.record(F.sent_time_flag, h.sentTimeFlag, at, 2, `${F.sent_time_flag.name} (${hex(flags.sentTime, 4)}): ${h.sentTimeFlag ? 'set' : 'not set'}`)
+      if (layout.variant === 'vanilla') r.record(F.compressed, h.compressed, at, 2, `${F.compressed.name} (0x4000): ${h.compressed ? 'set' : 'not set'}`)
     }
     if (h.sentTimeFlag) {
       if (r.remaining < 2) throw new DecodeError(`ENet header: the SENT_TIME flag is set but the sent time is cut short at offset ${r.pos}`, r.pos)
@@ -211,7 +211,7 @@ function readChecksum(r: FieldReader, size: 4 | 8, start: number, connectId: Uin
     const digits = size * 2
     const verdict =
       c.status === 'good' ? '[correct]' : c.status === 'bad' ? `[incorrect, should be ${hex(c.computed!, digits)}]` : '[not verified: connectID not seen]'
-    r.record(def, value, at, size, () => `${def.name}: ${hex(value, digits)} ${verdict}`)
+    r.record(def, value, at, size, `${def.name}: ${hex(value, digits)} ${verdict}`)
     const status = c.status === 'good' ? CHECKSUM_STATUS.GOOD : c.status === 'bad' ? CHECKSUM_STATUS.BAD : CHECKSUM_STATUS.NOT_VERIFIED
     r.record(F.checksum_status, status, at, size)
   }
@@ -262,15 +262,9 @@ export function readCommand(r: FieldReader): EnetCommand {
     c.acknowledge = (c.byte & FLAG_ACKNOWLEDGE) !== 0
     c.unsequenced = (c.byte & FLAG_UNSEQUENCED) !== 0
     if (r.tree.recording) {
-      r.record(F_CMD_FIELDS.number, c.number, start, 1, () => `${F_CMD_FIELDS.number.name}: ${c.number} (${c.name}), byte ${hex(c.byte, 2)}`)
-      r.record(F_CMD_FIELDS.ack_flag, c.acknowledge, start, 1, () => `${F_CMD_FIELDS.ack_flag.name} (0x80): ${c.acknowledge ? 'set' : 'not set'}`)
-      r.record(
-        F_CMD_FIELDS.unsequenced_flag,
-        c.unsequenced,
-        start,
-        1,
-        () => `${F_CMD_FIELDS.unsequenced_flag.name} (0x40): ${c.unsequenced ? 'set' : 'not set'}`
-      )
+      r.record(F_CMD_FIELDS.number, c.number, start, 1, `${F_CMD_FIELDS.number.name}: ${c.number} (${c.name}), byte ${hex(c.byte, 2)}`)
+      r.record(F_CMD_FIELDS.ack_flag, c.acknowledge, start, 1, `${F_CMD_FIELDS.ack_flag.name} (0x80): ${c.acknowledge ? 'set' : 'not set'}`)
+      r.record(F_CMD_FIELDS.unsequenced_flag, c.unsequenced, start, 1, `${F_CMD_FIELDS.unsequenced_flag.name} (0x40): ${c.unsequenced ? 'set' : 'not set'}`)
     } else r.tree.indexValue(F_CMD_FIELDS.number, c.number)
     const size = COMMAND_SIZES[c.number] ?? 0
     if (size === 0) throw new DecodeError(`unknown command number ${c.number} (byte ${hex(c.byte, 2)}) at offset ${start}`, start)
@@ -317,7 +311,7 @@ function readConnect(r: FieldReader, c: EnetCommand, withData: boolean): void {
   const idAt = r.pos
   body.connectId = r.u32(null)
   c.connectIdBytes = r.bytes.slice(idAt, idAt + 4)
-  if (r.tree.recording) r.record(F_CONNECT.connect_id, body.connectId, idAt, 4, () => `${F_CONNECT.connect_id.name}: ${hex(body.connectId, 8)}`)
+  if (r.tree.recording) r.record(F_CONNECT.connect_id, body.connectId, idAt, 4, `${F_CONNECT.connect_id.name}: ${hex(body.connectId, 8)}`)
   if (withData) body.data = r.u32(F_CONNECT.data)
   c.connect = body
 }

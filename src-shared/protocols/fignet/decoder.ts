@@ -110,7 +110,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
         const start = r.pos
         const end = r.end
         const decision = this.prefixes.choose(r.bytes, start, end, (at) => this.payloadFit(r.bytes.subarray(start, end), at, dir))
-        r.record(F_ENV.prefix_form, decision.prefix, start, 0, r.tree.recording ? () => `Prefix form: ${decision.why()}` : undefined)
+        r.record(F_ENV.prefix_form, decision.prefix, start, 0, r.tree.recording ? `Prefix form: ${decision.why()}` : undefined)
         if (decision.revisedFrom && this.prefixRevisions++ < 3) {
           this.ctx.note(
             `FigNet prefix form revised from ${decision.revisedFrom} to ${decision.prefix} at frame ${p.frame}: this message's id and payload read only that way`
@@ -128,7 +128,13 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
         const pack = this.ctx.schema?.fignet?.messages.get(env.msgId)
         if (pack) {
           name = value.msgName = pack.name
-          r.record(F_SCHEMA.name, pack.name, env.headerStart, 2, () => `Schema name: ${JSON.stringify(pack.name)} (pack ${JSON.stringify(pack.pack)})`)
+          r.record(
+            F_SCHEMA.name,
+            pack.name,
+            env.headerStart,
+            2,
+            r.tree.recording ? `Schema name: ${JSON.stringify(pack.name)} (pack ${JSON.stringify(pack.pack)})` : undefined
+          )
         }
         if (this.transportName !== 'WebSocket') {
           // Transport facts, as zero-length fields so `fignet.channel == 1` filters across ENet and LiteNetLib.

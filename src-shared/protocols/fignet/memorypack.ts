@@ -115,7 +115,7 @@ export class MemoryPackReader {
     const at = this.r.pos
     const b = this.r.u8(null)
     if (b >= 250 && b !== NULL_OBJECT) {
-      this.r.record(F_MEMORYPACK.header, b, at, 1, () => `Object header: ${b} (reserved code)`)
+      this.r.record(F_MEMORYPACK.header, b, at, 1, this.r.tree.recording ? `Object header: ${b} (reserved code)` : undefined)
       throw new DecodeError(`${what}: reserved object header ${b} at offset ${at}`, at)
     }
     // Every object passes here: its label (a number to text) only with a tree.
@@ -179,7 +179,7 @@ export class MemoryPackReader {
       }
       if (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) v = Number(v)
     }
-    if (def) this.r.record(def, typeof v === 'bigint' ? v : BigInt(v), at, this.r.pos - at, () => `${def.name}: ${v}`)
+    if (def) this.r.record(def, typeof v === 'bigint' ? v : BigInt(v), at, this.r.pos - at, this.r.tree.recording ? `${def.name}: ${v}` : undefined)
     return v
   }
 
@@ -267,14 +267,14 @@ export class MemoryPackReader {
       return { form: 'empty', bytes: 0, utf16Length: 0 }
     }
     if (n > 0) {
-      this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? () => `Length: ${n} UTF-16 code units` : undefined)
+      this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? `Length: ${n} UTF-16 code units` : undefined)
       if (n > Math.floor(this.r.remaining / 2)) {
         throw new DecodeError(`${what}: UTF-16 string of ${n} units needs ${n * 2} bytes at offset ${this.r.pos}, only ${this.r.remaining} present`, at)
       }
       return { form: 'utf16', bytes: n * 2, utf16Length: n }
     }
     const bytes = ~n
-    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? () => `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)` : undefined)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)` : undefined)
     const u16at = this.r.pos
     const utf16Length = this.r.i32(F_MEMORYPACK.utf16_length, true)
     if (bytes > this.r.remaining) {
@@ -314,7 +314,7 @@ export class MemoryPackReader {
           s,
           at,
           h.bytes,
-          this.r.tree.recording ? () => `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}` : undefined
+          this.r.tree.recording ? `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}` : undefined
         )
       }
       if (node) {
@@ -338,7 +338,7 @@ export class MemoryPackReader {
       this.r.record(F_MEMORYPACK.length, n, at, 4, 'Count: -1 (null)')
       return null
     }
-    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? () => `Count: ${n}` : undefined)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? `Count: ${n}` : undefined)
     if (n < 0) throw new DecodeError(`${what}: negative count ${n} at offset ${at}`, at)
     if (minElementSize > 0 && n > Math.floor(this.r.remaining / minElementSize)) {
       throw new DecodeError(

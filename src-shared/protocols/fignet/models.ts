@@ -594,6 +594,11 @@ function readNetworkSerializable(ctx: Ctx, union: boolean): { tag: number | null
   return { tag, value }
 }
 
+/** A leaf's label, made in its own function: a closure in readField would cost it a context on every call. */
+function unmanagedLabel(label: string, def: FieldDef): (x: number | bigint | boolean) => string {
+  return (x) => `${label}: ${formatValue(def, x as number)}`
+}
+
 // Runs for every field of every message: no closure, spread or label text that the tree-less pass drops.
 // Typed values keep their key order (type, value, name, meaning): the decoded JSON shows it.
 function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDef(fl)): Typed {
@@ -607,7 +612,7 @@ function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDe
     case 'unmanaged':
     case 'enum': {
       const names = enumNames(fl, kind)
-      const v = mp.unmanaged(kind.k === 'enum' ? 'byte' : kind.t, def, recording ? (x) => `${label}: ${formatValue(def, x as number)}` : undefined)
+      const v = mp.unmanaged(kind.k === 'enum' ? 'byte' : kind.t, def, recording ? unmanagedLabel(label, def) : undefined)
       const name = typeof v === 'number' ? names?.[v] : undefined
       t = { type: fl.type, value: v }
       if (name !== undefined) t.name = name

@@ -99,7 +99,10 @@ export function transformDataLength(flags: number): number {
   let n = 2 * p
   if (flags & FLAG.Z) n += p
   if (flags & FLAG.ROTATION) n += 8
-  for (const s of [FLAG.SCALE_X, FLAG.SCALE_Y, FLAG.SCALE_Z]) if (flags & s) n += p
+  // Three tests, not a loop over an array literal: this runs for every entity update.
+  if (flags & FLAG.SCALE_X) n += p
+  if (flags & FLAG.SCALE_Y) n += p
+  if (flags & FLAG.SCALE_Z) n += p
   if (flags & FLAG.LINEAR_VELOCITY) n += 6
   if (flags & FLAG.ANGULAR_VELOCITY) n += 6
   return n
@@ -195,7 +198,9 @@ function float(r: FieldReader, def: FieldDef): Typed {
   r.need(4, def.name)
   const at = r.pos
   const v = r.f32(null, true)
-  r.record(def, v, at, 4, r.tree.recording ? () => `${def.name}: ${v} (float32)` : undefined)
+  // A string made only with a tree (record reads it at once): a closure here would cost a context per call.
+  if (r.tree.recording) r.record(def, v, at, 4, `${def.name}: ${v} (float32)`)
+  else r.record(def, v, at, 4)
   return { type: 'float', value: v }
 }
 
@@ -207,7 +212,8 @@ function scaled(r: FieldReader, def: FieldDef, scale: number): Typed {
   const at = r.pos
   const raw = r.i16(null, true)
   const v = raw / scale
-  r.record(def, v, at, 2, r.tree.recording ? () => `${def.name}: ${v} (short ${raw} ÷ ${scale})` : undefined)
+  if (r.tree.recording) r.record(def, v, at, 2, `${def.name}: ${v} (short ${raw} ÷ ${scale})`)
+  else r.record(def, v, at, 2)
   let wire = WIRE_TEXT.get(scale)
   if (wire === undefined) {
     wire = `short÷${scale}`

@@ -177,7 +177,7 @@ export function readFirstByte(r: FieldReader, table: Table, p: LnlPacket): void 
   p.kind = kindOf(table, p.property)
   if (r.tree.recording) {
     const name = p.kind ?? 'unknown'
-    r.record(F.property, p.property, at, 1, () => `Packet property: ${p.property} (${name} in the ${TABLE_NAMES[table]})`)
+    r.record(F.property, p.property, at, 1, `Packet property: ${p.property} (${name} in the ${TABLE_NAMES[table]})`)
     r.record(F.property_name, name, at, 1)
     r.record(F.connection_number, p.connectionNumber, at, 1)
     r.record(F.fragmented, p.fragmented, at, 1)
@@ -345,8 +345,7 @@ function readAck(r: FieldReader, p: LnlPacket): void {
   const windowSize = (bits - 1) * 8
   const at = r.pos
   const field = r.bytesField(F.ack_bitfield, bits)
-  if (r.tree.recording)
-    r.record(F.ack_window_size, windowSize, at, bits, () => `${F.ack_window_size.name}: ${windowSize}${windowSize === 64 ? ' (default)' : ''}`)
+  if (r.tree.recording) r.record(F.ack_window_size, windowSize, at, bits, `${F.ack_window_size.name}: ${windowSize}${windowSize === 64 ? ' (default)' : ''}`)
   const acked: number[] = []
   for (let k = 0; k < windowSize; k++) {
     const seq = (sequence + k) % MAX_SEQUENCE
@@ -361,7 +360,7 @@ function readAck(r: FieldReader, p: LnlPacket): void {
       shown + (acked.length > MAX_ACK_LIST ? `, … (${acked.length})` : ''),
       at,
       bits,
-      () => `${F.ack_acked.name}: ${acked.length ? shown : 'none'}${acked.length > MAX_ACK_LIST ? `, … (${acked.length} in all)` : ''}`
+      `${F.ack_acked.name}: ${acked.length ? shown : 'none'}${acked.length > MAX_ACK_LIST ? `, … (${acked.length} in all)` : ''}`
     )
   }
 }
@@ -443,12 +442,12 @@ function readConnectKey(r: FieldReader, layout09: boolean, p: LnlPacket): string
   let key: string | undefined
   if (use16) {
     const n = r.u16(null, true)
-    if (r.tree.recording) r.record(F.key_length, n, at, 2, () => `${F.key_length.name}: ${n} (u16: UTF-8 length + 1${n === 0 ? ', empty' : ''})`)
+    if (r.tree.recording) r.record(F.key_length, n, at, 2, `${F.key_length.name}: ${n} (u16: UTF-8 length + 1${n === 0 ? ', empty' : ''})`)
     key = n === 0 ? '' : r.utf8(F.key, n - 1)
     if (layout09) p.notes.push('connect key written as a 1.x NetDataWriter string (u16 length + 1) in a 0.9 ConnectRequest')
   } else if (use32) {
     const n = r.i32(null, true)
-    if (r.tree.recording) r.record(F.key_length, n, at, 4, () => `${F.key_length.name}: ${n} (i32 UTF-8 length)`)
+    if (r.tree.recording) r.record(F.key_length, n, at, 4, `${F.key_length.name}: ${n} (i32 UTF-8 length)`)
     key = r.utf8(F.key, n)
     if (!layout09) p.notes.push('connect key written as a 0.9 NetDataWriter string (i32 length) in a 1.x ConnectRequest')
   } else {

@@ -362,7 +362,14 @@ export class PhotonDecoder implements ProtocolDecoder {
         // The client reads the server clock from the sent time of the datagram acknowledging SERVERTIME.
         Object.assign(base, { serverTime: header.sentTime })
         summary += ` server time ${header.sentTime}`
-        r.record(F_LINK.server_time, header.sentTime, 4, 4, () => `Server time: ${header.sentTime} (this datagram's sent time, acknowledging SERVERTIME)`)
+        // A string made only with a tree: a closure over `header` would cost command() a context on every call.
+        r.record(
+          F_LINK.server_time,
+          header.sentTime,
+          4,
+          4,
+          r.tree.recording ? `Server time: ${header.sentTime} (this datagram's sent time, acknowledging SERVERTIME)` : undefined
+        )
       }
     } else if (cmd.type === CMD.CONNECT && cmd.connect) {
       Object.assign(base, { connect: cmd.connect })

@@ -24,6 +24,7 @@
 // - Negative P16 counts/lengths are errors (the SDK throws on most of them).
 // - Unknown type codes are errors (the P18 SDK returns null without consuming anything, which desyncs).
 
+import { arrayFor } from '../../bytes/arrays'
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'
 import type { FieldDef, FieldType } from '../../bytes/fields'
@@ -111,6 +112,17 @@ enum K {
   CustomArray,
   DictArray,
   HashArray
+}
+
+/** How a primitive array's elements are read (see GpWalker.elements). */
+enum E {
+  I32,
+  Varint32,
+  I16,
+  F32,
+  F64,
+  Varint64,
+  String
 }
 
 interface TypeInfo {
@@ -228,6 +240,11 @@ const FIELD_TYPES: Partial<Record<PhotonTypeName, FieldType>> = {
 
 const CODE_TEXT: readonly string[] = Array.from({ length: 256 }, (_, i) => String(i))
 const hex2 = (n: number) => `0x${n.toString(16).padStart(2, '0')}`
+
+/** The lazy label of a primitive array element, made outside the reading loop (see `elements`). */
+function elementLabel(i: number, v: number | bigint | boolean | string): () => string {
+  return () => `[${i}]: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`
+}
 
 /** The scalar a node carries (for filters), or undefined for containers. */
 function nodeValue(v: PhotonValue): FieldScalar | undefined {
@@ -452,17 +469,68 @@ class GpWalker {
   }
 
   /** Primitive array elements: one leaf each, keyed like the array. */
-  private elements<T extends number | bigint | boolean | string>(key: string, n: number, ftype: FieldType, read: () => T): T[] {
+  // The element reader is a kind switched on, not a closure: a closure per array made its caller allocate a context.
+  private elements(key: string, n: number, ftype: FieldType, kind: E): (number | bigint | string)[] {
     const r = this.r
-    const out: T[] = []
+    const out = arrayFor<number | bigint | string>(n)
     const def = this.rec ? valueDef(key, ftype) : null
     for (let i = 0; i < n; i++) {
       const at = r.pos
-      const v = read()
-      out.push(v)
-      if (def) r.record(def, v, at, r.pos - at, () => `[${i}]: ${typeof v === 'string' ? JSON.stringify(v) : String(v)}`)
+      const v = this.element(kind)
+      out[i] = v
+      if (def) r.record(def, v, at, r.pos - at, elementLabel(i, v))
     }
     return out
+  }
+
+  private element(kind: E): number | bigint | string {
+    const r = this.r
+    switch (kind) {
+      case E.I32:
+        return r.i32(null)
+      case E.Varint32:
+        return this.varint32()
+      case E.I16:
+        return r.i16(null, true)
+      case E.F32:
+        return r.f32(null, true)
+      case E.F64:
+        return r.f64(null, true)
+      case E.Varint64:
+        return this.varint64()
+      case E.String:
+        return this.string(null)
+    }
+  }
+
+  /** An array element in its own node (with a tree only: the closures stay out of the reading functions). */
+  private typedItem(key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.typed(key, depth))
+  }
+
+  private hashtableItem(key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.hashtable(key, depth, this.r.pos))
+  }
+
+  private dictItem(s: DictSlots, key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.dictBody(s, key, depth, this.r.pos))
+  }
+
+  private payloadItem(code: number, t: TypeInfo, key: string, i: number, depth: number): PhotonValue {
+    return this.item(key, i, () => this.payload(code, t, key, depth))
+  }
+
+  private customItem(c: number, key: string, i: number): PhotonValue {
+    return this.item(key, i, () => this.customBody(c, key))
+  }
+
+  private debugMessage(depth: number): PhotonValue {
+    return this.wrapped(
+      F_VALUE.debug_message.key,
+      this.r.pos,
+      () => 'Debug message',
+      () => this.typed(F_VALUE.debug_message.key, depth)
+    )
   }
 
   // -- values --
@@ -545,87 +613,25 @@ class GpWalker {
       case K.Slim:
         return this.customBody(code - 0x80, key)
     }
-    // Containers from here on.
+    return this.container(code, t, key, depth)
+  }
+
+  /**
+   * Containers, apart from payloadOf: their element closures make V8 allocate a context on every call of
+   * the function holding them, which payloadOf (run for every scalar too) must not pay.
+   */
+  private container(code: number, t: TypeInfo, key: string, depth: number): PhotonValue {
+    const r = this.r
     const at = r.pos
     if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, at)
+    // The common containers, which need no closure; the rest go through sequence().
     switch (t.kind) {
-      case K.IntArray: {
-        const n = le ? r.varint(F_VALUE.count, 5) : this.count32(at, 'int[]')
-        this.checkCount(n, le ? 1 : 4, at, 'int[]')
-        return { type: 'IntArray', value: this.elements(key, n, 'i32', le ? () => this.varint32() : () => r.i32(null)) }
-      }
-      case K.I16Array: {
-        const n = r.varint(F_VALUE.count, 5)
-        this.checkCount(n, 2, at, 'short[]')
-        return { type: 'Int16Array', value: this.elements(key, n, 'i16', () => r.i16(null, true)) }
-      }
-      case K.F32Array: {
-        const n = r.varint(F_VALUE.count, 5)
-        this.checkCount(n, 4, at, 'float[]')
-        return { type: 'FloatArray', value: this.elements(key, n, 'f32', () => r.f32(null, true)) }
-      }
-      case K.F64Array: {
-        const n = r.varint(F_VALUE.count, 5)
-        this.checkCount(n, 8, at, 'double[]')
-        return { type: 'DoubleArray', value: this.elements(key, n, 'f64', () => r.f64(null, true)) }
-      }
-      case K.I64Array: {
-        const n = r.varint(F_VALUE.count, 5)
-        this.checkCount(n, 1, at, 'long[]')
-        return { type: 'Int64Array', value: this.elements(key, n, 'i64', () => this.varint64()) }
-      }
-      case K.StringArray: {
-        const n = this.count(at, 'string[]')
-        this.checkCount(n, le ? 1 : 2, at, 'string[]')
-        return { type: 'StringArray', value: this.elements(key, n, 'string', () => this.string(null)) }
-      }
       case K.BoolArray:
         return this.boolArray(key, at)
-      case K.ObjectArray: {
-        const n = this.count(at, 'object[]')
-        this.checkCount(n, 1, at, 'object[]')
-        const out: PhotonValue[] = []
-        for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.typed(key, depth + 1)) : this.typed(key, depth + 1))
-        return { type: 'ObjectArray', value: out }
-      }
-      case K.ArrayInArray: {
-        const n = r.varint(F_VALUE.count, 5)
-        this.checkCount(n, 1, at, 'array of arrays')
-        const out: PhotonValue[] = []
-        for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.typed(key, depth + 1)) : this.typed(key, depth + 1))
-        const first = out[0]?.type
-        return { type: 'Array', elementType: first && out.every((x) => x.type === first) ? first : 'Object', value: out }
-      }
       case K.Hashtable:
         return this.hashtable(key, depth, at)
-      case K.HashArray: {
-        const n = r.varint(F_VALUE.count, 5)
-        this.checkCount(n, 1, at, 'Hashtable[]')
-        const out: PhotonHashtable[] = []
-        for (let i = 0; i < n; i++)
-          out.push((this.rec ? this.item(key, i, () => this.hashtable(key, depth + 1, r.pos)) : this.hashtable(key, depth + 1, r.pos)) as PhotonHashtable)
-        return { type: 'HashtableArray', value: out }
-      }
       case K.Dictionary:
         return this.dictBody(this.dictHeader(depth), key, depth, r.pos)
-      case K.DictArray: {
-        const s = this.dictHeader(depth)
-        const cAt = r.pos
-        const n = r.varint(F_VALUE.count, 5)
-        this.checkCount(n, 1, cAt, 'Dictionary[]')
-        const out: PhotonDictionary[] = []
-        for (let i = 0; i < n; i++)
-          out.push((this.rec ? this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)) : this.dictBody(s, key, depth + 1, r.pos)) as PhotonDictionary)
-        return { type: 'DictionaryArray', keyType: s.keyType, valueType: s.valueType, value: out }
-      }
-      case K.CustomArray: {
-        const n = r.varint(F_VALUE.count, 5)
-        const c = r.u8(F_VALUE.custom_code)
-        this.checkCount(n, 1, at, 'custom type array')
-        const out: PhotonCustom[] = []
-        for (let i = 0; i < n; i++) out.push((this.rec ? this.item(key, i, () => this.customBody(c, key)) : this.customBody(c, key)) as PhotonCustom)
-        return { type: 'CustomArray', code: c, value: out }
-      }
       case K.Array16:
         return this.array16(key, depth, at)
       case K.Event: {
@@ -636,17 +642,88 @@ class GpWalker {
         const c = r.u8(F_VALUE.code)
         return { type: 'OperationRequest', code: c, parameters: this.params(depth + 1, key) }
       }
+    }
+    return this.sequence(code, t, key, depth, at)
+  }
+
+  /** Arrays and the rest: apart from container(), which runs for every Hashtable and Dictionary. */
+  private sequence(code: number, t: TypeInfo, key: string, depth: number, at: number): PhotonValue {
+    const r = this.r
+    const le = this.le
+    switch (t.kind) {
+      case K.IntArray: {
+        const n = le ? r.varint(F_VALUE.count, 5) : this.count32(at, 'int[]')
+        this.checkCount(n, le ? 1 : 4, at, 'int[]')
+        return { type: 'IntArray', value: this.elements(key, n, 'i32', le ? E.Varint32 : E.I32) as number[] }
+      }
+      case K.I16Array: {
+        const n = r.varint(F_VALUE.count, 5)
+        this.checkCount(n, 2, at, 'short[]')
+        return { type: 'Int16Array', value: this.elements(key, n, 'i16', E.I16) as number[] }
+      }
+      case K.F32Array: {
+        const n = r.varint(F_VALUE.count, 5)
+        this.checkCount(n, 4, at, 'float[]')
+        return { type: 'FloatArray', value: this.elements(key, n, 'f32', E.F32) as number[] }
+      }
+      case K.F64Array: {
+        const n = r.varint(F_VALUE.count, 5)
+        this.checkCount(n, 8, at, 'double[]')
+        return { type: 'DoubleArray', value: this.elements(key, n, 'f64', E.F64) as number[] }
+      }
+      case K.I64Array: {
+        const n = r.varint(F_VALUE.count, 5)
+        this.checkCount(n, 1, at, 'long[]')
+        return { type: 'Int64Array', value: this.elements(key, n, 'i64', E.Varint64) as bigint[] }
+      }
+      case K.StringArray: {
+        const n = this.count(at, 'string[]')
+        this.checkCount(n, le ? 1 : 2, at, 'string[]')
+        return { type: 'StringArray', value: this.elements(key, n, 'string', E.String) as string[] }
+      }
+      case K.ObjectArray: {
+        const n = this.count(at, 'object[]')
+        this.checkCount(n, 1, at, 'object[]')
+        const out = arrayFor<PhotonValue>(n)
+        for (let i = 0; i < n; i++) out[i] = this.rec ? this.typedItem(key, i, depth + 1) : this.typed(key, depth + 1)
+        return { type: 'ObjectArray', value: out }
+      }
+      case K.ArrayInArray: {
+        const n = r.varint(F_VALUE.count, 5)
+        this.checkCount(n, 1, at, 'array of arrays')
+        const out = arrayFor<PhotonValue>(n)
+        for (let i = 0; i < n; i++) out[i] = this.rec ? this.typedItem(key, i, depth + 1) : this.typed(key, depth + 1)
+        const first = out[0]?.type
+        return { type: 'Array', elementType: first && out.every((x) => x.type === first) ? first : 'Object', value: out }
+      }
+      case K.HashArray: {
+        const n = r.varint(F_VALUE.count, 5)
+        this.checkCount(n, 1, at, 'Hashtable[]')
+        const out = arrayFor<PhotonHashtable>(n)
+        for (let i = 0; i < n; i++) out[i] = (this.rec ? this.hashtableItem(key, i, depth + 1) : this.hashtable(key, depth + 1, r.pos)) as PhotonHashtable
+        return { type: 'HashtableArray', value: out }
+      }
+      case K.DictArray: {
+        const s = this.dictHeader(depth)
+        const cAt = r.pos
+        const n = r.varint(F_VALUE.count, 5)
+        this.checkCount(n, 1, cAt, 'Dictionary[]')
+        const out = arrayFor<PhotonDictionary>(n)
+        for (let i = 0; i < n; i++) out[i] = (this.rec ? this.dictItem(s, key, i, depth + 1) : this.dictBody(s, key, depth + 1, r.pos)) as PhotonDictionary
+        return { type: 'DictionaryArray', keyType: s.keyType, valueType: s.valueType, value: out }
+      }
+      case K.CustomArray: {
+        const n = r.varint(F_VALUE.count, 5)
+        const c = r.u8(F_VALUE.custom_code)
+        this.checkCount(n, 1, at, 'custom type array')
+        const out = arrayFor<PhotonCustom>(n)
+        for (let i = 0; i < n; i++) out[i] = (this.rec ? this.customItem(c, key, i) : this.customBody(c, key)) as PhotonCustom
+        return { type: 'CustomArray', code: c, value: out }
+      }
       case K.Response: {
         const c = r.u8(F_VALUE.code)
         const returnCode = r.i16(F_VALUE.return_code, le)
-        const debugMessage = this.rec
-          ? this.wrapped(
-              F_VALUE.debug_message.key,
-              r.pos,
-              () => 'Debug message',
-              () => this.typed(F_VALUE.debug_message.key, depth + 1)
-            )
-          : this.typed(F_VALUE.debug_message.key, depth + 1)
+        const debugMessage = this.rec ? this.debugMessage(depth + 1) : this.typed(F_VALUE.debug_message.key, depth + 1)
         return { type: 'OperationResponse', code: c, returnCode, debugMessage, parameters: this.params(depth + 1, key) }
       }
     }
@@ -715,8 +792,8 @@ class GpWalker {
     if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, at)
     const n = this.count(at, 'Hashtable')
     this.checkCount(n, 2, at, 'Hashtable')
-    const out: PhotonEntry[] = []
-    for (let i = 0; i < n; i++) out.push(this.entry(key, depth + 1, -1, -1))
+    const out = arrayFor<PhotonEntry>(n)
+    for (let i = 0; i < n; i++) out[i] = this.entry(key, depth + 1, -1, -1)
     return { type: 'Hashtable', value: out }
   }
 
@@ -787,19 +864,24 @@ class GpWalker {
     if (depth > this.maxDepth) this.fail(`nesting deeper than ${this.maxDepth}`, at)
     const n = this.count(at, 'Dictionary')
     this.checkCount(n, s.min, at, 'Dictionary')
-    const out: PhotonEntry[] = []
-    for (let i = 0; i < n; i++) out.push(this.entry(key, depth + 1, s.k, s.v))
+    const out = arrayFor<PhotonEntry>(n)
+    for (let i = 0; i < n; i++) out[i] = this.entry(key, depth + 1, s.k, s.v)
     return { type: 'Dictionary', keyType: s.keyType, valueType: s.valueType, value: out }
   }
 
   /** One Hashtable/Dictionary entry: a node `<parent>.<key>` holding a key node and the value's fields. */
   private entry(parent: string, depth: number, kc: number, vc: number): PhotonEntry {
-    const r = this.r
-    const node = this.open(parent, r.pos)
+    const node = this.open(parent, this.r.pos)
     if (!node) {
       const key = this.slot(kc, parent, depth)
       return { key, value: this.slot(vc, parent, depth) }
     }
+    return this.entryNode(node, parent, depth, kc, vc)
+  }
+
+  /** entry() with a tree: its key closure lives here so the tree-less path allocates no context for it. */
+  private entryNode(node: FieldNode, parent: string, depth: number, kc: number, vc: number): PhotonEntry {
+    const r = this.r
     let key: PhotonValue | undefined
     let value: PhotonValue | undefined
     try {
@@ -829,8 +911,8 @@ class GpWalker {
       if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, () => `Element type: 0x63 'c' Custom`)
       const c = r.u8(F_VALUE.custom_code)
       this.checkCount(n, 2, at, 'Array')
-      const out: PhotonValue[] = []
-      for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.customBody(c, key)) : this.customBody(c, key))
+      const out = arrayFor<PhotonValue>(n)
+      for (let i = 0; i < n; i++) out[i] = this.rec ? this.customItem(c, key, i) : this.customBody(c, key)
       return { type: 'Array', elementType: 'Custom', value: out }
     }
     if (ec === 0x44) {
@@ -838,16 +920,15 @@ class GpWalker {
       if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, () => `Element type: 0x44 'D' Dictionary`)
       const s = this.dictHeader(depth)
       this.checkCount(n, 2, at, 'Array')
-      const out: PhotonValue[] = []
-      for (let i = 0; i < n; i++)
-        out.push(this.rec ? this.item(key, i, () => this.dictBody(s, key, depth + 1, r.pos)) : this.dictBody(s, key, depth + 1, r.pos))
+      const out = arrayFor<PhotonValue>(n)
+      for (let i = 0; i < n; i++) out[i] = this.rec ? this.dictItem(s, key, i, depth + 1) : this.dictBody(s, key, depth + 1, r.pos)
       return { type: 'Array', elementType: 'Dictionary', value: out }
     }
     const t = this.info(ec, eAt)
     if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, this.typeLabel(ec, t, 'Element type'))
     this.checkCount(n, t.min, at, 'Array')
-    const out: PhotonValue[] = []
-    for (let i = 0; i < n; i++) out.push(this.rec ? this.item(key, i, () => this.payload(ec, t, key, depth + 1)) : this.payload(ec, t, key, depth + 1))
+    const out = arrayFor<PhotonValue>(n)
+    for (let i = 0; i < n; i++) out[i] = this.rec ? this.payloadItem(ec, t, key, i, depth + 1) : this.payload(ec, t, key, depth + 1)
     return { type: 'Array', elementType: t.name, value: out }
   }
 
@@ -870,7 +951,8 @@ class GpWalker {
         const key = prefix === null ? PARAM_KEYS[code] : `${prefix}.${code}`
         if (node) node.key = key
         // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
-        if (this.rec) r.record(F_BODY.key, code, start, 1, () => `Parameter code: ${this.paramHead(code, prefix)}`)
+        // A string, not a closure: a closure over the loop's `code` costs a context per parameter at both depths.
+        if (this.rec) r.record(F_BODY.key, code, start, 1, `Parameter code: ${this.paramHead(code, prefix)}`)
         else r.tree.indexValue(F_BODY.key, code)
         this.wire = undefined
         v = this.typed(key, depth)
@@ -899,7 +981,7 @@ class GpWalker {
     const code = r.u8(null)
     if (this.rec) {
       const name = this.opts.codeName?.(code)
-      r.record(def, code, at, 1, () => `${what}: ${code}${name ? ` (${name})` : ''}`)
+      r.record(def, code, at, 1, `${what}: ${code}${name ? ` (${name})` : ''}`)
     } else r.tree.indexValue(def, code)
     return code
   }

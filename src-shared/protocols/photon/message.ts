@@ -300,30 +300,14 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
   }
   v.protocol = ver === 18 ? 'GpBinary18' : 'GpBinary16'
   v.protocolFrom = from
-  if (r.tree.recording) r.record(F_MSG.version, ver, r.pos, 0, () => `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
+  if (r.tree.recording) r.record(F_MSG.version, ver, r.pos, 0, `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
   else r.tree.indexValue(F_MSG.version, ver)
   const peekCode = r.remaining > 0 ? r.bytes[r.pos] : -1
   const codeAt = r.pos
   const schema = session.schema
   const seen: ParamSeen[] = []
   // Parameter names only label tree nodes: the index pass without a schema pack passes no options at all.
-  const out = readBody(
-    r,
-    ver,
-    t,
-    schema || r.tree.recording
-      ? {
-          paramName: (p) => parameterName(t, peekCode, p),
-          ...(schema
-            ? {
-                customTypes: schema.customTypes,
-                onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }),
-                warn: (w: string) => draft.warn(w)
-              }
-            : {})
-        }
-      : NO_OPTIONS
-  )
+  const out = readBody(r, ver, t, schema || r.tree.recording ? bodyOptions(t, peekCode, schema, seen, draft) : NO_OPTIONS)
   if (r.remaining > 0) {
     const at = r.pos
     r.bytesField(F_MSG.body, r.remaining)
@@ -356,6 +340,20 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
 
 const NO_OPTIONS: GpOptions = Object.freeze({})
 
+/** gpBody's reader options, made here: their closures in gpBody would cost it a context on every call. */
+function bodyOptions(t: number, peekCode: number, schema: MessageSession['schema'], seen: ParamSeen[], draft: MessageDraft): GpOptions {
+  return {
+    paramName: (p) => parameterName(t, peekCode, p),
+    ...(schema
+      ? {
+          customTypes: schema.customTypes,
+          onParam: (code: number, node: FieldNode | null) => seen.push({ code, node }),
+          warn: (w: string) => draft.warn(w)
+        }
+      : {})
+  }
+}
+
 function codeName(t: number, code: number): string | undefined {
   if (t === MSG.EVENT) return nameOf(EVENTS, code)
   if (t === MSG.INTERNAL_REQUEST || t === MSG.INTERNAL_RESPONSE) return nameOf(INTERNAL_OPERATIONS, code)
@@ -374,6 +372,11 @@ function named(table: Readonly<Record<number, string>>, n: number | undefined): 
   return n === undefined ? undefined : (nameOf(table, n) ?? String(n))
 }
 
+/** Adds `k=x` to a summary's parts when x is given (a module function: a closure would cost describe() a context). */
+function kv(parts: string[], k: string, x: string | number | undefined): void {
+  if (x !== undefined) parts.push(`${k}=${x}`)
+}
+
 /** Name and summary line, e.g. `RaiseEvent code=22 cache=AddToRoomCacheGlobal receivers=All`. */
 function describe(
   res: MessageResult,
@@ -383,9 +386,6 @@ function describe(
 ): void {
   const p = out.parameters
   const parts: string[] = []
-  const kv = (k: string, x: string | number | undefined) => {
-    if (x !== undefined) parts.push(`${k}=${x}`)
-  }
   const code = out.code
   const cname = code === undefined ? undefined : codeName(t, code)
   switch (t) {
@@ -394,13 +394,13 @@ function describe(
       res.name = cname ?? `Operation ${code}`
       parts.push(res.name)
       if (t === MSG.OP_REQUEST && code === 253) {
-        kv('code', num(p?.get('244')))
-        kv('cache', named(EVENT_CACHING, num(p?.get('247'))))
-        kv('receivers', named(RECEIVER_GROUP, num(p?.get('246'))))
+        kv(parts, 'code', num(p?.get('244')))
+        kv(parts, 'cache', named(EVENT_CACHING, num(p?.get('247'))))
+        kv(parts, 'receivers', named(RECEIVER_GROUP, num(p?.get('246'))))
       } else if (t === MSG.OP_REQUEST && (code === 226 || code === 227 || code === 255)) {
         const room = p?.get('255')
-        if (room && room.type === 'String') kv('room', JSON.stringify(room.value))
-        kv('joinMode', named(JOIN_MODE, num(p?.get('215'))))
+        if (room && room.type === 'String') kv(parts, 'room', JSON.stringify(room.value))
+        kv(parts, 'joinMode', named(JOIN_MODE, num(p?.get('215'))))
       }
       break
     case MSG.OP_RESPONSE:
@@ -408,6 +408,7 @@ function describe(
       res.name = `${cname ?? `Operation ${code}`} response`
       parts.push(res.name)
       kv(
+        parts,
         'rc',
         out.returnCode === undefined
           ? undefined

@@ -213,7 +213,7 @@ export function readHeader(r: FieldReader, scanned?: PhotonHeader): PhotonHeader
         const ok = value === computed
         h.crc = { value, computed, ok }
         if (r.tree.recording) {
-          r.record(F.crc, value, at, 4, () => `${F.crc.name}: ${hex(value, 8)} ${ok ? '[correct]' : `[incorrect, should be ${hex(computed, 8)}]`}`)
+          r.record(F.crc, value, at, 4, `${F.crc.name}: ${hex(value, 8)} ${ok ? '[correct]' : `[incorrect, should be ${hex(computed, 8)}]`}`)
           r.record(F.crc_status, ok ? 1 : 0, at, 4)
         }
       } else if (h.flags !== FLAGS_PLAIN) {

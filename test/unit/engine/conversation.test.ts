@@ -113,6 +113,28 @@ describe('decoder registry', () => {
     expect(messages[0].stack).toEqual(['udp', 'toy'])
   })
 
+  it('puts each UDP datagram in the conversation of its own address pair, either way round, between runs of others', () => {
+    // The engine keeps the last pair's key: pairs differing only in one address or one port must not share it.
+    const T = '10.0.0.3'
+    const frames = [
+      udpFrame(C, 5000, S, 6000, 'a1'),
+      udpFrame(S, 6000, C, 5000, 'a2'),
+      udpFrame(T, 5000, S, 6000, 'b1'),
+      udpFrame(C, 5000, S, 6000, 'a3'),
+      udpFrame(C, 5001, S, 6000, 'c1'),
+      udpFrame(S, 6000, C, 5001, 'c2'),
+      udpFrame(S, 5000, C, 6000, 'd1'),
+      udpFrame(S, 6000, T, 5000, 'b2'),
+      udpFrame(S, 6000, C, 5000, 'a4')
+    ]
+    const { messages, conversations } = run(frames)
+    const byConv = new Map<number, string[]>()
+    for (const m of messages)
+      byConv.set(m.conversation, [...(byConv.get(m.conversation) ?? []), `${m.direction}:${new TextDecoder().decode(m.sources[0].bytes)}`])
+    expect([...byConv.values()]).toEqual([['a2b:a1', 'b2a:a2', 'a2b:a3', 'b2a:a4'], ['a2b:b1', 'b2a:b2'], ['a2b:c1', 'b2a:c2'], ['a2b:d1']])
+    expect(conversations).toHaveLength(4)
+  })
+
   it('breaks a tie between equally sure probes by port, and lets the surer probe win over ports', () => {
     const tie = new ProtocolRegistry()
     tie.register(toyModule({ id: 'a', confidence: 50 }))
