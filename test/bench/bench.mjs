@@ -276,6 +276,15 @@ for (const id of convIds.slice(startAt, startAt + 201)) {
   stepLatency.push(performance.now() - t0)
 }
 const firstStep = stepLatency.shift() // the jump into the conversation replays it from its start
+// Clicks further down: 20 messages spread over each of the three largest conversations, top to bottom.
+const downLatency = []
+for (const [, ids] of [...byConv].sort((a, b) => b[1].length - a[1].length).slice(0, 3)) {
+  for (let i = 0; i < 20; i++) {
+    t0 = performance.now()
+    core.getMessage(ids[Math.floor(((i + 0.5) * ids.length) / 20)])
+    downLatency.push(performance.now() - t0)
+  }
+}
 core.close()
 rmSync(coreTmp, { recursive: true, force: true })
 console.log('')
@@ -291,6 +300,9 @@ console.log(
 )
 console.log(
   `  arrow-key steps, 200 in conversation #${convId} (${num(convIds.length)} messages)  p50 ${ms(pct(stepLatency, 50))}  p95 ${ms(pct(stepLatency, 95))}  (jump in: ${ms(firstStep)})`
+)
+console.log(
+  `  clicks down the 3 largest conversations, 20 each  p50 ${ms(pct(downLatency, 50))}  p95 ${ms(pct(downLatency, 95))}  max ${ms(Math.max(...downLatency))}`
 )
 
 // ---- the floor under the index pass: the same file with no protocol decoder ----

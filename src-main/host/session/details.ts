@@ -1,6 +1,7 @@
 // Message detail on demand: the index keeps no trees, so a selected message is rebuilt with its tree by
-// replaying its conversation's frames. A replay cursor and a small cache make stepping through a
-// conversation (arrow keys in the timeline) cheap.
+// replaying its conversation's frames. Replay cursors (one per recently visited conversation) and a small
+// cache make stepping through a conversation (arrow keys in the timeline) cheap, and a jump further down a
+// conversation continues from where its cursor stopped instead of replaying from the start.
 
 import {
   DETAIL_INLINE_BYTES,
@@ -22,6 +23,8 @@ import type { SessionContext } from './context'
 const DETAIL_CACHE = 32
 /** Rebuilt messages a replay cursor keeps (stepping back through a conversation). */
 const REPLAY_KEEP = 64
+/** Conversations whose replay cursor is kept (the most recently visited). */
+const CURSORS = 4
 
 interface ReplayCursor {
   generation: number
@@ -82,15 +85,16 @@ export class DetailPart {
   private detailCache = new Map<string, MessageDetail>()
   /** The rebuilt messages behind the cached details, for their sources' bytes (getSourceBytes). */
   private sourceCache = new Map<string, DecodedMessage['sources']>()
-  private cursor: ReplayCursor | null = null
+  /** Replay cursors by conversation, least recently used first. */
+  private readonly cursors = new Map<number, ReplayCursor>()
 
   constructor(private readonly ctx: SessionContext) {}
 
-  /** Drops the cached details and the replay cursor: the messages they hold are gone (or renumbered). */
+  /** Drops the cached details and the replay cursors: the messages they hold are gone (or renumbered). */
   forget(): void {
     this.detailCache.clear()
     this.sourceCache.clear()
-    this.cursor = null
+    this.cursors.clear()
   }
 
   getMessage(id: number): MessageDetail {
@@ -158,8 +162,9 @@ export class DetailPart {
 
   /**
    * Rebuilds one message with its tree by replaying only its conversation's frames. The replay is kept
-   * as a cursor: the next message of the same conversation (arrow keys in the timeline) continues where
-   * it stopped instead of starting over, and the last few rebuilt messages are kept for stepping back.
+   * as a cursor: a later message of the same conversation (arrow keys in the timeline, or a click further
+   * down) continues where it stopped instead of starting over, and the last few rebuilt messages are kept
+   * for stepping back.
    */
   private rebuild(id: number): DecodedMessage {
     const store = this.ctx.requireStore()
@@ -179,8 +184,9 @@ export class DetailPart {
    */
   private replayTo(store: FrameStore, conversation: number, wanted: number, firstFrame: number): DecodedMessage | null {
     const generation = this.ctx.generation
-    let c = this.cursor
-    if (!c || c.generation !== generation || c.conversation !== conversation || (wanted < c.emitted && !c.recent.has(wanted))) {
+    let c = this.cursors.get(conversation)
+    if (c) this.cursors.delete(conversation) // put back below as the most recently used
+    if (!c || c.generation !== generation || (wanted < c.emitted && !c.recent.has(wanted))) {
       const fresh: ReplayCursor = {
         generation,
         conversation,
@@ -203,12 +209,21 @@ export class DetailPart {
         },
         true
       ) // the detail shows the frames under the message
-      c = this.cursor = fresh
+      c = fresh
     }
+    this.cursors.set(conversation, c)
+    if (this.cursors.size > CURSORS) this.cursors.delete(this.cursors.keys().next().value!)
     const treesOn = (from: number) => {
       if (c.engine.recording) return
       c.engine.recording = true
       c.treesFrom = from
+    }
+    // A jump past frames not yet fed: decode them without trees (as a fresh replay would), and turn trees on
+    // again at the wanted message's first frame. Messages begun before it come out with partial trees; they
+    // are not kept (treesFrom), so asking for one later replays from the start.
+    if (c.engine.recording && !c.recent.has(wanted) && c.next < c.frames.length && c.frames[c.next] < firstFrame) {
+      c.engine.recording = false
+      c.treesFrom = Infinity
     }
     while (!c.recent.has(wanted) && c.next < c.frames.length && c.emitted <= wanted) {
       const f = c.frames[c.next++]
