@@ -24,7 +24,14 @@ import { loadCap, type CapHandle } from './devices'
 
 /** cap's snapshot length (fixed in the binding) and so the largest frame it copies. */
 export const CAP_SNAPLEN = 65535
-export const DEFAULT_BUFFER_BYTES = 32 << 20
+/**
+ * libpcap's kernel buffer by default. cap opens with a 65,535-byte snapshot in immediate mode, where Linux
+ * gives each queued frame a slot of about 64 KiB: 128 MiB queues about 2,000 frames, 80 ms at 25,000
+ * datagrams/s, which rides out the capture process waiting for a core (with 32 MiB, 20 ms, datagrams were
+ * lost at that rate). The ring is kernel memory held while capturing; `--buffer-size` / the capture panel
+ * set another size.
+ */
+export const DEFAULT_BUFFER_BYTES = 128 << 20
 export const MAX_SNAPLEN = 262144
 
 export interface LiveCaptureOptions {

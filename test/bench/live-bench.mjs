@@ -21,11 +21,17 @@ capture path, capture and decode them; prints per rate what was captured and dec
 with zero drops. No arguments; writes no files. Needs capture rights (root) and \`npm run build\` first.
 Environment:
   BENCH_LIVE_RATES=1000,5000   the rates in datagrams/s (default 1000,2000,5000,10000,20000,25000,30000,40000,80000)
+  BENCH_LIVE_BUFFER=MiB        libpcap's buffer for both paths (default: gamewire's default, as users get it)
 `)
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const BIN = join(root, 'bin/gamewire.mjs')
 const RATES = (process.env.BENCH_LIVE_RATES ?? '1000,2000,5000,10000,20000,25000,30000,40000,80000').split(',').map(Number)
+const BUFFER_MIB = process.env.BENCH_LIVE_BUFFER === undefined ? undefined : Number(process.env.BENCH_LIVE_BUFFER)
+if (BUFFER_MIB !== undefined && !(BUFFER_MIB >= 1 && BUFFER_MIB <= 2047)) {
+  console.error(`live-bench: BENCH_LIVE_BUFFER is a size in MiB from 1 to 2047, got '${process.env.BENCH_LIVE_BUFFER}'`)
+  process.exit(2)
+}
 const BURST_SECONDS = 2
 const MAX_BURST = 160_000
 
@@ -101,9 +107,13 @@ async function sendBurst(port, n, rate) {
 async function cliBurst(rate, n, port) {
   let ready
   const capturing = new Promise((r) => (ready = r))
-  const cap = run(process.execPath, [BIN, 'capture', '-i', 'lo', '-f', `udp port ${port}`, '--count', String(n), '--buffer-size', '64'], {
-    onStderr: (s) => s.includes('capturing on') && ready()
-  })
+  const cap = run(
+    process.execPath,
+    [BIN, 'capture', '-i', 'lo', '-f', `udp port ${port}`, '--count', String(n), ...(BUFFER_MIB === undefined ? [] : ['--buffer-size', String(BUFFER_MIB)])],
+    {
+      onStderr: (s) => s.includes('capturing on') && ready()
+    }
+  )
   const first = await Promise.race([capturing.then(() => null), cap.done])
   if (first) throw new Error(`capture did not start: ${first.stderr.trim()}`)
   const seconds = await sendBurst(port, n, rate)
@@ -154,7 +164,7 @@ async function appBurst(rate, n, port) {
     options: {
       device: 'lo',
       filter: `udp port ${port}`,
-      bufferSize: 64 << 20,
+      bufferSize: BUFFER_MIB === undefined ? undefined : BUFFER_MIB * 2 ** 20,
       ring: { frames: n, bytes: 1 << 30 },
       forwardOnly: true,
       output: { frames: true },
@@ -212,6 +222,8 @@ async function ladder(label, burst) {
   console.log(`  highest rate captured and decoded with zero drops: ${best ? `${best.toLocaleString('en')} datagrams/s` : 'none of the rates tried'}`)
 }
 
-console.log(`live capture + decode on lo: bursts of ${BURST_SECONDS} s (at most ${MAX_BURST.toLocaleString('en')} datagrams), libpcap buffer 64 MiB`)
+console.log(
+  `live capture + decode on lo: bursts of ${BURST_SECONDS} s (at most ${MAX_BURST.toLocaleString('en')} datagrams), libpcap buffer ${BUFFER_MIB === undefined ? "gamewire's default" : `${BUFFER_MIB} MiB`}`
+)
 await ladder('gamewire capture -i lo (NDJSON with field trees, to a pipe):', cliBurst)
 await ladder('the app path: forward-only capture process, frames decoded once by the session core (rows):', appBurst)
