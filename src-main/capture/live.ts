@@ -29,7 +29,8 @@ export const CAP_SNAPLEN = 65535
  * gives each queued frame a slot of about 64 KiB: 128 MiB queues about 2,000 frames, 80 ms at 25,000
  * datagrams/s, which rides out the capture process waiting for a core (with 32 MiB, 20 ms, datagrams were
  * lost at that rate). The ring is kernel memory held while capturing; `--buffer-size` / the capture panel
- * set another size.
+ * set another size. Where the kernel cannot give that much, libpcap asks again with 5 % fewer frames until
+ * it can (create_ring() in libpcap's pcap-linux.c, https://github.com/the-tcpdump-group/libpcap).
  */
 export const DEFAULT_BUFFER_BYTES = 128 << 20
 export const MAX_SNAPLEN = 262144
