@@ -199,7 +199,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
             ? 'AppKey (60304) after a rejected RegisterIdentity (60000)'
             : ''
     if (!problem) return
-    const text = `out-of-order handshake: ${problem}; the guide's order is RegisterIdentity, its reply, then AppKey (porting guide §5)`
+    const text = `out-of-order handshake: ${problem}; the guide's order is RegisterIdentity, its reply, then AppKey (docs/fignet.md, guide §5)`
     draft.warn(text)
     r.record(F_ENV.handshake, 'out-of-order', r.pos, 0, text)
   }

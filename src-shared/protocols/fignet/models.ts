@@ -1,5 +1,5 @@
 // The Entangle payload models: ONE schema table (field name, C# type, whether the type is our
-// assumption), from the docs/fignet.md, guide §8–9 and docs/fignet.md. A user with the real
+// assumption), from docs/fignet.md (the guide's §8–9). A user with the real
 // EntangleModels.cs fixes a field here and nothing else changes. Fields are in declaration order, which is
 // MemoryPack's wire order (GenerateType.Object is assumed; a version-tolerant layout would not fit and the
 // payload would fall back to MessagePack/raw with the reason).
@@ -114,7 +114,7 @@ export const MODELS: Readonly<Record<string, ModelSchema>> = {
   RoomJoinOperationData: {
     fields: [f('RoomId', 'uint', { s2cMeaning: 'joining player id, not the room id' }), f('TeamId', 'uint'), f('Password', 'string'), f('UserName', 'string')],
     moreMembers: 'the response members ResponseCode, RoomAuthToken and RoomName (their order is not documented)',
-    s2cNote: "RoomJoinOperationData.RoomId is the joining player's id in the join response, not the room id (porting guide §10.2)"
+    s2cNote: "RoomJoinOperationData.RoomId is the joining player's id in the join response, not the room id (docs/fignet.md, guide §10.2)"
   },
   RoomReJoinOperationData: {
     fields: [
@@ -130,12 +130,12 @@ export const MODELS: Readonly<Record<string, ModelSchema>> = {
   },
   RoomEventData: {
     fields: ROOM_EVENT_FIELDS,
-    s2cNote: "RoomEventData.RoomId is the sender's peer id in server→client traffic, not the room id (porting guide §10.3)"
+    s2cNote: "RoomEventData.RoomId is the sender's peer id in server→client traffic, not the room id (docs/fignet.md, guide §10.3)"
   },
   RoomEventResponseData: {
     fields: ROOM_EVENT_FIELDS,
     note: "RoomEventResponseData: members not listed by the guide; read with RoomEventData's layout (§8.5 describes RoomEventData in server→client events)",
-    s2cNote: "RoomId is the sender's peer id in server→client event traffic, not the room id (porting guide §10.3)"
+    s2cNote: "RoomId is the sender's peer id in server→client event traffic, not the room id (docs/fignet.md, guide §10.3)"
   },
   InstantiateOperationData: {
     fields: [f('RoomId', 'uint'), f('EntityId', 'short'), f('EntityType', 'EntityType'), f('TransLite', 'TransformLite')]
@@ -164,11 +164,11 @@ export const MODELS: Readonly<Record<string, ModelSchema>> = {
       { name: 'request table (§8.10)', fields: [OWN_ROOM, OWN_LOCKED, OWN_ENTITY, OWN_TYPE] },
       { name: 'broadcast table (§8.10)', fields: [OWN_ROOM, OWN_ENTITY, OWN_LOCKED, OWN_TYPE] }
     ],
-    s2cNote: "RequestOwnershipOperationData.RoomId is the owner's id in the broadcast, not the room id (porting guide §10.4)"
+    s2cNote: "RequestOwnershipOperationData.RoomId is the owner's id in the broadcast, not the room id (docs/fignet.md, guide §10.4)"
   },
   ClearOwnershipData: {
     fields: [f('RoomId', 'uint', { ...A, s2cMeaning: 'owner id of the clearer, not the room id' }), f('EntityNetId', 'uint', A)],
-    s2cNote: "ClearOwnershipData.RoomId is the clearing owner's id in the broadcast, not the room id (porting guide §10.5)"
+    s2cNote: "ClearOwnershipData.RoomId is the clearing owner's id in the broadcast, not the room id (docs/fignet.md, guide §10.5)"
   },
   TransformLite: { fields: [f('TransformData', 'byte[]'), f('ConfigFlags', 'ushort'), f('SequenceNumber', 'ushort')] },
   EntangleEntityState: {

@@ -192,7 +192,7 @@ export const ENTANGLE_CHANNELS: Readonly<Record<number, string>> = {
   3: 'UPDATE_CHANNEL'
 }
 
-/** What each Entangle channel typically carries (guide §4.2). */
+/** What each Entangle channel typically carries (docs/fignet.md, guide §4.2). */
 export const ENTANGLE_CHANNEL_USE: Readonly<Record<number, string>> = {
   0: 'control and reliable room data',
   1: 'entity state deltas',

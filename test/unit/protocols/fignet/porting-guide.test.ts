@@ -379,7 +379,7 @@ describe('6. NetworkedObjectBinary.Data, AppKey and the handshake order', () => 
       const { messages } = runEngine(enetSession([...before, { dir: 'c2s', bytes: env(60304, 2, new MpWriter().header(1).string('key').done()) }]))
       const appKey = figs(messages).find((m) => m.name === 'AppKey')!
       expect(appKey.warnings.join('\n')).toMatch(pattern)
-      expect(appKey.warnings.join('\n')).toMatch(/out-of-order handshake: .*porting guide §5/)
+      expect(appKey.warnings.join('\n')).toMatch(/out-of-order handshake: .*docs\/fignet\.md, guide §5/)
       expect(find(appKey.tree, 'fignet.handshake').value).toBe('out-of-order')
     })
   }
