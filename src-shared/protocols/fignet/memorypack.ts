@@ -90,14 +90,19 @@ export class MemoryPackReader {
     try {
       return fn()
     } finally {
-      this.depth--
+      this.leave()
     }
   }
 
-  /** One object level deeper (fails past maxDepth); the caller decrements `depth` in a finally. No closure, for hot paths. */
+  /** One object level deeper (fails past maxDepth); pair with leave() in a finally. No closure, for hot paths. */
   enter(what: string): void {
     if (this.depth >= this.maxDepth) throw new DecodeError(`${what}: objects nested deeper than ${this.maxDepth} at offset ${this.r.pos}`, this.r.pos)
     this.depth++
+  }
+
+  /** Back out of the level enter() went into. */
+  leave(): void {
+    this.depth--
   }
 
   /** Opens a group node over what follows (null when not recording); close with closeNode. */

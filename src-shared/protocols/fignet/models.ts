@@ -638,7 +638,7 @@ function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDe
           mp.closeNode(node)
         }
       } finally {
-        mp.depth--
+        mp.leave()
       }
     }
   }
@@ -667,7 +667,7 @@ function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] |
           try {
             out.push({ type: of, value: readObject(ctx, of, false) })
           } finally {
-            mp.depth--
+            mp.leave()
           }
         } else out.push(readField(ctx, { name: `[${i}]`, type: of }, false, dynamicDef(def.key, `[${i}]`, fieldType(kind))))
       } finally {

@@ -169,14 +169,10 @@ function typed(r: FieldReader, draft: MessageDraft, session: MessageSession, res
   value.msgTypeName = nameOf(MESSAGE_TYPES, msgType) ?? null
   res.msgType = msgType
   res.name = value.msgTypeName ?? `Message type ${msgType}`
-  // Per message: the label closures only when recording.
-  if (r.tree.recording) {
-    r.record(F_MSG.type, msgType, typeAt, 1, () => `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}`)
-    r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, () => `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}`)
-  } else {
-    r.tree.indexValue(F_MSG.type, msgType)
-    r.tree.indexValue(F_ENC.encrypted, value.encrypted)
-  }
+  // Per message: labels as strings, made only with a tree (a closure would cost a context on every call).
+  const recording = r.tree.recording
+  r.record(F_MSG.type, msgType, typeAt, 1, recording ? `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}` : undefined)
+  r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, recording ? `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}` : undefined)
   body(r, draft, session, res)
 }
 
@@ -300,8 +296,7 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
   }
   v.protocol = ver === 18 ? 'GpBinary18' : 'GpBinary16'
   v.protocolFrom = from
-  if (r.tree.recording) r.record(F_MSG.version, ver, r.pos, 0, `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})`)
-  else r.tree.indexValue(F_MSG.version, ver)
+  r.record(F_MSG.version, ver, r.pos, 0, r.tree.recording ? `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})` : undefined)
   const peekCode = r.remaining > 0 ? r.bytes[r.pos] : -1
   const codeAt = r.pos
   const schema = session.schema
