@@ -1,6 +1,6 @@
 // The compact per-message index the UI lists: fixed-width typed-array columns (a few dozen bytes per
 // message) instead of retained message objects. Names, protocols and stacks are interned; summaries are
-// kept in one string pool capped per message. Beside the row it keeps what display filters, sorting and
+// cut at SUMMARY_MAX characters and each distinct one is kept once, as bytes (text-pool.ts). Beside the row it keeps what display filters, sorting and
 // added columns read without decoding again: each conversation's endpoints, the wire direction, and the
 // index fields' values (field-columns.ts). The full tree is rebuilt only when a message is looked at.
 
@@ -8,6 +8,7 @@ import type { DecodedMessage, Direction, FieldScalar, Transport } from '../model
 import type { FilterTarget } from '../filter/compile'
 import type { WireDir } from '../protocols/registry'
 import { FieldColumns } from './field-columns'
+import { TextPool } from './text-pool'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
 import { defineProtocols } from '../bytes/fields'
@@ -205,9 +206,8 @@ export class MessageIndex {
   // Names and protocols have separate tables: a protocol id is one byte, a name id two.
   private readonly names = new InternTable(1 << 16)
   private readonly protocols = new InternTable(1 << 8)
-  private readonly summaries: string[] = []
-  // Many summaries repeat ("12 bytes", "PingPong"): store each distinct one once.
-  private readonly summaryIds = new Map<string, number>()
+  // Many summaries repeat ("12 bytes", "PingPong"): each distinct one is kept once, as bytes.
+  private readonly summaries = new TextPool()
 
   private grow(): void {
     const cap = Math.max(1024, this.cap * 2)
@@ -300,14 +300,7 @@ export class MessageIndex {
     if (m.frames.length > 2) for (const f of m.frames) this.fields.add(i, 'frame.number', f)
     const ix = m.indexed
     if (ix) for (let k = 0; k < ix.keys.length; k++) this.fields.add(i, ix.keys[k], ix.values[k])
-    const summary = cut ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary
-    let ref = this.summaryIds.get(summary)
-    if (ref === undefined) {
-      ref = this.summaries.length
-      this.summaries.push(summary)
-      if (this.summaryIds.size < 1 << 20) this.summaryIds.set(summary, ref)
-    }
-    this.summaryRef[i] = ref
+    this.summaryRef[i] = this.summaries.id(cut ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary)
     return i
   }
 
@@ -323,7 +316,7 @@ export class MessageIndex {
       time: this.time[i],
       protocol: this.protocols.text(this.protocolId[i]),
       name: this.names.text(this.nameId[i]),
-      summary: this.summaries[this.summaryRef[i]],
+      summary: this.summaries.text(this.summaryRef[i]),
       length: this.length[i],
       error: (f & FLAG_ERROR) !== 0,
       warning: (f & FLAG_WARNING) !== 0
@@ -351,7 +344,7 @@ export class MessageIndex {
     return this.names.text(this.nameId[i])
   }
   summaryAt(i: number): string {
-    return this.summaries[this.summaryRef[i]]
+    return this.summaries.text(this.summaryRef[i])
   }
   /** The layers under and including the message's protocol (`udp`, `enet`, `fignet`). */
   layersAt(i: number): readonly string[] {
@@ -374,7 +367,7 @@ export class MessageIndex {
       for (let i = 0; i < this.count; i++) out[i] = rank[this.dirFlags[i] & 3]
       return out
     }
-    const list = column === 'protocol' ? this.protocols.all() : column === 'name' ? this.names.all() : this.summaries
+    const list = column === 'protocol' ? this.protocols.all() : column === 'name' ? this.names.all() : this.summaries.all()
     const order = list.map((_, k) => k).sort((x, y) => list[x].localeCompare(list[y]))
     const rank = new Uint32Array(list.length)
     order.forEach((k, r) => (rank[k] = r))
@@ -412,11 +405,9 @@ export class MessageIndex {
     return (this.dirFlags[i] & FLAG_WIRE_B2A) !== 0
   }
 
-  /** Approximate bytes held: allocated columns plus the distinct summary strings and their map entries. */
+  /** Approximate bytes held: allocated columns, the distinct summaries and the field columns. */
   byteSize(): number {
-    let strings = 0
-    for (const s of this.summaries) strings += 16 + s.length * 2 + 32
-    return this.cap * MessageIndex.BYTES_PER_ROW + strings + this.fields.byteSize()
+    return this.cap * MessageIndex.BYTES_PER_ROW + this.summaries.byteSize() + this.fields.byteSize()
   }
 
   /** Bytes held by the fixed-width columns per message (summary strings and field columns come on top). */
