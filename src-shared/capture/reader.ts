@@ -1,6 +1,7 @@
 // Push parser for pcap and pcapng capture files. The host pushes chunks of any size; the reader parses
 // every complete record straight out of the chunk and copies only the incomplete tail (at most one
-// record) into its own buffer, so memory stays bounded by the largest record, not the file.
+// record) into its own buffer, so memory stays bounded by the largest record, not the file. Each frame's
+// bytes are copied out of the chunk (the caller may reuse it) into a shared slab (bytes/slab.ts).
 //
 // Error policy: until the file header is accepted (pcap global header / first pcapng SHB), bad input
 // throws CaptureFormatError — it is not a capture file. After that, damage is reported through
@@ -11,6 +12,7 @@
 // Behaviour follows Wireshark 4.0's wiretap where the spec leaves room (tshark is the test oracle):
 // timestamps finer than 1 ns or in binary units are truncated, not rounded; if_tsoffset is applied.
 
+import { copyBytes } from '../bytes/slab'
 import { CaptureFormatError, type CaptureFormat, type CaptureFrame, type CaptureInterface, type CaptureSink } from './types'
 
 /** Largest record (pcap record or pcapng block) accepted; anything claiming more is damage. */
@@ -408,7 +410,7 @@ export class CaptureReader {
       tsSec: sec,
       tsNsec: this.nanos ? frac : frac * 1000,
       originalLength: orig,
-      data: b.slice(pos + PCAP_RECORD_HEADER, pos + size)
+      data: copyBytes(b, pos + PCAP_RECORD_HEADER, pos + size)
     })
   }
 
@@ -545,7 +547,7 @@ export class CaptureReader {
       tsSec: sec + st.info.tsOffset,
       tsNsec: nsec,
       originalLength: orig,
-      data: b.slice(dataStart, dataStart + capLen)
+      data: copyBytes(b, dataStart, dataStart + capLen)
     }
     if (comments !== undefined) frame.comments = comments
     this.emit(frame)
@@ -569,7 +571,7 @@ export class CaptureReader {
       tsNsec: 0,
       noTimestamp: true,
       originalLength: orig,
-      data: b.slice(start + 4, start + 4 + capLen)
+      data: copyBytes(b, start + 4, start + 4 + capLen)
     })
   }
 

@@ -343,7 +343,11 @@ export class Conversation implements TcpGapListener {
 
   /** Keeps an input while the roles may still swap. */
   private hold(input: HeldInput): void {
-    if (!this.settled) (this.held ??= { inputs: [], out: [] }).inputs.push(input)
+    if (this.settled) return
+    // Copies: a view would keep the frame's whole slab alive while the roles are open (bytes/slab.ts).
+    if (input.udp) input.payload = input.payload.slice()
+    else input.seg = { ...input.seg, payload: input.seg.payload.slice() }
+    ;(this.held ??= { inputs: [], out: [] }).inputs.push(input)
   }
 
   udpDatagram(dir: WireDir, payload: Uint8Array, frames: number[], time: number, again = false): void {
@@ -375,6 +379,7 @@ export class Conversation implements TcpGapListener {
     if (t[dir].segment(seg, frame, time)) {
       if (this.closed) this.afterClose(dir)
       else this.tcpData(dir)
+      t[dir].stream.own()
     }
     if (!again) this.afterInput()
   }

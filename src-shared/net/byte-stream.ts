@@ -26,6 +26,8 @@ export class ByteStream {
   private first = 0 // index of the first unconsumed chunk (consumed ones are dropped in batches)
   private head = 0 // bytes already consumed from chunks[first]
   private size = 0
+  /** Chunks before this index are copies of their own (own() made them), not views of a frame's bytes. */
+  private ownedTo = 0
   /** Total bytes consumed so far (the stream offset of the next byte). */
   consumed = 0
 
@@ -100,12 +102,29 @@ export class ByteStream {
     // Drop consumed chunks in one go (shifting one at a time is quadratic for many small chunks).
     if (this.first > 64 || this.first === this.chunks.length) {
       this.chunks.splice(0, this.first)
+      this.ownedTo = Math.max(0, this.ownedTo - this.first)
       this.first = 0
     }
     this.size -= n
     this.consumed += n
     if (frames.length > 1) frames.sort((a, b) => a - b)
     return { bytes, frames: dedupeSorted(frames), time, offset }
+  }
+
+  /**
+   * Copies the unconsumed bytes that are still views of the frames that brought them: called when a frame
+   * has been handled, so that bytes waiting for the rest of a message keep only themselves alive, not the
+   * frame's slab (bytes/slab.ts).
+   */
+  own(): void {
+    for (let i = Math.max(this.ownedTo, this.first); i < this.chunks.length; i++) {
+      const c = this.chunks[i]
+      if (i === this.first) {
+        c.data = c.data.slice(this.head)
+        this.head = 0
+      } else c.data = c.data.slice()
+    }
+    this.ownedTo = this.chunks.length
   }
 
   /** Consumes everything available. */

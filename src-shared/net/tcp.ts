@@ -238,7 +238,8 @@ export class TcpDirection {
       seq = this.nextSeq
     } else if (r > 0) {
       this.outOfOrder++
-      ;(this.pending ??= []).push({ seq, data, frame, time })
+      // Kept until the hole before it fills: a copy, not a view of the frame's slab (bytes/slab.ts).
+      ;(this.pending ??= []).push({ seq, data: data.slice(), frame, time })
       this.pendingBytes += data.length
       if (this.pendingBytes > this.maxBuffered) return this.skipGap(frame)
       return false
