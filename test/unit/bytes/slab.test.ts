@@ -17,7 +17,12 @@ describe('slab allocation', () => {
       a.fill(i & 0xff)
       arrays.push(a)
     }
-    arrays.forEach((a, i) => expect(a.every((b) => b === (i & 0xff)), `array ${i}`).toBe(true))
+    arrays.forEach((a, i) =>
+      expect(
+        a.every((b) => b === (i & 0xff)),
+        `array ${i}`
+      ).toBe(true)
+    )
   })
 
   it('copies a range of its source', () => {
