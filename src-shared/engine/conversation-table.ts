@@ -33,7 +33,7 @@ function hashKey(key: string): number {
 }
 
 /** The IPv4 address of a canonical `a.b.c.d:port` endpoint (which formats back to the same text), else -1. */
-function ipv4Of(host: string): number {
+export function ipv4Of(host: string): number {
   let value = 0
   let parts = 0
   let i = 0
@@ -52,7 +52,7 @@ function ipv4Of(host: string): number {
   return parts === 4 && i === host.length ? value : -1
 }
 
-function ipv4Text(v: number): string {
+export function ipv4Text(v: number): string {
   return `${v >>> 24}.${(v >>> 16) & 0xff}.${(v >>> 8) & 0xff}.${v & 0xff}`
 }
 

@@ -9,6 +9,7 @@ import type { FilterTarget } from '../filter/compile'
 import type { WireDir } from '../protocols/registry'
 import { FieldColumns } from './field-columns'
 import { TextPool } from './text-pool'
+import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
 import { defineProtocols } from '../bytes/fields'
@@ -78,12 +79,7 @@ class InternTable {
   private readonly split: string[][] = []
 }
 
-/** A conversation's transport and endpoints, as the index keeps them for the frame/IP/port filter fields. */
-export interface ConversationEnds {
-  transport: Transport
-  a: Endpoint
-  b: Endpoint
-}
+export type { ConversationEnds }
 
 const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 /** Names a message's stack can hold: transports, carriers and protocols. */
@@ -200,7 +196,7 @@ export class MessageIndex {
   private summaryRef = new Uint32Array(0) // index into summaries
   private stackId = new Uint16Array(0)
   private readonly stacks = new InternTable(1 << 16)
-  private readonly ends = new Map<number, ConversationEnds>()
+  private readonly ends = new ConversationEndsTable()
   /** Index-field values, error and warning texts, and the frame lists of messages with more than two frames. */
   readonly fields = new FieldColumns()
   // Names and protocols have separate tables: a protocol id is one byte, a name id two.
@@ -272,7 +268,7 @@ export class MessageIndex {
 
   /** Keeps a conversation's transport and endpoints (when its messages come without them, from shards). */
   setEnds(conversation: number, ends: ConversationEnds): void {
-    if (!this.ends.has(conversation)) this.ends.set(conversation, { transport: ends.transport, a: ends.a, b: ends.b })
+    this.ends.set(conversation, ends)
   }
 
   /** Appends a message; returns its row number (message id - 1 when every message is indexed). */
@@ -294,7 +290,7 @@ export class MessageIndex {
       (wireDir === 'b2a' ? FLAG_WIRE_B2A : 0) |
       (cut ? FLAG_SUMMARY_CUT : 0)
     this.stackId[i] = this.stackIdOf(m.stack, m.protocol)
-    if (conv && !this.ends.has(m.conversation)) this.ends.set(m.conversation, { transport: conv.transport, a: conv.a, b: conv.b })
+    if (conv && !this.ends.has(m.conversation)) this.ends.set(m.conversation, conv)
     if (m.error) this.fields.add(i, 'gamewire.error', m.error)
     for (const w of m.warnings) this.fields.add(i, 'gamewire.warning', w)
     if (m.frames.length > 2) for (const f of m.frames) this.fields.add(i, 'frame.number', f)
@@ -387,7 +383,7 @@ export class MessageIndex {
     out.add('frame').add('gamewire')
     for (let id = 0; id < this.stacks.all().length; id++) for (const l of this.stacks.layers(id)) out.add(l)
     for (const k of this.fields.keys()) out.add(k.split('.', 1)[0])
-    for (const e of this.ends.values()) out.add(e.a.ip.includes(':') ? 'ipv6' : 'ip')
+    for (const f of this.ends.families()) out.add(f)
     return out
   }
 
