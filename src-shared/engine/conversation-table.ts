@@ -6,6 +6,7 @@
 
 import { resized } from '../bytes/columns'
 import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
+import { hashText } from './text-pool'
 
 /** Why the engine ended a conversation before the end of the capture (or that the capture ended). */
 export type EndReason = 'closed' | 'idle' | 'limit' | 'capture end'
@@ -23,13 +24,6 @@ const STORED = 0x80
 /** The engine's key of an address pair: the same whichever side sends. */
 export function conversationKey(transport: Transport, s: string, d: string): string {
   return s < d ? `${transport}|${s}|${d}` : `${transport}|${d}|${s}`
-}
-
-/** FNV-1a over the key's characters. */
-function hashKey(key: string): number {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-  return h >>> 0
 }
 
 /** The IPv4 address of a canonical `a.b.c.d:port` endpoint (which formats back to the same text), else -1. */
@@ -208,7 +202,7 @@ export class ConversationTable {
 
   /** The latest stored conversation on this address pair (conversationKey), if any. */
   find(key: string): number | undefined {
-    const h = hashKey(key)
+    const h = hashText(key)
     const mask = this.slots.length - 1
     for (let s = h & mask; this.slots[s] !== 0; s = (s + 1) & mask) {
       const id = this.slots[s]
@@ -234,7 +228,7 @@ export class ConversationTable {
 
   /** Points the key's slot at `id`, replacing an older conversation on the same key. */
   private index(id: number, key: string): void {
-    const h = hashKey(key)
+    const h = hashText(key)
     this.hash[id - 1] = h
     if ((this.used + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2)
     const mask = this.slots.length - 1

@@ -7,15 +7,18 @@
 // as 1 to 3 bytes, as UTF-8 encodes the characters below U+10000: ASCII takes one byte, and any string,
 // lone surrogates too, comes back exactly as it went in.
 
+import { resized } from '../bytes/columns'
+
 const BLOCK_BITS = 20
 const BLOCK = 1 << BLOCK_BITS
 /** Longest text kept, in UTF-16 code units (its count is kept in 16 bits; 3 bytes each fit a block). */
 export const TEXT_POOL_MAX = 0xffff
 
-function grown<T extends Uint32Array | Uint16Array>(a: T): T {
-  const out = new (a.constructor as new (n: number) => T)(a.length * 2)
-  out.set(a)
-  return out
+/** FNV-1a over a text's UTF-16 code units. */
+export function hashText(text: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
 }
 
 export class TextPool {
@@ -35,10 +38,7 @@ export class TextPool {
   /** The text's id, adding it when it is new. Texts longer than TEXT_POOL_MAX are refused (RangeError). */
   id(text: string): number {
     if (text.length > TEXT_POOL_MAX) throw new RangeError(`text pool: ${text.length} characters, at most ${TEXT_POOL_MAX}`)
-    // FNV-1a over the code units.
-    let h = 0x811c9dc5
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-    h >>>= 0
+    const h = hashText(text)
     const mask = this.table.length - 1
     let slot = h & mask
     for (let e = this.table[slot]; e !== 0; slot = (slot + 1) & mask, e = this.table[slot]) {
@@ -125,9 +125,9 @@ export class TextPool {
       }
     }
     if (this.count === this.starts.length) {
-      this.starts = grown(this.starts)
-      this.lengths = grown(this.lengths)
-      this.hashes = grown(this.hashes)
+      this.starts = resized(this.starts, this.count * 2)
+      this.lengths = resized(this.lengths, this.count * 2)
+      this.hashes = resized(this.hashes, this.count * 2)
     }
     const id = this.count++
     this.starts[id] = ((this.blocks.length - 1) << BLOCK_BITS) | start
