@@ -19,6 +19,7 @@ const UDP4 = 1
 const TCP4 = 2
 /** Ends read back recently are kept, so a filter over many rows does not build them again for each row. */
 const READ_CACHE = 4096
+const MAX_COLUMN_ID = 2 ** 28
 
 export class ConversationEndsTable {
   /** By id: 0 when not known (or kept in `others`), else UDP4 or TCP4. */
@@ -40,7 +41,8 @@ export class ConversationEndsTable {
     if (this.has(id)) return
     const a = ipv4Of(ends.a.ip)
     const b = ipv4Of(ends.b.ip)
-    if (a < 0 || b < 0 || !Number.isInteger(id) || id < 0 || id >= 2 ** 32 || !isPort(ends.a.port) || !isPort(ends.b.port)) {
+    // Ids count up from 1, so the columns grow with the conversations; an id far beyond that goes to the map.
+    if (a < 0 || b < 0 || !Number.isInteger(id) || id < 0 || id >= MAX_COLUMN_ID || !isPort(ends.a.port) || !isPort(ends.b.port)) {
       this.others.set(id, { transport: ends.transport, a: { ip: ends.a.ip, port: ends.a.port }, b: { ip: ends.b.ip, port: ends.b.port } })
       return
     }

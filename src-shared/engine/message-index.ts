@@ -1,8 +1,9 @@
 // The compact per-message index the UI lists: fixed-width typed-array columns (a few dozen bytes per
 // message) instead of retained message objects. Names, protocols and stacks are interned; summaries are
-// cut at SUMMARY_MAX characters and each distinct one is kept once, as bytes (text-pool.ts). Beside the row it keeps what display filters, sorting and
-// added columns read without decoding again: each conversation's endpoints, the wire direction, and the
-// index fields' values (field-columns.ts). The full tree is rebuilt only when a message is looked at.
+// cut at SUMMARY_MAX characters and each distinct one is kept once, as bytes (text-pool.ts). Beside the
+// row it keeps what display filters, sorting and added columns read without decoding again: each
+// conversation's endpoints (conversation-ends.ts), the wire direction, and the index fields' values
+// (field-columns.ts). The full tree is rebuilt only when a message is looked at.
 
 import type { DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
 import type { FilterTarget } from '../filter/compile'
