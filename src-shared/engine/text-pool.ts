@@ -1,16 +1,18 @@
 // Distinct short texts (the message index's summaries), each kept once as bytes rather than as a JS
 // string. Why: summaries are built by concatenation, and V8 keeps such a string as a tree of its pieces (a
 // "cons string": 32 bytes per node, plus every piece), several hundred bytes for a 58-character summary;
-// a 4M-frame capture has 1.3 million distinct ones. Here a text costs its bytes in blocks (4 KiB at first,
-// each twice the one before, up to 1 MiB, so that a small index stays small), 10 bytes
-// (start, length, hash) and a slot of the hash table that finds it again. Each UTF-16 code unit is kept
-// as 1 to 3 bytes, as UTF-8 encodes the characters below U+10000: ASCII takes one byte, and any string,
-// lone surrogates too, comes back exactly as it went in.
+// a 4M-frame capture has 1.3 million distinct ones. Here a text costs its bytes, 10 bytes (start, length,
+// hash) and a slot of the hash table that finds it again. The bytes go in blocks of 4 KiB at first, each
+// twice the one before up to 1 MiB, so that a small index stays small. Each UTF-16 code unit is kept as 1
+// to 3 bytes, as UTF-8 encodes the characters below U+10000: ASCII takes one byte, and any string, lone
+// surrogates too, comes back exactly as it went in.
 
 import { resized } from '../bytes/columns'
 
 const BLOCK_BITS = 20
 const BLOCK = 1 << BLOCK_BITS
+/** A start is a block number and an offset in 32 bits: at most 4,096 blocks (4 GiB of text). */
+const MAX_BLOCKS = 1 << (32 - BLOCK_BITS)
 /** Longest text kept, in UTF-16 code units (its count is kept in 16 bits; 3 bytes each fit a block). */
 export const TEXT_POOL_MAX = 0xffff
 
@@ -35,7 +37,7 @@ export class TextPool {
   /** Open addressing over the hashes: id + 1 per slot, 0 when free; kept at most half full. */
   private table = new Uint32Array(2048)
 
-  /** The text's id, adding it when it is new. Texts longer than TEXT_POOL_MAX are refused (RangeError). */
+  /** The text's id, adding it when it is new. RangeError for a text over TEXT_POOL_MAX or past 4 GiB of text. */
   id(text: string): number {
     if (text.length > TEXT_POOL_MAX) throw new RangeError(`text pool: ${text.length} characters, at most ${TEXT_POOL_MAX}`)
     const h = hashText(text)
@@ -104,6 +106,7 @@ export class TextPool {
 
   private append(text: string, hash: number, slot: number): number {
     if (this.used + text.length * 3 > this.blockSize) {
+      if (this.blocks.length === MAX_BLOCKS) throw new RangeError('text pool: 4 GiB of text, the most it can address')
       this.blockSize = Math.min(BLOCK, Math.max(4096, this.blockSize * 2, text.length * 3))
       this.blocks.push(new Uint8Array(this.blockSize))
       this.used = 0
