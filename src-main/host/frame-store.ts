@@ -7,6 +7,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { resized } from '../../src-shared/bytes/columns'
+import { copyBytes } from '../../src-shared/bytes/slab'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 
 // Record header: interfaceId u32, linkType u32, tsSec f64, tsNsec u32, originalLength u32, capturedLength u32.
@@ -132,9 +133,9 @@ export class FrameStore {
       this.window = this.readBytes(start, Math.max(end, Math.min(start + READ_AHEAD, this.written + this.used)) - start)
       this.windowStart = start
     }
-    const at = start - this.windowStart
-    // The frame gets bytes of its own: a decoder may keep them, which must not pin the whole window.
-    return this.decode(number, Buffer.from(this.window!.subarray(at, end - this.windowStart)), 0)
+    // The frame's bytes are copied out of the window (into a slab, bytes/slab.ts): a decoder may keep them,
+    // which must not pin the whole window.
+    return this.decode(number, this.window!, start - this.windowStart, true)
   }
 
   /**
@@ -185,7 +186,8 @@ export class FrameStore {
     b.writeUInt32LE(f.data.length, at + 24)
   }
 
-  private decode(number: number, b: Buffer, at: number): CaptureFrame {
+  /** The frame stored at b[at]; its bytes are a view of `b`, or a copy with `copy`. */
+  private decode(number: number, b: Buffer, at: number, copy = false): CaptureFrame {
     const tsSec = b.readDoubleLE(at + 8)
     const len = b.readUInt32LE(at + 24)
     const frame: CaptureFrame = {
@@ -195,7 +197,7 @@ export class FrameStore {
       tsSec: Math.max(tsSec, 0),
       tsNsec: b.readUInt32LE(at + 16),
       originalLength: b.readUInt32LE(at + 20),
-      data: new Uint8Array(b.buffer, b.byteOffset + at + HEADER, len)
+      data: copy ? copyBytes(b, at + HEADER, at + HEADER + len) : new Uint8Array(b.buffer, b.byteOffset + at + HEADER, len)
     }
     if (tsSec < 0) frame.noTimestamp = true
     const comments = this.comments?.get(number)
