@@ -1,5 +1,5 @@
 // Fragment reassembly for datagram transports whose fragments carry (start sequence, count, number, total
-// length, offset): Photon SEND_FRAGMENT (photon.md §2.2) and ENet SEND_FRAGMENT / SEND_UNRELIABLE_FRAGMENT
+// length, offset): Photon SEND_FRAGMENT (docs/photon.md, UDP layout) and ENet SEND_FRAGMENT / SEND_UNRELIABLE_FRAGMENT
 // share this shape. One assembler per conversation and direction. Fragments are grouped per channel by startSeq, accepted in any order, and the
 // message is complete once every fragment number 0..count-1 has arrived and their data cover the whole
 // totalLength. Memory is bounded: nothing of totalLength size is allocated before the message is complete

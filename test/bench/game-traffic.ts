@@ -167,7 +167,7 @@ const PHOTON_WS = { ip: '10.1.0.13', port: 9090 }
 /** F3, message type (bit 7 = encrypted), body. */
 export const photonMsg = (type: number, body: Uint8Array, encrypted = false) => Uint8Array.from([0xf3, type | (encrypted ? 0x80 : 0), ...body])
 
-/** Photon's payload encryption: AES-256-CBC, zero IV, PKCS#7 (photon.md §6). */
+/** Photon's payload encryption: AES-256-CBC, zero IV, PKCS#7 (docs/photon.md, Encryption). */
 export function photonEncrypt(key: Uint8Array, body: Uint8Array): Uint8Array {
   const c = createCipheriv('aes-256-cbc', key, Buffer.alloc(16))
   return Uint8Array.from(Buffer.concat([c.update(body), c.final()]))

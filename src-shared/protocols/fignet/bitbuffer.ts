@@ -1,4 +1,4 @@
-// NetStack's BitBuffer, FigNet's legacy codec for its core messages (fignet-transports-and-codecs.md §2):
+// NetStack's BitBuffer, FigNet's legacy codec for its core messages (docs/fignet.md, Codecs and ENet on the wire):
 // an LSB-first bit stream (stream bit i = bit i&7 of byte i>>3) closed by a 1-bit sentinel and zero
 // padding. Bytes are 8 raw bits; uint/ushort are varints of 7-bit groups, each group an 8-bit field;
 // int/short zigzag then varint; long/ulong low then high 32 bits; strings an 8-bit length then 7 bits per

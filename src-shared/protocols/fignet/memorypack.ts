@@ -1,4 +1,4 @@
-// MemoryPack (Cysharp), the codec of the Entangle payloads (fignet-transports-and-codecs.md §3). Not
+// MemoryPack (Cysharp), the codec of the Entangle payloads (docs/fignet.md, Codecs and ENet on the wire). Not
 // self-describing: the caller walks the schema and asks for each value. Little-endian throughout.
 //
 // - object header: u8 member count 0–249, 255 = null, 250–254 reserved (an error here)

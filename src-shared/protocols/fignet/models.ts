@@ -45,7 +45,7 @@ export interface SchemaField {
   name: string
   /** C# type: an unmanaged primitive, `string`, `byte[]`, an enum of ENUMS (byte), a model of MODELS, or `List<T>`. */
   type: string
-  /** The guide names the field but not its type: the type is ours (entangle-models.md). */
+  /** The guide names the field but not its type: the type is ours (docs/fignet.md, Model field types). */
   assumed?: true
   /** Enum whose names label this integer (RoomEventData.DeliveryMethod is a byte holding a DeliveryMethod). */
   names?: EnumName

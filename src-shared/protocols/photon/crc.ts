@@ -1,4 +1,4 @@
-// Photon's datagram CRC (photon.md §5): reflected CRC-32 with poly 0xEDB88320 and init 0xFFFFFFFF but NO
+// Photon's datagram CRC (docs/photon.md, UDP layout: CRC): reflected CRC-32 with poly 0xEDB88320 and init 0xFFFFFFFF but NO
 // final xor, i.e. the bitwise NOT of the usual zlib CRC-32. It covers the whole datagram with its 4-byte CRC
 // field (offset 12 of the header) taken as zero; the bytes are never copied to zero that field.
 // Table-driven, slicing-by-8 (eight 256-entry tables) for the bulk of the datagram.

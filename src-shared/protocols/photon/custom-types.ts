@@ -1,4 +1,4 @@
-// PUN's registered custom types (photon.md §9, "PUN custom types"). Payloads are big-endian (PUN writes
+// PUN's registered custom types (docs/photon.md, What is decoded: custom types). Payloads are big-endian (PUN writes
 // them with Protocol.Serialize) in both protocol versions; in Protocol18 they arrive as slim customs
 // 0x80 + code (Vector3 'V' 0x56 → 0xD6). Other codes stay bytes. A payload is decoded only when its
 // length is exactly the type's size: a game may register its own type under the same letter.

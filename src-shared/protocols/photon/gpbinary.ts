@@ -12,7 +12,7 @@
 // share the array's key. Type bytes, lengths and counts are leaves (photon.value.*), so every byte of a
 // body belongs to a node. Labels are built only when the tree is recording.
 //
-// Decisions where the sources disagree (see the photon.md citations):
+// Decisions where the sources disagree (docs/photon.md names the sources):
 // - P16 Dictionary value type 'D' (and 'y'): no nested header; every value is a complete dictionary
 //   (array) with its own header, as the official Protocol16 reader and BulletForceHax read it. (The
 //   P16 writer's nested-header branch cannot run: it asks a System.Type for generic arguments.)

@@ -3,7 +3,7 @@
 
 import { defineField, defineFields } from '../../bytes/fields'
 
-/** Command types (photon.md §2.2). 13's layout is unconfirmed: its body is shown as bytes. */
+/** Command types (docs/photon.md, UDP layout). 13's layout is unconfirmed: its body is shown as bytes. */
 export const CMD = {
   ACK: 1,
   CONNECT: 2,
@@ -38,7 +38,7 @@ export const COMMAND_NAMES: Readonly<Record<number, string>> = {
   16: 'ACK_UNSEQUENCED'
 }
 
-/** Header flags byte values (photon.md §2.1). */
+/** Header flags byte values (docs/photon.md, UDP layout). */
 export const HEADER_FLAG_NAMES: Readonly<Record<number, string>> = {
   0x00: 'plain',
   0x01: 'datagram encrypted',
@@ -59,7 +59,7 @@ export const COMMAND_FLAG_NAMES: Readonly<Record<number, string>> = {
 
 export const CHANNEL_NAMES: Readonly<Record<number, string>> = { 255: 'control' }
 
-/** The reserved byte of a DISCONNECT command (photon.md §2.2); anything else is "reason unknown" in the SDK. */
+/** The reserved byte of a DISCONNECT command (docs/photon.md, UDP layout); anything else is "reason unknown" in the SDK. */
 export const DISCONNECT_REASON_NAMES: Readonly<Record<number, string>> = {
   1: 'server logic',
   2: 'timeout',

@@ -96,7 +96,7 @@ interface Sent {
   flags: number
   bytes: Buffer
   fignet: FigNetSent
-  /** What ENet's enet_peer_send makes of it (fignet-transports-and-codecs.md §4.1). */
+  /** What ENet's enet_peer_send makes of it (docs/fignet.md, Codecs and ENet on the wire). */
   delivery: 'Reliable' | 'Unreliable' | 'Unsequenced'
   fragments: number
 }

@@ -1,9 +1,9 @@
-// NetStack BitBuffer: the vectors of fignet-transports-and-codecs.md §2, the RegisterIdentity payload of
-// the shared ENet capture, random field sequences from the test's own BitWriter (values and bit-exact
-// byte ranges), the sentinel checks, and every truncation.
+// NetStack BitBuffer: the vectors of docs/fignet.md (Codecs and ENet on the wire), the RegisterIdentity
+// payload of the ENet capture test/fixtures/enet/enet-fignet-loopback.pcapng, random field sequences from
+// the test's own BitWriter (values and bit-exact byte ranges), the sentinel checks, and every truncation.
 //
 // Which expectations are independent: none of the bytes come from NetStack itself (C#, not runnable here;
-// its repository has no tests). The §2 vectors and the capture's RegisterIdentity payload were made by our
+// its repository has no tests). Those vectors and the capture's RegisterIdentity payload were made by our
 // encoder written from BitBuffer.cs's rules (LSB-first chunks written little-endian, sentinel bit, 7-bit
 // varint groups in 8-bit fields, 8-bit string length + 7-bit chars) and sent through real ENet; the bit
 // offsets asserted below are worked out by hand from those rules, not by the encoder.

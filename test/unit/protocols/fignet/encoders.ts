@@ -198,7 +198,7 @@ export class MpWriter {
   }
 }
 
-// The guide's models (§8–9, entangle-models.md), in declaration order. Types: a primitive, 'string',
+// The guide's models (§8–9; types per docs/fignet.md, Model field types), in declaration order. Types: a primitive, 'string',
 // 'byte[]', a byte enum (EntityType, RoomResponseCode), a model name, or 'List<Model>'.
 export const BYTE_ENUMS: Record<string, Record<number, string>> = {
   EntityType: { 0: 'Player', 1: 'Agent', 2: 'Item' },
@@ -420,7 +420,7 @@ export function msgpack(x: MsgPackInput): number[] {
   }
 }
 
-// ---------------- TransformData (guide §9.1) ----------------
+// ---------------- TransformData (docs/fignet.md, guide §9.1) ----------------
 
 export interface TransformInput {
   x: number

@@ -65,7 +65,7 @@ export function checkNesting(roots: FieldNode[], buf: Uint8Array): void {
 const utf8 = new TextDecoder('utf-8')
 const utf16 = new TextDecoder('utf-16le')
 
-/** MemoryPack VarInt read from the spec (fignet-transports-and-codecs.md §3), for varint leaves. */
+/** MemoryPack VarInt read from the spec (docs/fignet.md, Codecs and ENet on the wire), for varint leaves. */
 function memoryPackVarint(b: Uint8Array): bigint {
   const dv = new DataView(b.buffer, b.byteOffset, b.byteLength)
   const code = dv.getInt8(0)

@@ -1,4 +1,4 @@
-// MemoryPack: the vectors of fignet-transports-and-codecs.md §3 (writer reproduces them, reader decodes
+// MemoryPack: the vectors of docs/fignet.md (Codecs and ENet on the wire) (writer reproduces them, reader decodes
 // them), the reader's primitives against the test writer, hostile lengths and counts, and the generic
 // member guessing for models without a schema.
 //

@@ -469,7 +469,7 @@ describe('fallbacks', () => {
   })
 })
 
-/** The C# type's width as a filter field type (C# spec: byte/ushort/short/uint 1/2/2/4 bytes; the enums are byte enums per entangle-models.md). */
+/** The C# type's width as a filter field type (C# spec: byte/ushort/short/uint 1/2/2/4 bytes; the enums are byte enums per docs/fignet.md, Model field types). */
 function CS_FIELD_TYPE(t: string): string {
   const prim: Record<string, string> = {
     byte: 'u8',
@@ -491,7 +491,7 @@ function CS_FIELD_TYPE(t: string): string {
   return 'none' // nested models and lists are subtrees
 }
 
-// Porting guide §6 (core ids) and §7.1–7.3 (Entangle ids), copied as written: [id, name, request payload, response/event payload];
+// The guide's §6 (core ids) and §7.1–7.3 (Entangle ids), copied as written: [id, name, request payload, response/event payload];
 // "n/a", "none" and prose ("room state replay sequence", "room-property/state propagation") are null.
 const GUIDE_REGISTRY: [number, string, string | null, string | null][] = [
   [60000, 'RegisterIdentity', 'RegisterIdentityModel', 'RegisterIdentityModel'],
@@ -542,7 +542,7 @@ describe('schema table and registry', () => {
       }
     }
     expect(seen.get('entangle.room_id')).toBe('uint')
-    // Independent: the guide's names (§6.1, §8) and entangle-models.md's types (docs/fignet.md cites both).
+    // Independent: the guide's names (§6.1, §8) and the types of docs/fignet.md, Model field types.
     expect(lookupField('entangle.event_id')).toMatchObject({ name: 'EventId', type: 'u8' })
     expect(lookupField('entangle.entity_net_id')).toMatchObject({ name: 'EntityNetId', type: 'u32' })
     expect(lookupField('entangle.response_code')).toMatchObject({ name: 'ResponseCode', type: 'u8' })

@@ -161,7 +161,7 @@ export function datagram(spec: DatagramSpec): Datagram {
 }
 
 /**
- * A datagram-encrypted packet (photon.md §6.3): peerId i16, 0x01, challenge i32, AES-256-CBC blob (random
+ * A datagram-encrypted packet (docs/photon.md, Encryption: datagram encryption): peerId i16, 0x01, challenge i32, AES-256-CBC blob (random
  * 16-byte IV prefixed, PKCS7) of [commandCount u8, sentTime i32, commands], HMAC-SHA256 over all before it.
  */
 export function encryptedDatagram(o: { peerId: number; challenge: number; sentTime: number; commands: Uint8Array[]; key: Uint8Array; hmacKey: Uint8Array }): {

@@ -481,7 +481,7 @@ describe('Photon UDP commands', () => {
       const walk = (ns: FieldNode[]) => ns.forEach((n) => (keys.add(n.key), walk(n.children ?? [])))
       walk(p.roots)
       for (const k of keys) {
-        expect(k in SPEC_WIDTH, `${k} is in photon.md §2`).toBe(true)
+        expect(k in SPEC_WIDTH, `${k} is in docs/photon.md, UDP layout`).toBe(true)
         const def = lookupField(k)!
         expect([k, TYPE_WIDTH[def?.type]], k).toEqual([k, SPEC_WIDTH[k]])
         if (SIGNED.has(k) || (k.startsWith('photon.frag.') && SPEC_WIDTH[k] > 0)) expect(def.type, k).toMatch(/^i/)

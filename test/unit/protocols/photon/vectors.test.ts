@@ -190,7 +190,7 @@ describe('public Photon vectors', () => {
 
   it.each(gpVectors.filter((v) => v.expect.packet))('#$i $source: a whole UDP datagram (message body read from it)', (vec) => {
     // ao-data's test writes 0x00 where real traffic has the 0xF3 signal byte (see its note): the body is
-    // found through the packet and command headers (photon.md §2), read by hand here.
+    // found through the packet and command headers (docs/photon.md, UDP layout), read by hand here.
     const bytes = unhex(vec.hex)
     const dv = new DataView(bytes.buffer, bytes.byteOffset)
     expect(dv.getInt16(0)).toBe(vec.expect.packet.peerId)
