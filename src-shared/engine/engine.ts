@@ -317,7 +317,7 @@ export class Engine {
   private find(key: string, src: Endpoint): { conv: Conversation; dir: WireDir } | undefined {
     const conv = this.live.get(key)
     if (!conv) return undefined
-    return { conv, dir: conv.a.port === src.port && conv.a.ip === src.ip ? 'a2b' : 'b2a' }
+    return { conv, dir: wireDir(conv, src) }
   }
 
   /** Opens a conversation with `a` as its side a, first making room under the live limit. */
@@ -398,7 +398,7 @@ export class Engine {
     // find() inlined: its { conv, dir } would be an object per datagram.
     let conv = this.live.get(key)
     let dir: WireDir
-    if (conv) dir = conv.a.port === src.port && conv.a.ip === src.ip ? 'a2b' : 'b2a'
+    if (conv) dir = wireDir(conv, src)
     else {
       conv = this.open(key, 'udp', src, dst)
       dir = 'a2b'
@@ -513,4 +513,9 @@ export class Engine {
   conversationList(): ConversationInfo[] {
     return [...this.conversations()]
   }
+}
+
+/** The wire direction of a packet from `src` in `conv`: a2b when it comes from the conversation's side a. */
+function wireDir(conv: Conversation, src: Endpoint): WireDir {
+  return conv.a.port === src.port && conv.a.ip === src.ip ? 'a2b' : 'b2a'
 }
