@@ -1,7 +1,7 @@
-// Capped streaming inflate (fflate) shared by every layer that decompresses untrusted bytes: the
-// WebSocket permessage-deflate extension and protocol bodies (SFS2X zlib). The compressed input is pushed
-// in slices small enough that one slice cannot overshoot the cap by more than ~1 MiB, so a zlib bomb
-// costs at most the cap in memory.
+// Capped inflate (fflate) shared by every layer that decompresses untrusted bytes: the WebSocket
+// permessage-deflate extension and protocol bodies (SFS2X zlib). Input that cannot reach the cap is inflated
+// in one call; other input is pushed to a streaming inflater in slices small enough that one slice cannot
+// overshoot the cap by more than ~1 MiB, so a zlib bomb costs at most the cap in memory.
 
 import { Inflate, Unzlib, inflateSync, unzlibSync } from 'fflate'
 import { concatBytes } from './concat'
@@ -29,15 +29,36 @@ export interface CappedInflateResult {
   error: string | null
 }
 
+/**
+ * An empty final block with fixed codes (BFINAL 1, BTYPE 01, end-of-block): appended to a sync-flushed piece,
+ * it lets the one-call inflater finish where the piece ends (RFC 1951 §3.2.3, §3.2.6).
+ */
+const FINAL_EMPTY_BLOCK = Uint8Array.of(0x03, 0x00)
+
+/**
+ * Where the one-call inflater writes: fflate grows its own output 128 KiB ahead of every block, and on this
+ * machine a fresh buffer that size cost ~40 µs, far more than inflating a typical WebSocket or SFS2X message
+ * (src-shared runs one decode at a time per thread, so one buffer serves them all). Grown, up to a bound,
+ * when a message fills it.
+ */
+let scratch = new Uint8Array(64 * 1024)
+const SCRATCH_MAX = 4 * 1024 * 1024
+
 export function inflateCapped(data: Uint8Array, cap: number, opts: CappedInflateOptions): CappedInflateResult {
-  // A whole stream too short to reach the cap even at DEFLATE's largest expansion is inflated in one call:
-  // the streaming inflater allocates a window and growing buffers per message, which dominated the cost of
-  // small zlib bodies. Invalid data goes the streaming way below, which keeps what inflated before the fault.
-  if (opts.final && !opts.tail && data.length > 0 && data.length * INFLATE_MAX_RATIO <= cap) {
+  // Input too short to reach the cap even at DEFLATE's largest expansion is inflated in one call: the
+  // streaming inflater allocates a window and growing buffers per message, which dominated the cost of small
+  // messages. A sync-flushed piece gets its tail and an empty final block, so that the call ends where the
+  // piece does. Anything the call rejects (invalid data, a piece cut inside a block) goes the streaming way
+  // below, which reports the fault and keeps what inflated before it.
+  const oneCall = opts.final ? !opts.tail : opts.format === 'raw' && !!opts.tail
+  if (oneCall && data.length > 0 && data.length * INFLATE_MAX_RATIO <= cap) {
+    const input = opts.final ? data : concatBytes([data, opts.tail!, FINAL_EMPTY_BLOCK])
+    const dictionary = opts.dictionary?.length ? opts.dictionary : undefined
     try {
-      const dictionary = opts.dictionary?.length ? opts.dictionary : undefined
-      const out = opts.format === 'zlib' ? unzlibSync(data) : inflateSync(data, dictionary ? { dictionary } : undefined)
-      return { out, capped: false, error: null }
+      const out = opts.format === 'zlib' ? unzlibSync(input, { out: scratch }) : inflateSync(input, { out: scratch, dictionary })
+      // Output that fills the buffer may have been cut at its end: the streaming way decides.
+      if (out.length < scratch.length) return { out: out.slice(), capped: false, error: null }
+      if (scratch.length < SCRATCH_MAX) scratch = new Uint8Array(scratch.length * 2)
     } catch {
       // fall through
     }

@@ -26,7 +26,7 @@
 // direction with an error, and lesser violations (wrong masking, long control frames) become draft warnings.
 //
 // Deflate context: each direction keeps the last 32 KiB of its inflated output and inflates each compressed
-// message with a fresh fflate `Inflate` given that window as its `dictionary` (RFC 7692 context takeover),
+// message on its own with that window as its preset `dictionary` (RFC 7692 context takeover),
 // or with no dictionary when `*_no_context_takeover` was negotiated for that direction.
 
 import { concatBytes } from '../bytes/concat'

@@ -1,6 +1,7 @@
 // The shared capped inflate: output against node:zlib, the cap on a bomb, dictionaries, bad data.
 import { describe, it, expect } from 'vitest'
 import zlib from 'node:zlib'
+import { Inflate } from 'fflate'
 import { inflateCapped } from '../../../src-shared/bytes/inflate'
 
 describe('inflateCapped', () => {
@@ -26,6 +27,63 @@ describe('inflateCapped', () => {
     const r = inflateCapped(body, 1000, { format: 'raw', dictionary: dict, tail: Uint8Array.of(0, 0, 0xff, 0xff), final: false })
     expect(r.error).toBeNull()
     expect(Buffer.from(r.out).toString()).toBe('hello gamewire')
+  })
+
+  it('gives each message its own output, however large, when inflating pieces one after another', () => {
+    // Pieces inflate in one call into a buffer reused between calls: outputs must not share it, and an
+    // output larger than that buffer must come out whole.
+    const tail = Uint8Array.of(0, 0, 0xff, 0xff)
+    const piece = (b: Buffer) => {
+      const sync = zlib.deflateRawSync(b, { finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      return sync.subarray(0, sync.length - 4)
+    }
+    const small = Buffer.from('first message')
+    const large = Buffer.from(Array.from({ length: 300_000 }, (_, i) => 'abcdefgh'.charCodeAt((i * 7) % 8) ^ (i >> 12)))
+    const a = inflateCapped(piece(small), 1 << 30, { format: 'raw', tail, final: false })
+    const b = inflateCapped(piece(large), 1 << 30, { format: 'raw', tail, final: false })
+    const c = inflateCapped(piece(large), 1 << 30, { format: 'raw', tail, final: false })
+    expect([a.error, b.error, c.error]).toEqual([null, null, null])
+    expect(Buffer.from(a.out).toString()).toBe('first message')
+    expect(Buffer.from(b.out).equals(large)).toBe(true)
+    expect(Buffer.from(c.out).equals(large)).toBe(true)
+  })
+
+  it('gives what a streaming inflater gives for pieces cut anywhere or with a bit flipped', () => {
+    // A piece is inflated in one call when that succeeds; a cut or damaged piece must still come out as
+    // fflate's streaming inflater (given the piece, then the tail) leaves it: the same bytes, the same error.
+    const tail = Uint8Array.of(0, 0, 0xff, 0xff)
+    const dictionary = Buffer.from('w1 w2 w3 w10 w20 w30 '.repeat(20))
+    const words = Buffer.from(Array.from({ length: 300 }, (_, i) => `w${(i * 2654435761) % 977}`).join(' '))
+    let checked = 0
+    let failed = 0
+    for (const level of [1, 9]) {
+      const sync = zlib.deflateRawSync(words, { level, dictionary, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+      const whole = sync.subarray(0, sync.length - 4)
+      const pieces = [...Array.from({ length: whole.length }, (_, cut) => whole.subarray(0, cut + 1))]
+      for (let k = 0; k < whole.length * 8; k += 3) {
+        const damaged = Uint8Array.from(whole)
+        damaged[k >> 3] ^= 1 << (k & 7)
+        pieces.push(damaged)
+      }
+      for (const piece of pieces) {
+        const parts: Uint8Array[] = []
+        let error: string | null = null
+        try {
+          const inf = new Inflate({ dictionary }, (c) => parts.push(c))
+          inf.push(piece, false)
+          inf.push(tail, false)
+        } catch (e) {
+          error = (e as Error).message
+        }
+        const r = inflateCapped(piece, 1 << 20, { format: 'raw', dictionary, tail, final: false })
+        expect({ out: Buffer.from(r.out).toString('hex'), error: r.error }).toEqual({ out: Buffer.concat(parts).toString('hex'), error })
+        checked++
+        if (error) failed++
+      }
+    }
+    // The pieces cover both ways: many fail, many inflate.
+    expect(failed).toBeGreaterThan(checked / 10)
+    expect(checked - failed).toBeGreaterThan(checked / 10)
   })
 
   it('inflates a final raw stream with a preset dictionary in one piece', () => {
