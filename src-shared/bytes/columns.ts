@@ -8,3 +8,30 @@ export function resized<T extends Column>(a: T, size: number): T {
   out.set(a.length > size ? (a.subarray(0, size) as T) : a)
   return out
 }
+
+/**
+ * Numbers appended in order to a Float64Array that doubles as needed, for packing many small records to send
+ * to another thread: pushing to a plain array and copying it out cost more than the records' contents.
+ * Write at `length` after `room(n)`, then add what was written to `length`.
+ */
+export class Float64Builder {
+  private data: Float64Array
+  length = 0
+
+  constructor(capacity = 1024) {
+    this.data = new Float64Array(capacity)
+  }
+
+  /** The array to write to, with room for `n` more numbers at `length`. */
+  room(n: number): Float64Array {
+    if (this.length + n > this.data.length) this.data = resized(this.data, Math.max(this.data.length * 2, this.length + n))
+    return this.data
+  }
+
+  /** The numbers written, as an array of their own; the builder starts over (keeping its room). */
+  take(): Float64Array {
+    const out = this.data.slice(0, this.length)
+    this.length = 0
+    return out
+  }
+}

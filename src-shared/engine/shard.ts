@@ -29,6 +29,7 @@ import { messageMetaFields, needsLayers } from './meta-fields'
 import { withoutLayers } from '../net/layers'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
+import { Float64Builder } from '../bytes/columns'
 
 // ---- frames to a shard ----
 
@@ -50,7 +51,7 @@ const FRAME_FIELDS = 7
 const EMPTY = new Uint8Array(0)
 
 export class FrameBatcher {
-  private meta: number[] = []
+  private meta = new Float64Builder()
   private chunks: Uint8Array[] = []
   private bytes = 0
   private comments: [number, string[]][] | undefined
@@ -58,7 +59,7 @@ export class FrameBatcher {
 
   add(f: CaptureFrame): void {
     if (f.comments?.length) (this.comments ??= []).push([f.number, f.comments])
-    this.meta.push(f.number, f.interfaceId, f.linkType, f.noTimestamp ? -1 : f.tsSec, f.tsNsec, f.originalLength, f.data.length)
+    this.put(f.number, f.interfaceId, f.linkType, f.noTimestamp ? -1 : f.tsSec, f.tsNsec, f.originalLength, f.data.length)
     this.chunks.push(f.data)
     this.bytes += f.data.length
     this.count++
@@ -66,8 +67,21 @@ export class FrameBatcher {
 
   /** A frame another shard decodes: only its number and time. */
   tick(f: CaptureFrame): void {
-    this.meta.push(f.number, 0, 0, f.tsSec, f.tsNsec, 0, -1)
+    this.put(f.number, 0, 0, f.tsSec, f.tsNsec, 0, -1)
     this.count++
+  }
+
+  private put(number: number, interfaceId: number, linkType: number, tsSec: number, tsNsec: number, originalLength: number, length: number): void {
+    const m = this.meta.room(FRAME_FIELDS)
+    const i = this.meta.length
+    m[i] = number
+    m[i + 1] = interfaceId
+    m[i + 2] = linkType
+    m[i + 3] = tsSec
+    m[i + 4] = tsNsec
+    m[i + 5] = originalLength
+    m[i + 6] = length
+    this.meta.length = i + FRAME_FIELDS
   }
 
   get size(): number {
@@ -81,10 +95,9 @@ export class FrameBatcher {
       data.set(c, at)
       at += c.length
     }
-    const batch: FrameBatch = { meta: Float64Array.from(this.meta), data }
+    const batch: FrameBatch = { meta: this.meta.take(), data }
     if (this.comments) batch.comments = this.comments
     this.comments = undefined
-    this.meta = []
     this.chunks = []
     this.bytes = 0
     this.count = 0
@@ -196,7 +209,7 @@ export interface ShardOptions {
 /** One shard: an engine over the frames routed to it, reporting tagged events. */
 export class ShardDecoder {
   private readonly engine: Engine
-  private events: number[] = []
+  private events = new Float64Builder()
   private strings: string[] = []
   private stringIds = new Map<string, number>()
   private convs: ShardReport['conversations'] = []
@@ -238,6 +251,8 @@ export class ShardDecoder {
     })
   }
 
+  private readonly strId = (s: string, once?: boolean): number => (once ? this.strings.push(s) - 1 : this.str(s))
+
   private str(s: string): number {
     let id = this.stringIds.get(s)
     if (id === undefined) {
@@ -249,7 +264,14 @@ export class ShardDecoder {
   }
 
   private event(kind: EventKind, a: number, b: number): void {
-    this.events.push(kind, this.finishing ? END_TAG : this.tag, this.finishing ? AFTER_ENDINGS : this.sub, a, b)
+    const e = this.events.room(EVENT)
+    const i = this.events.length
+    e[i] = kind
+    e[i + 1] = this.finishing ? END_TAG : this.tag
+    e[i + 2] = this.finishing ? AFTER_ENDINGS : this.sub
+    e[i + 3] = a
+    e[i + 4] = b
+    this.events.length = i + EVENT
   }
 
   private message(m: DecodedMessage, conv: Conversation, dir: WireDir): void {
@@ -270,7 +292,7 @@ export class ShardDecoder {
           warnings: m.warnings,
           indexed: m.indexed ?? null
         },
-        (t) => this.str(t)
+        this.strId
       )
     } else {
       const f = this.opts.filter
@@ -308,7 +330,7 @@ export class ShardDecoder {
   }
 
   private report(): ShardReport {
-    const r: ShardReport = { events: Float64Array.from(this.events), strings: this.strings, conversations: this.convs, watermark: this.tag }
+    const r: ShardReport = { events: this.events.take(), strings: this.strings, conversations: this.convs, watermark: this.tag }
     if (this.opts.mode === 'index') r.rows = this.rows.take()
     else {
       this.out.flush()
@@ -318,7 +340,6 @@ export class ShardDecoder {
       this.starts = []
       this.ends = []
     }
-    this.events = []
     this.strings = []
     this.stringIds = new Map()
     this.convs = []
@@ -341,39 +362,80 @@ export interface PackedRows {
 const DIRS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
 
 export class RowPacker {
-  private nums: number[] = []
+  private nums = new Float64Builder(1 << 14)
   private offsets: number[] = []
   private objs: FieldScalar[] = []
+  // Consecutive rows mostly share their stack: its id is kept for the last one seen.
+  private lastStack: readonly string[] | null = null
+  private lastStackId = -1
 
-  add(r: RowMessage, str: (s: string) => number): void {
-    const n = this.nums
-    this.offsets.push(n.length)
-    n.push(r.time, r.conversation, r.length, DIRS.indexOf(r.direction) | (r.wireDir === 'b2a' ? 4 : 0))
-    n.push(str(r.name), str(r.protocol), str(r.summary), str(r.stack.join('/')), r.error === null ? -1 : str(r.error))
-    n.push(r.frames.length)
-    for (const f of r.frames) n.push(f)
-    n.push(r.warnings.length)
-    for (const w of r.warnings) n.push(str(w))
+  private stackId(stack: readonly string[], str: (s: string, once?: boolean) => number): number {
+    const last = this.lastStack
+    if (last && this.lastStackId >= 0 && last.length === stack.length && last.every((l, k) => l === stack[k])) return this.lastStackId
+    this.lastStack = [...stack]
+    return (this.lastStackId = str(stack.join('/')))
+  }
+
+  /** `str(s, once)` gives the string's id in the report; `once` for a text unlikely to repeat (not looked up). */
+  add(r: RowMessage, str: (s: string, once?: boolean) => number): void {
     const ix = r.indexed
-    n.push(ix ? ix.keys.length : 0)
-    if (ix) {
-      for (let k = 0; k < ix.keys.length; k++) {
-        const v = ix.values[k]
-        n.push(str(ix.keys[k]))
-        if (typeof v === 'number') n.push(0, v)
-        else if (typeof v === 'string') n.push(1, str(v))
-        else n.push(2, this.objs.push(v) - 1)
+    const fields = ix ? ix.keys.length : 0
+    const n = this.nums.room(12 + r.frames.length + r.warnings.length + fields * 3)
+    let i = this.nums.length
+    this.offsets.push(i)
+    n[i++] = r.time
+    n[i++] = r.conversation
+    n[i++] = r.length
+    n[i++] = DIRS.indexOf(r.direction) | (r.wireDir === 'b2a' ? 4 : 0)
+    n[i++] = str(r.name)
+    n[i++] = str(r.protocol)
+    n[i++] = str(r.summary, true)
+    n[i++] = this.stackId(r.stack, str)
+    n[i++] = r.error === null ? -1 : str(r.error)
+    n[i++] = r.frames.length
+    for (const f of r.frames) n[i++] = f
+    n[i++] = r.warnings.length
+    for (const w of r.warnings) n[i++] = str(w)
+    n[i++] = fields
+    for (let k = 0; k < fields; k++) {
+      const v = ix!.values[k]
+      n[i++] = str(ix!.keys[k])
+      if (typeof v === 'number') {
+        n[i++] = 0
+        n[i++] = v
+      } else if (typeof v === 'string') {
+        n[i++] = 1
+        n[i++] = str(v)
+      } else {
+        n[i++] = 2
+        n[i++] = this.objs.push(v) - 1
       }
     }
+    this.nums.length = i
   }
 
   take(): PackedRows {
-    const out = { nums: Float64Array.from(this.nums), offsets: Uint32Array.from(this.offsets), objs: this.objs }
-    this.nums = []
+    const out = { nums: this.nums.take(), offsets: Uint32Array.from(this.offsets), objs: this.objs }
     this.offsets = []
     this.objs = []
+    // String ids are per report: the next report's stack gets its own.
+    this.lastStack = null
+    this.lastStackId = -1
     return out
   }
+}
+
+// A capture has few distinct stacks: each is split once (rows share the array; nothing changes it).
+const stacks = new Map<string, string[]>()
+
+function stackOf(text: string): string[] {
+  let stack = stacks.get(text)
+  if (!stack) {
+    if (stacks.size >= 4096) stacks.clear()
+    stack = text ? text.split('/') : []
+    stacks.set(text, stack)
+  }
+  return stack
 }
 
 /** Row `k` of a report, with its conversation's global id. */
@@ -415,7 +477,7 @@ export function unpackRow(report: ShardReport, k: number, conversation: number):
     summary,
     direction: DIRS[flags & 3],
     wireDir: flags & 4 ? 'b2a' : 'a2b',
-    stack: stackText ? stackText.split('/') : [],
+    stack: stackOf(stackText),
     error: errorId < 0 ? null : S[errorId],
     warnings,
     indexed

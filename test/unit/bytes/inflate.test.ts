@@ -59,7 +59,7 @@ describe('inflateCapped', () => {
     for (const level of [1, 9]) {
       const sync = zlib.deflateRawSync(words, { level, dictionary, finishFlush: zlib.constants.Z_SYNC_FLUSH })
       const whole = sync.subarray(0, sync.length - 4)
-      const pieces = [...Array.from({ length: whole.length }, (_, cut) => whole.subarray(0, cut + 1))]
+      const pieces: Uint8Array[] = Array.from({ length: whole.length }, (_, cut) => whole.subarray(0, cut + 1))
       for (let k = 0; k < whole.length * 8; k += 3) {
         const damaged = Uint8Array.from(whole)
         damaged[k >> 3] ^= 1 << (k & 7)
