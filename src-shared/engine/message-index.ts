@@ -183,6 +183,13 @@ export class IndexTarget implements FilterTarget {
   }
 }
 
+/** Whether two stacks name the same layers (a loop: a callback per row cost more than the comparison). */
+export function sameLayers(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false
+  return true
+}
+
 export class MessageIndex {
   private cap = 0
   count = 0
@@ -254,13 +261,7 @@ export class MessageIndex {
   private lastStackId = -1
 
   private stackIdOf(stack: readonly string[], protocol: string): number {
-    if (
-      this.lastStackId >= 0 &&
-      protocol === this.lastStackProtocol &&
-      stack.length === this.lastStack.length &&
-      stack.every((l, k) => l === this.lastStack[k])
-    )
-      return this.lastStackId
+    if (this.lastStackId >= 0 && protocol === this.lastStackProtocol && sameLayers(stack, this.lastStack)) return this.lastStackId
     const key = protocol && stack[stack.length - 1] !== protocol ? `${stack.join('/')}/${protocol}` : stack.join('/')
     this.lastStack = [...stack]
     this.lastStackProtocol = protocol

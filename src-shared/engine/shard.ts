@@ -30,6 +30,7 @@ import { withoutLayers } from '../net/layers'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
 import { Float64Builder } from '../bytes/columns'
+import { sameLayers } from './message-index'
 
 // ---- frames to a shard ----
 
@@ -371,7 +372,7 @@ export class RowPacker {
 
   private stackId(stack: readonly string[], str: (s: string, once?: boolean) => number): number {
     const last = this.lastStack
-    if (last && this.lastStackId >= 0 && last.length === stack.length && last.every((l, k) => l === stack[k])) return this.lastStackId
+    if (last && this.lastStackId >= 0 && sameLayers(last, stack)) return this.lastStackId
     this.lastStack = [...stack]
     return (this.lastStackId = str(stack.join('/')))
   }
