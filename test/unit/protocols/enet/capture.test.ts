@@ -1,6 +1,6 @@
 // The shared ENet capture (npm enet 0.2.9 = vanilla ENet 1.3.5 on loopback, FigNet envelopes inside), decoded
-// datagram by datagram and checked against the frame-by-frame table of
-// docs/fignet.md The UDP payloads are cross-checked with tshark.
+// datagram by datagram and checked against its frame-by-frame table in docs/fignet.md (Codecs and ENet on the
+// wire: the ENet capture, frame by frame). The UDP payloads are cross-checked with tshark.
 import { describe, it, expect, beforeAll } from 'vitest'
 import { join } from 'node:path'
 import type { FieldNode } from '../../../../src-shared/model/types'
@@ -11,7 +11,7 @@ const FILE = join(__dirname, '../../../fixtures/enet/enet-fignet-loopback.pcapng
 const CLIENT = '127.0.0.1:50463'
 
 /**
- * One line per message, from the §6 table and the PING/ACK frames it summarises: frame, direction, and what
+ * One line per message, from that table and the PING/ACK frames it summarises: frame, direction, and what
  * the command is. Payload lines give the envelope's message id (u16 LE of the payload's first two bytes).
  */
 const EXPECTED: string[] = [
@@ -156,7 +156,7 @@ describe('the shared ENet capture (vanilla ENet 1.3.5 via npm enet)', () => {
     })
     const bytes = dgs[0].payload
     const at = (key: string) => findAll(m.draft.tree.roots, key)[0]
-    // header 8fff b358, command 82 ff 0001, then the body: offsets from the §6 hex
+    // header 8fff b358, command 82 ff 0001, then the body: offsets from the table's hex
     expect([at('enet.peer_id').value, at('enet.peer_id').start, at('enet.peer_id').length]).toEqual([0xfff, 0, 2])
     expect([at('enet.sent_time').value, at('enet.sent_time').start]).toEqual([0xb358, 2])
     expect([at('enet.cmd.number').value, at('enet.cmd.number').start, at('enet.cmd.ack_flag').value]).toEqual([2, 4, true])
@@ -184,7 +184,7 @@ describe('the shared ENet capture (vanilla ENet 1.3.5 via npm enet)', () => {
       { frame: 27, channel: 3, delivery: 'Unreliable', head: 'f0eb00', length: 2503 },
       { frame: 29, channel: 3, delivery: 'Unreliable', head: '62ea00', length: 4 }
     ])
-    // RegisterIdentityModel BitBuffer bytes (§2) after the envelope of frame 5
+    // RegisterIdentityModel BitBuffer bytes (docs/fignet.md, Codecs and ENet on the wire) after the envelope of frame 5
     expect(hex(run.carried.delivered[0].bytes)).toBe('60ea010106f3f2585ea60f84e1f0')
     const m5 = run.messages.find((m) => m.frames[0] === 5)!
     expect(m5.stack).toEqual(['udp', 'enet', 'fignet'])

@@ -1,5 +1,5 @@
-// An independent ENet encoder for the transport tests, written from docs/fignet.md
-// §4 (ENet protocol.h / protocol.c, ENet-CSharp enet.h), not from the decoder: datagram headers for vanilla ENet
+// An independent ENet encoder for the transport tests, written from docs/fignet.md (Transports; Codecs and
+// ENet on the wire), after ENet's protocol.h / protocol.c and ENet-CSharp's enet.h, not from the decoder: datagram headers for vanilla ENet
 // (SENT_TIME 0x8000, COMPRESSED 0x4000, optional CRC-32) and ENet-CSharp (SENT_TIME 0x4000, optional CRC-64),
 // every command, and payloads split into fragments. CRC-32 comes from node:zlib; CRC-64 is computed bit by bit
 // from the polynomial (checked against ENet-CSharp's published table and the CRC-64/REDIS check value).

@@ -22,7 +22,7 @@ import { checkNesting, decode, find, plain, walk } from './helpers'
 const CAPTURE = join(__dirname, '../../../fixtures/enet/enet-fignet-loopback.pcapng')
 const REGISTER = '01 06 f3 f2 58 5e a6 0f 84 e1 f0'
 
-describe('BitBuffer vectors (codecs §2)', () => {
+describe('BitBuffer vectors (docs/fignet.md, Codecs and ENet on the wire)', () => {
   it('the writer reproduces every vector exactly', () => {
     expect(hex(new BitWriter().byte(1).string('secret').string('app').toBytes())).toBe(hex(unhex(REGISTER)))
     expect(hex(new BitWriter().toBytes())).toBe('01')

@@ -34,7 +34,7 @@ function model(bytes: Uint8Array, name: string) {
   return { dec: decodeMemoryPackModel(r, name, null), tree, r }
 }
 
-describe('MemoryPack vectors (codecs §3)', () => {
+describe('MemoryPack vectors (docs/fignet.md, Codecs and ENet on the wire)', () => {
   it('strings: UTF-8 form, UTF-16 form, null', () => {
     expect(hex(new MpWriter().string('abc').done())).toBe('fcffffff03000000616263')
     expect(hex(new MpWriter().string('abc', 'utf16').done())).toBe('03000000610062006300')

@@ -1,5 +1,5 @@
-// An independent GpBinary encoder for the tests, written from docs/photon.md (Protocol16)
-// and §8 (Protocol18), not from the decoder. Values are the decoder's typed values (builders in `pv`);
+// An independent GpBinary encoder for the tests, written from docs/photon.md (What is decoded: GpBinary 1.6,
+// Protocol16, and 1.8, Protocol18), not from the decoder. Values are the decoder's typed values (builders in `pv`);
 // wire choices the typed value cannot express (a compact int form, a dictionary's fixed key code, a raw
 // header) are attached with `wire(value, hint)` and stay invisible to toEqual.
 import { FieldReader } from '../../../../src-shared/bytes/reader'

@@ -1,5 +1,5 @@
-// An independent Photon UDP encoder for the transport tests, written from docs/photon.md,
-// §6.3 and the Rec Room field note (not from the decoder): datagram headers (plain, CRC, datagram-encrypted),
+// An independent Photon UDP encoder for the transport tests, written from docs/photon.md (UDP layout
+// (field widths), Encryption), not from the decoder: datagram headers (plain, CRC, datagram-encrypted),
 // every command type, and a message split into fragments. CRCs come from node:zlib's crc32 (NOT'ed), AES and
 // HMAC from node:crypto.
 import zlib from 'node:zlib'
