@@ -44,9 +44,13 @@ export class FrameStore {
   /** pcapng frame comments, by frame number (few frames have any; the frame node shows them). */
   private comments: Map<number, string[]> | undefined
   private closed = false
-  /** The last read-ahead window: the store's bytes [windowStart, windowStart + window.length). */
-  private window: Buffer | null = null
+  /**
+   * The last read-ahead window: the store's bytes [windowStart, windowStart + windowLength), in a buffer reused
+   * from read to read (a replay through a large capture reads a window per MiB of it; get() copies frames out).
+   */
+  private window: Buffer<ArrayBuffer> | null = null
   private windowStart = 0
+  private windowLength = 0
 
   constructor(parent = tmpdir()) {
     this.dir = mkdtempSync(join(parent, 'gamewire-frames-'))
@@ -127,15 +131,17 @@ export class FrameStore {
     if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
     const start = this.offsets[number - 1]
     const end = number < this.count ? this.offsets[number] : this.written + this.used
-    const w = this.window
-    if (!w || start < this.windowStart || end > this.windowStart + w.length) {
+    if (!this.window || start < this.windowStart || end > this.windowStart + this.windowLength) {
       // Stored bytes never change once written, so a window stays valid as frames are appended.
-      this.window = this.readBytes(start, Math.max(end, Math.min(start + READ_AHEAD, this.written + this.used)) - start)
+      const length = Math.max(end, Math.min(start + READ_AHEAD, this.written + this.used)) - start
+      if (!this.window || this.window.length < length) this.window = Buffer.allocUnsafe(Math.max(length, READ_AHEAD))
+      this.readBytes(start, length, this.window)
       this.windowStart = start
+      this.windowLength = length
     }
     // The frame's bytes are copied out of the window (into a slab, bytes/slab.ts): a decoder may keep them,
-    // which must not pin the whole window.
-    return this.decode(number, this.window!, start - this.windowStart, true)
+    // and the window is overwritten by the next read.
+    return this.decode(number, this.window, start - this.windowStart, true)
   }
 
   /**
@@ -212,9 +218,8 @@ export class FrameStore {
     this.used = 0
   }
 
-  /** Bytes at [start, start+length) of the store, whether flushed or still buffered. */
-  private readBytes(start: number, length: number): Buffer {
-    const out = Buffer.allocUnsafe(length)
+  /** Bytes at [start, start+length) of the store, whether flushed or still buffered, into `out` (or a new buffer). */
+  private readBytes(start: number, length: number, out: Buffer<ArrayBuffer> = Buffer.allocUnsafe(length)): Buffer<ArrayBuffer> {
     let filled = 0
     if (start < this.written) {
       const fromFile = Math.min(length, this.written - start)

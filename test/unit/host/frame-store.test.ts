@@ -66,7 +66,13 @@ describe('FrameStore', () => {
     for (let n = 1; n <= 200; n++) same(store.get(n), input[n - 1])
     for (let n = 200; n >= 1; n -= 7) same(store.get(n), input[n - 1])
     for (const f of input.slice(200)) store.append(f)
-    for (let n = 1; n <= 600; n += 3) same(store.get(n), input[n - 1])
+    const kept: CaptureFrame[] = []
+    for (let n = 1; n <= 600; n += 3) {
+      kept.push(store.get(n))
+      same(kept[kept.length - 1], input[n - 1])
+    }
+    // The window's buffer is reused from read to read: frames handed out before are unchanged.
+    for (const f of kept) same(f, input[f.number - 1])
     // A frame's bytes are its own: changing them leaves the store's next answer as it was.
     store.get(10).data.fill(0)
     same(store.get(10), input[9])
