@@ -148,8 +148,13 @@ export class JsonBytes {
     if (v >= 0 && v <= 0x7fffffff && (v | 0) === v) {
       this.room(10)
       this.pos = writeUint(this.buf, this.pos, v)
-    } else if (Number.isFinite(v)) this.ascii(String(v))
-    else this.raw(NULL)
+    } else if (!Number.isFinite(v)) this.raw(NULL)
+    else {
+      this.room(DECIMAL_MAX)
+      const end = writeDecimal(this.buf, this.pos, v)
+      if (end >= 0) this.pos = end
+      else this.ascii(String(v))
+    }
   }
 
   /** `prefix` (a member key) and a number, in one step: the shape of most numbers in the export. */
@@ -286,6 +291,59 @@ function writeUint(buf: Uint8Array, p: number, v: number): number {
   }
   buf[--p] = 48 + v
   return end
+}
+
+// Powers of ten up to the most fractional digits writeDecimal tries (all exact doubles).
+const POW10 = [1, 10, 100, 1000, 10000, 100000, 1000000]
+/** Bytes writeDecimal may write: a sign, ten integer digits, a point and six fractional digits. */
+const DECIMAL_MAX = 18
+
+/**
+ * `v` as Number.prototype.toString writes it (the shortest decimal that reads back as `v`) when that
+ * decimal has at most six fractional digits and |v| < 2^32: timestamps, scaled shorts, negative integers,
+ * most of an export's numbers. Returns the end, or -1 for others (the caller falls back to String(v),
+ * which costs a string per number).
+ *
+ * Why it is exact: for d = 0..6 it takes m = round(|v|·10^d) and keeps it when m / 10^d === |v|: IEEE
+ * division rounds exactly as parsing the decimal m·10^-d does (m and 10^d are exact), so the decimal reads
+ * back as v. Below 2^32 doubles are at most 2^-21 apart, so the decimal that reads back as v with d digits
+ * (if any) lies within 10^6·2^-22 < 0.24 of |v|·10^d, the product is rounded by at most 0.25, and m is
+ * that decimal; no second one fits between v's neighbours. The first d that has one gives the fewest
+ * digits, which is what toString picks; it has no trailing zero, or d - 1 would have had one. m / 10^d
+ * is at least 10^-6 from the next integer, far more than its rounding, so its floor is the whole part.
+ */
+function writeDecimal(buf: Uint8Array, p: number, v: number): number {
+  const a = v < 0 ? -v : v
+  if (!(a < 4294967296)) return -1
+  for (let d = 0; d <= 6; d++) {
+    const scale = POW10[d]
+    const m = Math.round(a * scale)
+    if (m / scale !== a) continue
+    if (v < 0) buf[p++] = 0x2d // -
+    const whole = Math.floor(m / scale)
+    p = writeWhole(buf, p, whole)
+    if (d > 0) {
+      buf[p++] = 0x2e // .
+      let frac = m - whole * scale
+      for (let k = d - 1; k >= 0; k--) {
+        const q = Math.floor(frac / 10)
+        buf[p + k] = 48 + frac - q * 10
+        frac = q
+      }
+      p += d
+    }
+    return p
+  }
+  return -1
+}
+
+// A non-negative integer below 2^32 (writeUint's bitwise division stops at 2^31).
+function writeWhole(buf: Uint8Array, p: number, v: number): number {
+  if (v <= 0x7fffffff) return writeUint(buf, p, v)
+  const high = Math.floor(v / 10)
+  p = writeUint(buf, p, high)
+  buf[p] = 48 + v - high * 10
+  return p + 1
 }
 
 function hex4(buf: Uint8Array, p: number, c: number): number {

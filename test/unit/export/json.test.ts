@@ -248,6 +248,52 @@ describe('decoded-JSON export', () => {
     expect(JSON.parse(messageText(m)).value).toEqual(['Infinity', '-Infinity', 'NaN', 0, '1180591620717411303424'])
   })
 
+  it('writes the numbers of game traffic digit for digit as JSON.stringify: decimals, float32 values, timestamps, near the edges', () => {
+    // The writer spells short decimals itself instead of asking String(v); V8's own toString is the reference.
+    const random = rng(7)
+    const f32 = new Float32Array(1)
+    const numbers: number[] = []
+    const near = (x: number) => {
+      // x and its neighbouring doubles: where a decimal stops reading back as the same number
+      const f = new Float64Array([x])
+      const i = new BigInt64Array(f.buffer)
+      for (const step of [-2n, -1n, 1n, 2n]) {
+        i[0] += step
+        numbers.push(f[0])
+        i[0] -= step
+      }
+      numbers.push(x)
+    }
+    for (let k = 0; k < 20_000; k++) {
+      const d = k % 7
+      const scale = 10 ** d
+      const whole = Math.floor(random() * [1, 10, 1000, 2 ** 20, 2 ** 31, 2 ** 32 - 1, 4e9][k % 7])
+      const frac = Math.floor(random() * scale)
+      near((whole * scale + frac) / scale) // a d-digit decimal
+      near(-(whole * scale + frac) / scale)
+      near((frac + 0.5) / scale) // halfway between two d-digit decimals
+      f32[0] = (random() - 0.5) * 2 ** ((k % 40) - 20) // float32 values, as FigNet and Photon send them
+      numbers.push(f32[0], -f32[0])
+      numbers.push(Math.round((random() - 0.5) * 65536) / [10, 100, 128, 1000, 10000][k % 5]) // a scaled short
+      numbers.push(1_796_233_260 + Math.floor(random() * 1e9) / 1e6) // a capture timestamp with microseconds
+      numbers.push(-Math.floor(random() * 2 ** (k % 54))) // negative integers
+    }
+    for (const x of [2 ** 31, 2 ** 32 - 1e-6, 2 ** 32 - 0.5, 2 ** 32, 2 ** 32 + 0.5, 1e-6, 1.5e-6, 9.999995e-7, 0.000001, 0.1, 0.7, 1 / 3]) near(x)
+    const joined = bytesOf((w) => {
+      for (const n of numbers) {
+        w.number(n)
+        w.byte(0x2c)
+      }
+    }).toString()
+    const want = `${numbers.map((n) => JSON.stringify(n)).join(',')},`
+    if (joined !== want) {
+      const got = joined.split(',')
+      const i = got.findIndex((g, k) => g !== JSON.stringify(numbers[k]))
+      expect(got[i], `number ${numbers[i]}`).toBe(JSON.stringify(numbers[i]))
+    }
+    expect(joined).toBe(want)
+  })
+
   it('writes large byte arrays as hex, straight from the bytes', () => {
     const random = rng(3)
     for (const n of [0, 1, 31, 32, 4095, 4096, 4097, 100_000]) {
