@@ -163,7 +163,8 @@ export class Engine {
   recording: boolean
   /** The last frame given to network() is an IP fragment the defragmenter keeps until its datagram is whole. */
   heldLastFrame = false
-  private readonly lastUdpKey = { aIp: '', aPort: -1, bIp: '', bPort: -1, key: '' }
+  private readonly udpKeys = new PairKeys('udp')
+  private readonly tcpKeys = new PairKeys('tcp')
   /** Frames for the layer trees; only while recording with `layers` (the index pass keeps none). */
   private keep: FrameKeep | null = null
 
@@ -373,28 +374,9 @@ export class Engine {
     return undefined
   }
 
-  /**
-   * The conversation key of a UDP address pair, kept for the last pair seen (either way round): runs of
-   * datagrams share one, and the key's text (two endpoints and their join) is then not built per datagram.
-   */
-  private udpKey(src: Endpoint, dst: Endpoint): string {
-    const k = this.lastUdpKey
-    if (
-      (src.port === k.aPort && dst.port === k.bPort && src.ip === k.aIp && dst.ip === k.bIp) ||
-      (src.port === k.bPort && dst.port === k.aPort && src.ip === k.bIp && dst.ip === k.aIp)
-    )
-      return k.key
-    k.key = conversationKey('udp', endpointString(src), endpointString(dst))
-    k.aIp = src.ip
-    k.aPort = src.port
-    k.bIp = dst.ip
-    k.bPort = dst.port
-    return k.key
-  }
-
   private udp(u: TransportUnit): void {
     const { src, dst, frames, frameBytes, time } = u
-    const key = this.udpKey(src, dst)
+    const key = this.udpKeys.key(src, dst)
     // find() inlined: its { conv, dir } would be an object per datagram.
     let conv = this.live.get(key)
     let dir: WireDir
@@ -415,7 +397,7 @@ export class Engine {
     const frameNumber = u.frame
     const isSyn = (seg.flags & TcpFlag.SYN) !== 0
     const isAck = (seg.flags & TcpFlag.ACK) !== 0
-    const key = conversationKey('tcp', endpointString(src), endpointString(dst))
+    const key = this.tcpKeys.key(src, dst)
     let found = this.find(key, src)
     // A SYN after the connection on these ports closed opens a new one (as Wireshark numbers streams).
     if (found?.conv.closed && isSyn) {
@@ -518,4 +500,34 @@ export class Engine {
 /** The wire direction of a packet from `src` in `conv`: a2b when it comes from the conversation's side a. */
 function wireDir(conv: Conversation, src: Endpoint): WireDir {
   return conv.a.port === src.port && conv.a.ip === src.ip ? 'a2b' : 'b2a'
+}
+
+/**
+ * Conversation keys of address pairs, remembered by port pair (either way round): a datagram or segment
+ * finds its conversation's key without building the key's text (three strings per packet, and a hash of
+ * the new string in the lookup), also while many conversations interleave. One address pair per port
+ * pair; all are forgotten past `max`, so a capture of a million conversations does not keep a million.
+ */
+class PairKeys {
+  private readonly byPorts = new Map<number, { aIp: string; aPort: number; bIp: string; bPort: number; key: string }>()
+
+  constructor(
+    private readonly transport: 'udp' | 'tcp',
+    private readonly max = 4096
+  ) {}
+
+  key(src: Endpoint, dst: Endpoint): string {
+    const slot = src.port < dst.port ? src.port * 65536 + dst.port : dst.port * 65536 + src.port
+    const k = this.byPorts.get(slot)
+    if (
+      k &&
+      ((src.port === k.aPort && dst.port === k.bPort && src.ip === k.aIp && dst.ip === k.bIp) ||
+        (src.port === k.bPort && dst.port === k.aPort && src.ip === k.bIp && dst.ip === k.aIp))
+    )
+      return k.key
+    const key = conversationKey(this.transport, endpointString(src), endpointString(dst))
+    if (this.byPorts.size >= this.max) this.byPorts.clear()
+    this.byPorts.set(slot, { aIp: src.ip, aPort: src.port, bIp: dst.ip, bPort: dst.port, key })
+    return key
+  }
 }

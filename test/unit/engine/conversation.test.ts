@@ -114,7 +114,7 @@ describe('decoder registry', () => {
   })
 
   it('puts each UDP datagram in the conversation of its own address pair, either way round, between runs of others', () => {
-    // The engine keeps the last pair's key: pairs differing only in one address or one port must not share it.
+    // The engine remembers keys by port pair: pairs differing only in one address or one port must not share one.
     const T = '10.0.0.3'
     const frames = [
       udpFrame(C, 5000, S, 6000, 'a1'),
@@ -133,6 +133,31 @@ describe('decoder registry', () => {
       byConv.set(m.conversation, [...(byConv.get(m.conversation) ?? []), `${m.direction}:${new TextDecoder().decode(m.sources[0].bytes)}`])
     expect([...byConv.values()]).toEqual([['a2b:a1', 'b2a:a2', 'a2b:a3', 'b2a:a4'], ['a2b:b1', 'b2a:b2'], ['a2b:c1', 'b2a:c2'], ['a2b:d1']])
     expect(conversations).toHaveLength(4)
+  })
+
+  it('puts each TCP segment in the connection of its own address pair, also when two connections share their ports', () => {
+    const T = '10.0.0.3'
+    const frames = [
+      tcpFrame(C, 40000, S, 80, 100, SYN),
+      tcpFrame(T, 40000, S, 80, 700, SYN),
+      tcpFrame(S, 80, C, 40000, 500, SYN | ACK),
+      tcpFrame(S, 80, T, 40000, 900, SYN | ACK),
+      tcpFrame(C, 40000, S, 80, 101, ACK | PSH, 'from C'),
+      tcpFrame(T, 40000, S, 80, 701, ACK | PSH, 'from T'),
+      tcpFrame(S, 80, C, 40000, 501, ACK | PSH, 'to C'),
+      tcpFrame(S, 80, T, 40000, 901, ACK | PSH, 'to T')
+    ]
+    const { messages, conversations } = run(frames)
+    expect(conversations.map((c) => [c.id, c.client, c.server, c.frames])).toEqual([
+      [1, '10.0.0.1:40000', '10.0.0.2:80', 4],
+      [2, '10.0.0.3:40000', '10.0.0.2:80', 4]
+    ])
+    expect(messages.map((m) => [m.conversation, m.direction, new TextDecoder().decode(m.sources[0].bytes)])).toEqual([
+      [1, 'c2s', 'from C'],
+      [2, 'c2s', 'from T'],
+      [1, 's2c', 'to C'],
+      [2, 's2c', 'to T']
+    ])
   })
 
   it('breaks a tie between equally sure probes by port, and lets the surer probe win over ports', () => {
