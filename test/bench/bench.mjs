@@ -8,12 +8,13 @@
 //      decode export   `gamewire decode -o /dev/null` (--tree full) and `--tree none`  vs `tshark -T json`
 //      workers         each gamewire row again with --jobs 1 and --jobs 2
 //      peak RSS of every process, V8 bytes allocated per frame in the index pass, the app path in-process
-//      (SessionCore: open, filter, message detail latency) and in Chromium (`gamewire serve`).
+//      (SessionCore: open, filter, message detail latency; under the young generation the app's session
+//      worker has) and in Chromium (`gamewire serve`).
 //    A flag this build's CLI rejects (--jobs, --tree are being added) gives "n/a", not a failure.
 // 2. The generic capture (make-bench-capture.mjs: generic payloads, so mostly transport cost), shorter.
 // 3. Live capture (live-bench.mjs); BENCH_LIVE=0 skips it.
 
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -35,6 +36,19 @@ Environment:
 `)
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const load = async (path) => (await runnerImport(join(root, path), { configFile: false, logLevel: 'error' })).module
+
+// The app's session runs in a worker thread with DECODE_WORKER_LIMITS (a larger young generation than
+// V8's default); the in-process parts below (the app path, the floor) are measured under the same, so this
+// script runs itself again with the matching semi-space size (the young generation is three semi-spaces).
+{
+  const { DECODE_WORKER_LIMITS } = await load('src-main/host/worker-limits.ts')
+  const semiSpace = `--max-semi-space-size=${Math.round(DECODE_WORKER_LIMITS.maxYoungGenerationSizeMb / 3)}`
+  if (!process.execArgv.includes(semiSpace)) {
+    const again = spawnSync(process.execPath, [...process.execArgv, semiSpace, fileURLToPath(import.meta.url)], { stdio: 'inherit' })
+    process.exit(again.status ?? 1)
+  }
+}
 const BIN = join(root, 'bin/gamewire.mjs')
 const dir = join(root, '.bench')
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 200_000)
@@ -241,7 +255,6 @@ console.log(
 
 // ---- the app path, in-process: SessionCore as the Electron shell and `serve` drive it ----
 
-const load = async (path) => (await runnerImport(join(root, path), { configFile: false, logLevel: 'error' })).module
 const { SessionCore } = await load('src-main/host/session-core.ts')
 const { rng } = await load('test/unit/helpers/rng.ts')
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]
