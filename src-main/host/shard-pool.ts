@@ -67,6 +67,13 @@ export function createShard(setup: ShardSetup): ShardDecoder {
 /** Per batch: frames or bytes, whichever fills first. */
 const BATCH_FRAMES = 2048
 const BATCH_BYTES = 1 << 20
+/**
+ * Frames per batch of an export with field trees. Each batch's report (its messages' JSON) waits in memory
+ * until the merge reaches it, up to WINDOW + 1 per worker, and with trees the JSON is about 13 KB per
+ * message, some 50 times the frames' own bytes: two workers with 2,048-frame batches peaked at about 1 GB
+ * on the bench's game capture, and every further worker adds as much again.
+ */
+const TREE_EXPORT_BATCH_FRAMES = 256
 const WINDOW = 4
 
 interface ShardSlot {
@@ -92,6 +99,7 @@ export class ShardPool {
   private readonly slots: ShardSlot[]
   private readonly router: ShardRouter
   private readonly merger: ShardMerger
+  private readonly batchFrames: number
   private lastFrame = 0
   private failure: Error | null = null
   private wake: (() => void) | null = null
@@ -101,6 +109,7 @@ export class ShardPool {
   /** `jobs` shard workers; `inProcess` runs the shards on this thread (tests, and where workers cannot start). */
   constructor(jobs: number, setup: ShardSetup, sink: MergeSink, inProcess = false) {
     const n = Math.max(1, Math.floor(jobs))
+    this.batchFrames = setup.mode === 'export' && setup.tree !== 'none' ? TREE_EXPORT_BATCH_FRAMES : BATCH_FRAMES
     this.merger = new ShardMerger(n, sink)
     this.router = new ShardRouter(createDefaultRegistry(), n, (text, frame) => this.merger.ownWarning(text, frame))
     this.slots = Array.from({ length: n }, (_, i) => (inProcess ? this.localSlot(i, setup) : this.workerSlot(i, setup)))
@@ -199,7 +208,7 @@ export class ShardPool {
       const s = this.slots[i]
       if (r && i === r.shard) for (const x of r.frames) s.batcher.add(x)
       else s.batcher.tick(f)
-      if (s.batcher.count >= BATCH_FRAMES || s.batcher.size >= BATCH_BYTES) this.flushSlot(s)
+      if (s.batcher.count >= this.batchFrames || s.batcher.size >= BATCH_BYTES) this.flushSlot(s)
     }
   }
 
