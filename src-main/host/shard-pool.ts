@@ -70,7 +70,7 @@ const BATCH_BYTES = 1 << 20
 /**
  * Frames per batch of an export with field trees. Each batch's report (its messages' JSON) waits in memory
  * until the merge reaches it, several per worker (those in flight, and those of a worker ahead of a slower
- * one), and with trees the JSON is about 13 KB per message, some 50 times the frames' own bytes: with
+ * one), and with trees the JSON is about 13 KB per message, dozens of times the frames' own bytes: with
  * 2,048-frame batches, two workers peaked at about 1 GB on the bench's game capture (605 MiB with 256).
  */
 const TREE_EXPORT_BATCH_FRAMES = 256
