@@ -64,14 +64,23 @@ export function createShard(setup: ShardSetup): ShardDecoder {
   })
 }
 
-/** Per batch: frames or bytes, whichever fills first. */
-const BATCH_FRAMES = 2048
+/**
+ * Per batch: at most this many of the capture's frames (the worker's own and the others' it only hears the
+ * time of), or BATCH_BYTES of frame data, whichever fills first. Smaller batches keep the workers' memory
+ * down, even where reports are small: in a filtered export whose reports were a few KB, a worker's heap
+ * reached 190 MB with 2,048-frame batches and 115 MB with 256, for about 70 MB of live data either way
+ * (garbage piles up while one long batch runs). On the bench's game capture with two workers, 512-frame
+ * batches peaked at 266-277 MiB
+ * (`stats`) and 392-431 MiB (`decode --tree none`), 2,048-frame ones at 330-362 and 467-518 MiB, in the same
+ * time; with 256, both took about 4 % longer.
+ */
+const BATCH_FRAMES = 512
 const BATCH_BYTES = 1 << 20
 /**
- * Frames per batch of an export with field trees. Each batch's report (its messages' JSON) waits in memory
- * until the merge reaches it, several per worker (those in flight, and those of a worker ahead of a slower
- * one), and with trees the JSON is about 13 KB per message, dozens of times the frames' own bytes: with
- * 2,048-frame batches, two workers peaked at about 1 GB on the bench's game capture (605 MiB with 256).
+ * Frames per batch of an export with field trees: each batch's report (its messages' JSON, about 13 KB per
+ * message) also waits in memory until the merge reaches it, several per worker (those in flight, and those
+ * of a worker ahead of a slower one). With 2,048-frame batches, two workers peaked at about 1 GB on the
+ * bench's game capture; 605-669 MiB with 256.
  */
 const TREE_EXPORT_BATCH_FRAMES = 256
 const WINDOW = 4
