@@ -175,6 +175,8 @@ export class Conversation implements TcpGapListener {
   touchedFrame = 0
   /** The ended conversation on the same addresses this one continues (0: none). */
   previous = 0
+  /** Its address pair as the engine's table of open conversations knows it (conversationKey). */
+  key = ''
 
   constructor(
     readonly id: number,

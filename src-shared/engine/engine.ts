@@ -333,6 +333,7 @@ export class Engine {
     const sa = endpointString(a)
     const sb = endpointString(b)
     const conv = new Conversation(id, transport, a, b, this.deps, this.forcedProtocol(id, sa, sb))
+    conv.key = key
     // A conversation the engine ended on these addresses: each names the other in its notes.
     const before = this.evicting ? this.ended.find(key) : undefined
     if (before !== undefined) {
@@ -359,10 +360,9 @@ export class Engine {
   private end(conv: Conversation, reason: EndReason): void {
     this.opts.onEnding?.(conv, reason)
     conv.finish(this.lastFrame)
-    const key = conversationKey(conv.transport, endpointString(conv.a), endpointString(conv.b))
-    this.ended.put(conv.info(), conv.closed ? 'closed' : reason, key, conv.previous)
+    this.ended.put(conv.info(), conv.closed ? 'closed' : reason, conv.key, conv.previous)
     conv.list?.remove(conv)
-    this.live.delete(key)
+    this.live.delete(conv.key)
     conv.release()
     this.opts.onEnding?.(null, reason)
   }

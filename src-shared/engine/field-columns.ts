@@ -7,14 +7,9 @@
 // values (long strings, bigints, bytes) go in a side array.
 
 import type { FieldScalar } from '../model/types'
+import { resized } from '../bytes/columns'
 
 const EMPTY: readonly FieldScalar[] = []
-
-function grown<T extends Uint32Array | Uint16Array>(a: T, size: number): T {
-  const out = new (a.constructor as new (n: number) => T)(size)
-  out.set(a)
-  return out
-}
 
 type Numbers = Uint8Array | Int32Array | Float64Array
 
@@ -68,13 +63,13 @@ export class FieldColumn {
   constructor(private readonly strings: StringTable) {}
 
   add(row: number, v: FieldScalar): void {
-    if (this.count === this.rows.length) this.rows = grown(this.rows, this.count * 2)
+    if (this.count === this.rows.length) this.rows = resized(this.rows, this.count * 2)
     const i = this.count++
     this.rows[i] = row
     if (typeof v === 'string') {
       const ref = this.strings.ref(v)
       if (ref) {
-        if (!this.strs || this.strs.length < this.rows.length) this.strs = grown(this.strs ?? new Uint16Array(0), this.rows.length)
+        if (!this.strs || this.strs.length < this.rows.length) this.strs = resized(this.strs ?? new Uint16Array(0), this.rows.length)
         this.strs[i] = ref
         return
       }
