@@ -3,7 +3,9 @@
 // every few hundred messages and scavenges took ~16 % of the index pass on the bench's game capture.
 // A 64 MiB semi-space (192 MiB young generation: two semi-spaces plus V8's equal-sized large-object
 // space) cut the pass by about a quarter there (npm run bench), at a fixed cost per thread well inside
-// the 1.5 GB budget.
+// the 1.5 GB budget. It costs memory where many conversations are open at once: their objects outlive the
+// scavenges, die in the old generation and wait there for a full collection. `decode` of a million TCP
+// connections peaked at 899 MiB with it, 616 MiB with V8's default (README, Memory).
 import type { ResourceLimits } from 'node:worker_threads'
 
 export const DECODE_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 192 }
