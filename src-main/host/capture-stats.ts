@@ -135,7 +135,7 @@ export async function captureStats(
     warnings,
     index: {
       bytesPerMessage: index.byteSize() / n,
-      columnBytesPerMessage: MessageIndex.BYTES_PER_ROW,
+      columnBytesPerMessage: index.columnBytes() / n,
       // Includes what the engine still holds (conversation state), so it is an upper bound.
       heapBytesPerMessage: Math.max(0, heapAfter - heapBefore) / n
     },

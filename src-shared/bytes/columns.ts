@@ -9,6 +9,11 @@ export function resized<T extends Column>(a: T, size: number): T {
   return out
 }
 
+/** `a`, or a copy in 32 bits once `v` does not fit 16: a column of two-byte numbers until one needs four. */
+export function wideEnough(a: Uint16Array | Uint32Array, v: number): Uint16Array | Uint32Array {
+  return v > 0xffff && a instanceof Uint16Array ? Uint32Array.from(a) : a
+}
+
 /**
  * Numbers appended in order to a Float64Array that doubles as needed, for packing many small records to send
  * to another thread: pushing to a plain array and copying it out cost more than the records' contents.

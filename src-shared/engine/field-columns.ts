@@ -46,9 +46,137 @@ class StringTable {
   }
 }
 
-export class FieldColumn {
+/** Values between exact entries of a row list: a lookup far from the last one scans at most this many. */
+const MARK_EVERY = 64
+
+/**
+ * The rows of a column's values in order (a row repeats for each of its values), delta-coded: each value's
+ * row less the one before, as a LEB128 varint. A column's rows are messages of one protocol, mostly close
+ * together, so most deltas take one byte instead of the four of a row number; every MARK_EVERY-th value's
+ * row and the offset after its delta are kept exactly, so that a lookup can start near its row. Lookups go
+ * through a cursor, as filters and sorting read rows in order.
+ */
+class RowList {
   count = 0
-  private rows = new Uint32Array(16)
+  private data = new Uint8Array(64)
+  private used = 0
+  private lastRow = 0
+  private marks = 0
+  private markRow = new Uint32Array(16)
+  private markEnd = new Uint32Array(16)
+  /** The cursor: a value's position, its row, the row of the value before (-1: none), and where the next delta starts. */
+  at = 0
+  row = 0
+  private prev = -1
+  private next = 0
+  /** The cursor's row and offsets are decoded (not before the first lookup, nor once values came after it). */
+  private valid = false
+
+  /** Appends a value's row: rows come in order (a message's fields are added when it is indexed). */
+  add(row: number): void {
+    if (row < this.lastRow || !Number.isInteger(row) || row > 0xffffffff) throw new RangeError(`field column: row ${row} after ${this.lastRow}`)
+    if (this.used + 5 > this.data.length) this.data = resized(this.data, Math.max(64, this.data.length * 2))
+    let d = row - this.lastRow
+    while (d >= 0x80) {
+      this.data[this.used++] = (d & 0x7f) | 0x80
+      d = Math.floor(d / 0x80)
+    }
+    this.data[this.used++] = d
+    if (this.count % MARK_EVERY === 0) {
+      if (this.marks === this.markRow.length) {
+        this.markRow = resized(this.markRow, Math.max(16, this.marks * 2))
+        this.markEnd = resized(this.markEnd, Math.max(16, this.marks * 2))
+      }
+      this.markRow[this.marks] = row
+      this.markEnd[this.marks++] = this.used
+    }
+    this.lastRow = row
+    if (this.at >= this.count) this.valid = false
+    this.count++
+  }
+
+  /** Moves the cursor one value on (to `count` past the last). */
+  step(): void {
+    this.prev = this.row
+    if (++this.at >= this.count) {
+      this.at = this.count
+      return
+    }
+    let d = 0
+    let scale = 1
+    for (;;) {
+      const b = this.data[this.next++]
+      d += (b & 0x7f) * scale
+      if (b < 0x80) break
+      scale *= 0x80
+    }
+    this.row += d
+  }
+
+  /** Puts the cursor on the first value whose row is >= `row` (at `count` when there is none). */
+  seek(row: number): void {
+    if (this.count === 0) return
+    // The cursor only moves forward: from a mark when it has passed `row` already or `row` is past the next mark.
+    if (!this.valid || this.prev >= row) this.jump(row)
+    else if (this.at < this.count && this.row < row) {
+      const m = Math.floor(this.at / MARK_EVERY) + 1
+      if (m < this.marks && this.markRow[m] < row) this.jump(row)
+    }
+    while (this.at < this.count && this.row < row) this.step()
+  }
+
+  /** Remembers where the cursor is, for back(). */
+  hold(): void {
+    this.held[0] = this.at
+    this.held[1] = this.row
+    this.held[2] = this.prev
+    this.held[3] = this.next
+  }
+
+  /** Puts the cursor back where hold() found it (values added since do not move what came before). */
+  back(): void {
+    this.at = this.held[0]
+    this.row = this.held[1]
+    this.prev = this.held[2]
+    this.next = this.held[3]
+  }
+  private readonly held = [0, 0, 0, 0]
+
+  /** Puts the cursor on the last exact entry before `row`, or on the first value. */
+  private jump(row: number): void {
+    let lo = 0
+    let hi = this.marks
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.markRow[mid] < row) lo = mid + 1
+      else hi = mid
+    }
+    const k = Math.max(0, lo - 1)
+    this.at = k * MARK_EVERY
+    this.row = this.markRow[k]
+    this.next = this.markEnd[k]
+    // Exact for the first value; otherwise seek() steps at least once (this row is < `row`), which sets it.
+    this.prev = -1
+    this.valid = true
+  }
+
+  trim(): void {
+    if (this.data.length > this.used) this.data = this.data.slice(0, this.used)
+    if (this.markRow.length > this.marks) {
+      this.markRow = this.markRow.slice(0, this.marks)
+      this.markEnd = this.markEnd.slice(0, this.marks)
+    }
+  }
+
+  byteSize(): number {
+    return this.data.byteLength + this.markRow.byteLength + this.markEnd.byteLength
+  }
+}
+
+export class FieldColumn {
+  private readonly rows = new RowList()
+  /** Room of the value arrays below, by position. */
+  private room = 16
   /** Numbers (or booleans as 0/1 in a column of booleans) by position; made when the first one comes. */
   private nums: Numbers | null = null
   /** The column holds booleans in `nums`: set by its first number-or-boolean value. */
@@ -57,19 +185,21 @@ export class FieldColumn {
   private strs: Uint16Array | null = null
   /** Other values by position (undefined where the value is in `nums` or `strs`). */
   private objs: (FieldScalar | undefined)[] | null = null
-  /** Position of the last lookup: filters scan rows in order, so the next lookup starts here. */
-  private cursor = 0
 
   constructor(private readonly strings: StringTable) {}
 
+  get count(): number {
+    return this.rows.count
+  }
+
   add(row: number, v: FieldScalar): void {
-    if (this.count === this.rows.length) this.rows = resized(this.rows, this.count * 2)
-    const i = this.count++
-    this.rows[i] = row
+    const i = this.rows.count
+    if (i === this.room) this.room *= 2
+    this.rows.add(row)
     if (typeof v === 'string') {
       const ref = this.strings.ref(v)
       if (ref) {
-        if (!this.strs || this.strs.length < this.rows.length) this.strs = resized(this.strs ?? new Uint16Array(0), this.rows.length)
+        if (!this.strs || this.strs.length < this.room) this.strs = resized(this.strs ?? new Uint16Array(0), this.room)
         this.strs[i] = ref
         return
       }
@@ -83,8 +213,8 @@ export class FieldColumn {
     const n = kind ? (v ? 1 : 0) : (v as number)
     const width = widthFor(n, this.nums)
     const nums = this.nums
-    if (!nums || nums.length < this.rows.length || nums.BYTES_PER_ELEMENT !== width) {
-      const next = width === 1 ? new Uint8Array(this.rows.length) : width === 4 ? new Int32Array(this.rows.length) : new Float64Array(this.rows.length)
+    if (!nums || nums.length < this.room || nums.BYTES_PER_ELEMENT !== width) {
+      const next = width === 1 ? new Uint8Array(this.room) : width === 4 ? new Int32Array(this.room) : new Float64Array(this.room)
       if (nums) next.set(nums.subarray(0, Math.min(nums.length, i)))
       this.nums = next
     }
@@ -93,51 +223,39 @@ export class FieldColumn {
 
   /** Gives back the room kept for more values (a capture file's index is complete). */
   trim(): void {
-    if (this.rows.length > this.count) this.rows = this.rows.slice(0, this.count)
-    if (this.nums && this.nums.length > this.count) this.nums = this.nums.slice(0, this.count)
-    if (this.strs && this.strs.length > this.count) this.strs = this.strs.slice(0, this.count)
-  }
-
-  /** First position whose row is >= `row`. */
-  private seek(row: number): number {
-    let i = this.cursor
-    if (i > this.count || (i > 0 && this.rows[i - 1] >= row)) {
-      // Moved backwards: binary search.
-      let lo = 0
-      let hi = this.count
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1
-        if (this.rows[mid] < row) lo = mid + 1
-        else hi = mid
-      }
-      i = lo
-    } else {
-      while (i < this.count && this.rows[i] < row) i++
-    }
-    this.cursor = i
-    return i
+    const n = this.rows.count
+    this.rows.trim()
+    this.room = Math.max(n, 1)
+    if (this.nums && this.nums.length > n) this.nums = this.nums.slice(0, n)
+    if (this.strs && this.strs.length > n) this.strs = this.strs.slice(0, n)
   }
 
   has(row: number): boolean {
-    const i = this.seek(row)
-    return i < this.count && this.rows[i] === row
+    const r = this.rows
+    r.seek(row)
+    return r.at < r.count && r.row === row
   }
 
   /** The row's values in the order they were added (empty when it has none). */
   values(row: number): readonly FieldScalar[] {
-    let i = this.seek(row)
-    if (i >= this.count || this.rows[i] !== row) return EMPTY
+    const r = this.rows
+    r.seek(row)
+    if (r.at >= r.count || r.row !== row) return EMPTY
     const out: FieldScalar[] = []
-    for (; i < this.count && this.rows[i] === row; i++) {
+    // The cursor stays on the row's first value, where the next lookup of this row or a later one starts.
+    r.hold()
+    for (; r.at < r.count && r.row === row; r.step()) {
+      const i = r.at
       const ref = this.strs ? this.strs[i] : 0
       const o = ref ? this.strings.list[ref - 1] : this.objs?.[i]
       out.push(o !== undefined ? o : this.bools ? this.nums![i] === 1 : this.nums![i])
     }
+    r.back()
     return out
   }
 
   byteSize(): number {
-    return this.rows.byteLength + (this.nums?.byteLength ?? 0) + (this.strs?.byteLength ?? 0) + (this.objs ? this.objs.length * 8 : 0)
+    return this.rows.byteSize() + (this.nums?.byteLength ?? 0) + (this.strs?.byteLength ?? 0) + (this.objs ? this.objs.length * 8 : 0)
   }
 }
 

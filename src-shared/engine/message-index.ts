@@ -9,6 +9,7 @@ import type { DecodedMessage, Direction, FieldScalar, Transport } from '../model
 import type { FilterTarget } from '../filter/compile'
 import type { WireDir } from '../protocols/registry'
 import { FieldColumns } from './field-columns'
+import { resized, wideEnough } from '../bytes/columns'
 import { TextPool } from './text-pool'
 import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
@@ -24,6 +25,7 @@ const FLAG_WIRE_B2A = 1 << 4
 /** The summary was longer than SUMMARY_MAX and is kept cut. */
 const FLAG_SUMMARY_CUT = 1 << 5
 const SUMMARY_MAX = 120
+const FRAME_SPAN_FAR = 0xffff
 const OTHER = '(other)'
 
 /** What the index keeps of a message: a decoded message, or a shard's row with its payload length. */
@@ -195,9 +197,13 @@ export class MessageIndex {
   count = 0
   private time = new Float64Array(0)
   private firstFrame = new Uint32Array(0)
-  private lastFrame = new Uint32Array(0)
-  private conversation = new Uint32Array(0)
-  private length = new Uint32Array(0)
+  /** Last frame less first; FRAME_SPAN_FAR where it does not fit, the span then in `farSpans`. */
+  private frameSpan = new Uint16Array(0)
+  private readonly farSpans = new Map<number, number>()
+  // Two bytes until a value needs four (most captures have fewer than 65,536 conversations, most messages
+  // are shorter than 64 KiB).
+  private conversation: Uint16Array | Uint32Array = new Uint16Array(0)
+  private length: Uint16Array | Uint32Array = new Uint16Array(0)
   private nameId = new Uint16Array(0)
   private protocolId = new Uint8Array(0)
   private dirFlags = new Uint8Array(0) // low 2 bits direction, then flags
@@ -215,21 +221,16 @@ export class MessageIndex {
 
   private grow(): void {
     const cap = Math.max(1024, this.cap * 2)
-    const g = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(old: T, make: (n: number) => T): T => {
-      const n = make(cap)
-      n.set(old as never)
-      return n
-    }
-    this.time = g(this.time, (n) => new Float64Array(n))
-    this.firstFrame = g(this.firstFrame, (n) => new Uint32Array(n))
-    this.lastFrame = g(this.lastFrame, (n) => new Uint32Array(n))
-    this.conversation = g(this.conversation, (n) => new Uint32Array(n))
-    this.length = g(this.length, (n) => new Uint32Array(n))
-    this.nameId = g(this.nameId, (n) => new Uint16Array(n))
-    this.protocolId = g(this.protocolId, (n) => new Uint8Array(n))
-    this.dirFlags = g(this.dirFlags, (n) => new Uint8Array(n))
-    this.summaryRef = g(this.summaryRef, (n) => new Uint32Array(n))
-    this.stackId = g(this.stackId, (n) => new Uint16Array(n))
+    this.time = resized(this.time, cap)
+    this.firstFrame = resized(this.firstFrame, cap)
+    this.frameSpan = resized(this.frameSpan, cap)
+    this.conversation = resized(this.conversation, cap)
+    this.length = resized(this.length, cap)
+    this.nameId = resized(this.nameId, cap)
+    this.protocolId = resized(this.protocolId, cap)
+    this.dirFlags = resized(this.dirFlags, cap)
+    this.summaryRef = resized(this.summaryRef, cap)
+    this.stackId = resized(this.stackId, cap)
     this.cap = cap
   }
 
@@ -242,7 +243,7 @@ export class MessageIndex {
       const cut = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T): T => a.slice(0, this.count) as T
       this.time = cut(this.time)
       this.firstFrame = cut(this.firstFrame)
-      this.lastFrame = cut(this.lastFrame)
+      this.frameSpan = cut(this.frameSpan)
       this.conversation = cut(this.conversation)
       this.length = cut(this.length)
       this.nameId = cut(this.nameId)
@@ -278,10 +279,18 @@ export class MessageIndex {
     if (this.count === this.cap) this.grow()
     const i = this.count++
     this.time[i] = m.time
-    this.firstFrame[i] = m.frames[0] ?? 0
-    this.lastFrame[i] = m.frames[m.frames.length - 1] ?? 0
+    const first = m.frames[0] ?? 0
+    const span = (m.frames[m.frames.length - 1] ?? 0) - first
+    this.firstFrame[i] = first
+    // Frames come in order, but the index does not rely on it: a negative span is kept as a far one.
+    const far = !(span >= 0 && span < FRAME_SPAN_FAR)
+    if (far) this.farSpans.set(i, span)
+    this.frameSpan[i] = far ? FRAME_SPAN_FAR : span
+    this.conversation = wideEnough(this.conversation, m.conversation)
     this.conversation[i] = m.conversation
-    this.length[i] = 'length' in m ? m.length : (m.sources[m.layerSources ?? 0]?.bytes.length ?? 0)
+    const length = 'length' in m ? m.length : (m.sources[m.layerSources ?? 0]?.bytes.length ?? 0)
+    this.length = wideEnough(this.length, length)
+    this.length[i] = length
     this.nameId[i] = this.names.id(m.name)
     this.protocolId[i] = this.protocols.id(m.protocol)
     const cut = m.summary.length > SUMMARY_MAX
@@ -310,7 +319,7 @@ export class MessageIndex {
       conversation: this.conversation[i],
       direction: DIRECTIONS[f & 3],
       firstFrame: this.firstFrame[i],
-      lastFrame: this.lastFrame[i],
+      lastFrame: this.lastFrameAt(i),
       time: this.time[i],
       protocol: this.protocols.text(this.protocolId[i]),
       name: this.names.text(this.nameId[i]),
@@ -351,11 +360,16 @@ export class MessageIndex {
   summaryCutAt(i: number): boolean {
     return (this.dirFlags[i] & FLAG_SUMMARY_CUT) !== 0
   }
+  lastFrameAt(i: number): number {
+    const span = this.frameSpan[i]
+    return this.firstFrame[i] + (span === FRAME_SPAN_FAR ? this.farSpans.get(i)! : span)
+  }
   /** Every frame that carried a byte of the message. */
   framesAt(i: number): number[] {
     const listed = this.fields.get('frame.number')
     if (listed?.has(i)) return listed.values(i) as number[]
-    return this.firstFrame[i] === this.lastFrame[i] ? [this.firstFrame[i]] : [this.firstFrame[i], this.lastFrame[i]]
+    const last = this.lastFrameAt(i)
+    return this.firstFrame[i] === last ? [this.firstFrame[i]] : [this.firstFrame[i], last]
   }
   /** Sort keys for a text column: the rank of each row's string among the distinct strings, in one array. */
   textRanks(column: 'protocol' | 'name' | 'summary' | 'direction'): Uint32Array {
@@ -405,9 +419,25 @@ export class MessageIndex {
 
   /** Approximate bytes held: allocated columns, the distinct summaries and the field columns. */
   byteSize(): number {
-    return this.cap * MessageIndex.BYTES_PER_ROW + this.summaries.byteSize() + this.fields.byteSize()
+    return this.columnBytes() + this.summaries.byteSize() + this.fields.byteSize()
   }
 
-  /** Bytes held by the fixed-width columns per message (summary strings and field columns come on top). */
-  static readonly BYTES_PER_ROW = 8 + 4 * 5 + 2 + 1 + 1 + 2
+  /** Bytes of the fixed-width columns (summary texts and field columns come on top), room included. */
+  columnBytes(): number {
+    let n = this.farSpans.size * 16
+    for (const a of [
+      this.time,
+      this.firstFrame,
+      this.frameSpan,
+      this.conversation,
+      this.length,
+      this.nameId,
+      this.protocolId,
+      this.dirFlags,
+      this.summaryRef,
+      this.stackId
+    ])
+      n += a.byteLength
+    return n
+  }
 }

@@ -70,3 +70,97 @@ describe('FieldColumns', () => {
     expect(cols.get('flag')!.has(1)).toBe(false)
   })
 })
+
+// The rows of a column are delta-coded with a cursor and exact entries every 64 values: lookups in any order,
+// far apart, inside long runs of one row and after values were added behind the cursor must all find
+// exactly the values a plain list of (row, value) pairs holds.
+describe('FieldColumn row lookups', () => {
+  function build(seed: number) {
+    const rand = rng(seed)
+    const cols = new FieldColumns()
+    const want = new Map<number, number[]>()
+    let row = 0
+    const gaps = [
+      () => 0,
+      () => 1 + Math.floor(rand() * 127),
+      () => 128 + Math.floor(rand() * 16256),
+      () => Math.floor(rand() * 2 ** 21),
+      () => 2 ** 21 + Math.floor(rand() * 2 ** 21)
+    ]
+    const add = (r: number, v: number) => {
+      cols.add(r, 'k', v)
+      want.set(r, [...(want.get(r) ?? []), v])
+    }
+    for (let n = 0; n < 3000; n++) {
+      // Once, a gap that takes a five-byte delta.
+      row += n === 1500 ? 2 ** 30 : gaps[Math.floor(rand() * gaps.length)]()
+      // Now and then a run of one row longer than the spacing of exact entries.
+      const many = rand() < 0.02 ? 65 + Math.floor(rand() * 140) : 1 + Math.floor(rand() * 3)
+      for (let i = 0; i < many; i++) add(row, Math.floor(rand() * 1000))
+    }
+    return { cols, want, add, last: row, rand }
+  }
+
+  function lookAll(cols: FieldColumns, want: Map<number, number[]>, order: number[]) {
+    const c = cols.get('k')!
+    for (const r of order) {
+      const exp = want.get(r) ?? []
+      expect(c.has(r), `has ${r}`).toBe(exp.length > 0)
+      expect(c.values(r), `row ${r}`).toEqual(exp)
+      // Asked again at once, the same answer.
+      expect(c.values(r), `row ${r} again`).toEqual(exp)
+    }
+  }
+
+  it('finds every row forwards, backwards, at random, and rows it does not have', () => {
+    const { cols, want, last, rand } = build(5)
+    const rows = [...want.keys()]
+    lookAll(cols, want, rows)
+    lookAll(cols, want, [...rows].reverse())
+    const shuffled = [...rows].sort(() => rand() - 0.5)
+    lookAll(cols, want, shuffled)
+    const absent = [
+      last + 1,
+      last + 2 ** 20,
+      ...rows
+        .slice(0, 500)
+        .map((r) => r + 1)
+        .filter((r) => !want.has(r))
+    ]
+    if (!want.has(0)) absent.push(0)
+    lookAll(
+      cols,
+      want,
+      absent.sort(() => rand() - 0.5)
+    )
+    cols.trim()
+    lookAll(cols, want, shuffled)
+  })
+
+  it('keeps answering after values are added behind its cursor, and up to row 2^32 - 1', () => {
+    const { cols, want, add, last } = build(9)
+    const rows = [...want.keys()]
+    lookAll(cols, want, rows) // the cursor ends at the last row
+    expect(cols.get('k')!.values(last + 5)).toEqual([])
+    cols.trim()
+    add(last + 5, 1)
+    add(last + 5, 2)
+    add(2 ** 32 - 1, 3)
+    // First a row after the cursor, which stood past the last value when these came.
+    lookAll(cols, want, [last + 5, 2 ** 32 - 1, last, rows[0], last + 5, last + 4])
+  })
+
+  it('keeps consecutive rows in about a byte each', () => {
+    const cols = new FieldColumns()
+    for (let row = 0; row < 100_000; row++) cols.add(row, 'k', row % 200)
+    cols.trim()
+    // One byte of delta, one of value and 8 bytes of exact entry per 64 values: 2.125 bytes a value.
+    expect(cols.get('k')!.byteSize()).toBe(100_000 * 2 + Math.ceil(100_000 / 64) * 8)
+  })
+
+  it('refuses a row before the last one (rows come in order)', () => {
+    const cols = new FieldColumns()
+    cols.add(10, 'k', 1)
+    expect(() => cols.add(9, 'k', 1)).toThrow(RangeError)
+  })
+})

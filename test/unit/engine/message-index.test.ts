@@ -43,11 +43,45 @@ describe('MessageIndex', () => {
     expect(() => idx.row(3000)).toThrow(RangeError)
   })
 
+  it('keeps frame spans, conversations and lengths exactly as their columns widen', () => {
+    const idx = new MessageIndex()
+    const rows: { frames: number[]; conversation: number; length: number }[] = []
+    for (let i = 1; i <= 5000; i++) {
+      // Two-byte columns until row 3000 brings a conversation and a length that need four.
+      const conversation = i === 3000 ? 70_000 : 1 + (i % 50)
+      const length = i === 3000 ? 100_000 : i % 1000
+      // Spans that fit two bytes, one that does not, one at the boundary, and frames given out of order.
+      const frames = i === 10 ? [5, 70_005] : i === 11 ? [1, 0x10000] : i === 12 ? [9, 4] : i === 13 ? [7, 0xffff + 6] : [i, i + (i % 3)]
+      rows.push({ frames, conversation, length })
+      idx.add(m(i, { frames, conversation, sources: [{ name: 'UDP payload', bytes: new Uint8Array(length) }] }))
+    }
+    const check = () =>
+      rows.forEach((r, i) => {
+        const row = idx.row(i)
+        expect([row.firstFrame, row.lastFrame, row.conversation, row.length], `row ${i}`).toEqual([
+          r.frames[0],
+          r.frames[r.frames.length - 1],
+          r.conversation,
+          r.length
+        ])
+        expect(idx.framesAt(i)).toEqual(r.frames[0] === r.frames[1] ? [r.frames[0]] : r.frames)
+        expect(idx.conversationAt(i)).toBe(r.conversation)
+        expect(idx.lengthAt(i)).toBe(r.length)
+      })
+    check()
+    idx.trim()
+    check()
+    // Before any value needs four bytes, the columns take two.
+    const small = new MessageIndex()
+    for (let i = 1; i <= 1024; i++) small.add(m(i))
+    expect(small.columnBytes()).toBe(1024 * (8 + 4 + 2 + 2 + 2 + 2 + 1 + 1 + 4 + 2))
+  })
+
   it('stays a few dozen bytes per message when summaries repeat, and caps long summaries', () => {
     const idx = new MessageIndex()
     for (let i = 1; i <= 10000; i++) idx.add(m(i))
-    // Columns are 32 bytes a row; doubling growth can leave up to as much again allocated.
-    expect(idx.byteSize() / idx.count).toBeLessThan(72)
+    // Columns are 28 bytes a row here, and doubling growth has made room for 16,384 rows: 46 bytes a message.
+    expect(idx.byteSize() / idx.count).toBeLessThan(50)
     idx.add(m(1, { summary: 'x'.repeat(500) }))
     expect(idx.row(10000).summary).toHaveLength(120)
   })
