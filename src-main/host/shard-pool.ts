@@ -70,9 +70,8 @@ export function createShard(setup: ShardSetup): ShardDecoder {
  * down, even where reports are small: in a filtered export whose reports were a few KB, a worker's heap
  * reached 190 MB with 2,048-frame batches and 115 MB with 256, for about 70 MB of live data either way
  * (garbage piles up while one long batch runs). On the bench's game capture with two workers, 512-frame
- * batches peaked at 266-277 MiB
- * (`stats`) and 392-431 MiB (`decode --tree none`), 2,048-frame ones at 330-362 and 467-518 MiB, in the same
- * time; with 256, both took about 4 % longer.
+ * batches peaked at 266-277 MiB (`stats`) and 392-431 MiB (`decode --tree none`), 2,048-frame ones at
+ * 330-362 and 467-518 MiB, in the same time; with 256, both took about 4 % longer.
  */
 const BATCH_FRAMES = 512
 const BATCH_BYTES = 1 << 20

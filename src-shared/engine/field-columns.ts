@@ -69,8 +69,10 @@ class RowList {
   row = 0
   private prev = -1
   private next = 0
-  /** The cursor's row and offsets are decoded (not before the first lookup, nor once values came after it). */
+  /** The cursor's row and offset are decoded: not before the first lookup, nor after values came while it stood past the last. */
   private valid = false
+  /** The cursor as hold() found it: position, row, row before, offset. */
+  private readonly held = [0, 0, 0, 0]
 
   /** Appends a value's row: rows come in order (a message's fields are added when it is indexed). */
   add(row: number): void {
@@ -140,7 +142,6 @@ class RowList {
     this.prev = this.held[2]
     this.next = this.held[3]
   }
-  private readonly held = [0, 0, 0, 0]
 
   /** Puts the cursor on the last exact entry before `row`, or on the first value. */
   private jump(row: number): void {
