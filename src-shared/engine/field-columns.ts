@@ -2,7 +2,7 @@
 // kept of each message (index fields, error and warning texts, long frame lists). A column holds only the
 // rows that have the field, in row order, so a filter over the index reads a few typed arrays instead of
 // decoding the capture again. Numbers live in the narrowest typed array that holds them so far (bytes, then
-// 32-bit integers, then doubles: most fields are small codes); a column of booleans keeps them there as 0/1.
+// 16-bit unsigned, 32-bit integers, doubles: most fields are small codes or ids); a column of booleans keeps them there as 0/1.
 // Short strings are interned (the same codes and names repeat on every row) and kept as 16-bit ids; other
 // values (long strings, bigints, bytes) go in a side array.
 
@@ -11,14 +11,14 @@ import { resized } from '../bytes/columns'
 
 const EMPTY: readonly FieldScalar[] = []
 
-type Numbers = Uint8Array | Int32Array | Float64Array
+type Numbers = Uint8Array | Uint16Array | Int32Array | Float64Array
 
 /** The narrowest storage `v` fits, given the storage so far (never narrower than it). */
-function widthFor(v: number, now: Numbers | null): 1 | 4 | 8 {
-  const w = now instanceof Float64Array ? 8 : now instanceof Int32Array ? 4 : 1
-  if (w === 8) return 8
-  if (v === (v | 0) && !Object.is(v, -0)) return v >= 0 && v <= 255 && w === 1 ? 1 : 4
-  return 8
+function widthFor(v: number, now: Numbers | null): 1 | 2 | 4 | 8 {
+  const w = now ? (now.BYTES_PER_ELEMENT as 1 | 2 | 4 | 8) : 1
+  if (w === 8 || v !== (v | 0) || Object.is(v, -0)) return 8
+  if (w === 4 || v < 0 || v > 0xffff) return 4
+  return v > 0xff || w === 2 ? 2 : 1
 }
 
 /** The short strings of all columns, each kept once, by 16-bit id. */
@@ -215,7 +215,14 @@ export class FieldColumn {
     const width = widthFor(n, this.nums)
     const nums = this.nums
     if (!nums || nums.length < this.room || nums.BYTES_PER_ELEMENT !== width) {
-      const next = width === 1 ? new Uint8Array(this.room) : width === 4 ? new Int32Array(this.room) : new Float64Array(this.room)
+      const next =
+        width === 1
+          ? new Uint8Array(this.room)
+          : width === 2
+            ? new Uint16Array(this.room)
+            : width === 4
+              ? new Int32Array(this.room)
+              : new Float64Array(this.room)
       if (nums) next.set(nums.subarray(0, Math.min(nums.length, i)))
       this.nums = next
     }

@@ -47,7 +47,8 @@ describe('FieldColumns', () => {
     }
     // A byte-sized column that widens late, a column of booleans given one number, and a random mix.
     for (let row = 0; row < 3000; row++) {
-      add(row, 'small.then.wide', row === 2500 ? 70000 : row === 2900 ? 0.25 : row % 200)
+      add(row, 'small.then.wide', row === 2000 ? 1000 : row === 2500 ? 70000 : row === 2900 ? 0.25 : row % 200)
+      add(row, 'sixteen.bits', row === 100 ? 65535 : row % 300)
       if (row % 3 === 0) add(row, 'flag', row % 2 === 0)
       if (row === 1500) add(row, 'flag', 7)
       const n = Math.floor(rand() * 3)
@@ -56,6 +57,8 @@ describe('FieldColumns', () => {
     check(cols, expected)
     cols.trim()
     check(cols, expected)
+    // Values up to 65,535 take two bytes: 3,000 of them, a byte of row delta each, an exact row per 64.
+    expect(cols.get('sixteen.bits')!.byteSize()).toBe(3000 * 3 + Math.ceil(3000 / 64) * 8)
     for (let row = 3000; row < 3500; row++) {
       add(row, 'small.then.wide', -row)
       add(row, 'mixed', pick())
