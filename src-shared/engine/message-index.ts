@@ -166,8 +166,20 @@ export class IndexTarget implements FilterTarget {
       if (e.transport !== family) return EMPTY
       return field === 'srcport' ? [e.src.port] : field === 'dstport' ? [e.dst.port] : field === 'port' ? [e.src.port, e.dst.port] : EMPTY
     }
-    return ix.fields.get(key)?.values(r) ?? EMPTY
+    // A filter naming one field several times (`photon.key == 1 || photon.key == 2`) reads it once per row.
+    // (Rows added since, as in a live capture, may have values for a row that had none: count is checked.)
+    if (r === this.lastRow && key === this.lastKey && ix.count === this.lastCount) return this.lastValues
+    const values = ix.fields.get(key)?.values(r) ?? EMPTY
+    this.lastRow = r
+    this.lastKey = key
+    this.lastCount = ix.count
+    this.lastValues = values
+    return values
   }
+  private lastRow = -1
+  private lastKey = ''
+  private lastCount = -1
+  private lastValues: readonly FieldScalar[] = EMPTY
 
   has(key: string): boolean {
     if (!key.includes('.')) {

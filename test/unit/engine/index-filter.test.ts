@@ -126,7 +126,11 @@ describe('index pass answers filters as the full decode does', () => {
       'ip.src == 127.0.0.1 && tcp',
       'gamewire.error',
       'frame.number > 20 && frame.number < 60',
-      'photon.cmd.type == 6 and udp.srcport != 5055'
+      'photon.cmd.type == 6 and udp.srcport != 5055',
+      // One field named several times, and two alternating (the target keeps the last field it read).
+      'photon.key == 1 || photon.key == 245 || photon.key == 0',
+      'photon.key == 245 && !(photon.key == 1)',
+      'photon.ev.code == 253 || photon.key == 245 || photon.ev.code == 255'
     ]) {
       const f = compileFilter(expr)
       const want = trees.flatMap((tt, r) => (f.matches(tt) ? [r] : []))

@@ -77,6 +77,16 @@ describe('MessageIndex', () => {
     expect(small.columnBytes()).toBe(1024 * (8 + 4 + 2 + 2 + 2 + 2 + 1 + 1 + 4 + 2))
   })
 
+  it('answers a row that arrives after the filter target read it (a live capture)', () => {
+    const idx = new MessageIndex()
+    idx.add(m(1, { indexed: { keys: ['photon.key'], values: [5] } }))
+    const t = idx.target()
+    expect(t.at(0).values('photon.key')).toEqual([5])
+    expect(t.at(1).values('photon.key')).toEqual([])
+    idx.add(m(2, { indexed: { keys: ['photon.key'], values: [7] } }))
+    expect(t.at(1).values('photon.key')).toEqual([7])
+  })
+
   it('stays a few dozen bytes per message when summaries repeat, and caps long summaries', () => {
     const idx = new MessageIndex()
     for (let i = 1; i <= 10000; i++) idx.add(m(i))
