@@ -2,9 +2,9 @@
 // kept of each message (index fields, error and warning texts, long frame lists). A column holds only the
 // rows that have the field, in row order, so a filter over the index reads a few typed arrays instead of
 // decoding the capture again. Numbers live in the narrowest typed array that holds them so far (bytes, then
-// 16-bit unsigned, 32-bit integers, doubles: most fields are small codes or ids); a column of booleans keeps them there as 0/1.
-// Short strings are interned (the same codes and names repeat on every row) and kept as 16-bit ids; other
-// values (long strings, bigints, bytes) go in a side array.
+// 16-bit unsigned, 32-bit integers, doubles: most fields are small codes or ids); a column of booleans keeps
+// them there as 0/1. Short strings are interned (the same codes and names repeat on every row) and kept as
+// 16-bit ids; other values (long strings, bigints, bytes) go in a side array.
 
 import type { FieldScalar } from '../model/types'
 import { resized } from '../bytes/columns'

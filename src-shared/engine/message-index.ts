@@ -111,6 +111,11 @@ const EMPTY: readonly FieldScalar[] = []
  */
 export class IndexTarget implements FilterTarget {
   row = 0
+  /** The field column read last: its row, key, the index's row count then, and the values. */
+  private lastRow = -1
+  private lastKey = ''
+  private lastCount = -1
+  private lastValues: readonly FieldScalar[] = EMPTY
 
   constructor(private readonly index: MessageIndex) {}
 
@@ -176,10 +181,6 @@ export class IndexTarget implements FilterTarget {
     this.lastValues = values
     return values
   }
-  private lastRow = -1
-  private lastKey = ''
-  private lastCount = -1
-  private lastValues: readonly FieldScalar[] = EMPTY
 
   has(key: string): boolean {
     if (!key.includes('.')) {
