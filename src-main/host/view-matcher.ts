@@ -7,7 +7,7 @@ import { META_KEYS, messageMetaFields, needsLayers } from '../../src-shared/engi
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
-import type { WireDir } from '../../src-shared/protocols/registry'
+import type { WireDir } from '../../src-shared/model/types'
 import { isIndexField } from '../../src-shared/bytes/fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
 

@@ -233,7 +233,11 @@ export class MessageIndex {
   private readonly summaries = new TextPool()
 
   private grow(): void {
-    const cap = Math.max(1024, this.cap * 2)
+    this.resize(Math.max(1024, this.cap * 2))
+  }
+
+  /** Every fixed column copied to room for `cap` rows. */
+  private resize(cap: number): void {
     this.time = resized(this.time, cap)
     this.firstFrame = resized(this.firstFrame, cap)
     this.frameSpan = resized(this.frameSpan, cap)
@@ -252,20 +256,7 @@ export class MessageIndex {
    * messages (up to half of a doubled column is otherwise empty). Adding rows later grows them again.
    */
   trim(): void {
-    if (this.cap > this.count) {
-      const cut = <T extends Float64Array | Uint32Array | Uint16Array | Uint8Array>(a: T): T => a.slice(0, this.count) as T
-      this.time = cut(this.time)
-      this.firstFrame = cut(this.firstFrame)
-      this.frameSpan = cut(this.frameSpan)
-      this.conversation = cut(this.conversation)
-      this.length = cut(this.length)
-      this.nameId = cut(this.nameId)
-      this.protocolId = cut(this.protocolId)
-      this.dirFlags = cut(this.dirFlags)
-      this.summaryRef = cut(this.summaryRef)
-      this.stackId = cut(this.stackId)
-      this.cap = this.count
-    }
+    if (this.cap > this.count) this.resize(this.count)
     this.fields.trim()
   }
 

@@ -4,6 +4,9 @@
 /** Who sent a message: c2s/s2c when evidence (handshake, semantics, port) decided the roles, else a2b/b2a. */
 export type Direction = 'c2s' | 's2c' | 'a2b' | 'b2a'
 
+/** Wire direction inside a conversation: a = the side seen first (or the SYN's sender). */
+export type WireDir = 'a2b' | 'b2a'
+
 export type Transport = 'udp' | 'tcp'
 
 /** One named byte buffer a message's fields point into (frame payload, reassembled, decompressed, decrypted). */

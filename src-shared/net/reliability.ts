@@ -4,7 +4,10 @@
 // (docs/photon.md). Memory is bounded: each direction/channel keeps at most
 // `maxPerChannel` sequence numbers (the oldest inserted is forgotten first).
 
-export type WireDirection = 'a2b' | 'b2a'
+import type { WireDir } from '../model/types'
+
+/** The conversation's wire direction (the same type as model/types WireDir). */
+export type WireDirection = WireDir
 
 export interface ReliabilityLimits {
   /** Sequence numbers remembered per direction and channel (default 65536). */

@@ -6,12 +6,11 @@ import type { ByteStream } from '../net/byte-stream'
 import type { KeyStore } from '../keys/store'
 import type { AppliedSchema } from '../schema/set'
 import type { HttpHead, HttpRequestRecord } from '../net/http'
-import type { RoleFrom } from '../model/types'
+import type { RoleFrom, WireDir } from '../model/types'
 
 export type { RoleFrom }
 
-/** Wire direction inside a conversation: a = the side seen first (or the SYN's sender). */
-export type WireDir = 'a2b' | 'b2a'
+export type { WireDir }
 
 /** What a protocol's payload rides on, as the probe sees it. */
 export type Carrier = 'udp' | 'tcp' | 'websocket' | 'http'

@@ -2,7 +2,7 @@
 
 import { MessageIndex, type IndexInput } from '../../../src-shared/engine/message-index'
 import type { Conversation } from '../../../src-shared/engine/conversation'
-import type { WireDir } from '../../../src-shared/protocols/registry'
+import type { WireDir } from '../../../src-shared/model/types'
 
 /** The message index plus what the detail replay needs: each message's ordinal in its conversation. */
 export class RowIndex {
