@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { JsonExportWriter } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
-import { needsTree } from '../host/view-matcher'
+import { filterNeedsTree } from '../host/view-matcher'
 import { KeyStore } from '../../src-shared/keys/store'
 import { registerSchemaFields } from '../../src-shared/schema/set'
 import type { SchemaPack } from '../../src-shared/schema/types'
@@ -96,8 +96,8 @@ export function runLiveDecoder(): void {
       schemas: setup.schemas,
       filter,
       decodeAs: setup.decodeAs,
-      // Trees only for NDJSON that has them, or for a filter that reads tree fields.
-      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || needsTree(filter?.fields ?? []),
+      // Trees only for NDJSON that has them, or for a filter that reads tree fields (not only index fields).
+      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || filterNeedsTree(filter?.fields ?? []),
       onMessage: (m) => {
         if (setup.output.ndjson) writer.message(m)
         if (setup.output.rows) rows.push(rowOf(m))

@@ -14,7 +14,7 @@ import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 import type { DecodedMessage } from '../../src-shared/model/types'
-import { needsTree } from './view-matcher'
+import { filterNeedsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
@@ -161,7 +161,7 @@ export async function decodeOnThread(job: DecodeJob, o: OnThreadOptions): Promis
     schemas: job.schemas,
     filter,
     decodeAs: job.decodeAs,
-    recording: o.recording || needsTree(filter?.fields ?? []),
+    recording: o.recording || filterNeedsTree(filter?.fields ?? []),
     layers: job.layers,
     onMessage: o.onMessage
   })

@@ -10,7 +10,7 @@ import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { FrameBatcher, ShardDecoder, ShardMerger, ShardRouter, type FrameBatch, type MergeSink, type ShardReport } from '../../src-shared/engine/shard'
 import { compileFilter } from '../../src-shared/filter'
 import { writeMessageBody, type TreeMode } from '../../src-shared/export/json'
-import { needsTree } from './view-matcher'
+import { filterNeedsTree } from './view-matcher'
 import type { KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { registerSchemaFields, SchemaSet } from '../../src-shared/schema/set'
@@ -58,7 +58,7 @@ export function createShard(setup: ShardSetup): ShardDecoder {
     mode: setup.mode,
     filter,
     writeBody: (w, m) => writeMessageBody(w, m, message),
-    recording: setup.tree !== 'none' || needsTree(filter?.fields ?? []),
+    recording: setup.tree !== 'none' || filterNeedsTree(filter?.fields ?? []),
     layers: setup.layers,
     frameConversations: setup.frameConversations
   })

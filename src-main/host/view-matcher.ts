@@ -29,6 +29,15 @@ export function needsTree(keys: readonly string[]): boolean {
   return keys.some((k) => !isMetaKey(k))
 }
 
+/**
+ * True when a filter on these keys needs the field trees: some key is neither a meta key nor an index field.
+ * A message decoded without a tree carries its index fields' values (`indexed`), which targetFromMessage
+ * reads, so `photon.ev.code == 200` is matched on the fast pass, as the app's index answers it.
+ */
+export function filterNeedsTree(keys: readonly string[]): boolean {
+  return keys.some((k) => !isMetaKey(k) && !isIndexField(k))
+}
+
 export function formatCell(values: readonly FieldScalar[]): string {
   let out = ''
   for (const v of values) {

@@ -43,7 +43,10 @@ class MapTarget implements FilterTarget {
  * engine) adds the keys the tree has no values for: a tree built with the frames' layers holds those
  * same fields per frame, and one key keeps one set of values.
  */
-export function targetFromMessage(msg: Pick<DecodedMessage, 'tree' | 'protocol' | 'stack'>, extra?: Record<string, readonly FieldScalar[]>): FilterTarget {
+export function targetFromMessage(
+  msg: Pick<DecodedMessage, 'tree' | 'protocol' | 'stack' | 'indexed'>,
+  extra?: Record<string, readonly FieldScalar[]>
+): FilterTarget {
   const t = new MapTarget()
   // iterative pre-order walk (decoded trees can nest deeply)
   const stack: { nodes: FieldNode[]; i: number }[] = [{ nodes: msg.tree, i: 0 }]
@@ -63,6 +66,15 @@ export function targetFromMessage(msg: Pick<DecodedMessage, 'tree' | 'protocol' 
       }
     }
     if (node.children?.length) stack.push({ nodes: node.children, i: 0 })
+  }
+  // Decoded without a tree, a message carries its index fields' values instead, in the order read (a
+  // message with a tree has none: the tree holds them).
+  const ix = msg.indexed
+  if (ix) {
+    for (let k = 0; k < ix.keys.length; k++) {
+      t.mark(ix.keys[k])
+      t.push(ix.keys[k], ix.values[k])
+    }
   }
   const layers = msg.protocol ? [...msg.stack, msg.protocol] : msg.stack
   for (const name of layers) {

@@ -17,6 +17,7 @@ import { KeyStore } from '../../../src-shared/keys/store'
 import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { SchemaSet } from '../../../src-shared/schema/set'
 import { validateSchemaPack } from '../../../src-shared/schema/validate'
+import { filterNeedsTree } from '../../../src-main/host/view-matcher'
 
 const root = join(__dirname, '../../..')
 
@@ -171,5 +172,35 @@ describe('index pass answers filters as the full decode does', () => {
       if (trees[r].values('schema.name').length) named++
     }
     expect(named).toBeGreaterThan(0)
+  })
+})
+
+// The CLI, shards and live capture match filters on index fields without building trees: a message decoded
+// without a tree carries its index fields' values, and targetFromMessage reads them.
+describe('a message decoded without a tree answers index-field filters as its tree does', () => {
+  it('filterNeedsTree asks for trees only for keys that are neither meta keys nor index fields', () => {
+    expect(filterNeedsTree(['photon.ev.code', 'udp.port', 'gamewire.name', 'photon'])).toBe(false)
+    expect(filterNeedsTree(['photon.ev.code', 'entangle'])).toBe(true)
+    expect(filterNeedsTree(['ip.ttl'])).toBe(true)
+  })
+
+  it.each(files.map((f) => [f.slice(root.length + 1), f]))('%s', (_name, file) => {
+    const trees = full(file)
+    const fast: FilterTarget[] = []
+    decode(file, false, (m, conv, dir) => fast.push(targetFromMessage(m, messageMetaFields(m, conv, dir))))
+    expect(fast.length).toBe(trees.length)
+    for (let r = 0; r < trees.length; r++) {
+      for (const k of INDEXED) {
+        expect(fast[r].values(k), `message ${r + 1} ${k}`).toEqual(trees[r].values(k))
+        expect(fast[r].has(k), `message ${r + 1} has ${k}`).toBe(trees[r].has(k))
+      }
+    }
+    for (const expr of ['photon.ev.code == 253 || sfs2x.cmd', 'fignet.channel == 0 && udp', 'photon.key == 245 && !(photon.key == 1)']) {
+      const f = compileFilter(expr)
+      expect(
+        fast.map((t) => f.matches(t)),
+        expr
+      ).toEqual(trees.map((t) => f.matches(t)))
+    }
   })
 })
