@@ -71,7 +71,8 @@ describe('--tree none', () => {
 
   it('builds trees anyway when the filter reads tree fields, and writes none', async () => {
     const file = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
-    const filter = 'photon.ev.code == 1'
+    // photon.param_count is only in the tree (not an index field).
+    const filter = 'photon.param_count > 1'
     const full = await lines({ file, format: 'ndjson', filter })
     const none = await lines({ file, format: 'ndjson', filter, tree: 'none' })
     const meta = await lines({ file, format: 'ndjson', filter: 'udp.port == 5056', tree: 'none' })
@@ -79,6 +80,16 @@ describe('--tree none', () => {
     expect(full.length).toBeGreaterThan(100)
     expect(none).toEqual(full.map((l, i) => (i < full.length - 2 ? withoutTree(l) : l)))
     expect(meta.length).toBeGreaterThan(full.length)
+  })
+
+  it('matches a filter on index fields without trees, with the same messages', async () => {
+    const file = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
+    const filter = 'photon.ev.code == 1'
+    const full = await lines({ file, format: 'ndjson', filter })
+    const none = await lines({ file, format: 'ndjson', filter, tree: 'none' })
+    expect(recording).toEqual([true, false])
+    expect(full.length).toBeGreaterThan(100)
+    expect(none).toEqual(full.map((l, i) => (i < full.length - 2 ? withoutTree(l) : l)))
   })
 
   it('the json document too', async () => {
