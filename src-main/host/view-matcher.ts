@@ -8,7 +8,7 @@ import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/model/types'
-import { isIndexField } from '../../src-shared/bytes/fields'
+import { isIndexKey } from '../../src-shared/bytes/fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
 
 const CELL_MAX = 160
@@ -30,12 +30,13 @@ export function needsTree(keys: readonly string[]): boolean {
 }
 
 /**
- * True when a filter on these keys needs the field trees: some key is neither a meta key nor an index field.
- * A message decoded without a tree carries its index fields' values (`indexed`), which targetFromMessage
- * reads, so `photon.ev.code == 200` is matched on the fast pass, as the app's index answers it.
+ * True when a filter on these keys needs the field trees: some key is neither a meta key nor an index key
+ * (an index field, or a subtree of them only such as `photon.ev`). A message decoded without a tree carries
+ * its index fields' values (`indexed`), which targetFromMessage reads, so `photon.ev.code == 200` and
+ * `photon.ev` are matched on the fast pass, as the app's index answers them.
  */
 export function filterNeedsTree(keys: readonly string[]): boolean {
-  return keys.some((k) => !isMetaKey(k) && !isIndexField(k))
+  return keys.some((k) => !isMetaKey(k) && !isIndexKey(k))
 }
 
 export function formatCell(values: readonly FieldScalar[]): string {
@@ -80,7 +81,7 @@ export class ViewMatcher {
     const replay = new Set<string>()
     let all = false
     for (const k of keys) {
-      if (IndexTarget.answers(k, isIndexField)) continue
+      if (IndexTarget.answers(k)) continue
       const prefix = k.split('.')[0]
       // A key under a layer's name occurs only in messages with that layer (Entangle fields under FigNet).
       const layer = LAYER_OF_PREFIX[prefix] ?? prefix

@@ -43,6 +43,8 @@ export type FieldOptions = { names?: Record<number, string>; description?: strin
 const registry = new Map<string, FieldDef>()
 /** Every dotted prefix of a registered key (`photon.op` of `photon.op.code`): subtree names a filter may test. */
 const subtrees = new Set<string>()
+/** indexSubtree's answers, per key; cleared when a field, a dynamic family or the schema overlay changes. */
+const indexSubtrees = new Map<string, readonly string[] | null>()
 
 /**
  * A family of keys a decoder makes from the traffic (Photon parameter codes and Hashtable keys, SFSObject
@@ -73,6 +75,7 @@ export function defineField(key: string, name: string, type: FieldType, opts: Fi
   const def: FieldDef = { key, name, type, ...opts }
   registry.set(key, def)
   for (let dot = key.indexOf('.'); dot > 0; dot = key.indexOf('.', dot + 1)) subtrees.add(key.slice(0, dot))
+  indexSubtrees.clear()
   return def
 }
 
@@ -99,6 +102,7 @@ export function defineDynamicFields(prefix: string, name: string, opts: { segmen
   if (existing) return existing
   const family: DynamicFields = { prefix, name, ...opts }
   dynamicFamilies.set(prefix, family)
+  indexSubtrees.clear()
   return family
 }
 
@@ -148,6 +152,41 @@ export function isIndexField(key: string): boolean {
   return registry.get(key)?.index === true
 }
 
+/**
+ * The index fields under `key` when `key` is a subtree that holds nothing else (`photon.ev`, whose only
+ * field is `photon.ev.code`): no field is registered as `key` itself, every registered field under it is
+ * an index field, and no schema field or dynamic family can put other keys there. A message then has the
+ * subtree exactly when it has one of those fields, which the index keeps, so a bare `photon.ev` filter is
+ * answered without decoding again. Undefined for any other key.
+ */
+export function indexSubtree(key: string): readonly string[] | undefined {
+  let found = indexSubtrees.get(key)
+  if (found === undefined) {
+    found = findIndexSubtree(key)
+    indexSubtrees.set(key, found)
+  }
+  return found ?? undefined
+}
+
+function findIndexSubtree(key: string): string[] | null {
+  if (!subtrees.has(key) || registry.has(key) || dynamicFamilies.has(key) || dynamicFamilyOf(key)) return null
+  const under = `${key}.`
+  for (const prefix of dynamicFamilies.keys()) if (prefix.startsWith(under)) return null
+  for (const k of overlay.keys()) if (k === key || k.startsWith(under)) return null
+  const fields: string[] = []
+  for (const [k, def] of registry) {
+    if (!k.startsWith(under)) continue
+    if (!def.index) return null
+    fields.push(k)
+  }
+  return fields.length ? fields : null
+}
+
+/** True for an index field, or a subtree of index fields only (indexSubtree): keys the index answers. */
+export function isIndexKey(key: string): boolean {
+  return isIndexField(key) || indexSubtree(key) !== undefined
+}
+
 export function lookupField(key: string): FieldDef | undefined {
   return overlay.get(key) ?? registry.get(key)
 }
@@ -168,6 +207,7 @@ const overlay = new Map<string, FieldDef>()
 
 export function setSchemaOverlay(defs: Iterable<FieldDef>): void {
   overlay.clear()
+  indexSubtrees.clear()
   for (const d of defs) {
     const base = registry.get(d.key)
     // An existing field keeps its type and index flag; the pack adds value names (its own win).

@@ -14,7 +14,7 @@ import { TextPool } from './text-pool'
 import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
-import { defineProtocols } from '../bytes/fields'
+import { defineProtocols, indexSubtree, isIndexKey } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
@@ -119,10 +119,13 @@ export class IndexTarget implements FilterTarget {
 
   constructor(private readonly index: MessageIndex) {}
 
-  /** True when the index holds everything `key` needs: a meta field, a layer name, or an index field. */
-  static answers(key: string, isIndexField: (key: string) => boolean): boolean {
+  /**
+   * True when the index holds everything `key` needs: a meta field, a layer name, an index field, or a
+   * subtree of index fields only (`photon.ev`).
+   */
+  static answers(key: string): boolean {
     if (!key.includes('.')) return LAYERS.has(key) || META_PREFIXES.has(key)
-    return META_KEYS.has(key) || isIndexField(key)
+    return META_KEYS.has(key) || isIndexKey(key)
   }
 
   at(row: number): this {
@@ -190,6 +193,8 @@ export class IndexTarget implements FilterTarget {
       for (const k of META_KEYS) if (k.startsWith(key + '.') && this.values(k).length) return true
       return false
     }
+    const fields = indexSubtree(key)
+    if (fields) return fields.some((k) => this.values(k).length > 0)
     return this.values(key).length > 0
   }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { allFields, defineField } from '../../../src-shared/bytes/fields'
+import { allFields, defineDynamicFields, defineField, indexSubtree, setSchemaOverlay } from '../../../src-shared/bytes/fields'
 import '../../../src-shared/protocols'
 import '../../../src-shared/engine/meta-fields'
 
@@ -18,5 +18,28 @@ describe('field registry', () => {
   it('loads every protocol module without a conflicting declaration', () => {
     // Importing the protocols above would have thrown; fignet.payload is the payload group node.
     expect(allFields().find((f) => f.key === 'fignet.payload')?.type).toBe('none')
+  })
+
+  it('names the subtrees made of index fields only, which the index answers', () => {
+    expect(indexSubtree('photon.ev')).toEqual(['photon.ev.code'])
+    expect(indexSubtree('photon.op')).toEqual(['photon.op.code'])
+    // a registered group node, other fields beside the index field, a dynamic family, a leaf, a layer
+    for (const k of ['photon.cmd', 'photon.msg', 'photon.param', 'sfs2x.p', 'photon.ev.code', 'photon', 'entangle', 'nothing.here'])
+      expect(indexSubtree(k), k).toBeUndefined()
+    defineField('test.sub.a', 'A', 'u8', { index: true })
+    defineField('test.sub.b', 'B', 'u8', { index: true })
+    expect(indexSubtree('test.sub')).toEqual(['test.sub.a', 'test.sub.b'])
+    // a schema pack's field under the subtree puts keys there that the index does not keep
+    setSchemaOverlay([{ key: 'test.sub.named', name: 'Named', type: 'string' }])
+    expect(indexSubtree('test.sub')).toBeUndefined()
+    setSchemaOverlay([])
+    expect(indexSubtree('test.sub')).toEqual(['test.sub.a', 'test.sub.b'])
+    // so does a field declared later without the index flag, or a dynamic family
+    defineField('test.sub.c', 'C', 'u8')
+    expect(indexSubtree('test.sub')).toBeUndefined()
+    defineField('test.dyn.a', 'A', 'u8', { index: true })
+    expect(indexSubtree('test.dyn')).toEqual(['test.dyn.a'])
+    defineDynamicFields('test.dyn.more', 'More')
+    expect(indexSubtree('test.dyn')).toBeUndefined()
   })
 })

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { allFields, isIndexField } from '../../../src-shared/bytes/fields'
+import { allFields, indexSubtree, isIndexField } from '../../../src-shared/bytes/fields'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { Engine, type EngineOptions } from '../../../src-shared/engine/engine'
 import { IndexTarget, MessageIndex } from '../../../src-shared/engine/message-index'
@@ -74,15 +74,20 @@ const LAYER_ONLY = allFields()
 const INDEXED = allFields()
   .filter((f) => f.index)
   .map((f) => f.key)
+// Subtrees of index fields only (`photon.ev`): the index answers whether a message has them.
+const SUBTREES = [...new Set(allFields().flatMap((f) => f.key.split('.').map((_, i, parts) => parts.slice(0, i).join('.'))))].filter(
+  (k) => k && indexSubtree(k) !== undefined
+)
 
 describe('index pass answers filters as the full decode does', () => {
   it('declares a useful set of index fields', () => {
     for (const k of ['photon.op.code', 'photon.ev.code', 'sfs2x.cmd', 'sfs2x.controller', 'fignet.msg_id', 'enet.channel']) expect(isIndexField(k)).toBe(true)
-    for (const k of [...META, ...INDEXED, ...LAYERS]) expect(IndexTarget.answers(k, isIndexField)).toBe(true)
-    expect(IndexTarget.answers('photon.param.key', isIndexField)).toBe(false)
+    expect(SUBTREES).toEqual(expect.arrayContaining(['photon.ev', 'photon.op']))
+    for (const k of [...META, ...INDEXED, ...LAYERS, ...SUBTREES]) expect(IndexTarget.answers(k)).toBe(true)
+    for (const k of ['photon.param.key', 'photon.cmd', 'photon.msg', 'entangle']) expect(IndexTarget.answers(k), k).toBe(false)
     expect(META.length).toBeGreaterThan(15)
     expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.len', 'tcp.seq', 'eth.src', 'udp.length']))
-    for (const k of LAYER_ONLY) expect(IndexTarget.answers(k, isIndexField)).toBe(false)
+    for (const k of LAYER_ONLY) expect(IndexTarget.answers(k)).toBe(false)
   })
 
   it.each(files.map((f) => [f.slice(root.length + 1), f]))('%s', (_name, file) => {
@@ -93,7 +98,7 @@ describe('index pass answers filters as the full decode does', () => {
     let compared = 0
     for (let r = 0; r < trees.length; r++) {
       t.at(r)
-      for (const key of [...META, ...INDEXED, ...LAYERS]) {
+      for (const key of [...META, ...INDEXED, ...LAYERS, ...SUBTREES]) {
         if (key === 'gamewire.summary' && index.summaryCutAt(r)) continue // cut in the index: the view decodes such rows again
         const want = trees[r].values(key)
         const got = t.values(key)
@@ -131,7 +136,11 @@ describe('index pass answers filters as the full decode does', () => {
       // One field named several times, and two alternating (the target keeps the last field it read).
       'photon.key == 1 || photon.key == 245 || photon.key == 0',
       'photon.key == 245 && !(photon.key == 1)',
-      'photon.ev.code == 253 || photon.key == 245 || photon.ev.code == 255'
+      'photon.ev.code == 253 || photon.key == 245 || photon.ev.code == 255',
+      // subtrees of index fields only: whether a message has them at all
+      'photon.ev',
+      'photon.op && !photon.ev.code',
+      '!photon.op && photon'
     ]) {
       const f = compileFilter(expr)
       const want = trees.flatMap((tt, r) => (f.matches(tt) ? [r] : []))
@@ -179,8 +188,9 @@ describe('index pass answers filters as the full decode does', () => {
 // without a tree carries its index fields' values, and targetFromMessage reads them.
 describe('a message decoded without a tree answers index-field filters as its tree does', () => {
   it('filterNeedsTree asks for trees only for keys that are neither meta keys nor index fields', () => {
-    expect(filterNeedsTree(['photon.ev.code', 'udp.port', 'gamewire.name', 'photon'])).toBe(false)
+    expect(filterNeedsTree(['photon.ev.code', 'udp.port', 'gamewire.name', 'photon', 'photon.ev', 'photon.op'])).toBe(false)
     expect(filterNeedsTree(['photon.ev.code', 'entangle'])).toBe(true)
+    expect(filterNeedsTree(['photon.cmd'])).toBe(true)
     expect(filterNeedsTree(['ip.ttl'])).toBe(true)
   })
 
@@ -190,12 +200,17 @@ describe('a message decoded without a tree answers index-field filters as its tr
     decode(file, false, (m, conv, dir) => fast.push(targetFromMessage(m, messageMetaFields(m, conv, dir))))
     expect(fast.length).toBe(trees.length)
     for (let r = 0; r < trees.length; r++) {
-      for (const k of INDEXED) {
+      for (const k of [...INDEXED, ...SUBTREES]) {
         expect(fast[r].values(k), `message ${r + 1} ${k}`).toEqual(trees[r].values(k))
         expect(fast[r].has(k), `message ${r + 1} has ${k}`).toBe(trees[r].has(k))
       }
     }
-    for (const expr of ['photon.ev.code == 253 || sfs2x.cmd', 'fignet.channel == 0 && udp', 'photon.key == 245 && !(photon.key == 1)']) {
+    for (const expr of [
+      'photon.ev.code == 253 || sfs2x.cmd',
+      'fignet.channel == 0 && udp',
+      'photon.key == 245 && !(photon.key == 1)',
+      'photon.op || photon.ev'
+    ]) {
       const f = compileFilter(expr)
       expect(
         fast.map((t) => f.matches(t)),

@@ -52,6 +52,8 @@ describe('views over the message index', () => {
     'gamewire.summary contains "Raise"',
     // a field the index does not keep: the photon conversations are decoded again
     'photon.key == 245 || sfs2x.controller == 1',
+    // subtrees of index fields only: a message has them when it has one of their fields
+    'photon.ev || (photon.op && tcp)',
     // Entangle model fields belong to FigNet conversations
     'entangle && udp',
     // a field family that is no layer: every conversation is decoded again
@@ -63,6 +65,9 @@ describe('views over the message index', () => {
     expect(new ViewMatcher('photon.param_count == 2', ['entangle.position']).plan).toEqual({ replayLayers: new Set(['photon', 'fignet']), readsSummary: false })
     // Parameter codes are an index field: no decode again
     expect(new ViewMatcher('photon.key == 245', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    // A subtree of index fields only: whether a message has one of them
+    expect(new ViewMatcher('photon.ev || photon.op', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('photon.cmd', []).plan.replayLayers).toEqual(new Set(['photon']))
     expect(new ViewMatcher('datagram.index', []).plan.replayLayers).toBe('all')
     expect(new ViewMatcher('entangle', []).plan.replayLayers).toEqual(new Set(['fignet']))
     expect(new ViewMatcher('entangle', []).needsTree).toBe(true)
