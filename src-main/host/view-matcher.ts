@@ -68,6 +68,8 @@ export class ViewMatcher {
   /** Trees must carry the frames' layers (a key such as ip.ttl or frame.len). */
   readonly needsLayers: boolean
   readonly plan: ViewPlan
+  /** Every key the filter and the columns read: all a message's target needs to collect. */
+  private readonly keys: readonly string[]
 
   /** Throws FilterError for a bad filter. */
   constructor(
@@ -75,7 +77,8 @@ export class ViewMatcher {
     readonly columns: readonly string[]
   ) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
-    const keys = [...(this.filter?.fields ?? []), ...columns]
+    const keys = [...new Set([...(this.filter?.fields ?? []), ...columns])]
+    this.keys = keys
     this.needsTree = needsTree(keys)
     this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
@@ -107,7 +110,7 @@ export class ViewMatcher {
   }
 
   target(m: DecodedMessage, conv: Conversation, dir: WireDir): FilterTarget {
-    return targetFromMessage(m, messageMetaFields(m, conv, dir))
+    return targetFromMessage(m, messageMetaFields(m, conv, dir), this.keys)
   }
 
   matches(t: FilterTarget): boolean {

@@ -57,7 +57,7 @@ export class DecodeSession {
       decodeAs: opts.decodeAs,
       eviction: opts.eviction,
       onMessage: (m, conv, dir) => {
-        if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) return
+        if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir), this.filter.fields))) return
         this.matched++
         opts.onMessage(strip ? withoutLayers(m) : m, conv, dir)
       }

@@ -297,7 +297,7 @@ export class ShardDecoder {
       )
     } else {
       const f = this.opts.filter
-      if (!f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir)))) {
+      if (!f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir), f.fields))) {
         this.starts.push(this.written + this.out.buffered)
         this.opts.writeBody!(this.out, this.opts.layers ? m : withoutLayers(m))
         this.ends.push(this.written + this.out.buffered)

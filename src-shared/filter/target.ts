@@ -1,12 +1,20 @@
-// Builds a FilterTarget from a decoded message: one pass over the tree into a Map, so evaluating any
-// number of filters against the message costs one Map lookup per field reference.
+// Builds a FilterTarget from a decoded message: one pass over the tree, collecting every key into a Map
+// (any filter can then ask anything), or only the keys a given filter and view read.
 
 import type { DecodedMessage, FieldNode, FieldScalar } from '../model/types'
 import type { FilterTarget } from './compile'
 
 const EMPTY: readonly FieldScalar[] = []
 
-class MapTarget implements FilterTarget {
+/** What the walk over a message gives a target: each key met (with its value, if it has one). */
+interface Collector {
+  /** `key` occurs; `value`, when defined, is one of its values. */
+  add(key: string, value: FieldScalar | undefined): void
+  /** True when `key` has a value so far. */
+  hasValues(key: string): boolean
+}
+
+class MapTarget implements FilterTarget, Collector {
   readonly map = new Map<string, FieldScalar[]>()
   readonly present = new Set<string>()
 
@@ -18,8 +26,20 @@ class MapTarget implements FilterTarget {
     return this.present.has(key)
   }
 
+  hasValues(key: string): boolean {
+    return this.map.has(key)
+  }
+
+  add(key: string, value: FieldScalar | undefined): void {
+    this.mark(key)
+    if (value === undefined) return
+    const arr = this.map.get(key)
+    if (arr) arr.push(value)
+    else this.map.set(key, [value])
+  }
+
   /** Marks `key` and every dotted prefix of it as present (`a.b.c` -> `a.b.c`, `a.b`, `a`). */
-  mark(key: string): void {
+  private mark(key: string): void {
     let k = key
     while (!this.present.has(k)) {
       this.present.add(k)
@@ -28,66 +48,114 @@ class MapTarget implements FilterTarget {
       k = k.slice(0, dot)
     }
   }
+}
 
-  push(key: string, v: FieldScalar): void {
-    const arr = this.map.get(key)
-    if (arr) arr.push(v)
-    else this.map.set(key, [v])
+/**
+ * A target that keeps only the keys it is told will be asked (a filter's fields and a view's columns):
+ * MapTarget's answers for them, without a Map entry and a presence mark for every node of the tree, which
+ * was most of the cost of matching a message decoded again. Any other key is answered by a MapTarget built
+ * when first asked.
+ */
+class KeysTarget implements FilterTarget, Collector {
+  /** Values per told key, allocated at the first one. */
+  private readonly found: (FieldScalar[] | undefined)[]
+  private readonly present: Uint8Array
+  private full: FilterTarget | undefined
+
+  constructor(
+    private readonly keys: readonly string[],
+    private readonly msg: TargetMessage,
+    private readonly extra: Record<string, readonly FieldScalar[]> | undefined
+  ) {
+    this.found = new Array(keys.length)
+    this.present = new Uint8Array(keys.length)
+  }
+
+  add(key: string, value: FieldScalar | undefined): void {
+    const keys = this.keys
+    for (let i = 0; i < keys.length; i++) {
+      const w = keys[i]
+      if (key === w) {
+        this.present[i] = 1
+        if (value !== undefined) (this.found[i] ??= []).push(value)
+      } else if (this.present[i] === 0 && key.length > w.length && key.charCodeAt(w.length) === 46 && key.startsWith(w)) {
+        this.present[i] = 1 // `w` is a dotted prefix of `key`
+      }
+    }
+  }
+
+  hasValues(key: string): boolean {
+    const i = this.keys.indexOf(key)
+    return i >= 0 && this.found[i] !== undefined
+  }
+
+  values(key: string): readonly FieldScalar[] {
+    const i = this.keys.indexOf(key)
+    if (i >= 0) return this.found[i] ?? EMPTY
+    return this.fallback().values(key)
+  }
+
+  has(key: string): boolean {
+    const i = this.keys.indexOf(key)
+    if (i >= 0) return this.present[i] === 1
+    return this.fallback().has(key)
+  }
+
+  private fallback(): FilterTarget {
+    this.full ??= collect(new MapTarget(), this.msg, this.extra)
+    return this.full
   }
 }
+
+type TargetMessage = Pick<DecodedMessage, 'tree' | 'protocol' | 'stack' | 'indexed'>
 
 /**
  * Flattens a message for filtering: every tree node with a `value` adds it to its key (in tree
  * order), every node counts for `has`, the protocol and each stack layer are present keys with the
  * value `true` (unless the tree gave them values), and `extra` (frame/ip/udp/tcp fields from the
  * engine) adds the keys the tree has no values for: a tree built with the frames' layers holds those
- * same fields per frame, and one key keeps one set of values.
+ * same fields per frame, and one key keeps one set of values. With `keys` (the fields a filter and the
+ * columns read), only those keys are collected; the target still answers any other key, more slowly.
  */
-export function targetFromMessage(
-  msg: Pick<DecodedMessage, 'tree' | 'protocol' | 'stack' | 'indexed'>,
-  extra?: Record<string, readonly FieldScalar[]>
-): FilterTarget {
-  const t = new MapTarget()
-  // iterative pre-order walk (decoded trees can nest deeply)
-  const stack: { nodes: FieldNode[]; i: number }[] = [{ nodes: msg.tree, i: 0 }]
-  while (stack.length) {
-    const top = stack[stack.length - 1]
-    if (top.i >= top.nodes.length) {
-      stack.pop()
+export function targetFromMessage(msg: TargetMessage, extra?: Record<string, readonly FieldScalar[]>, keys?: readonly string[]): FilterTarget {
+  return collect(keys ? new KeysTarget(keys, msg, extra) : new MapTarget(), msg, extra)
+}
+
+function collect<T extends Collector>(t: T, msg: TargetMessage, extra?: Record<string, readonly FieldScalar[]>): T {
+  // iterative pre-order walk (decoded trees can nest deeply): the open lists and the position in each
+  const lists: FieldNode[][] = [msg.tree]
+  const at: number[] = [0]
+  let depth = 0
+  while (depth >= 0) {
+    const nodes = lists[depth]
+    const i = at[depth]
+    if (i >= nodes.length) {
+      depth--
       continue
     }
-    const node = top.nodes[top.i++]
+    at[depth] = i + 1
+    const node = nodes[i]
     if (node.key) {
-      t.mark(node.key)
-      if (node.value !== undefined) t.push(node.key, node.value)
-      if (node.alias) {
-        t.mark(node.alias)
-        if (node.value !== undefined) t.push(node.alias, node.value)
-      }
+      t.add(node.key, node.value)
+      if (node.alias) t.add(node.alias, node.value)
     }
-    if (node.children?.length) stack.push({ nodes: node.children, i: 0 })
+    if (node.children?.length) {
+      depth++
+      lists[depth] = node.children
+      at[depth] = 0
+    }
   }
   // Decoded without a tree, a message carries its index fields' values instead, in the order read (a
   // message with a tree has none: the tree holds them).
   const ix = msg.indexed
-  if (ix) {
-    for (let k = 0; k < ix.keys.length; k++) {
-      t.mark(ix.keys[k])
-      t.push(ix.keys[k], ix.values[k])
-    }
-  }
-  const layers = msg.protocol ? [...msg.stack, msg.protocol] : msg.stack
-  for (const name of layers) {
-    if (!name) continue
-    t.mark(name)
-    if (!t.map.has(name)) t.map.set(name, [true])
-  }
+  if (ix) for (let k = 0; k < ix.keys.length; k++) t.add(ix.keys[k], ix.values[k])
+  for (const name of msg.stack) if (name) t.add(name, t.hasValues(name) ? undefined : true)
+  if (msg.protocol) t.add(msg.protocol, t.hasValues(msg.protocol) ? undefined : true)
   if (extra) {
     for (const key of Object.keys(extra)) {
       const vs = extra[key]
-      if (!vs || vs.length === 0 || t.map.has(key)) continue
-      t.mark(key)
-      for (const v of vs) t.push(key, v)
+      if (!vs || vs.length === 0 || t.hasValues(key)) continue
+      for (const v of vs) t.add(key, v)
     }
   }
   return t
