@@ -212,6 +212,46 @@ export class SessionContext {
   }
 
   /**
+   * Decodes the given conversations again, each alone as conversationEngine does, in one pass over the
+   * stored frames in order: the other conversations' frames are skipped unread. `onMessage` sees each
+   * message with `m.conversation` set to its conversation. Each engine ends at its conversation's last frame.
+   */
+  async replayConversations(
+    conversations: ReadonlySet<number>,
+    o: { token: Token; recording: boolean; layers?: boolean; onMessage: OnMessage; onProgress?(fraction: number): void }
+  ): Promise<void> {
+    const store = this.requireStore()
+    /** Each frame's conversation when it is one of these, else 0. */
+    const owner = new Uint32Array(store.count + 1)
+    const lastFrame = new Map<number, number>()
+    for (const c of conversations) {
+      const frames = store.framesOf(c)
+      for (const f of frames) owner[f] = c
+      if (frames.length) lastFrame.set(c, frames[frames.length - 1])
+    }
+    const engines = new Map<number, Engine>()
+    let sliceStart = performance.now()
+    for (const f of store.range(1, store.count, (n) => owner[n] !== 0)) {
+      const c = owner[f.number]
+      let engine = engines.get(c)
+      if (!engine) engines.set(c, (engine = this.conversationEngine(c, o.recording, o.onMessage, o.layers)))
+      engine.addFrame(f)
+      if (f.number === lastFrame.get(c)) {
+        engine.finish()
+        engines.delete(c)
+      }
+      if ((f.number & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+        await tick()
+        o.token.check()
+        sliceStart = performance.now()
+        if (o.onProgress && this.throttled()) o.onProgress(f.number / Math.max(1, store.count))
+      }
+    }
+    o.token.check()
+    for (const engine of engines.values()) engine.finish()
+  }
+
+  /**
    * Replays every stored frame through a fresh engine (same keys and decode-as rules), yielding to the
    * event loop between slices. The message ids it produces are the index's row numbers + 1.
    */

@@ -5,6 +5,8 @@
 import type { FieldInfo, FilterCheck, RowBatch, TimelineRow, ViewInfo, ViewSpec } from '../../../src-shared/api'
 import { allFields } from '../../../src-shared/bytes/fields'
 import { compileFilter, FilterError, type FilterTarget } from '../../../src-shared/filter'
+import type { Conversation } from '../../../src-shared/engine/conversation'
+import type { DecodedMessage, WireDir } from '../../../src-shared/model/types'
 import { ViewMatcher } from '../view-matcher'
 import { Cancelled, SLICE_MS, tick, Token } from './cancel'
 import { emptyView, type SessionContext, type ViewState } from './context'
@@ -210,30 +212,32 @@ export class ViewPart {
       matched[row] = matcher.matches(t) ? 1 : 0
     }
     const recording = matcher.needsTree
+    // Each conversation's rows, counted first so that they fit typed arrays (4 bytes a row on big captures).
+    const rowsOf = new Map<number, { rows: Uint32Array; next: number }>()
+    const counts = new Map<number, number>()
+    for (let r = 0; r < total; r++) {
+      const c = index.conversationAt(r)
+      if (replay.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1)
+    }
+    for (const [c, n] of counts) rowsOf.set(c, { rows: new Uint32Array(n), next: 0 })
+    for (let r = 0; r < total; r++) {
+      const of = rowsOf.get(index.conversationAt(r))
+      if (of) of.rows[of.next++] = r
+    }
+    for (const of of rowsOf.values()) of.next = 0
+    // A message decoded again is its conversation's next row (a conversation decodes alone as in the index).
+    const onMessage = (m: DecodedMessage, conv: Conversation, dir: WireDir) => {
+      const of = rowsOf.get(m.conversation)
+      if (of && of.next < of.rows.length) fromTree(of.rows[of.next++], matcher.target(m, conv, dir))
+    }
     if (replay.size * 2 > ctx.conversations.conversationCount) {
-      await ctx.replayAll({
-        token,
-        recording,
-        layers: matcher.needsLayers,
-        onMessage: (m, conv, dir) => fromTree(m.id - 1, matcher.target(m, conv, dir)),
-        onProgress: (p) => onProgress(0.1 + 0.9 * p)
-      })
+      // Most conversations: one pass over the capture in order, skipping the others' frames.
+      await ctx.replayConversations(replay, { token, recording, layers: matcher.needsLayers, onMessage, onProgress: (p) => onProgress(0.1 + 0.9 * p) })
       return matched
     }
-    const rowsOf = new Map<number, number[]>()
-    for (const c of replay) rowsOf.set(c, [])
-    for (let r = 0; r < total; r++) rowsOf.get(index.conversationAt(r))?.push(r)
     let done = 0
-    for (const [conversation, rows] of rowsOf) {
-      let k = 0
-      const engine = ctx.conversationEngine(
-        conversation,
-        recording,
-        (m, conv, dir) => {
-          if (k < rows.length) fromTree(rows[k++], matcher.target(m, conv, dir))
-        },
-        matcher.needsLayers
-      )
+    for (const conversation of replay) {
+      const engine = ctx.conversationEngine(conversation, recording, onMessage, matcher.needsLayers)
       const store = ctx.requireStore()
       for (const f of store.framesOf(conversation)) engine.addFrame(store.get(f))
       engine.finish()

@@ -54,6 +54,8 @@ describe('views over the message index', () => {
     'photon.key == 245 || sfs2x.controller == 1',
     // subtrees of index fields only: a message has them when it has one of their fields
     'photon.ev || (photon.op && tcp)',
+    // the four Photon conversations of seven: one pass over the capture that skips the other three's frames
+    'photon.param_count > 1 || photon.cmd',
     // Entangle model fields belong to FigNet conversations
     'entangle && udp',
     // a field family that is no layer: every conversation is decoded again
