@@ -9,6 +9,7 @@ import { Engine, type EvictionOptions } from '../../../src-shared/engine/engine'
 import type { Conversation } from '../../../src-shared/engine/conversation'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { DecodedMessage } from '../../../src-shared/model/types'
+import type { CaptureFrame } from '../../../src-shared/capture/types'
 import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { registerSchemaFields, SchemaSet } from '../../../src-shared/schema/set'
 import type { SchemaPack } from '../../../src-shared/schema/types'
@@ -230,24 +231,20 @@ export class SessionContext {
       if (frames.length) lastFrame.set(c, frames[frames.length - 1])
     }
     const engines = new Map<number, Engine>()
-    let sliceStart = performance.now()
-    for (const f of store.range(1, store.count, (n) => owner[n] !== 0)) {
-      const c = owner[f.number]
-      let engine = engines.get(c)
-      if (!engine) engines.set(c, (engine = this.conversationEngine(c, o.recording, o.onMessage, o.layers)))
-      engine.addFrame(f)
-      if (f.number === lastFrame.get(c)) {
-        engine.finish()
-        engines.delete(c)
+    await this.inSlices(
+      store.range(1, store.count, (n) => owner[n] !== 0),
+      o,
+      (f) => {
+        const c = owner[f.number]
+        let engine = engines.get(c)
+        if (!engine) engines.set(c, (engine = this.conversationEngine(c, o.recording, o.onMessage, o.layers)))
+        engine.addFrame(f)
+        if (f.number === lastFrame.get(c)) {
+          engine.finish()
+          engines.delete(c)
+        }
       }
-      if ((f.number & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
-        await tick()
-        o.token.check()
-        sliceStart = performance.now()
-        if (o.onProgress && this.throttled()) o.onProgress(f.number / Math.max(1, store.count))
-      }
-    }
-    o.token.check()
+    )
     for (const engine of engines.values()) engine.finish()
   }
 
@@ -259,18 +256,32 @@ export class SessionContext {
     const store = this.requireStore()
     const engine = this.newEngine(o)
     for (const w of this.readerWarnings) engine.warn(w)
+    await this.inSlices(store.range(), o, (f) => engine.addFrame(f))
+    engine.finish()
+    return engine
+  }
+
+  /**
+   * Gives `each` the frames in order, yielding to the event loop between slices of SLICE_MS: the token is
+   * checked there (and once at the end), and progress is the share of the store's frames passed.
+   */
+  private async inSlices(
+    frames: Iterable<CaptureFrame>,
+    o: { token: Token; onProgress?(fraction: number): void },
+    each: (f: CaptureFrame) => void
+  ): Promise<void> {
+    const total = Math.max(1, this.requireStore().count)
     let sliceStart = performance.now()
-    for (const f of store.range()) {
-      engine.addFrame(f)
-      if ((f.number & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
+    let n = 0
+    for (const f of frames) {
+      each(f)
+      if ((++n & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
         await tick()
         o.token.check()
         sliceStart = performance.now()
-        if (o.onProgress && this.throttled()) o.onProgress(f.number / Math.max(1, store.count))
+        if (o.onProgress && this.throttled()) o.onProgress(f.number / total)
       }
     }
     o.token.check()
-    engine.finish()
-    return engine
   }
 }

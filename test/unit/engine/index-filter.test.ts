@@ -4,7 +4,7 @@
 // the index claims to answer must give the same values and presence for every message.
 
 import { describe, expect, it } from 'vitest'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { allFields, indexSubtree, isIndexField } from '../../../src-shared/bytes/fields'
 import { CaptureReader } from '../../../src-shared/capture/reader'
@@ -18,20 +18,11 @@ import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { SchemaSet } from '../../../src-shared/schema/set'
 import { validateSchemaPack } from '../../../src-shared/schema/validate'
 import { filterNeedsTree } from '../../../src-main/host/view-matcher'
+import { committedCaptures } from '../helpers/captures'
 
 const root = join(__dirname, '../../..')
 
-function captures(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) out.push(...captures(p))
-    else if (/\.(pcap|pcapng)$/.test(name)) out.push(p)
-  }
-  return out
-}
-
-const files = [...captures(join(root, 'test/fixtures')), join(root, 'resources/demo.pcapng')]
+const files = committedCaptures()
 
 function keys(): KeyStore {
   const k = new KeyStore()

@@ -3,7 +3,7 @@
 // DecodeSession the CLI has always used. Shards run in-process here (the pool's inProcess mode); the
 // worker threads are checked end to end through the CLI in test/unit/cli/jobs.test.ts.
 import { describe, expect, it } from 'vitest'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
@@ -14,17 +14,12 @@ import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { ConversationInfo } from '../../../src-shared/model/types'
 import { ShardPool } from '../../../src-main/host/shard-pool'
+import { committedCaptures } from '../helpers/captures'
 
 const ROOT = join(__dirname, '../../..')
 const KEYS = parseKeyFile(readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')).keys
 
-function captures(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n)
-    return statSync(p).isDirectory() ? captures(p) : /\.(pcap|pcapng)$/.test(n) ? [p] : []
-  })
-}
-const files = [...captures(join(ROOT, 'test/fixtures')), join(ROOT, 'resources/demo.pcapng')]
+const files = committedCaptures()
 
 function frames(file: string): { frames: CaptureFrame[]; readerWarnings: string[] } {
   const out: CaptureFrame[] = []

@@ -2,10 +2,11 @@
 // without their `tree` key; and the engine runs without building trees (so the typed values shown are
 // the ones a tree-less decode gives).
 import { describe, it, expect, vi, afterEach } from 'vitest'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodeToText } from '../helpers/run-decode'
 import type { DecodeJob } from '../../../src-main/host/decode-job'
+import { committedCaptures } from '../helpers/captures'
 
 // Every DecodeSession's `recording` option, to see what run-decode asked the engine for.
 const recording = vi.hoisted(() => [] as boolean[])
@@ -23,14 +24,7 @@ vi.mock('../../../src-shared/engine/session', async (importOriginal) => {
 const ROOT = join(__dirname, '../../..')
 const KEYS = readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')
 
-function captures(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) return captures(path)
-    return /\.pcap(ng)?$/.test(name) ? [path] : []
-  })
-}
-const FILES = [...captures(join(ROOT, 'test/fixtures')), join(ROOT, 'resources/demo.pcapng')].sort()
+const FILES = committedCaptures().sort()
 
 /** A message line of the full export without its tree: the tree sits between `,"tree":` and the message's `,"sources":[` (a JSON string cannot hold that unescaped). */
 function withoutTree(line: string): string {

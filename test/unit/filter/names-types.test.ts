@@ -3,7 +3,7 @@
 // error with its position, and so is a literal of the wrong type. The decoders' real registry is loaded.
 
 import { describe, expect, it, test } from 'vitest'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { isKnownKey } from '../../../src-shared/bytes/fields'
@@ -17,6 +17,7 @@ import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { FieldNode } from '../../../src-shared/model/types'
 import { target } from './helpers'
+import { committedCaptures } from '../helpers/captures'
 
 const root = join(__dirname, '../../..')
 
@@ -122,23 +123,13 @@ describe('type mismatches', () => {
   })
 })
 
-function captures(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) out.push(...captures(p))
-    else if (/\.(pcap|pcapng)$/.test(name)) out.push(p)
-  }
-  return out
-}
-
 describe('every key the decoders put in a tree is a known name', () => {
   // The oracle is the traffic: every tree key of every committed capture, decoded with the UI keys.
   it('on every committed capture', () => {
     const keys = new Map<string, string>()
     const store = new KeyStore()
     store.addAll(parseKeyFile(readFileSync(join(root, 'test/fixtures/ui/keys.txt'), 'utf8')).keys)
-    for (const file of [...captures(join(root, 'test/fixtures')), join(root, 'resources/demo.pcapng')]) {
+    for (const file of committedCaptures()) {
       const walk = (nodes: FieldNode[]) => {
         for (const n of nodes) {
           if (n.key && !keys.has(n.key)) keys.set(n.key, file)

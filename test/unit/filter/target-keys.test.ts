@@ -3,27 +3,18 @@
 // The oracle is the full target over the same message, for every message of the committed captures
 // decoded with trees (and the frames' layers, whose keys nest deepest), with and without trees.
 import { describe, expect, it } from 'vitest'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { targetFromMessage } from '../../../src-shared/filter'
 import type { FieldNode, FieldScalar } from '../../../src-shared/model/types'
 import { keyStore } from '../helpers/decode'
+import { committedCaptures } from '../helpers/captures'
 
 const root = join(__dirname, '../../..')
 
-function captures(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name)
-    if (statSync(p).isDirectory()) out.push(...captures(p))
-    else if (/\.(pcap|pcapng)$/.test(name)) out.push(p)
-  }
-  return out
-}
-
-const files = [...captures(join(root, 'test/fixtures')), join(root, 'resources/demo.pcapng')]
+const files = committedCaptures()
 const keys = keyStore(readFileSync(join(root, 'test/fixtures/ui/keys.txt'), 'utf8'))
 
 /** Every key the message's tree, stack and meta fields hold, each dotted prefix of them, and near misses. */

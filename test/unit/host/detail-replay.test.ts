@@ -3,7 +3,7 @@
 // backwards and at random, must equal the full decode with trees and the frames' layers (the CLI's
 // `decode --layers`), tree and sources alike.
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
@@ -16,22 +16,17 @@ import type { DecodedMessage } from '../../../src-shared/model/types'
 import { rng } from '../helpers/rng'
 import { DETAIL_INLINE_BYTES, DETAIL_MAX_NODES, DETAIL_MAX_VALUE_CHARS, MAX_SOURCE_PAGE, type TreeNode } from '../../../src-shared/api'
 import { writeBigBodyCapture } from '../helpers/big-capture'
+import { captureFiles } from '../helpers/captures'
 
 const ROOT = join(__dirname, '../../..')
 const KEYS = readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-detail-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
-function captures(dir: string): string[] {
-  return readdirSync(dir).flatMap((n) => {
-    const p = join(dir, n)
-    return statSync(p).isDirectory() ? captures(p) : /\.(pcap|pcapng)$/.test(n) ? [p] : []
-  })
-}
 const files = [
-  ...captures(join(ROOT, 'test/fixtures/sfs2x')),
-  ...captures(join(ROOT, 'test/fixtures/ui')),
-  ...captures(join(ROOT, 'test/fixtures/enet')),
+  ...captureFiles(join(ROOT, 'test/fixtures/sfs2x')),
+  ...captureFiles(join(ROOT, 'test/fixtures/ui')),
+  ...captureFiles(join(ROOT, 'test/fixtures/enet')),
   join(ROOT, 'test/fixtures/net/loopback.pcapng'),
   join(ROOT, 'test/fixtures/net/tcp-reordered.pcapng'),
   join(ROOT, 'resources/demo.pcapng')
