@@ -33,7 +33,8 @@ export interface FieldDef {
   /**
    * Kept by the tree-less index pass (the row's columns), so display filters, sorting and added columns
    * on this field answer from the index without decoding again. For the few fields users filter on most
-   * (message codes and names); every other field needs the full tree.
+   * (message codes and names); every other field needs the full tree. A group (type `none`, no value)
+   * declared so is kept as presence: the index answers whether a message has it (`photon.cmd`).
    */
   index?: boolean
 }
@@ -180,6 +181,24 @@ function findIndexSubtree(key: string): string[] | null {
     fields.push(k)
   }
   return fields.length ? fields : null
+}
+
+/**
+ * Where the tree-less pass keeps that a message has a group declared `index: true` (it has no value to
+ * keep): a key no filter can name, so the group's own key gives no values, as in its tree.
+ */
+const PRESENCE = 'has:'
+const presenceKeys = new Map<string, string>()
+
+export function presenceKey(key: string): string {
+  let k = presenceKeys.get(key)
+  if (k === undefined) presenceKeys.set(key, (k = PRESENCE + key))
+  return k
+}
+
+/** The group key a presence key stands for, or undefined for any other key. */
+export function presenceOf(indexKey: string): string | undefined {
+  return indexKey.startsWith(PRESENCE) ? indexKey.slice(PRESENCE.length) : undefined
 }
 
 /** True for an index field, or a subtree of index fields only (indexSubtree): keys the index answers. */

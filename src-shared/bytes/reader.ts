@@ -110,6 +110,7 @@ export class FieldReader {
   open(def: FieldDef, labelText?: string, value?: FieldScalar): void {
     if (!this.tree.recording) {
       if (def.index && value !== undefined) this.tree.indexValue(def, value)
+      else this.tree.present(def)
       return
     }
     this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start: this.pos, length: 0 })

@@ -2,7 +2,7 @@
 // so the same decoder code serves the fast row pass and the full-detail pass.
 
 import type { FieldNode, FieldScalar, DataSource, IndexedValues } from '../model/types'
-import { isIndexField, type FieldDef } from './fields'
+import { isIndexField, presenceKey, type FieldDef } from './fields'
 
 export class TreeBuilder {
   readonly roots: FieldNode[] = []
@@ -18,6 +18,13 @@ export class TreeBuilder {
   /** Keeps an index field's value when no tree is built (with a tree, the tree holds it). */
   indexValue(def: FieldDef, value: FieldScalar): void {
     if (!this.recording && def.index) this.pushIndexed(def.key, value)
+  }
+
+  /** Keeps that the message has a group declared `index: true` (type `none`) when no tree is built. */
+  present(def: FieldDef): void {
+    if (this.recording || !def.index || def.type !== 'none') return
+    const key = presenceKey(def.key)
+    if (!this.indexed?.keys.includes(key)) this.pushIndexed(key, true)
   }
 
   private pushIndexed(key: string, value: FieldScalar): void {

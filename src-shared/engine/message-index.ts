@@ -14,7 +14,7 @@ import { TextPool } from './text-pool'
 import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
-import { defineProtocols, indexSubtree, isIndexKey } from '../bytes/fields'
+import { defineProtocols, indexSubtree, isIndexField, isIndexKey, presenceKey, presenceOf } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
@@ -194,8 +194,10 @@ export class IndexTarget implements FilterTarget {
       return false
     }
     const fields = indexSubtree(key)
-    if (fields) return fields.some((k) => this.values(k).length > 0)
-    return this.values(key).length > 0
+    if (fields) return fields.some((k) => this.has(k))
+    if (this.values(key).length > 0) return true
+    // a group declared `index: true` (photon.cmd) has no values: the index keeps its presence apart
+    return isIndexField(key) && (this.index.fields.get(presenceKey(key))?.values(this.row).length ?? 0) > 0
   }
 
   private layer(name: string): boolean {
@@ -407,7 +409,7 @@ export class MessageIndex {
     if (this.count === 0) return out
     out.add('frame').add('gamewire')
     for (let id = 0; id < this.stacks.all().length; id++) for (const l of this.stacks.layers(id)) out.add(l)
-    for (const k of this.fields.keys()) out.add(k.split('.', 1)[0])
+    for (const k of this.fields.keys()) out.add((presenceOf(k) ?? k).split('.', 1)[0])
     for (const f of this.ends.families()) out.add(f)
     return out
   }

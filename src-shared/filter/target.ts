@@ -3,6 +3,7 @@
 
 import type { DecodedMessage, FieldNode, FieldScalar } from '../model/types'
 import type { FilterTarget } from './compile'
+import { presenceOf } from '../bytes/fields'
 
 const EMPTY: readonly FieldScalar[] = []
 
@@ -148,7 +149,14 @@ function collect<T extends Collector>(t: T, msg: TargetMessage, extra?: Record<s
   // Decoded without a tree, a message carries its index fields' values instead, in the order read (a
   // message with a tree has none: the tree holds them).
   const ix = msg.indexed
-  if (ix) for (let k = 0; k < ix.keys.length; k++) t.add(ix.keys[k], ix.values[k])
+  if (ix) {
+    for (let k = 0; k < ix.keys.length; k++) {
+      // a group's presence (photon.cmd) marks the group, which has no value
+      const group = presenceOf(ix.keys[k])
+      if (group !== undefined) t.add(group, undefined)
+      else t.add(ix.keys[k], ix.values[k])
+    }
+  }
   for (const name of msg.stack) if (name) t.add(name, t.hasValues(name) ? undefined : true)
   if (msg.protocol) t.add(msg.protocol, t.hasValues(msg.protocol) ? undefined : true)
   if (extra) {

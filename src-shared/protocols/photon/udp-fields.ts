@@ -70,7 +70,10 @@ export const DISCONNECT_REASON_NAMES: Readonly<Record<number, string>> = {
 export const CRC_STATUS_NAMES: Readonly<Record<number, string>> = { 0: 'bad', 1: 'good' }
 
 export const F_HEADER = defineField('photon.header', 'Photon UDP header', 'none')
-export const F_CMD = defineField('photon.cmd', 'Command', 'none')
+export const F_CMD = defineField('photon.cmd', 'Command', 'none', {
+  index: true,
+  description: 'A command of a UDP datagram (the index keeps which messages have one)'
+})
 
 export const F = defineFields('photon', {
   peer_id: ['Peer id', 'i16', { names: { ...PEER_ID_NAMES }, description: 'Client: -1 before VerifyConnect, then the assigned id; server: 0' }],

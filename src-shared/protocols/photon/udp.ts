@@ -157,7 +157,10 @@ function commandFlagsLabel(v: number): string {
 const verifyPeerIdLabel = (v: number) => `${F_VERIFY.peer_id.name}: ${v} (${hex(v & 0xffff, 4)})`
 
 function openGroup(r: FieldReader, def: FieldDef, labelText: string): FieldNode | null {
-  if (!r.tree.recording) return null
+  if (!r.tree.recording) {
+    r.tree.present(def) // photon.cmd: the index keeps which messages have a command
+    return null
+  }
   return r.tree.open({ key: def.key, label: labelText, type: def.type, source: r.source, start: r.pos, length: 0 })
 }
 

@@ -75,7 +75,9 @@ describe('index pass answers filters as the full decode does', () => {
     for (const k of ['photon.op.code', 'photon.ev.code', 'sfs2x.cmd', 'sfs2x.controller', 'fignet.msg_id', 'enet.channel']) expect(isIndexField(k)).toBe(true)
     expect(SUBTREES).toEqual(expect.arrayContaining(['photon.ev', 'photon.op']))
     for (const k of [...META, ...INDEXED, ...LAYERS, ...SUBTREES]) expect(IndexTarget.answers(k)).toBe(true)
-    for (const k of ['photon.param.key', 'photon.cmd', 'photon.msg', 'entangle']) expect(IndexTarget.answers(k), k).toBe(false)
+    for (const k of ['photon.param.key', 'photon.cmd.seq', 'photon.msg', 'entangle']) expect(IndexTarget.answers(k), k).toBe(false)
+    // a group declared as an index field: the index keeps which messages have it
+    expect(IndexTarget.answers('photon.cmd')).toBe(true)
     expect(META.length).toBeGreaterThan(15)
     expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.len', 'tcp.seq', 'eth.src', 'udp.length']))
     for (const k of LAYER_ONLY) expect(IndexTarget.answers(k)).toBe(false)
@@ -131,7 +133,10 @@ describe('index pass answers filters as the full decode does', () => {
       // subtrees of index fields only: whether a message has them at all
       'photon.ev',
       'photon.op && !photon.ev.code',
-      '!photon.op && photon'
+      '!photon.op && photon',
+      // a group the index keeps as presence (it has no value)
+      'photon.cmd && !photon.ev',
+      '!photon.cmd && photon'
     ]) {
       const f = compileFilter(expr)
       const want = trees.flatMap((tt, r) => (f.matches(tt) ? [r] : []))
@@ -181,7 +186,8 @@ describe('a message decoded without a tree answers index-field filters as its tr
   it('filterNeedsTree asks for trees only for keys that are neither meta keys nor index fields', () => {
     expect(filterNeedsTree(['photon.ev.code', 'udp.port', 'gamewire.name', 'photon', 'photon.ev', 'photon.op'])).toBe(false)
     expect(filterNeedsTree(['photon.ev.code', 'entangle'])).toBe(true)
-    expect(filterNeedsTree(['photon.cmd'])).toBe(true)
+    expect(filterNeedsTree(['photon.cmd'])).toBe(false)
+    expect(filterNeedsTree(['photon.cmd.seq'])).toBe(true)
     expect(filterNeedsTree(['ip.ttl'])).toBe(true)
   })
 
@@ -200,7 +206,8 @@ describe('a message decoded without a tree answers index-field filters as its tr
       'photon.ev.code == 253 || sfs2x.cmd',
       'fignet.channel == 0 && udp',
       'photon.key == 245 && !(photon.key == 1)',
-      'photon.op || photon.ev'
+      'photon.op || photon.ev',
+      'photon.cmd && !photon.op'
     ]) {
       const f = compileFilter(expr)
       expect(

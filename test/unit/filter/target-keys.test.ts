@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { targetFromMessage } from '../../../src-shared/filter'
+import { presenceKey } from '../../../src-shared/bytes/fields'
 import type { FieldNode, FieldScalar } from '../../../src-shared/model/types'
 import { keyStore } from '../helpers/decode'
 import { committedCaptures } from '../helpers/captures'
@@ -97,5 +98,13 @@ describe('a target that collects only the keys it is told', () => {
     expect(t.values('photon.ev.code')).toEqual([253])
     expect(t.values('photon')).toEqual([true])
     expect(t.values('photon.ev')).toEqual([])
+  })
+
+  it('marks a group the tree-less pass kept as present (photon.cmd), with no value', () => {
+    const m = { tree: [], protocol: 'photon', stack: ['udp'], indexed: { keys: [presenceKey('photon.cmd')], values: [true] } }
+    for (const t of [targetFromMessage(m), targetFromMessage(m, undefined, ['photon.cmd', 'photon'])]) {
+      expect([t.has('photon.cmd'), t.has('photon'), t.has('photon.cmd.type')]).toEqual([true, true, false])
+      expect(t.values('photon.cmd')).toEqual([])
+    }
   })
 })

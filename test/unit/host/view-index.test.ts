@@ -55,7 +55,9 @@ describe('views over the message index', () => {
     // subtrees of index fields only: a message has them when it has one of their fields
     'photon.ev || (photon.op && tcp)',
     // the four Photon conversations of seven: one pass over the capture that skips the other three's frames
-    'photon.param_count > 1 || photon.cmd',
+    'photon.param_count > 1 || photon.cmd.seq == 3',
+    // a group the index keeps as presence
+    '!photon.cmd && photon',
     // Entangle model fields belong to FigNet conversations
     'entangle && udp',
     // a field family that is no layer: every conversation is decoded again
@@ -69,7 +71,8 @@ describe('views over the message index', () => {
     expect(new ViewMatcher('photon.key == 245', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
     // A subtree of index fields only: whether a message has one of them
     expect(new ViewMatcher('photon.ev || photon.op', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
-    expect(new ViewMatcher('photon.cmd', []).plan.replayLayers).toEqual(new Set(['photon']))
+    expect(new ViewMatcher('photon.cmd', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('photon.cmd.seq', []).plan.replayLayers).toEqual(new Set(['photon']))
     expect(new ViewMatcher('datagram.index', []).plan.replayLayers).toBe('all')
     expect(new ViewMatcher('entangle', []).plan.replayLayers).toEqual(new Set(['fignet']))
     expect(new ViewMatcher('entangle', []).needsTree).toBe(true)
