@@ -52,6 +52,11 @@ export function formatCell(values: readonly FieldScalar[]): string {
 // Layers whose fields carry another prefix: FigNet's Entangle models are `entangle.*`.
 const LAYER_OF_PREFIX: Record<string, string> = { entangle: 'fignet' }
 
+/** The layer whose messages carry fields of this key family (`entangle` -> `fignet`; `photon` -> itself). */
+export function layerOfFamily(family: string): string {
+  return LAYER_OF_PREFIX[family] ?? family
+}
+
 /**
  * What a view needs beyond the message index: the layers whose messages must be decoded again (with
  * trees) because the filter or a column reads a field the index does not keep ('all' when such a field
@@ -87,7 +92,7 @@ export class ViewMatcher {
       if (IndexTarget.answers(k)) continue
       const prefix = k.split('.')[0]
       // A key under a layer's name occurs only in messages with that layer (Entangle fields under FigNet).
-      const layer = LAYER_OF_PREFIX[prefix] ?? prefix
+      const layer = layerOfFamily(prefix)
       if (LAYERS.has(layer)) replay.add(layer)
       else all = true
     }

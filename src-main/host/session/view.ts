@@ -7,7 +7,7 @@ import { allFields } from '../../../src-shared/bytes/fields'
 import { compileFilter, FilterError, type FilterTarget } from '../../../src-shared/filter'
 import type { Conversation } from '../../../src-shared/engine/conversation'
 import type { DecodedMessage, WireDir } from '../../../src-shared/model/types'
-import { ViewMatcher } from '../view-matcher'
+import { layerOfFamily, ViewMatcher } from '../view-matcher'
 import { Cancelled, SLICE_MS, tick, Token } from './cancel'
 import { emptyView, type SessionContext, type ViewState } from './context'
 
@@ -308,15 +308,12 @@ export class ViewPart {
   }
 }
 
-// Field families carried under another layer's name (Entangle models travel in FigNet messages).
-const FAMILY_LAYER: Record<string, string> = { entangle: 'fignet' }
-
 /** Every registered field; with `present` (the families in the open capture), those fields are marked. */
 export function getFields(present?: ReadonlySet<string>): FieldInfo[] {
   return allFields().map((f) => {
     const out: FieldInfo = { key: f.key, name: f.name, type: f.type }
     const family = f.key.split('.', 1)[0]
-    if (present?.has(FAMILY_LAYER[family] ?? family)) out.present = true
+    if (present?.has(layerOfFamily(family))) out.present = true
     if (f.names) out.names = Object.fromEntries(Object.entries(f.names).map(([k, v]) => [k, String(v)]))
     return out
   })
