@@ -196,6 +196,12 @@ export function presenceKey(key: string): string {
   return k
 }
 
+/** True for a group (type `none`) declared `index: true`: the index keeps whether a message has it. */
+export function isPresenceField(key: string): boolean {
+  const def = registry.get(key)
+  return def?.index === true && def.type === 'none'
+}
+
 /** The group key a presence key stands for, or undefined for any other key. */
 export function presenceOf(indexKey: string): string | undefined {
   return indexKey.startsWith(PRESENCE) ? indexKey.slice(PRESENCE.length) : undefined

@@ -14,7 +14,7 @@ import { TextPool } from './text-pool'
 import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
-import { defineProtocols, indexSubtree, isIndexField, isIndexKey, presenceKey, presenceOf } from '../bytes/fields'
+import { defineProtocols, indexSubtree, isIndexKey, isPresenceField, presenceKey, presenceOf } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
@@ -120,8 +120,8 @@ export class IndexTarget implements FilterTarget {
   constructor(private readonly index: MessageIndex) {}
 
   /**
-   * True when the index holds everything `key` needs: a meta field, a layer name, an index field, or a
-   * subtree of index fields only (`photon.ev`).
+   * True when the index holds everything `key` needs: a meta field, a layer name, an index field (a group
+   * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`).
    */
   static answers(key: string): boolean {
     if (!key.includes('.')) return LAYERS.has(key) || META_PREFIXES.has(key)
@@ -197,7 +197,7 @@ export class IndexTarget implements FilterTarget {
     if (fields) return fields.some((k) => this.has(k))
     if (this.values(key).length > 0) return true
     // a group declared `index: true` (photon.cmd) has no values: the index keeps its presence apart
-    return isIndexField(key) && (this.index.fields.get(presenceKey(key))?.values(this.row).length ?? 0) > 0
+    return isPresenceField(key) && (this.index.fields.get(presenceKey(key))?.values(this.row).length ?? 0) > 0
   }
 
   private layer(name: string): boolean {
