@@ -3,7 +3,7 @@
 // present, and a short read throws DecodeError carrying the offset, which the caller turns into the
 // message's `error` while keeping the fields read so far.
 
-import type { FieldScalar } from '../model/types'
+import type { FieldNode, FieldScalar } from '../model/types'
 import type { FieldDef } from './fields'
 import { label, type TreeBuilder } from './tree'
 
@@ -106,14 +106,17 @@ export class FieldReader {
     this.tree.add({ key: def.key, label: text ?? label(def, value), type: def.type, value, source: this.source, start, length })
   }
 
-  /** Opens a group node starting here; `close()` ends it at the current position. */
-  open(def: FieldDef, labelText?: string, value?: FieldScalar): void {
+  /**
+   * Opens a group node starting here; `close()` ends it at the current position. Returns the node (null
+   * without a tree, where an index field's value or a presence group is kept instead).
+   */
+  open(def: FieldDef, labelText?: string, value?: FieldScalar): FieldNode | null {
     if (!this.tree.recording) {
       if (def.index && value !== undefined) this.tree.indexValue(def, value)
       else this.tree.present(def)
-      return
+      return null
     }
-    this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start: this.pos, length: 0 })
+    return this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start: this.pos, length: 0 })
   }
 
   close(): void {

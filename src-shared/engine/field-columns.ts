@@ -12,6 +12,7 @@ import { resized } from '../bytes/columns'
 const EMPTY: readonly FieldScalar[] = []
 
 type Numbers = Uint8Array | Uint16Array | Int32Array | Float64Array
+const NUMBERS_OF_WIDTH = { 1: Uint8Array, 2: Uint16Array, 4: Int32Array, 8: Float64Array } as const
 
 /** The narrowest storage `v` fits, given the storage so far (never narrower than it). */
 function widthFor(v: number, now: Numbers | null): 1 | 2 | 4 | 8 {
@@ -215,14 +216,7 @@ export class FieldColumn {
     const width = widthFor(n, this.nums)
     const nums = this.nums
     if (!nums || nums.length < this.room || nums.BYTES_PER_ELEMENT !== width) {
-      const next =
-        width === 1
-          ? new Uint8Array(this.room)
-          : width === 2
-            ? new Uint16Array(this.room)
-            : width === 4
-              ? new Int32Array(this.room)
-              : new Float64Array(this.room)
+      const next = new NUMBERS_OF_WIDTH[width](this.room)
       if (nums) next.set(nums.subarray(0, Math.min(nums.length, i)))
       this.nums = next
     }

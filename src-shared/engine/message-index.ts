@@ -5,9 +5,8 @@
 // conversation's endpoints (conversation-ends.ts), the wire direction, and the index fields' values
 // (field-columns.ts). The full tree is rebuilt only when a message is looked at.
 
-import type { DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
+import type { DecodedMessage, Direction, FieldScalar, Transport, WireDir } from '../model/types'
 import type { FilterTarget } from '../filter/compile'
-import type { WireDir } from '../protocols/registry'
 import { FieldColumns } from './field-columns'
 import { resized, wideEnough } from '../bytes/columns'
 import { TextPool } from './text-pool'
@@ -197,7 +196,7 @@ export class IndexTarget implements FilterTarget {
     if (fields) return fields.some((k) => this.has(k))
     if (this.values(key).length > 0) return true
     // a group declared `index: true` (photon.cmd) has no values: the index keeps its presence apart
-    return isPresenceField(key) && (this.index.fields.get(presenceKey(key))?.values(this.row).length ?? 0) > 0
+    return isPresenceField(key) && this.index.fields.get(presenceKey(key))?.has(this.row) === true
   }
 
   private layer(name: string): boolean {

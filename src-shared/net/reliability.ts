@@ -6,9 +6,6 @@
 
 import type { WireDir } from '../model/types'
 
-/** The conversation's wire direction (the same type as model/types WireDir). */
-export type WireDirection = WireDir
-
 export interface ReliabilityLimits {
   /** Sequence numbers remembered per direction and channel (default 65536). */
   maxPerChannel?: number
@@ -66,7 +63,7 @@ export class ReliabilityTracker {
    * A reliable command (flags bit0) was seen in `dir` on `channel` with `seq`, in message `messageId` (opaque)
    * at `time`. Reporting the same message again for the same sequence is not a retransmission.
    */
-  reliable(dir: WireDirection, channel: number, seq: number, messageId: number, time: number): ReliableResult {
+  reliable(dir: WireDir, channel: number, seq: number, messageId: number, time: number): ReliableResult {
     const table = this.table(dir, channel, true)!
     const s = table.get(seq)
     if (s && time - s.lastTime <= this.retransmitWindow) {
@@ -85,7 +82,7 @@ export class ReliabilityTracker {
   }
 
   /** An ACK seen in `dir` for `ackedSeq` on `channel` acknowledges a command sent in the opposite direction. */
-  ack(dir: WireDirection, channel: number, ackedSeq: number, time: number): AckResult {
+  ack(dir: WireDir, channel: number, ackedSeq: number, time: number): AckResult {
     const table = this.table(dir === 'a2b' ? 'b2a' : 'a2b', channel, false)
     const s = table?.get(ackedSeq)
     if (!s) return {}
@@ -117,7 +114,7 @@ export class ReliabilityTracker {
     return n
   }
 
-  private table(dir: WireDirection, channel: number, create: boolean): Map<number, Sent> | undefined {
+  private table(dir: WireDir, channel: number, create: boolean): Map<number, Sent> | undefined {
     const key = (dir === 'a2b' ? 0 : 1) * 65536 + (channel & 0xffff)
     let t = this.tables.get(key)
     if (!t && create) {

@@ -7,7 +7,7 @@
 import { DecodeError, type FieldReader } from '../../bytes/reader'
 import type { FieldDef } from '../../bytes/fields'
 import { label as fieldLabel } from '../../bytes/tree'
-import type { FieldNode, FieldScalar } from '../../model/types'
+import type { FieldScalar } from '../../model/types'
 import { photonCrcRange } from './crc'
 import type { FragmentHeader } from '../../net/fragments'
 import { CMD, COMMAND_NAMES, DISCONNECT_REASON_NAMES, F, F_ACK, F_CMD, F_CMD_FIELDS, F_CONNECT, F_DISCONNECT, F_FRAG, F_HEADER, F_VERIFY } from './udp-fields'
@@ -156,14 +156,6 @@ function commandFlagsLabel(v: number): string {
 }
 const verifyPeerIdLabel = (v: number) => `${F_VERIFY.peer_id.name}: ${v} (${hex(v & 0xffff, 4)})`
 
-function openGroup(r: FieldReader, def: FieldDef, labelText: string): FieldNode | null {
-  if (!r.tree.recording) {
-    r.tree.present(def) // photon.cmd: the index keeps which messages have a command
-    return null
-  }
-  return r.tree.open({ key: def.key, label: labelText, type: def.type, source: r.source, start: r.pos, length: 0 })
-}
-
 /**
  * Reads the datagram header at r.pos; the datagram runs to r.end (the CRC covers exactly that window).
  * Flags 0x01: the datagram-encrypted envelope (peerId, flags, challenge, AES blob, 32-byte HMAC at the end);
@@ -172,7 +164,7 @@ function openGroup(r: FieldReader, def: FieldDef, labelText: string): FieldNode 
  */
 export function readHeader(r: FieldReader, scanned?: PhotonHeader): PhotonHeader {
   const start = r.pos
-  const node = openGroup(r, F_HEADER, 'Photon UDP header')
+  const node = r.open(F_HEADER, 'Photon UDP header')
   const h: PhotonHeader = {
     peerId: 0,
     flags: 0,
@@ -260,7 +252,7 @@ export function readDecryptedHeader(r: FieldReader): { commandCount: number; sen
  */
 export function readCommand(r: FieldReader): PhotonCommand {
   const start = r.pos
-  const node = openGroup(r, F_CMD, 'Command')
+  const node = r.open(F_CMD, 'Command') // without a tree, the index keeps that the message has a command
   const c: PhotonCommand = {
     type: -1,
     typeName: '',

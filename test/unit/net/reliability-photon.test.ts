@@ -4,7 +4,8 @@ import { describe, it, expect } from 'vitest'
 import { FieldReader } from '../../../src-shared/bytes/reader'
 import { TreeBuilder } from '../../../src-shared/bytes/tree'
 import { readCommand, readHeader } from '../../../src-shared/protocols/photon/udp'
-import { ReliabilityTracker, type WireDirection } from '../../../src-shared/net/reliability'
+import { ReliabilityTracker } from '../../../src-shared/net/reliability'
+import type { WireDir } from '../../../src-shared/model/types'
 import { cmd, datagram, message } from '../protocols/photon/udp-encoder'
 
 describe('Photon reliability tracking', () => {
@@ -83,7 +84,7 @@ describe('Photon reliability tracking', () => {
   it('wire run: reliable commands and ACKs read from datagrams link up', () => {
     // client (a) -> server (b): CONNECT (ch 255 seq 1), then a reliable message (ch 0 seq 1), retransmitted,
     // and SERVERTIME (ch 255 seq 2); server ACKs each on the command's channel.
-    const frames: { dir: WireDirection; time: number; bytes: Uint8Array }[] = [
+    const frames: { dir: WireDir; time: number; bytes: Uint8Array }[] = [
       { dir: 'a2b', time: 0.0, bytes: datagram({ peerId: -1, commands: [cmd.connect()] }).bytes },
       { dir: 'b2a', time: 0.04, bytes: datagram({ commands: [cmd.ack(255, 1, 0), cmd.verifyConnect(7)] }).bytes },
       { dir: 'a2b', time: 0.05, bytes: datagram({ peerId: 7, commands: [cmd.ack(255, 1, 40), cmd.reliable(0, 1, message(41, 0))] }).bytes },
