@@ -5,7 +5,7 @@ import { withSessionLinks } from '../../src-shared/engine/session-links'
 import { createReadStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
-import { JsonExportWriter } from '../../src-shared/export/json'
+import { JsonExportWriter, type ExportSourceInfo } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
 import { parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
@@ -13,7 +13,7 @@ import { registerSchemaFields } from '../../src-shared/schema/set'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
-import type { DecodedMessage } from '../../src-shared/model/types'
+import type { ConversationInfo, DecodedMessage } from '../../src-shared/model/types'
 import { filterNeedsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
@@ -78,12 +78,12 @@ async function feed(
   if (bytes > 0) reader.end()
 }
 
-export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames): Promise<DecodeResult> {
-  // The packs' fields must be known before a filter that may name them compiles (here and in shardable).
-  if (job.schemas?.length) registerSchemaFields(job.schemas)
-  const name = held ? held.name : basename(job.file)
-  const keys = new KeyStore()
-  if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
+/**
+ * The export writer of a job, its opening written: the format, the tree mode and, with --include-keys, the
+ * job's keys in the tail. Every way of producing an export (one engine, shards, the app's replay of
+ * chosen rows) starts here, so their documents are the same bytes.
+ */
+export function beginExport(job: DecodeJob, io: DecodeIo, keys: KeyStore): JsonExportWriter {
   const writer = new JsonExportWriter(
     {
       format: job.format,
@@ -101,6 +101,28 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
     { chunkSize: OUTPUT_CHUNK, reuse: io.reuse }
   )
   writer.begin()
+  return writer
+}
+
+/** Writes the export's tail (source, conversations with their session links, counts), waiting on io between pieces. */
+export async function endExport(
+  writer: JsonExportWriter,
+  io: DecodeIo,
+  source: ExportSourceInfo,
+  conversations: () => Iterable<ConversationInfo>,
+  stats: { messages: number; errors: number }
+): Promise<void> {
+  for (const _ of writer.endPieces(source, withSessionLinks(conversations), stats)) await io.flush()
+  await io.flush()
+}
+
+export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames): Promise<DecodeResult> {
+  // The packs' fields must be known before a filter that may name them compiles (here and in shardable).
+  if (job.schemas?.length) registerSchemaFields(job.schemas)
+  const name = held ? held.name : basename(job.file)
+  const keys = new KeyStore()
+  if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
+  const writer = beginExport(job, io, keys)
   if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, held)
   const only = job.ids ? new Set(job.ids) : undefined
   let written = 0
@@ -127,13 +149,10 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
   })
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
-  const tail = writer.endPieces(
-    { file: name, frames: stats.frames, linkTypes: stats.linkTypes, warnings },
-    withSessionLinks(() => session.engine.conversations()),
-    { messages: written, errors: stats.errors }
-  )
-  for (const _ of tail) await io.flush()
-  await io.flush()
+  await endExport(writer, io, { file: name, frames: stats.frames, linkTypes: stats.linkTypes, warnings }, () => session.engine.conversations(), {
+    messages: written,
+    errors: stats.errors
+  })
   return { frames: stats.frames, messages: stats.messages, matched: written, errors: stats.errors, warnings }
 }
 
@@ -224,13 +243,10 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     })
     const r = await pool.end()
     const name = held ? held.name : basename(job.file)
-    for (const _ of writer.endPieces(
-      { file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list },
-      withSessionLinks(() => r.conversations),
-      { messages: written, errors: r.errors }
-    ))
-      await io.flush()
-    await io.flush()
+    await endExport(writer, io, { file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, () => r.conversations, {
+      messages: written,
+      errors: r.errors
+    })
     return { frames: r.frames, messages: r.messages, matched: written, errors: r.errors, warnings: warnings.list }
   } finally {
     pool.close()

@@ -8,8 +8,8 @@
 //      decode export   `gamewire decode -o /dev/null` (--tree full) and `--tree none`  vs `tshark -T json`
 //      workers         each gamewire row again with --jobs 1 and --jobs 2
 //      peak RSS of every process, V8 bytes allocated per frame in the index pass, the app path in-process
-//      (SessionCore: open, filter, message detail latency; under the young generation the app's session
-//      worker has) and in Chromium (`gamewire serve`).
+//      (SessionCore: open, filter, export of a filtered view and of a selection, message detail latency;
+//      under the young generation the app's session worker has) and in Chromium (`gamewire serve`).
 //    A flag this build's CLI rejects (--jobs, --tree are being added) gives "n/a", not a failure.
 // 2. The generic capture (make-bench-capture.mjs: generic payloads, so mostly transport cost), shorter.
 // 3. Live capture (live-bench.mjs); BENCH_LIVE=0 skips it.
@@ -17,7 +17,7 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runnerImport } from 'vite'
 import { usage } from '../script-usage.mjs'
@@ -259,7 +259,25 @@ const { SessionCore } = await load('src-main/host/session-core.ts')
 const { rng } = await load('test/unit/helpers/rng.ts')
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]
 const coreTmp = mkdtempSync(join(dir, 'core-'))
-const core = new SessionCore({ emit: () => undefined, demoCapturePath: () => game, tempDir: coreTmp })
+const jobsDone = new Map()
+const core = new SessionCore({
+  emit: (e) => {
+    if (e.type === 'job' && e.job.state !== 'running') jobsDone.set(e.job.id, e.job)
+  },
+  demoCapturePath: () => game,
+  tempDir: coreTmp
+})
+/** Runs an export from the app's dialog to a file under the bench folder; its time, messages and bytes. */
+async function appExport(req) {
+  const path = join(coreTmp, `export.${req.format}`)
+  const t = performance.now()
+  const { id } = core.startExport(req, { path, fileName: basename(path) })
+  while (!jobsDone.has(id)) await new Promise((r) => setTimeout(r, 10))
+  const job = jobsDone.get(id)
+  if (job.state !== 'done') throw new Error(`export ${job.state}: ${job.error ?? ''}`)
+  rmSync(path, { force: true })
+  return { secs: (performance.now() - t) / 1000, messages: job.result.messages, bytes: job.result.bytes }
+}
 await core.addKeys(readFileSync(keys, 'utf8'))
 let t0 = performance.now()
 const opened = await core.open(game)
@@ -277,6 +295,17 @@ for (const filter of ['photon.ev', 'photon.param.245']) {
   const v = await core.setView({ filter, sort: null, columns: [] })
   moreFilters.push({ filter, secs: (performance.now() - t0) / 1000, count: v.count })
 }
+// The export dialog: the filtered view as JSON with trees (SFS2X extension calls on one port), and 20
+// selected messages. Only the conversations holding them are decoded again.
+const EXPORT_FILTER = 'tcp.port == 9933 && sfs2x.cmd'
+await core.setView({ filter: EXPORT_FILTER, sort: null, columns: [] })
+const filteredExport = await appExport({ format: 'json', scope: 'filtered' })
+const exportRand = rng(7)
+const selectedExport = await appExport({
+  format: 'json',
+  scope: 'selected',
+  ids: Array.from({ length: 20 }, () => 1 + Math.floor(exportRand() * opened.messages))
+})
 // Message detail: 200 random messages (seeded), then 200 "arrow key" steps through one conversation.
 const all = await core.setView({ filter: '', sort: null, columns: [] })
 const rows = core.getRows(all.id, 0, all.count).rows
@@ -318,6 +347,10 @@ console.log(
   `  setView '${FILTER}'    ${secs(filterSecs)}  ${num(filtered.count)} of ${num(filtered.total)} rows  (${(tsFilter.secs / filterSecs).toFixed(2)}x tshark -Y's speed)`
 )
 for (const f of moreFilters) console.log(`  setView '${f.filter}'${' '.repeat(Math.max(1, 17 - f.filter.length))}${secs(f.secs)}  ${num(f.count)} rows`)
+console.log(
+  `  export filtered '${EXPORT_FILTER}' as JSON  ${secs(filteredExport.secs)}  ${num(filteredExport.messages)} messages, ${(filteredExport.bytes / 2 ** 20).toFixed(0)} MiB`
+)
+console.log(`  export 20 selected as JSON   ${secs(selectedExport.secs)}  ${num(selectedExport.messages)} messages`)
 console.log(
   `  getMessage, ${randomLatency.length} random ids  p50 ${ms(pct(randomLatency, 50))}  p95 ${ms(pct(randomLatency, 95))}  max ${ms(Math.max(...randomLatency))}  (${secs(randomLatency.reduce((a, b) => a + b, 0) / 1000)} in all)`
 )

@@ -173,6 +173,8 @@ export class SessionContext {
 
   newEngine(o: {
     recording: boolean
+    /** Other keys than the session's (an export decodes with its job's). */
+    keys?: KeyStore
     layers?: boolean
     onMessage: OnMessage
     onFrameConversation?(frame: number, conv: number): void
@@ -181,7 +183,7 @@ export class SessionContext {
   }): Engine {
     return new Engine({
       registry: createDefaultRegistry(),
-      keys: this.keys,
+      keys: o.keys ?? this.keys,
       recording: o.recording,
       layers: o.layers,
       interface: (id) => this.store?.interfaces[id],
@@ -194,11 +196,12 @@ export class SessionContext {
   }
 
   /** An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the session's keys and rules. */
-  conversationEngine(conversation: number, recording: boolean, onMessage: OnMessage, layers = false): Engine {
+  conversationEngine(conversation: number, recording: boolean, onMessage: OnMessage, layers = false, keys?: KeyStore): Engine {
     const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === conversation ? [{ ...r, match: 1 }] : []))
     return this.newEngine({
       recording,
       layers,
+      keys,
       decodeAs,
       // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
       // close may end it early here too, so its messages come out as in the full decode.
@@ -216,10 +219,20 @@ export class SessionContext {
    * Decodes the given conversations again, each alone as conversationEngine does, in one pass over the
    * stored frames in order: the other conversations' frames are skipped unread. `onMessage` sees each
    * message with `m.conversation` set to its conversation. Each engine ends at its conversation's last frame.
+   * `recordingAt`, when given, decides before each frame whether that conversation's engine builds trees
+   * (an export of a few messages builds theirs alone).
    */
   async replayConversations(
     conversations: ReadonlySet<number>,
-    o: { token: Token; recording: boolean; layers?: boolean; onMessage: OnMessage; onProgress?(fraction: number): void }
+    o: {
+      token: Token
+      recording: boolean
+      layers?: boolean
+      keys?: KeyStore
+      onMessage: OnMessage
+      onProgress?(fraction: number): void
+      recordingAt?(conversation: number, frame: number): boolean
+    }
   ): Promise<void> {
     const store = this.requireStore()
     /** Each frame's conversation when it is one of these, else 0. */
@@ -237,7 +250,8 @@ export class SessionContext {
       (f) => {
         const c = owner[f.number]
         let engine = engines.get(c)
-        if (!engine) engines.set(c, (engine = this.conversationEngine(c, o.recording, o.onMessage, o.layers)))
+        if (!engine) engines.set(c, (engine = this.conversationEngine(c, o.recording, o.onMessage, o.layers, o.keys)))
+        if (o.recordingAt) engine.recording = o.recordingAt(c, f.number)
         engine.addFrame(f)
         if (f.number === lastFrame.get(c)) {
           engine.finish()

@@ -1,0 +1,113 @@
+// The app's JSON export of chosen messages (selected ones, or those the view's filter keeps) without
+// decoding the whole capture again: only the conversations holding them are replayed, and each builds
+// trees only from the first frame of a message it exports until that message comes out. The document is
+// byte for byte what `gamewire decode` (runDecode) writes for the same rows, which the tests check.
+
+import { WarningList, MAX_WARNINGS } from '../../../src-shared/engine/engine'
+import { parseKeyFile } from '../../../src-shared/keys/keyfile'
+import { KeyStore } from '../../../src-shared/keys/store'
+import type { DecodedMessage } from '../../../src-shared/model/types'
+import { beginExport, endExport, OUTPUT_CHUNK, type DecodeIo, type DecodeResult } from '../run-decode'
+import type { DecodeJob } from '../decode-job'
+import type { Token } from './cancel'
+import type { SessionContext } from './context'
+
+/** A conversation's exported rows, in order, with what the replay needs to find them. */
+interface Wanted {
+  rows: Uint32Array
+  /** Each row's ordinal in its conversation: the replay's k-th message is the row whose ordinal is k. */
+  ordinals: Uint32Array
+  /** The earliest first frame among rows[j..]: trees are on while one of them has begun. */
+  beganFrom: Float64Array
+  /** The next row to come out. */
+  next: number
+  /** Messages the replay has given so far. */
+  emitted: number
+}
+
+/**
+ * The capture-level warnings as runDecode over the session's held frames has them: the engine's own in the
+ * order met, then the capture reader's. The session's index pass met both interleaved; null when its list
+ * was cut at MAX_WARNINGS, so the order past the cut is unknown.
+ */
+function heldWarnings(ctx: SessionContext): string[] | null {
+  if (ctx.warnings.length >= MAX_WARNINGS) return null
+  const reader = new Set(ctx.readerWarnings)
+  const list = new WarningList()
+  for (const w of ctx.warnings) if (!reader.has(w)) list.add(w)
+  for (const w of ctx.readerWarnings) list.add(w)
+  return list.list
+}
+
+/**
+ * Writes the export of `rows` (row numbers in capture order, no repeats) of a file's session. Returns null,
+ * having written nothing, when the session cannot tell the document's tail, and null after writing when a
+ * row did not come out of its conversation's replay: the caller then exports the slow way.
+ */
+export async function exportRows(
+  ctx: SessionContext,
+  rows: Uint32Array,
+  job: DecodeJob,
+  name: string,
+  io: DecodeIo,
+  token: Token,
+  progress: (fraction: number) => void
+): Promise<DecodeResult | null> {
+  const warnings = heldWarnings(ctx)
+  if (!warnings) return null
+  const index = ctx.rows.index
+  const wanted = new Map<number, Wanted>()
+  const counts = new Map<number, number>()
+  for (const r of rows) counts.set(index.conversationAt(r), (counts.get(index.conversationAt(r)) ?? 0) + 1)
+  for (const [c, n] of counts) wanted.set(c, { rows: new Uint32Array(n), ordinals: new Uint32Array(n), beganFrom: new Float64Array(n), next: 0, emitted: 0 })
+  for (const r of rows) {
+    const w = wanted.get(index.conversationAt(r))!
+    w.rows[w.next] = r
+    w.ordinals[w.next] = ctx.rows.ordinal(r)
+    w.beganFrom[w.next++] = Math.min(...index.framesAt(r))
+  }
+  for (const w of wanted.values()) {
+    for (let j = w.rows.length - 2; j >= 0; j--) w.beganFrom[j] = Math.min(w.beganFrom[j], w.beganFrom[j + 1])
+    w.next = 0
+  }
+
+  // The job's keys, as runDecode reads them (its labels name their key-file lines).
+  const keys = new KeyStore()
+  if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
+  const writer = beginExport(job, io, keys)
+  // Conversations replay side by side in frame order, so a message can come out before one with a lower
+  // id (one flushed at its conversation's end, say): it waits here until the rows before it are written.
+  const waiting = new Map<number, DecodedMessage>()
+  let written = 0
+  const trees = job.tree !== 'none'
+  await ctx.replayConversations(new Set(wanted.keys()), {
+    token,
+    recording: false,
+    keys,
+    recordingAt: (c, frame) => {
+      const w = wanted.get(c)!
+      return trees && w.next < w.rows.length && frame >= w.beganFrom[w.next]
+    },
+    onMessage: (m) => {
+      const w = wanted.get(m.conversation)!
+      if (w.next >= w.rows.length || w.ordinals[w.next] !== w.emitted++) return
+      m.id = w.rows[w.next++] + 1
+      waiting.set(m.id, m)
+      while (written < rows.length) {
+        const next = waiting.get(rows[written] + 1)
+        if (!next) break
+        waiting.delete(next.id)
+        writer.message(next)
+        written++
+      }
+      writer.flush(OUTPUT_CHUNK / 2)
+    },
+    onProgress: progress
+  })
+  if (written < rows.length) return null
+  await endExport(writer, io, { file: name, frames: ctx.frames, linkTypes: ctx.linkTypes, warnings }, () => ctx.conversations.conversations(), {
+    messages: written,
+    errors: ctx.rows.errors
+  })
+  return { frames: ctx.frames, messages: ctx.rows.count, matched: written, errors: ctx.rows.errors, warnings }
+}

@@ -1,0 +1,232 @@
+// The app's JSON export of chosen messages replays only their conversations, with trees only around the
+// messages it writes (export-rows.ts). Its document must be byte for byte what `gamewire decode` writes for
+// the same messages over the whole capture: for every committed capture, for selections that skip most
+// messages and filters of every kind, in both formats and both tree modes.
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { basename, join } from 'node:path'
+import { SessionCore } from '../../../src-main/host/session-core'
+import type { SessionContext } from '../../../src-main/host/session/context'
+import { exportRows } from '../../../src-main/host/session/export-rows'
+import { Token } from '../../../src-main/host/session/cancel'
+import type { DecodeJob } from '../../../src-main/host/decode-job'
+import { formatKeyFile } from '../../../src-shared/keys/keyfile'
+import { decodeToText } from '../helpers/run-decode'
+import { runDecode } from '../../../src-main/host/run-decode'
+import { committedCaptures } from '../helpers/captures'
+import { rng } from '../helpers/rng'
+import type { InspectorEvent } from '../../../src-shared/api'
+import { PcapngWriter } from '../../../src-shared/capture/pcapng-writer'
+import { Conn, encode, ext, packet, t } from '../protocols/sfs2x/helpers'
+import { resetFrames } from '../helpers/frames'
+
+const ROOT = join(__dirname, '../../..')
+const KEYS = readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')
+const tmp = mkdtempSync(join(tmpdir(), 'gamewire-export-rows-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+let core: SessionCore | undefined
+/** The open session's state, for its keys. */
+let session: SessionContext | undefined
+afterEach(() => core?.close())
+
+/** Filters of each kind: layers, index fields, presence, tree fields, dynamic families, negations, meta fields. */
+const FILTERS = [
+  'udp',
+  'photon.ev',
+  'photon.cmd',
+  'entangle',
+  'sfs2x.object',
+  'photon.param.245',
+  '!photon && !fignet',
+  'gamewire.conversation == 2',
+  'frame.number > 40'
+]
+
+/**
+ * Opens `file` with the keys. With one job the keys come after opening, so the rows and the tail come from
+ * the re-decode (replayAll); with more, before, so they come from the index pass in shards (here run on
+ * this thread) and their merge.
+ */
+async function opened(file: string, emit: (e: InspectorEvent) => void = () => undefined, jobs = 1): Promise<SessionContext> {
+  core = new SessionCore({ emit, demoCapturePath: () => file, tempDir: tmp, jobs, shardsInProcess: true })
+  if (jobs > 1) await core.addKeys(KEYS)
+  await core.open(file)
+  if (jobs === 1) await core.addKeys(KEYS)
+  session = (core as unknown as { ctx: SessionContext }).ctx
+  return session
+}
+
+/** The export of `rows` written the fast way; null when it gave up. Its keys are the session's, as the app passes them. */
+async function fast(ctx: SessionContext, rows: number[], job: Omit<DecodeJob, 'file'>): Promise<string | null> {
+  const parts: Buffer[] = []
+  const r = await exportRows(
+    ctx,
+    Uint32Array.from(rows),
+    { file: '', keylog: formatKeyFile(ctx.keys.list()), ...job },
+    basename(ctx.source!.kind === 'file' ? ctx.source!.file : ''),
+    { write: (b) => void parts.push(Buffer.from(b)), flush: () => undefined },
+    new Token(),
+    () => undefined
+  )
+  return r && Buffer.concat(parts).toString('utf8')
+}
+
+/** The CLI's export of the same messages, over the whole file, with the same key file the app writes for its keys. */
+async function cli(file: string, job: Omit<DecodeJob, 'file'>): Promise<string> {
+  return (await decodeToText({ file, keylog: formatKeyFile(session!.keys.list()), ...job })).text
+}
+
+/** Row numbers of the messages an export holds (ndjson: one message per line, the summary last). */
+function idsOf(ndjson: string): number[] {
+  return ndjson
+    .trim()
+    .split('\n')
+    .slice(0, -1)
+    .map((l) => JSON.parse(l).id - 1)
+}
+
+describe('exporting chosen messages from their conversations alone', () => {
+  const cases = [1, 2].flatMap((jobs) => committedCaptures().map((f) => [f.slice(ROOT.length + 1), jobs, f] as const))
+  it.each(cases)('%s, indexed with %i job(s): selections and filters equal the CLI byte for byte', async (_n, jobs, file) => {
+    const ctx = await opened(file, undefined, jobs)
+    const total = ctx.rows.count
+    const random = rng(total + 11)
+    const selections = [
+      Array.from({ length: total }, (_, r) => r).filter((r) => r % 7 === 3),
+      Array.from({ length: total }, (_, r) => r).filter(() => random() < 0.1),
+      total ? [total - 1] : []
+    ]
+    for (const rows of selections) {
+      const ids = rows.map((r) => r + 1)
+      expect(await fast(ctx, rows, { format: 'json' })).toBe(await cli(file, { format: 'json', ids }))
+      expect(await fast(ctx, rows, { format: 'ndjson', tree: 'none', includeKeys: true })).toBe(
+        await cli(file, { format: 'ndjson', tree: 'none', includeKeys: true, ids })
+      )
+    }
+    for (const filter of FILTERS) {
+      const expected = await cli(file, { format: 'ndjson', filter })
+      // The rows come from the CLI's own matches here: this test is about the replay, not the filter.
+      expect(await fast(ctx, idsOf(expected), { format: 'ndjson' })).toBe(expected)
+    }
+  })
+
+  it('writes in id order a message its replay gives early (a stream cut mid-message ends before another conversation)', async () => {
+    // Conversation 1 ends with half a packet: the whole-capture decode gives that message when the capture
+    // ends, after conversation 2's; the replay gives it at its conversation's last frame, before them.
+    resetFrames()
+    const cut = packet(encode(ext('cut', { s: t.str('x'.repeat(40)) })))
+    const first = new Conn(9933).c(packet(encode(ext('one', { n: t.int(1) })))).c(cut.subarray(0, 20))
+    const second = new Conn(9934).c(packet(encode(ext('two', { n: t.int(2) })))).s(packet(encode(ext('three', { n: t.int(3) }))))
+    const file = join(tmp, 'cut-first.pcapng')
+    const w = new PcapngWriter()
+    const frames = [...first.frames, ...second.frames]
+    writeFileSync(file, Buffer.concat([w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }]), ...frames.map((f) => w.frame({ ...f, interfaceId: 0 }))]))
+    const s = await opened(file)
+    const all = JSON.parse(await cli(file, { format: 'json' })).messages as { id: number; frames: number[]; conversation: number; error: string | null }[]
+    const early = all.find((m) => m.conversation === 1 && m.error)!
+    expect(early.id).toBe(all.length)
+    expect(Math.max(...early.frames)).toBeLessThan(Math.min(...all.filter((m) => m.conversation === 2).flatMap((m) => m.frames)))
+    for (const rows of [all.map((m) => m.id - 1), [early.id - 1, early.id - 2]]) {
+      const ids = rows.map((r) => r + 1).sort((a, b) => a - b)
+      expect(
+        await fast(
+          s,
+          [...ids].map((i) => i - 1),
+          { format: 'json' }
+        )
+      ).toBe(await cli(file, { format: 'json', ids }))
+    }
+  })
+
+  it("lists capture warnings as the whole-capture export of the held frames does: the engine's, then the reader's", async () => {
+    // Frame 3's comment option claims more bytes than its block has: the reader warns and reads on. Frames 1
+    // and 5 have no valid IPv4 header: the engine warns. The index pass meets them in frame order; the
+    // app's export of its held frames (runDecode) lists the reader's warnings after the engine's.
+    resetFrames()
+    const conn = new Conn(9933).c(packet(encode(ext('one', { n: t.int(1) }))))
+    const badIp = (n: number) => ({
+      ...conn.frames[0],
+      number: n,
+      data: Uint8Array.from([...conn.frames[0].data.subarray(0, 14), 0x44, ...conn.frames[0].data.subarray(15)])
+    })
+    const w = new PcapngWriter()
+    const header = w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }])
+    const commented = w.frame({ ...conn.frames[1], interfaceId: 0, comments: ['abcd'] })
+    const at = Buffer.from(commented).indexOf('abcd')
+    new DataView(commented.buffer, commented.byteOffset).setUint16(at - 2, 200, true)
+    const frames = [badIp(1), ...conn.frames, badIp(5)]
+    const file = join(tmp, 'warnings.pcapng')
+    writeFileSync(file, Buffer.concat([header, ...frames.map((f, i) => (i === 2 ? commented : w.frame({ ...f, interfaceId: 0 })))]))
+    const s = await opened(file)
+    expect(s.warnings).toEqual([
+      expect.stringMatching(/^frame 1: bad IPv4/),
+      expect.stringMatching(/option 1 runs past/),
+      expect.stringMatching(/^frame 5: bad IPv4/)
+    ])
+    const store = s.requireStore()
+    const job: DecodeJob = { file: '', format: 'json', keylog: formatKeyFile(s.keys.list()), ids: [1] }
+    const parts: Buffer[] = []
+    await runDecode(
+      job,
+      { write: (b) => void parts.push(Buffer.from(b)), flush: () => undefined },
+      {
+        name: 'warnings.pcapng',
+        count: store.count,
+        frames: () => store.range(1, store.count),
+        warnings: s.readerWarnings
+      }
+    )
+    const held = Buffer.concat(parts).toString('utf8')
+    expect(JSON.parse(held).source.warnings).toEqual([s.warnings[0], s.warnings[2], s.warnings[1]])
+    expect(await fast(s, [0], { format: 'json' })).toBe(held)
+  })
+
+  it('past 1,000 capture warnings (where their order is cut) leaves the export to the whole-capture decode', async () => {
+    resetFrames()
+    const conn = new Conn(9933).c(packet(encode(ext('one', { n: t.int(1) }))))
+    const bad = conn.frames[0].data.slice()
+    bad[14] = 0x44 // no valid IPv4 header: the engine warns once per frame
+    const w = new PcapngWriter()
+    const header = w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }])
+    const frames = [...conn.frames, ...Array.from({ length: 1001 }, () => ({ ...conn.frames[0], data: bad }))]
+    const file = join(tmp, 'many-warnings.pcapng')
+    writeFileSync(file, Buffer.concat([header, ...frames.map((f) => w.frame({ ...f, interfaceId: 0 }))]))
+    let finished!: () => void
+    const done = new Promise<void>((resolve) => (finished = resolve))
+    const s = await opened(file, (e) => {
+      if (e.type === 'job' && e.job.state !== 'running') finished()
+    })
+    expect(s.warnings).toHaveLength(1000)
+    expect(await fast(s, [0], { format: 'json' })).toBeNull()
+    core!.startExport({ format: 'json', scope: 'selected', ids: [1] }, { path: join(tmp, 'sel.json'), fileName: 'sel.json' })
+    await done
+    expect(readFileSync(join(tmp, 'sel.json'), 'utf8')).toBe(await cli(file, { format: 'json', ids: [1] }))
+  })
+
+  it('through the app: a filtered export takes this path and equals the CLI', async () => {
+    const file = join(ROOT, 'resources/demo.pcapng')
+    let finished!: () => void
+    const done = new Promise<void>((resolve) => (finished = resolve))
+    const ctx = await opened(file, (e) => {
+      if (e.type === 'job' && e.job.state !== 'running') finished()
+    })
+    const filter = 'photon.ev && frame.number > 100'
+    await core!.setView({ filter, sort: null, columns: [] })
+    // The view is done, so its rows are reused: a replay now is the export's own.
+    const replayed: number[][] = []
+    const replay = ctx.replayConversations.bind(ctx)
+    ctx.replayConversations = (conversations, o) => {
+      replayed.push([...conversations])
+      return replay(conversations, o)
+    }
+    core!.startExport({ format: 'ndjson', scope: 'filtered' }, { path: join(tmp, 'f.ndjson'), fileName: 'f.ndjson' })
+    await done
+    expect(replayed).toHaveLength(1)
+    expect(replayed[0].length).toBeLessThan(ctx.conversations.conversationCount)
+    const expected = await cli(file, { format: 'ndjson', filter })
+    expect(idsOf(expected).length).toBeGreaterThan(10)
+    expect(readFileSync(join(tmp, 'f.ndjson'), 'utf8')).toBe(expected)
+  })
+})
