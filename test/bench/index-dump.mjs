@@ -29,8 +29,15 @@ const { DecodeSession } = await load('src-shared/engine/session.ts')
 const { KeyStore } = await load('src-shared/keys/store.ts')
 const { parseKeyFile } = await load('src-shared/keys/keyfile.ts')
 
-// Maps and typed arrays as plain JSON, so that a hash sees their contents.
+// Maps and typed arrays as plain JSON, so that a hash sees their contents. Tree nodes in one key order,
+// as the export writes them: a decoder that sets a node's value after opening it changes no output.
+const NODE_KEYS = ['key', 'label', 'type', 'value', 'source', 'start', 'length', 'children', 'alias']
 const replacer = (_k, v) => {
+  if (v && typeof v === 'object' && typeof v.key === 'string' && typeof v.label === 'string' && 'type' in v) {
+    const o = {}
+    for (const k of NODE_KEYS) if (v[k] !== undefined) o[k] = v[k]
+    return o
+  }
   if (v instanceof Map) return { map: [...v] }
   if (ArrayBuffer.isView(v)) return { bytes: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex') }
   if (typeof v === 'bigint') return `${v}n`

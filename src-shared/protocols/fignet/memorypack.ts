@@ -107,8 +107,7 @@ export class MemoryPackReader {
 
   /** Opens a group node over what follows (null when not recording); close with closeNode. */
   openNode(def: FieldDef, label?: string): FieldNode | null {
-    const t = this.r.tree
-    return t.recording ? t.open({ key: def.key, label: label ?? def.name, type: def.type, source: this.r.source, start: this.r.pos, length: 0 }) : null
+    return this.r.open(def, label)
   }
 
   closeNode(node: FieldNode | null): void {

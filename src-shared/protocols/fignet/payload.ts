@@ -54,9 +54,7 @@ export interface PayloadResult {
 export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 's2c' | null, pack?: FigNetMessageSpec): PayloadResult {
   const res: PayloadResult = { codec: 'raw', model: null, payload: null, summary: '', notes: [], warnings: [] }
   const info = messageInfo(msgId)
-  const node: FieldNode | null = r.tree.recording
-    ? r.tree.open({ key: F_PAYLOAD_ROOT.key, label: 'Payload', type: 'none', source: r.source, start: r.pos, length: 0 })
-    : null
+  const node = r.open(F_PAYLOAD_ROOT)
   const depth = r.tree.depth
   try {
     if (pack) packPayload(r, pack, res)

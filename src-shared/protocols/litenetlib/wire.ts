@@ -196,7 +196,7 @@ export interface ReadOptions {
  */
 export function readPacket(r: FieldReader, version: Version, p: LnlPacket, opts: ReadOptions = {}): LnlPacket {
   const table = tableOf(version)
-  const node = r.tree.recording ? r.tree.open({ key: F_PACKET.key, label: F_PACKET.name, type: 'none', source: r.source, start: r.pos, length: 0 }) : null
+  const node = r.open(F_PACKET)
   try {
     readFirstByte(r, table, p)
     if (!p.kind)

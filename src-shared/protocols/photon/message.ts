@@ -132,7 +132,7 @@ export interface MessageResult {
 export function decodePhotonMessage(r: FieldReader, draft: MessageDraft, session: MessageSession): MessageResult {
   const value: PhotonMessageValue = { signal: 0, msgType: null, msgTypeName: null, encrypted: false, protocol: null }
   const res: MessageResult = { name: 'Photon message', summary: '', value, msgType: null }
-  const node = r.tree.recording ? r.tree.open({ key: F_MSG_GROUP.key, label: 'Photon message', type: 'none', source: r.source, start: r.pos, length: 0 }) : null
+  const node = r.open(F_MSG_GROUP)
   try {
     if (isHttpInit(r.bytes, r.pos, r.end)) {
       value.signal = r.bytes[r.pos]
