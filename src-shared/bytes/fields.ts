@@ -37,11 +37,23 @@ export interface FieldDef {
    * declared so is kept as presence: the index answers whether a message has it (`photon.cmd`).
    */
   index?: boolean
+  /**
+   * A presence group with no node of its own that stands for every field under its key (`entangle`, whose
+   * fields sit in FigNet's payload): a message has it when its tree has any field under the key.
+   */
+  covers?: boolean
+  /**
+   * For a field under a covering group, that group's presence key (`has:entangle`), set at declaration:
+   * reading the field without a tree keeps the presence (FieldReader.record and open).
+   */
+  within?: string
 }
 
-export type FieldOptions = { names?: Record<number, string>; description?: string; index?: boolean }
+export type FieldOptions = { names?: Record<number, string>; description?: string; index?: boolean; covers?: boolean }
 
 const registry = new Map<string, FieldDef>()
+/** Keys of the covering groups (`covers`), in declaration order. */
+const covering: string[] = []
 /** Every dotted prefix of a registered key (`photon.op` of `photon.op.code`): subtree names a filter may test. */
 const subtrees = new Set<string>()
 /** indexSubtree's answers, per key; cleared when a field, a dynamic family or the schema overlay changes. */
@@ -73,14 +85,26 @@ export function defineField(key: string, name: string, type: FieldType, opts: Fi
     }
     return existing
   }
-  const def: FieldDef = { key, name, type, ...opts }
+  if (opts.covers && (type !== 'none' || !opts.index)) throw new Error(`field ${key}: a covering group is a presence group (type none, index)`)
+  const def: FieldDef = { key, name, type, ...opts, within: coveringPresence(key) }
   registry.set(key, def)
   for (let dot = key.indexOf('.'); dot > 0; dot = key.indexOf('.', dot + 1)) subtrees.add(key.slice(0, dot))
   indexSubtrees.clear()
+  if (opts.covers) {
+    covering.push(key)
+    // Fields declared before their covering group (module load order) learn it now; run-time ones anew.
+    for (const d of registry.values()) if (d.key.startsWith(`${key}.`)) d.within ??= presenceKey(key)
+    runtimeDefs.clear()
+  }
   return def
 }
 
-/** Declares a family of keys built at run time under `prefix` (`defineDynamicFields('sfs2x.p', 'SFSObject entry')`). */
+/** The presence key of the covering group `key` lies under, if any. */
+function coveringPresence(key: string): string | undefined {
+  for (const c of covering) if (key.startsWith(c) && key.charCodeAt(c.length) === 0x2e) return presenceKey(c)
+  return undefined
+}
+
 /**
  * The definition of a field made at run time (keys from the traffic or a schema pack: map keys, parameter
  * codes, pack names), not registered: its family is a dynamic one. Cached so each key/name/type has one
@@ -91,13 +115,14 @@ export function runtimeFieldDef(key: string, name: string, type: FieldType, name
   const id = `${key}\u0000${name}\u0000${type}`
   let def = runtimeDefs.get(id)
   if (!def) {
-    def = { key, name, type, ...(names ? { names } : {}) }
+    def = { key, name, type, ...(names ? { names } : {}), within: coveringPresence(key) }
     if (runtimeDefs.size > 20_000) runtimeDefs.clear()
     runtimeDefs.set(id, def)
   }
   return def
 }
 
+/** Declares a family of keys built at run time under `prefix` (`defineDynamicFields('sfs2x.p', 'SFSObject entry')`). */
 export function defineDynamicFields(prefix: string, name: string, opts: { segment?: RegExp } = {}): DynamicFields {
   const existing = dynamicFamilies.get(prefix)
   if (existing) return existing
@@ -196,7 +221,7 @@ export function presenceKey(key: string): string {
   return k
 }
 
-/** True for a group (type `none`) declared `index: true`: the index keeps whether a message has it. */
+/** True for a group (type `none`) declared `index: true` (covering or not): the index keeps whether a message has it. */
 export function isPresenceField(key: string): boolean {
   const def = registry.get(key)
   return def?.index === true && def.type === 'none'

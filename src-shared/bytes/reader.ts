@@ -100,6 +100,7 @@ export class FieldReader {
   record(def: FieldDef, value: FieldScalar, start: number, length: number, labelText?: string | (() => string)): void {
     if (!this.tree.recording) {
       if (def.index) this.tree.indexValue(def, value)
+      if (def.within !== undefined) this.tree.presentKey(def.within)
       return
     }
     const text = typeof labelText === 'function' ? labelText() : labelText
@@ -107,16 +108,17 @@ export class FieldReader {
   }
 
   /**
-   * Opens a group node starting here; `close()` ends it at the current position. Returns the node (null
-   * without a tree, where an index field's value or a presence group is kept instead).
+   * Opens a group node starting here (or at `start`, already read); `close()` ends it at the current
+   * position. Returns the node (null without a tree, where an index field's value or a presence is kept instead).
    */
-  open(def: FieldDef, labelText?: string, value?: FieldScalar): FieldNode | null {
+  open(def: FieldDef, labelText?: string, value?: FieldScalar, start = this.pos): FieldNode | null {
     if (!this.tree.recording) {
       if (def.index && value !== undefined) this.tree.indexValue(def, value)
       else this.tree.present(def)
+      if (def.within !== undefined) this.tree.presentKey(def.within)
       return null
     }
-    return this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start: this.pos, length: 0 })
+    return this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start, length: 0 })
   }
 
   close(): void {

@@ -23,8 +23,12 @@ export class TreeBuilder {
   /** Keeps that the message has a group declared `index: true` (type `none`) when no tree is built. */
   present(def: FieldDef): void {
     if (this.recording || !def.index || def.type !== 'none') return
-    const key = presenceKey(def.key)
-    if (!this.indexed?.keys.includes(key)) this.pushIndexed(key, true)
+    this.presentKey(presenceKey(def.key))
+  }
+
+  /** Keeps a presence entry (`has:…`) once per message when no tree is built. */
+  presentKey(key: string): void {
+    if (!this.recording && !this.indexed?.keys.includes(key)) this.pushIndexed(key, true)
   }
 
   private pushIndexed(key: string, value: FieldScalar): void {

@@ -123,7 +123,7 @@ export class IndexTarget implements FilterTarget {
    * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`).
    */
   static answers(key: string): boolean {
-    if (!key.includes('.')) return LAYERS.has(key) || META_PREFIXES.has(key)
+    if (!key.includes('.')) return LAYERS.has(key) || META_PREFIXES.has(key) || isIndexKey(key)
     return META_KEYS.has(key) || isIndexKey(key)
   }
 
@@ -188,14 +188,19 @@ export class IndexTarget implements FilterTarget {
     if (!key.includes('.')) {
       if (this.layer(key)) return true
       // 'ip', 'frame', 'gamewire'...: present when one of their fields has a value.
-      if (!META_PREFIXES.has(key)) return false
-      for (const k of META_KEYS) if (k.startsWith(key + '.') && this.values(k).length) return true
-      return false
+      if (META_PREFIXES.has(key)) {
+        for (const k of META_KEYS) if (k.startsWith(key + '.') && this.values(k).length) return true
+        return false
+      }
+      return this.present(key)
     }
     const fields = indexSubtree(key)
     if (fields) return fields.some((k) => this.has(k))
-    if (this.values(key).length > 0) return true
-    // a group declared `index: true` (photon.cmd) has no values: the index keeps its presence apart
+    return this.values(key).length > 0 || this.present(key)
+  }
+
+  /** A group declared `index: true` (photon.cmd, entangle) has no values: the index keeps its presence apart. */
+  private present(key: string): boolean {
     return isPresenceField(key) && this.index.fields.get(presenceKey(key))?.has(this.row) === true
   }
 

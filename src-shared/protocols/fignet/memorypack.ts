@@ -231,7 +231,7 @@ export class MemoryPackReader {
         v = r.f64(null, true)
         break
     }
-    if (def && r.tree.recording) r.record(def, v, at, r.pos - at, labelText?.(v))
+    if (def) r.record(def, v, at, r.pos - at, r.tree.recording ? labelText?.(v) : undefined)
     return v
   }
 

@@ -83,14 +83,12 @@ const ROOT: Slot = { key: F_MSGPACK.item.key, name: 'Value' }
 
 export class MsgPackReader {
   readonly maxDepth: number
-  private readonly rec: boolean
 
   constructor(
     readonly r: FieldReader,
     opts: MsgPackOptions = {}
   ) {
     this.maxDepth = Math.max(1, Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, 1000))
-    this.rec = r.tree.recording
   }
 
   /**
@@ -119,7 +117,8 @@ export class MsgPackReader {
       r.record(F_MSGPACK.format, b, at, 1, 'Format: 0xc1 (never used)')
       throw new DecodeError(`MessagePack format byte 0xc1 (never used) at offset ${at}`, at)
     }
-    const node = this.rec ? r.tree.open({ key: slot.key, label: slot.name, type: 'none', source: r.source, start: at, length: 0 }) : null
+    // Through the reader without a tree as well: a slot may be an Entangle model field (the index keeps that).
+    const node = r.open(dynamicDef(slot.key, slot.name, 'none'), slot.name, undefined, at)
     try {
       r.record(F_MSGPACK.format, b, at, 1, () => `Format: 0x${b.toString(16)} (${formatName(b)})`)
       const t = this.body(b, at, depth, elementSlot)

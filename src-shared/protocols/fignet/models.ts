@@ -218,6 +218,13 @@ export function usesTransformLite(model: string): boolean {
   return v
 }
 
+// Entangle's model fields sit in FigNet's payload, with no group of their own: `entangle` stands for any of
+// them, and the index keeps which messages have one.
+export const F_ENTANGLE = defineField('entangle', 'Entangle model fields', 'none', {
+  index: true,
+  covers: true,
+  description: 'Any field of an Entangle model (entangle.*): kept by the index, so a bare `entangle` filter needs no trees'
+})
 export const F_FIELD_ORDER = defineField('entangle.field_order', 'Field order', 'string', {
   description: "Which of the guide's disagreeing field orders the model was read in, and why"
 })
@@ -365,7 +372,8 @@ function readObject(ctx: Ctx, model: string | null, tail: boolean, out: TypedFie
     const count = mp.objectHeader(what)
     if (count === null) return null
     if (!tail) throw new DecodeError(`${what}: members not documented, so the object cannot be skipped inside a larger value (offset ${r.pos})`, r.pos)
-    const segs = model === APP_KEY_MODEL && r.tree.recording ? guessMembers(r, count) : null
+    // Guessed without a tree too (one message per session): the AppKey and IsSuccess it names are entangle fields.
+    const segs = model === APP_KEY_MODEL ? guessMembers(r, count) : null
     if (!readGuessedMembers(mp, count, 0, out)) {
       throw new DecodeError(`${what}: ${count} member${count === 1 ? '' : 's'} cannot be read from the ${r.remaining} bytes at offset ${r.pos}`, r.pos)
     }
@@ -629,7 +637,7 @@ function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDe
     case 'model': {
       mp.enter(fl.name)
       try {
-        const node = recording ? mp.openNode(def, `${label} (${kind.m})`) : null
+        const node = mp.openNode(def, recording ? `${label} (${kind.m})` : undefined)
         try {
           const value = readObject(ctx, kind.m, tail)
           if (node && value === null) node.label = `${label}: null`

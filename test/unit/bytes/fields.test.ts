@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { allFields, defineDynamicFields, defineField, indexSubtree, setSchemaOverlay } from '../../../src-shared/bytes/fields'
+import { allFields, defineDynamicFields, defineField, indexSubtree, runtimeFieldDef, setSchemaOverlay } from '../../../src-shared/bytes/fields'
 import '../../../src-shared/protocols'
 import '../../../src-shared/engine/meta-fields'
 
@@ -18,6 +18,22 @@ describe('field registry', () => {
   it('loads every protocol module without a conflicting declaration', () => {
     // Importing the protocols above would have thrown; fignet.payload is the payload group node.
     expect(allFields().find((f) => f.key === 'fignet.payload')?.type).toBe('none')
+  })
+
+  it('gives the fields under a covering group its presence key, whenever they are declared', () => {
+    expect(() => defineField('test.badcover', 'Bad', 'u8', { index: true, covers: true })).toThrow(/presence group/)
+    expect(() => defineField('test.badcover2', 'Bad', 'none', { covers: true })).toThrow(/presence group/)
+    const before = defineField('test.cov.early', 'Early', 'u8')
+    expect(before.within).toBeUndefined()
+    defineField('test.cov', 'Covering', 'none', { index: true, covers: true })
+    expect(before.within).toBe('has:test.cov')
+    expect(defineField('test.cov.late.leaf', 'Late', 'string').within).toBe('has:test.cov')
+    expect(runtimeFieldDef('test.cov.made.at.run.time', 'Run time', 'u8').within).toBe('has:test.cov')
+    // a key that only begins with the group's text is not under it
+    expect(defineField('test.covered', 'Not under', 'u8').within).toBeUndefined()
+    // FigNet's Entangle fields, declared in several modules
+    for (const k of ['entangle.room_name', 'entangle.transform', 'entangle.config_flags.width', 'entangle.app_key'])
+      expect(allFields().find((f) => f.key === k)?.within, k).toBe('has:entangle')
   })
 
   it('names the subtrees made of index fields only, which the index answers', () => {

@@ -75,9 +75,11 @@ describe('index pass answers filters as the full decode does', () => {
     for (const k of ['photon.op.code', 'photon.ev.code', 'sfs2x.cmd', 'sfs2x.controller', 'fignet.msg_id', 'enet.channel']) expect(isIndexField(k)).toBe(true)
     expect(SUBTREES).toEqual(expect.arrayContaining(['photon.ev', 'photon.op']))
     for (const k of [...META, ...INDEXED, ...LAYERS, ...SUBTREES]) expect(IndexTarget.answers(k)).toBe(true)
-    for (const k of ['photon.param.key', 'photon.cmd.seq', 'photon.msg', 'entangle']) expect(IndexTarget.answers(k), k).toBe(false)
-    // a group declared as an index field: the index keeps which messages have it
+    for (const k of ['photon.param.key', 'photon.cmd.seq', 'photon.msg', 'entangle.room_name']) expect(IndexTarget.answers(k), k).toBe(false)
+    // a group declared as an index field, and one that covers fields with no node of its own: the index
+    // keeps which messages have it
     expect(IndexTarget.answers('photon.cmd')).toBe(true)
+    expect(IndexTarget.answers('entangle')).toBe(true)
     expect(META.length).toBeGreaterThan(15)
     expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.len', 'tcp.seq', 'eth.src', 'udp.length']))
     for (const k of LAYER_ONLY) expect(IndexTarget.answers(k)).toBe(false)
@@ -185,7 +187,8 @@ describe('index pass answers filters as the full decode does', () => {
 describe('a message decoded without a tree answers index-field filters as its tree does', () => {
   it('filterNeedsTree asks for trees only for keys that are neither meta keys nor index fields', () => {
     expect(filterNeedsTree(['photon.ev.code', 'udp.port', 'gamewire.name', 'photon', 'photon.ev', 'photon.op'])).toBe(false)
-    expect(filterNeedsTree(['photon.ev.code', 'entangle'])).toBe(true)
+    expect(filterNeedsTree(['photon.ev.code', 'entangle.room_name'])).toBe(true)
+    expect(filterNeedsTree(['entangle'])).toBe(false)
     expect(filterNeedsTree(['photon.cmd'])).toBe(false)
     expect(filterNeedsTree(['photon.cmd.seq'])).toBe(true)
     expect(filterNeedsTree(['ip.ttl'])).toBe(true)

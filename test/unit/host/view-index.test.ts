@@ -58,8 +58,10 @@ describe('views over the message index', () => {
     'photon.param_count > 1 || photon.cmd.seq == 3',
     // a group the index keeps as presence
     '!photon.cmd && photon',
-    // Entangle model fields belong to FigNet conversations
+    // Entangle model fields belong to FigNet conversations; whether a message has one, the index keeps
+    'entangle.room_id && udp',
     'entangle && udp',
+    '!entangle && fignet',
     // a field family that is no layer: every conversation is decoded again
     'datagram.index == 2'
   ]
@@ -74,8 +76,10 @@ describe('views over the message index', () => {
     expect(new ViewMatcher('photon.cmd', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
     expect(new ViewMatcher('photon.cmd.seq', []).plan.replayLayers).toEqual(new Set(['photon']))
     expect(new ViewMatcher('datagram.index', []).plan.replayLayers).toBe('all')
-    expect(new ViewMatcher('entangle', []).plan.replayLayers).toEqual(new Set(['fignet']))
-    expect(new ViewMatcher('entangle', []).needsTree).toBe(true)
+    expect(new ViewMatcher('entangle.room_id', []).plan.replayLayers).toEqual(new Set(['fignet']))
+    expect(new ViewMatcher('entangle.room_id', []).needsTree).toBe(true)
+    // a covering group: whether a message has any Entangle model field
+    expect(new ViewMatcher('entangle', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
     expect(new ViewMatcher('photon && ip', []).needsTree).toBe(false)
     expect(new ViewMatcher('gamewire.summary contains "x"', []).plan.readsSummary).toBe(true)
   })

@@ -3,12 +3,14 @@
 import { expect } from 'vitest'
 import { FieldReader } from '../../../../src-shared/bytes/reader'
 import { TreeBuilder } from '../../../../src-shared/bytes/tree'
-import type { FieldNode } from '../../../../src-shared/model/types'
+import type { FieldNode, IndexedValues } from '../../../../src-shared/model/types'
 import { decodeFigNetPayload, type PayloadResult } from '../../../../src-shared/protocols/fignet/payload'
 
 export interface Decoded {
   res: PayloadResult
   roots: FieldNode[]
+  /** Without a tree, what the index pass keeps of the payload (index values and presences). */
+  indexed: IndexedValues | null
   /** The buffer the ranges point into (the payload after `prefix` filler bytes). */
   buf: Uint8Array
 }
@@ -26,7 +28,7 @@ export function decode(payload: Uint8Array, msgId: number, dir: 'c2s' | 's2c' | 
   const res = decodeFigNetPayload(r, msgId, dir)
   expect(r.pos).toBe(buf.length)
   expect(tree.depth).toBe(0)
-  return { res, roots: tree.roots, buf }
+  return { res, roots: tree.roots, indexed: tree.indexed, buf }
 }
 
 export function walk(nodes: FieldNode[], fn: (n: FieldNode, parent: FieldNode | null) => void, parent: FieldNode | null = null): void {

@@ -6,7 +6,7 @@ import { describe, it, expect } from 'vitest'
 import { allMessages } from '../../../../src-shared/protocols/fignet/names'
 import { rng } from '../../helpers/rng'
 import { BitWriter, MpWriter, msgpack, packTransform, writeModel } from './encoders'
-import { checkNesting, decode } from './helpers'
+import { checkNesting, decode, walk } from './helpers'
 
 const PREFIX = 3
 
@@ -266,5 +266,73 @@ describe('malformed FigNet payloads never throw', () => {
     const t0 = performance.now()
     for (const dir of ['c2s', 's2c', null] as const) checkResult(decode(p, 60500, dir), p.length, 'hostile generic')
     expect(performance.now() - t0).toBeLessThan(3000)
+  })
+})
+
+// `entangle` is answered from the index: without a tree, the decoder keeps that a payload has an Entangle
+// model field. Exact only if every reading that puts an entangle.* node in the tree marks it without one
+// too, on the failure paths as well (a field begun and cut off still shows in the tree).
+describe("Entangle presence without a tree equals the tree's", () => {
+  const inTree = (roots: Parameters<typeof walk>[0]) => {
+    let found = false
+    walk(roots, (n) => {
+      if (n.key.startsWith('entangle.')) found = true
+    })
+    return found
+  }
+  const compare = (bytes: Uint8Array, id: number, dir: 'c2s' | 's2c' | null, what: string) => {
+    const want = inTree(decode(bytes, id, dir, true).roots)
+    const got = decode(bytes, id, dir, false).indexed?.keys.includes('has:entangle') ?? false
+    expect(got, what).toBe(want)
+    return want
+  }
+
+  it('for every sample, every truncation of it and 3,000 mutations', () => {
+    let present = 0
+    let compared = 0
+    const base = samples()
+    for (const s of base) {
+      for (let cut = 0; cut <= s.bytes.length; cut++) {
+        if (compare(s.bytes.subarray(0, cut), s.id, s.dir, `${s.id} ${s.dir} cut ${cut}`)) present++
+        compared++
+      }
+    }
+    const rand = rng(99)
+    for (let i = 0; i < 3000; i++) {
+      const s = base[i % base.length]
+      const p = s.bytes.slice()
+      for (let k = 1 + Math.floor(rand() * 3); k > 0; k--) p[Math.floor(rand() * p.length)] ^= 1 << Math.floor(rand() * 8)
+      if (compare(p, s.id, rand() < 0.2 ? null : s.dir, `${s.id} mutation ${i}`)) present++
+      compared++
+    }
+    // Both answers occur often: the comparison is not one-sided.
+    expect(present).toBeGreaterThan(compared / 4)
+    expect(compared - present).toBeGreaterThan(compared / 10)
+  })
+
+  it('an AppKey payload and a MessagePack model have it, through the members named and the slots', () => {
+    const appKey = samples().find((s) => s.id === 60304)!
+    expect(compare(appKey.bytes, appKey.id, appKey.dir, 'AppKey')).toBe(true)
+    // MessagePack-CSharp writes a model as the array of its fields: the elements take the schema's keys.
+    const response = Uint8Array.from(
+      msgpack({
+        t: 'arr',
+        v: [
+          { t: 'uint', v: 1 },
+          { t: 'str', v: 'Arena' },
+          { t: 'uint', v: 0 }
+        ]
+      })
+    )
+    // A string is a group (format byte, then the text): here the only field of the model.
+    const request = Uint8Array.from(msgpack({ t: 'arr', v: [{ t: 'str', v: 'Arena' }] }))
+    for (const [bytes, dir] of [
+      [response, 's2c'],
+      [request, 'c2s']
+    ] as const) {
+      expect(decode(bytes, 60300, dir).res.codec).toBe('MessagePack')
+      expect(compare(bytes, 60300, dir, `MessagePack ${dir}`)).toBe(true)
+      for (let cut = 0; cut < bytes.length; cut++) compare(bytes.subarray(0, cut), 60300, dir, `MessagePack ${dir} cut ${cut}`)
+    }
   })
 })
