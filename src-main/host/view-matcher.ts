@@ -24,11 +24,6 @@ export function isMetaKey(key: string): boolean {
   return META_KEYS.has(key) || META_PREFIXES.some((p) => key.startsWith(p))
 }
 
-/** True when matching or showing these field keys needs the field trees (some key is not a meta key). */
-export function needsTree(keys: readonly string[]): boolean {
-  return keys.some((k) => !isMetaKey(k))
-}
-
 /**
  * True when a filter on these keys needs the field trees: some key is neither a meta key nor an index key
  * (an index field, or a subtree of them only such as `photon.ev`). A message decoded without a tree carries
@@ -69,6 +64,10 @@ export interface ViewPlan {
 
 export class ViewMatcher {
   readonly filter: CompiledFilter | undefined
+  /**
+   * Matching or showing needs field trees: some key is neither a meta key nor one the index keeps. A
+   * message decoded without a tree (a live one) answers the others (filterNeedsTree).
+   */
   readonly needsTree: boolean
   /** Trees must carry the frames' layers (a key such as ip.ttl or frame.len). */
   readonly needsLayers: boolean
@@ -84,7 +83,7 @@ export class ViewMatcher {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...new Set([...(this.filter?.fields ?? []), ...columns])]
     this.keys = keys
-    this.needsTree = needsTree(keys)
+    this.needsTree = filterNeedsTree(keys)
     this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
     let all = false

@@ -94,6 +94,10 @@ export class LivePart {
         const v = lv.view
         v.order = growU32((v.order as Uint32Array<ArrayBuffer>) ?? new Uint32Array(0), v.count + 1)
         v.order[v.count++] = row
+        if (v.cells.length) {
+          const values = lv.matcher.cells(t)
+          for (let c = 0; c < v.cells.length; c++) v.cells[c][row] = values[c]
+        }
       },
       onFrameConversation: (f, c) => store.addToConversation(f, c)
     })

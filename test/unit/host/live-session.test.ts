@@ -77,15 +77,23 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       const sent = await Promise.all(evIds.map(async (id) => (await value(s, id)).parameters['1']))
       expect(sent).toEqual([0, 1, 2, 3, 4].map((i) => ({ type: 'Int32', value: i })))
 
-      // A display filter set during the capture shows later matching messages too.
-      const view = await s.setView({ filter: 'photon.ev.code == 100', sort: null, columns: [] })
+      // A display filter set during the capture shows later matching messages too, with their added
+      // columns (index and meta fields: later messages join the view as they arrive).
+      const columns = ['photon.ev.code', 'udp.srcport']
+      const view = await s.setView({ filter: 'photon.ev.code == 100', sort: null, columns })
       expect(view.count).toBe(5)
+      const viewSetAt = events.length
       for (let i = 5; i < 8; i++) await peers.event(100, [[1, pv.int(i)]])
       await peers.request(253, [[244, pv.str('not an event')]])
-      await poll('the filtered view to show 8 events', async () => {
+      const grown = await poll('the filtered view to show 8 events', async () => {
         const last = events.filter((e): e is Extract<InspectorEvent, { type: 'view' }> => e.type === 'view').pop()
-        return last && last.view.filter === 'photon.ev.code == 100' && last.view.count === 8 ? true : undefined
+        return last && last.view.filter === 'photon.ev.code == 100' && last.view.count === 8 ? last.view : undefined
       })
+      // Events go from the server's port.
+      const shown = (await s.getRows(grown.id, 0, 100)).rows
+      expect(shown.map((r) => r.cells)).toEqual(shown.map(() => ['100', String(port)]))
+      // They joined the view as they came: it was not computed again.
+      expect(events.slice(viewSetAt).filter((e) => e.type === 'view' && e.view.state === 'running')).toEqual([])
       const stopped = await s.stopCapture()
       expect(stopped.state).toBe('off')
       const end = await s.getStatus()
