@@ -375,9 +375,6 @@ export class MessageIndex {
   summaryCutAt(i: number): boolean {
     return (this.dirFlags[i] & FLAG_SUMMARY_CUT) !== 0
   }
-  firstFrameAt(i: number): number {
-    return this.firstFrame[i]
-  }
   lastFrameAt(i: number): number {
     const span = this.frameSpan[i]
     return this.firstFrame[i] + (span === FRAME_SPAN_FAR ? this.farSpans.get(i)! : span)
