@@ -49,6 +49,8 @@ export interface HeldFrames {
   count: number
   frames(): Iterable<CaptureFrame>
   warnings: readonly string[]
+  /** The app's shards run on its own thread (tests, as SessionCoreOptions.shardsInProcess). */
+  shardsInProcess?: boolean
 }
 
 /** Feeds a job's frames (its file read as a stream, or `held`), letting `pause` wait between pieces. */
@@ -227,7 +229,8 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
         writer.messageBody(id, conversation, body)
       },
       warning: (w) => warnings.add(w)
-    }
+    },
+    held?.shardsInProcess
   )
   try {
     let lastProgress = 0

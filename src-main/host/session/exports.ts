@@ -147,9 +147,12 @@ export class ExportPart {
         name,
         count: store.count,
         frames: () => store.range(1, store.count),
-        warnings: ctx.readerWarnings
+        warnings: ctx.readerWarnings,
+        shardsInProcess: ctx.opts.shardsInProcess
       }
-      const result = await runDecode({ ...job, filter: filter || undefined, ids: req.scope === 'selected' ? req.ids : undefined }, io, held)
+      // In the session's shard workers, as its index pass (the same bytes whatever their number).
+      const jobs = ctx.opts.jobs
+      const result = await runDecode({ ...job, filter: filter || undefined, ids: req.scope === 'selected' ? req.ids : undefined, jobs }, io, held)
       return { bytes, messages: result.matched, frames: result.frames }
     } catch (e) {
       // A live capture's ring limit replaced the frames being exported.

@@ -2,11 +2,12 @@
 // message detail rebuilt from one conversation's frames equals the full decode, filters/sort/columns,
 // keys re-decode what they cover, decode-as, statistics, and exports (JSON identical to `gamewire
 // decode`, pcapng of exactly the frames of the exported messages), with cancellation and bad input.
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore, type ExportTarget } from '../../../src-main/host/session-core'
+import { ShardPool } from '../../../src-main/host/shard-pool'
 import { decodeToText } from '../helpers/run-decode'
 import { DETAIL_INLINE_BYTES, type InspectorEvent, type JobInfo } from '../../../src-shared/api'
 import { CaptureReader } from '../../../src-shared/capture/reader'
@@ -367,6 +368,24 @@ describe('exports', () => {
     expect(JSON.parse(readFileSync(join(tmp, 'keys.json'), 'utf8')).keys).toEqual([
       { type: 'PHOTON_AES_KEY', conversation: '10.0.0.1:50123-10.0.0.2:5056', key: PHOTON_KEY_LINE.split(' ')[2] }
     ])
+  })
+
+  it("JSON of everything goes through the session's shards when it has them, into the same bytes", async () => {
+    events = []
+    core = new SessionCore({ emit: (e) => events.push(e), demoCapturePath: () => PHOTON, tempDir: tmp, jobs: 2, shardsInProcess: true })
+    await core.addKeys(PHOTON_KEY_LINE)
+    await core.open(PHOTON)
+    const pushed = vi.spyOn(ShardPool.prototype, 'push')
+    try {
+      for (const tree of ['full', 'none'] as const) {
+        const done = await jobDone(core.startExport({ format: 'ndjson', scope: 'all', tree }, target(`all-${tree}.ndjson`)).id)
+        expect(done.state).toBe('done')
+        expect(readFileSync(join(tmp, `all-${tree}.ndjson`), 'utf8')).toBe(await cliDecode(PHOTON, { keylog: PHOTON_KEY_LINE, format: 'ndjson', tree }))
+      }
+      expect(pushed).toHaveBeenCalled()
+    } finally {
+      pushed.mockRestore()
+    }
   })
 
   it('JSON of the filtered view equals the CLI with the same filter; selected exports exactly those ids', async () => {
