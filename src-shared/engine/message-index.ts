@@ -123,8 +123,7 @@ export class IndexTarget implements FilterTarget {
    * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`).
    */
   static answers(key: string): boolean {
-    if (!key.includes('.')) return LAYERS.has(key) || META_PREFIXES.has(key) || isIndexKey(key)
-    return META_KEYS.has(key) || isIndexKey(key)
+    return (key.includes('.') ? META_KEYS.has(key) : LAYERS.has(key) || META_PREFIXES.has(key)) || isIndexKey(key)
   }
 
   at(row: number): this {

@@ -57,18 +57,11 @@ export async function exportRows(
   if (!warnings) return null
   const index = ctx.rows.index
   const wanted = new Map<number, Wanted>()
-  const counts = new Map<number, number>()
-  for (const r of rows) counts.set(index.conversationAt(r), (counts.get(index.conversationAt(r)) ?? 0) + 1)
-  for (const [c, n] of counts) wanted.set(c, { rows: new Uint32Array(n), ordinals: new Uint32Array(n), beganFrom: new Float64Array(n), next: 0, emitted: 0 })
-  for (const r of rows) {
-    const w = wanted.get(index.conversationAt(r))!
-    w.rows[w.next] = r
-    w.ordinals[w.next] = ctx.rows.ordinal(r)
-    w.beganFrom[w.next++] = Math.min(...index.framesAt(r))
-  }
-  for (const w of wanted.values()) {
-    for (let j = w.rows.length - 2; j >= 0; j--) w.beganFrom[j] = Math.min(w.beganFrom[j], w.beganFrom[j + 1])
-    w.next = 0
+  for (const [c, of] of ctx.rows.byConversation(rows)) {
+    const ordinals = Uint32Array.from(of, (r) => ctx.rows.ordinal(r))
+    const beganFrom = Float64Array.from(of, (r) => Math.min(...index.framesAt(r)))
+    for (let j = of.length - 2; j >= 0; j--) beganFrom[j] = Math.min(beganFrom[j], beganFrom[j + 1])
+    wanted.set(c, { rows: of, ordinals, beganFrom, next: 0, emitted: 0 })
   }
 
   // The job's keys, as runDecode reads them (its labels name their key-file lines).

@@ -38,6 +38,28 @@ export class RowIndex {
     if (this.ordinals.length > this.count) this.ordinals = this.ordinals.slice(0, Math.max(1, this.count))
   }
 
+  /** `rows` (row numbers in capture order) by conversation, each conversation's rows in that order. */
+  byConversation(rows: ArrayLike<number>): Map<number, Uint32Array> {
+    const counts = new Map<number, number>()
+    for (let i = 0; i < rows.length; i++) {
+      const c = this.index.conversationAt(rows[i])
+      counts.set(c, (counts.get(c) ?? 0) + 1)
+    }
+    const out = new Map<number, Uint32Array>()
+    const filled = new Map<number, number>()
+    for (const [c, n] of counts) {
+      out.set(c, new Uint32Array(n))
+      filled.set(c, 0)
+    }
+    for (let i = 0; i < rows.length; i++) {
+      const c = this.index.conversationAt(rows[i])
+      const k = filled.get(c)!
+      out.get(c)![k] = rows[i]
+      filled.set(c, k + 1)
+    }
+    return out
+  }
+
   ordinal(row: number): number {
     return this.ordinals[row]
   }

@@ -213,23 +213,20 @@ export class ViewPart {
       matched[row] = matcher.matches(t) ? 1 : 0
     }
     const recording = matcher.needsTree
-    // Each conversation's rows, counted first so that they fit typed arrays (4 bytes a row on big captures).
-    const rowsOf = new Map<number, { rows: Uint32Array; next: number }>()
-    const counts = new Map<number, number>()
-    for (let r = 0; r < total; r++) {
-      const c = index.conversationAt(r)
-      if (replay.has(c)) counts.set(c, (counts.get(c) ?? 0) + 1)
-    }
-    for (const [c, n] of counts) rowsOf.set(c, { rows: new Uint32Array(n), next: 0 })
-    for (let r = 0; r < total; r++) {
-      const of = rowsOf.get(index.conversationAt(r))
-      if (of) of.rows[of.next++] = r
-    }
-    for (const of of rowsOf.values()) of.next = 0
+    // Each replayed conversation's rows, in typed arrays (4 bytes a row on big captures).
+    let n = 0
+    for (let r = 0; r < total; r++) if (replay.has(index.conversationAt(r))) n++
+    const replayed = new Uint32Array(n)
+    for (let r = 0, k = 0; r < total; r++) if (replay.has(index.conversationAt(r))) replayed[k++] = r
+    const rowsOf = ctx.rows.byConversation(replayed)
+    const next = new Map<number, number>()
     // A message decoded again is its conversation's next row (a conversation decodes alone as in the index).
     const onMessage = (m: DecodedMessage, conv: Conversation, dir: WireDir) => {
-      const of = rowsOf.get(m.conversation)
-      if (of && of.next < of.rows.length) fromTree(of.rows[of.next++], matcher.target(m, conv, dir))
+      const rows = rowsOf.get(m.conversation)
+      const k = next.get(m.conversation) ?? 0
+      if (!rows || k >= rows.length) return
+      next.set(m.conversation, k + 1)
+      fromTree(rows[k], matcher.target(m, conv, dir))
     }
     if (replay.size * 2 > ctx.conversations.conversationCount) {
       // Most conversations: one pass over the capture in order, skipping the others' frames.
