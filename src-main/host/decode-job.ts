@@ -3,12 +3,19 @@
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import type { ExportFormat, TreeMode } from '../../src-shared/export/json'
 import type { SchemaPack } from '../../src-shared/schema/types'
+import type { KeyEntry } from '../../src-shared/keys/keyfile'
 
 export interface DecodeJob {
   file: string
   format: ExportFormat
   /** Key-file text (already checked by the caller). */
   keylog?: string
+  /**
+   * Keys as entries, instead of `keylog`: the app's session keys, each still naming the key-file line it
+   * came from (0 for one added in the app), as the labels of the session's own trees do. Key-file text
+   * made from them would number its lines afresh.
+   */
+  keys?: readonly KeyEntry[]
   /** Schema packs (already validated by the caller). */
   schemas?: SchemaPack[]
   filter?: string

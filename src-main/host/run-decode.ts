@@ -7,7 +7,7 @@ import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { JsonExportWriter, type ExportSourceInfo } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
-import { parseKeyFile } from '../../src-shared/keys/keyfile'
+import { parseKeyFile, type KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { registerSchemaFields } from '../../src-shared/schema/set'
 import { toHex } from '../../src-shared/bytes/tree'
@@ -118,12 +118,17 @@ export async function endExport(
   await io.flush()
 }
 
+/** A job's keys: its entries as given, or those of its key-file text. */
+export function jobKeys(job: Pick<DecodeJob, 'keys' | 'keylog'>): readonly KeyEntry[] {
+  return job.keys ?? (job.keylog ? parseKeyFile(job.keylog).keys : [])
+}
+
 export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames): Promise<DecodeResult> {
   // The packs' fields must be known before a filter that may name them compiles (here and in shardable).
   if (job.schemas?.length) registerSchemaFields(job.schemas)
   const name = held ? held.name : basename(job.file)
   const keys = new KeyStore()
-  if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
+  keys.addAll(jobKeys(job))
   const writer = beginExport(job, io, keys)
   if ((job.jobs ?? 1) > 1 && shardable(job)) return runSharded(job, io, writer, held)
   const only = job.ids ? new Set(job.ids) : undefined
@@ -207,7 +212,7 @@ export function shardable(job: Pick<DecodeJob, 'ids' | 'decodeAs' | 'filter'>): 
 
 /** The same job over a pool of shard workers (see shard-pool.ts): byte-identical output. */
 async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter, held: HeldFrames | undefined): Promise<DecodeResult> {
-  const keys = job.keylog ? parseKeyFile(job.keylog).keys : []
+  const keys = jobKeys(job)
   const warnings = new WarningList()
   let written = 0
   const pool = new ShardPool(

@@ -23,7 +23,7 @@ import { availableParallelism } from 'node:os'
 /** How a shard is set up: sent to each worker as its workerData. */
 export interface ShardSetup {
   mode: 'index' | 'export'
-  keys: KeyEntry[]
+  keys: readonly KeyEntry[]
   /** Validated schema packs: plain data, so they reach the workers as keys do. */
   schemas?: SchemaPack[]
   decodeAs?: DecodeAsRule[]

@@ -9,10 +9,10 @@ import { CaptureFormatError } from '../../src-shared/capture/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { withSessionLinks } from '../../src-shared/engine/session-links'
 import { jsonText } from '../../src-shared/export/json'
-import { parseKeyFile } from '../../src-shared/keys/keyfile'
+import type { KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { ConversationInfo, DecodedMessage, FieldNode, FieldScalar } from '../../src-shared/model/types'
-import { decodeOnThread, type HeldFrames } from '../host/run-decode'
+import { decodeOnThread, jobKeys, type HeldFrames } from '../host/run-decode'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { SqlError } from './errors'
 import { CONVERSATIONS, createTableSql, FIELDS, MESSAGES } from './tables'
@@ -20,6 +20,8 @@ import { CONVERSATIONS, createTableSql, FIELDS, MESSAGES } from './tables'
 export interface LoadOptions {
   /** Key-file text (already checked). */
   keylog?: string
+  /** Keys as entries, instead of `keylog` (the app's session keys; see DecodeJob.keys). */
+  keys?: readonly KeyEntry[]
   schemas?: SchemaPack[]
   filter?: string
   decodeAs?: DecodeAsRule[]
@@ -92,7 +94,7 @@ async function loadInto(
     opts.fields !== false
   )
   const keys = new KeyStore()
-  if (opts.keylog) keys.addAll(parseKeyFile(opts.keylog).keys)
+  keys.addAll(jobKeys(opts))
   const loaded: LoadedCapture[] = []
   try {
     for (const input of inputs) {

@@ -4,10 +4,9 @@
 // byte for byte what `gamewire decode` (runDecode) writes for the same rows, which the tests check.
 
 import { WarningList, MAX_WARNINGS } from '../../../src-shared/engine/engine'
-import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { DecodedMessage } from '../../../src-shared/model/types'
-import { beginExport, endExport, OUTPUT_CHUNK, type DecodeIo, type DecodeResult } from '../run-decode'
+import { beginExport, endExport, jobKeys, OUTPUT_CHUNK, type DecodeIo, type DecodeResult } from '../run-decode'
 import type { DecodeJob } from '../decode-job'
 import type { Token } from './cancel'
 import type { SessionContext } from './context'
@@ -66,7 +65,7 @@ export async function exportRows(
 
   // The job's keys, as runDecode reads them (its labels name their key-file lines).
   const keys = new KeyStore()
-  if (job.keylog) keys.addAll(parseKeyFile(job.keylog).keys)
+  keys.addAll(jobKeys(job))
   const writer = beginExport(job, io, keys)
   // Conversations replay side by side in frame order, so a message can come out before one with a lower
   // id (one flushed at its conversation's end, say): it waits here until the rows before it are written.

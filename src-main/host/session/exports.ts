@@ -5,7 +5,6 @@ import { closeSync, openSync, rmSync, writeSync } from 'node:fs'
 import type { ExportRequest, JobInfo } from '../../../src-shared/api'
 import { PcapngWriter } from '../../../src-shared/capture/pcapng-writer'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
-import { formatKeyFile } from '../../../src-shared/keys/keyfile'
 import type { DecodeJob } from '../decode-job'
 import { runDecode, type DecodeIo, type HeldFrames } from '../run-decode'
 import { ViewMatcher } from '../view-matcher'
@@ -111,7 +110,7 @@ export class ExportPart {
     const job: DecodeJob = {
       file: source.kind === 'file' ? source.path : source.name,
       format: req.format === 'ndjson' ? 'ndjson' : 'json',
-      keylog: ctx.keys.size ? formatKeyFile(ctx.keys.list()) : undefined,
+      keys: ctx.keys.size ? ctx.keys.list() : undefined,
       decodeAs: ctx.decodeAs.length ? ctx.decodeAs : undefined,
       schemas: ctx.schemaPacks.length ? ctx.schemaPacks : undefined,
       includeKeys: req.includeKeys,

@@ -8,7 +8,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { QUERY_ROW_LIMIT, type QueryAnswer, type QueryTable } from '../../../src-shared/api'
-import { formatKeyFile } from '../../../src-shared/keys/keyfile'
 import { SqlError, sqlErrorMessage } from '../../sql/errors'
 import type { ScratchDb } from '../../sql/query'
 import { TABLES } from '../../sql/tables'
@@ -140,7 +139,7 @@ export class QueryPart {
     }
     const { loadHeld } = await import('../../sql/load')
     await loadHeld(db.connection, held, {
-      keylog: ctx.keys.size ? formatKeyFile(ctx.keys.list()) : undefined,
+      keys: ctx.keys.size ? ctx.keys.list() : undefined,
       schemas: ctx.schemaPacks.length ? ctx.schemaPacks : undefined,
       decodeAs: ctx.decodeAs.length ? ctx.decodeAs : undefined,
       fields,

@@ -11,7 +11,6 @@ import type { SessionContext } from '../../../src-main/host/session/context'
 import { exportRows } from '../../../src-main/host/session/export-rows'
 import { Token } from '../../../src-main/host/session/cancel'
 import type { DecodeJob } from '../../../src-main/host/decode-job'
-import { formatKeyFile } from '../../../src-shared/keys/keyfile'
 import { decodeToText } from '../helpers/run-decode'
 import { runDecode } from '../../../src-main/host/run-decode'
 import { committedCaptures } from '../helpers/captures'
@@ -58,13 +57,13 @@ async function opened(file: string, emit: (e: InspectorEvent) => void = () => un
   return session
 }
 
-/** The export of `rows` written the fast way; null when it gave up. Its keys are the session's, as the app passes them. */
+/** The export of `rows` written the fast way; null when it gave up. Its keys are the session's entries, as the app passes them. */
 async function fast(ctx: SessionContext, rows: number[], job: Omit<DecodeJob, 'file'>): Promise<string | null> {
   const parts: Buffer[] = []
   const r = await exportRows(
     ctx,
     Uint32Array.from(rows),
-    { file: '', keylog: formatKeyFile(ctx.keys.list()), ...job },
+    { file: '', keys: ctx.keys.list(), ...job },
     basename(ctx.source!.kind === 'file' ? ctx.source!.file : ''),
     { write: (b) => void parts.push(Buffer.from(b)), flush: () => undefined },
     new Token(),
@@ -73,9 +72,9 @@ async function fast(ctx: SessionContext, rows: number[], job: Omit<DecodeJob, 'f
   return r && Buffer.concat(parts).toString('utf8')
 }
 
-/** The CLI's export of the same messages, over the whole file, with the same key file the app writes for its keys. */
+/** The CLI's export of the same messages, over the whole file, with the session's key entries (as the app's export of all messages). */
 async function cli(file: string, job: Omit<DecodeJob, 'file'>): Promise<string> {
-  return (await decodeToText({ file, keylog: formatKeyFile(session!.keys.list()), ...job })).text
+  return (await decodeToText({ file, keys: session!.keys.list(), ...job })).text
 }
 
 /** Row numbers of the messages an export holds (ndjson: one message per line, the summary last). */
@@ -166,7 +165,7 @@ describe('exporting chosen messages from their conversations alone', () => {
       expect.stringMatching(/^frame 5: bad IPv4/)
     ])
     const store = s.requireStore()
-    const job: DecodeJob = { file: '', format: 'json', keylog: formatKeyFile(s.keys.list()), ids: [1] }
+    const job: DecodeJob = { file: '', format: 'json', keys: s.keys.list(), ids: [1] }
     const parts: Buffer[] = []
     await runDecode(
       job,
