@@ -315,6 +315,9 @@ const DECIMAL_MAX = 18
 function writeDecimal(buf: Uint8Array, p: number, v: number): number {
   const a = v < 0 ? -v : v
   if (!(a < 4294967296)) return -1
+  // One test for every d: a decimal with d digits also reads back with six (m·10^(6-d) / 10^6 is the same
+  // quotient, rounded the same way), so a value six digits cannot write (most float32 values) is rejected at once.
+  if (Math.round(a * 1000000) / 1000000 !== a) return -1
   for (let d = 0; d <= 6; d++) {
     const scale = POW10[d]
     const m = Math.round(a * scale)
