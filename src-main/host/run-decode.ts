@@ -18,6 +18,7 @@ import { filterNeedsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
+import { ReaderWarnings, type ReaderWarning } from './reader-warnings'
 
 /** Export bytes are handed to DecodeIo.write in chunks of this size (and at every flush() once half full). */
 export const OUTPUT_CHUNK = 1 << 20
@@ -48,7 +49,7 @@ export interface HeldFrames {
   name: string
   count: number
   frames(): Iterable<CaptureFrame>
-  warnings: readonly string[]
+  warnings: readonly ReaderWarning[]
   /** The app's shards run on its own thread (tests, as SessionCoreOptions.shardsInProcess). */
   shardsInProcess?: boolean
 }
@@ -61,12 +62,14 @@ async function feed(
   pause: (done: number, total: number) => Promise<void>
 ): Promise<void> {
   if (held) {
+    const warnings = new ReaderWarnings(held.warnings, (w) => sink.warn(w))
     let n = 0
     for (const f of held.frames()) {
+      warnings.before(f.number)
       sink.frame(f)
       if (++n % 4096 === 0) await pause(n, held.count)
     }
-    for (const w of held.warnings) sink.warn(w)
+    warnings.rest()
     return
   }
   const total = statSync(job.file).size

@@ -81,7 +81,7 @@ export interface TransportUnit {
   segment?: TcpSegment
 }
 
-export const MAX_WARNINGS = 1000
+const MAX_WARNINGS = 1000
 
 /** Adds a capture-level warning once, up to MAX_WARNINGS. */
 function addWarning(list: string[], text: string): void {

@@ -81,7 +81,7 @@ export class CapturePart {
         indexer.frame(f)
       },
       onWarning: (w) => {
-        ctx.readerWarnings.push(w)
+        ctx.readerWarnings.push({ text: w, after: store.count })
         indexer.warn(w)
       }
     })

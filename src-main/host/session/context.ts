@@ -18,6 +18,7 @@ import type { FrameStore } from '../frame-store'
 import type { ViewMatcher } from '../view-matcher'
 import { PROGRESS_MS, SLICE_MS, tick, type Token } from './cancel'
 import { RowIndex } from './row-index'
+import { ReaderWarnings, type ReaderWarning } from '../reader-warnings'
 
 export interface SessionCoreOptions {
   emit(event: InspectorEvent): void
@@ -91,7 +92,8 @@ export class SessionContext {
   generation = 0
   frames = 0
   warnings: string[] = []
-  readerWarnings: string[] = []
+  /** The capture reader's warnings, each with the number of frames read before it. */
+  readerWarnings: ReaderWarning[] = []
   linkTypes: string[] = []
   /** The engine that decoded the open capture, for its conversations (kept there compactly, not copied). */
   conversations: ConversationSource = NO_CONVERSATIONS
@@ -269,8 +271,12 @@ export class SessionContext {
   async replayAll(o: { token: Token; recording: boolean; layers?: boolean; onMessage: OnMessage; onProgress?(fraction: number): void }): Promise<Engine> {
     const store = this.requireStore()
     const engine = this.newEngine(o)
-    for (const w of this.readerWarnings) engine.warn(w)
-    await this.inSlices(store.range(), o, (f) => engine.addFrame(f))
+    const warnings = new ReaderWarnings(this.readerWarnings, (w) => engine.warn(w))
+    await this.inSlices(store.range(), o, (f) => {
+      warnings.before(f.number)
+      engine.addFrame(f)
+    })
+    warnings.rest()
     engine.finish()
     return engine
   }

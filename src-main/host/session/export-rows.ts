@@ -3,7 +3,6 @@
 // trees only from the first frame of a message it exports until that message comes out. The document is
 // byte for byte what `gamewire decode` (runDecode) writes for the same rows, which the tests check.
 
-import { WarningList, MAX_WARNINGS } from '../../../src-shared/engine/engine'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { DecodedMessage } from '../../../src-shared/model/types'
 import { beginExport, endExport, jobKeys, OUTPUT_CHUNK, type DecodeIo, type DecodeResult } from '../run-decode'
@@ -25,23 +24,8 @@ interface Wanted {
 }
 
 /**
- * The capture-level warnings as runDecode over the session's held frames has them: the engine's own in the
- * order met, then the capture reader's. The session's index pass met both interleaved; null when its list
- * was cut at MAX_WARNINGS, so the order past the cut is unknown.
- */
-function heldWarnings(ctx: SessionContext): string[] | null {
-  if (ctx.warnings.length >= MAX_WARNINGS) return null
-  const reader = new Set(ctx.readerWarnings)
-  const list = new WarningList()
-  for (const w of ctx.warnings) if (!reader.has(w)) list.add(w)
-  for (const w of ctx.readerWarnings) list.add(w)
-  return list.list
-}
-
-/**
- * Writes the export of `rows` (row numbers in capture order, no repeats) of a file's session. Returns null,
- * having written nothing, when the session cannot tell the document's tail, and null after writing when a
- * row did not come out of its conversation's replay: the caller then exports the slow way.
+ * Writes the export of `rows` (row numbers in capture order, no repeats) of a file's session. Returns null
+ * after writing when a row did not come out of its conversation's replay: the caller then exports the slow way.
  */
 export async function exportRows(
   ctx: SessionContext,
@@ -52,8 +36,9 @@ export async function exportRows(
   token: Token,
   progress: (fraction: number) => void
 ): Promise<DecodeResult | null> {
-  const warnings = heldWarnings(ctx)
-  if (!warnings) return null
+  // The capture warnings are the session's: its index pass and runDecode over its held frames both list
+  // the reader's among the engine's where they arose (ReaderWarnings), each text once, the first 1,000.
+  const warnings = ctx.warnings
   const index = ctx.rows.index
   const wanted = new Map<number, Wanted>()
   for (const [c, of] of ctx.rows.byConversation(rows)) {

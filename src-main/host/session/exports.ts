@@ -135,8 +135,7 @@ export class ExportPart {
         const rows = await this.chosenRows(req, token, (p) => progress(p / 2))
         const r = await exportRows(ctx, rows, job, name, io, token, (p) => progress(0.5 + p / 2))
         if (r) return { bytes, messages: r.matched, frames: r.frames }
-        // The session's capture warnings were cut at 1,000 (their order in the document is unknown), or a
-        // row did not come back from its replay (not expected: the tests hold the two ways equal): start
+        // A row did not come back from its replay (not expected: the tests hold the two ways equal): start
         // the file again and decode the whole capture.
         closeSync(fd)
         fd = openSync(target.path, 'w')

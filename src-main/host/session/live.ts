@@ -13,6 +13,7 @@ import type { SessionContext } from './context'
 import type { DetailPart } from './details'
 import type { ExportPart, ExportTarget } from './exports'
 import { RowIndex } from './row-index'
+import { ReaderWarnings } from '../reader-warnings'
 import type { ViewPart } from './view'
 
 /** What beginLive needs to know about the capture that starts. */
@@ -198,8 +199,12 @@ export class LivePart {
     live.view = null
     live.viewStale = false
     live.engine = this.liveEngine()
-    for (const w of ctx.readerWarnings) live.engine.warn(w)
-    for (const f of ctx.store!.range()) live.engine.addFrame(f)
+    const warnings = new ReaderWarnings(ctx.readerWarnings, (w) => live.engine.warn(w))
+    for (const f of ctx.store!.range()) {
+      warnings.before(f.number)
+      live.engine.addFrame(f)
+    }
+    warnings.rest()
     ctx.takeEngineResults(live.engine)
     ctx.generation++
     this.details.forget()
