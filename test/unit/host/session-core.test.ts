@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { SessionCore, type ExportTarget } from '../../../src-main/host/session-core'
 import { ShardPool } from '../../../src-main/host/shard-pool'
 import { decodeToText } from '../helpers/run-decode'
+import { withAppKeyLabels } from '../helpers/app-keys'
 import { DETAIL_INLINE_BYTES, type InspectorEvent, type JobInfo, type TreeNode } from '../../../src-shared/api'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
@@ -47,15 +48,6 @@ function readFrames(bytes: Uint8Array): CaptureFrame[] {
 }
 
 /** `gamewire decode` without the process around it: the same runDecode the CLI's worker runs. */
-/**
- * The CLI's document as the app writes it for the same key added in the app: the labels that name where a
- * decrypting key came from say so, as the app's own trees do, instead of the line of the CLI's key file.
- */
-function cliWithAppKeys(text: string): string {
-  expect(text).toContain('PHOTON_AES_KEY (line 1)')
-  return text.replaceAll('PHOTON_AES_KEY (line 1)', 'PHOTON_AES_KEY (added in the app)')
-}
-
 async function cliDecode(file: string, job: { keylog?: string; filter?: string; format?: 'json' | 'ndjson'; tree?: 'full' | 'none' } = {}): Promise<string> {
   return (await decodeToText({ file, format: job.format ?? 'json', keylog: job.keylog, filter: job.filter, tree: job.tree })).text
 }
@@ -370,7 +362,7 @@ describe('exports', () => {
     const done = await jobDone(job.id)
     expect(done).toMatchObject({ state: 'done', progress: 1, result: { file: join(tmp, 'all.json'), fileName: 'all.json', messages: 485 } })
     const text = readFileSync(join(tmp, 'all.json'), 'utf8')
-    expect(text).toBe(cliWithAppKeys(await cliDecode(PHOTON, { keylog: PHOTON_KEY_LINE })))
+    expect(text).toBe(withAppKeyLabels(await cliDecode(PHOTON, { keylog: PHOTON_KEY_LINE })))
     // The decrypted messages name their key as the detail view does.
     const keyLabels = (nodes: TreeNode[]): string[] =>
       nodes.flatMap((n) => [...(n.label.includes('PHOTON_AES_KEY') ? [n.label] : []), ...keyLabels(n.children)])
@@ -396,7 +388,7 @@ describe('exports', () => {
         const done = await jobDone(core.startExport({ format: 'ndjson', scope: 'all', tree }, target(`all-${tree}.ndjson`)).id)
         expect(done.state).toBe('done')
         expect(readFileSync(join(tmp, `all-${tree}.ndjson`), 'utf8')).toBe(
-          cliWithAppKeys(await cliDecode(PHOTON, { keylog: PHOTON_KEY_LINE, format: 'ndjson', tree }))
+          withAppKeyLabels(await cliDecode(PHOTON, { keylog: PHOTON_KEY_LINE, format: 'ndjson', tree }))
         )
       }
       expect(pushed).toHaveBeenCalled()

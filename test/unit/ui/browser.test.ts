@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { BIN, exportTo, openPage, ROOT, startServe } from './harness'
+import { withAppKeyLabels } from '../helpers/app-keys'
 import { writeBigBodyCapture } from '../helpers/big-capture'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { PHOTON_AES_KEY, PHOTON_KEY_LINE, PHOTON_SECRET_TOKEN, SFS2X_IV, SFS2X_KEY, SFS2X_SECRET_COMMAND } from '../../fixtures/ui/build-captures'
@@ -334,7 +335,8 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     expect(download.suggestedFilename()).toBe('photon-session.json')
     const keyFile = join(tmp, 'photon.keys')
     writeFileSync(keyFile, PHOTON_KEY_LINE + '\n')
-    expect(readFileSync(saved, 'utf8')).toBe(cli(['decode', PHOTON, '--keylog', keyFile]))
+    // The key was typed in the key panel: the export's trees name it as added in the app, as the detail does.
+    expect(readFileSync(saved, 'utf8')).toBe(withAppKeyLabels(cli(['decode', PHOTON, '--keylog', keyFile])))
     // The UI and the CLI run the same code, so also check the export against what the capture's traffic
     // script (test/fixtures/ui/build-captures.ts, photonFrames) put on the wire: independent expectations.
     expectPhotonSessionExport(JSON.parse(readFileSync(saved, 'utf8')))
@@ -352,7 +354,7 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     })
     const keyFile = join(tmp, 'photon.keys')
     writeFileSync(keyFile, PHOTON_KEY_LINE + '\n')
-    expect(readFileSync(saved, 'utf8')).toBe(cli(['decode', PHOTON, '--keylog', keyFile, '--format', 'ndjson', '--tree', 'none']))
+    expect(readFileSync(saved, 'utf8')).toBe(withAppKeyLabels(cli(['decode', PHOTON, '--keylog', keyFile, '--format', 'ndjson', '--tree', 'none'])))
     await page.waitForSelector('[data-testid=export-done]')
     await page.locator('.modal-backdrop').click({ position: { x: 5, y: 5 } })
   })
