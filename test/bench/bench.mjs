@@ -216,6 +216,8 @@ if (gwFilter.unsupported)
 // Decode export.
 const tsJson = await measure('tshark', ['-r', game, '-T', 'json'])
 const full = await gw(['decode', game, '--keylog', keys, '-o', '/dev/null', '-q'])
+// With trees each message costs far more than reading and merging it, so two workers pay off there most.
+const full2 = await gw(['decode', game, '--keylog', keys, '--jobs', '2', '-o', '/dev/null', '-q'])
 const none = await gw(['decode', game, '--keylog', keys, '--tree', 'none', '-o', '/dev/null', '-q'])
 // The worker rows use --tree none (the cheaper export) when this build has it, so they stay short.
 const mode = none.unsupported ? [] : ['--tree', 'none']
@@ -223,11 +225,15 @@ const jobs1 = await gw(['decode', game, '--keylog', keys, ...mode, '--jobs', '1'
 const jobs2 = await gw(['decode', game, '--keylog', keys, ...mode, '--jobs', '2', '-o', '/dev/null', '-q'])
 header('decode export (gamewire decode -o /dev/null; tshark -r FILE -T json > /dev/null)')
 row('decode (--tree full)', gameFrames, full, tsJson)
+row('decode (--tree full) --jobs 2', gameFrames, full2, tsJson)
 row('decode --tree none', gameFrames, none, tsJson)
 row(`decode ${mode.join(' ')} --jobs 1`.replace('  ', ' '), gameFrames, jobs1, tsJson)
 row(`decode ${mode.join(' ')} --jobs 2`.replace('  ', ' '), gameFrames, jobs2, tsJson)
 console.log('')
-console.log(`speed-up of 2 workers over 1: index pass ${speedup(stats1, stats2)}, decode ${mode.join(' ') || '(--tree full)'} ${speedup(jobs1, jobs2)}`)
+console.log(
+  `speed-up of 2 workers over 1: index pass ${speedup(stats1, stats2)}, decode ${mode.join(' ') || '(--tree full)'} ${speedup(jobs1, jobs2)}` +
+    (mode.length ? `, decode (--tree full) ${speedup(full, full2)}` : '')
+)
 
 // Allocation: V8 reports, at every GC, the bytes allocated on its heap since the previous GC
 // (--trace-gc-nvp `allocated=`); --expose-gc lets `stats` collect at its start and end, so the sum covers
