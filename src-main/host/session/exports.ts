@@ -164,7 +164,8 @@ export class ExportPart {
 
   /**
    * The rows an export of selected or filtered messages covers, in capture order: the selected ids that
-   * exist, or the rows the view's filter keeps (the view's own result when it is complete for these rows).
+   * exist, or the rows the view's filter keeps (the view's own result when it is complete for these rows;
+   * a view still being computed for the filter is waited for rather than evaluated a second time beside it).
    */
   private async chosenRows(req: ExportRequest, token: Token, progress: (p: number) => void): Promise<Uint32Array> {
     const ctx = this.ctx
@@ -173,13 +174,22 @@ export class ExportPart {
       const ids = new Set((req.ids ?? []).filter((id) => Number.isInteger(id) && id >= 1 && id <= total))
       return Uint32Array.from(ids, (id) => id - 1).sort()
     }
-    const view = ctx.view
-    const done = view.unsorted
-    if (view.state === 'done' && view.generation === ctx.generation && done && done.total === total && !ctx.live) {
-      if (done.order) return done.order.slice(0, done.count)
-      return Uint32Array.from({ length: total }, (_, r) => r)
+    const filter = ctx.view.spec.filter
+    const generation = ctx.generation
+    const computed = () => {
+      const view = ctx.view
+      const done = view.unsorted
+      const ok = view.state === 'done' && view.spec.filter === filter && view.generation === generation && ctx.generation === generation
+      return ok && done && done.total === total && !ctx.live ? done : null
     }
-    const matched = await this.view.evaluateRows(new ViewMatcher(view.spec.filter, []), total, token, progress)
+    const running = computed() || ctx.live ? null : this.view.running()
+    if (running) {
+      await running
+      token.check()
+    }
+    const done = computed()
+    if (done) return done.order ? done.order.slice(0, done.count) : Uint32Array.from({ length: total }, (_, r) => r)
+    const matched = await this.view.evaluateRows(new ViewMatcher(filter, []), total, token, progress)
     let count = 0
     for (let r = 0; r < total; r++) count += matched[r]
     const rows = new Uint32Array(count)

@@ -58,6 +58,11 @@ export class ViewPart {
     return !!run && !run.token.cancelled && this.ctx.view.state === 'running'
   }
 
+  /** The view being computed, to wait for (null when none is). */
+  running(): Promise<ViewInfo> | null {
+    return this.computing ? this.viewRun!.promise : null
+  }
+
   async setView(spec: ViewSpec): Promise<ViewInfo> {
     this.spec = spec
     this.viewToken.cancel()

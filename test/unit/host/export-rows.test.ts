@@ -2,13 +2,14 @@
 // messages it writes (export-rows.ts). Its document must be byte for byte what `gamewire decode` writes for
 // the same messages over the whole capture: for every committed capture, for selections that skip most
 // messages and filters of every kind, in both formats and both tree modes.
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
 import type { SessionContext } from '../../../src-main/host/session/context'
 import { exportRows } from '../../../src-main/host/session/export-rows'
+import { ViewPart } from '../../../src-main/host/session/view'
 import { Token } from '../../../src-main/host/session/cancel'
 import type { DecodeJob } from '../../../src-main/host/decode-job'
 import { decodeToText } from '../helpers/run-decode'
@@ -231,5 +232,57 @@ describe('exporting chosen messages from their conversations alone', () => {
     const expected = await cli(file, { format: 'ndjson', filter })
     expect(idsOf(expected).length).toBeGreaterThan(10)
     expect(readFileSync(join(tmp, 'f.ndjson'), 'utf8')).toBe(expected)
+  })
+
+  it('an export asked for while the view still computes its filter waits for that view instead of evaluating it again', async () => {
+    const file = join(ROOT, 'resources/demo.pcapng')
+    let finished!: () => void
+    const done = new Promise<void>((resolve) => (finished = resolve))
+    // A tree field: the view decodes the Photon conversations again. The export is asked for as soon as the
+    // view says it is running.
+    const filter = 'photon.param.245'
+    let asked = false
+    await opened(file, (e) => {
+      if (e.type === 'job' && e.job.state !== 'running') finished()
+      if (e.type === 'view' && e.view.filter === filter && e.view.state === 'running' && !asked) {
+        asked = true
+        // After this event's own turn, as a request from the UI arrives.
+        queueMicrotask(() => core!.startExport({ format: 'ndjson', scope: 'filtered' }, { path: join(tmp, 'w.ndjson'), fileName: 'w.ndjson' }))
+      }
+    })
+    const evaluated = vi.spyOn(ViewPart.prototype, 'evaluateRows')
+    try {
+      await core!.setView({ filter, sort: null, columns: [] })
+      await done
+      expect(asked).toBe(true)
+      expect(evaluated).toHaveBeenCalledTimes(1)
+    } finally {
+      evaluated.mockRestore()
+    }
+    const expected = await cli(file, { format: 'ndjson', filter })
+    expect(idsOf(expected).length).toBeGreaterThan(10)
+    expect(readFileSync(join(tmp, 'w.ndjson'), 'utf8')).toBe(expected)
+  })
+
+  it('an export waiting for a view keeps its filter when the view moves on to another', async () => {
+    const file = join(ROOT, 'resources/demo.pcapng')
+    let finished!: () => void
+    const done = new Promise<void>((resolve) => (finished = resolve))
+    const filter = 'photon.param.245'
+    let asked = false
+    await opened(file, (e) => {
+      if (e.type === 'job' && e.job.state !== 'running') finished()
+      if (e.type === 'view' && e.view.filter === filter && e.view.state === 'running' && !asked) {
+        asked = true
+        queueMicrotask(() => {
+          core!.startExport({ format: 'ndjson', scope: 'filtered' }, { path: join(tmp, 'm.ndjson'), fileName: 'm.ndjson' })
+          void core!.setView({ filter: 'udp', sort: null, columns: [] })
+        })
+      }
+    })
+    await core!.setView({ filter, sort: null, columns: [] })
+    await done
+    expect(asked).toBe(true)
+    expect(readFileSync(join(tmp, 'm.ndjson'), 'utf8')).toBe(await cli(file, { format: 'ndjson', filter }))
   })
 })
