@@ -234,55 +234,48 @@ describe('exporting chosen messages from their conversations alone', () => {
     expect(readFileSync(join(tmp, 'f.ndjson'), 'utf8')).toBe(expected)
   })
 
-  it('an export asked for while the view still computes its filter waits for that view instead of evaluating it again', async () => {
-    const file = join(ROOT, 'resources/demo.pcapng')
+  /**
+   * Opens the demo capture and sets a view on `filter`; as soon as the view says it is running, asks for an
+   * export of the filtered view into `name`, then runs `then` (after that event's own turn, as requests from
+   * the UI arrive). Resolves when the export is over.
+   */
+  async function exportWhileViewRuns(filter: string, name: string, then: () => void = () => undefined): Promise<void> {
     let finished!: () => void
     const done = new Promise<void>((resolve) => (finished = resolve))
-    // A tree field: the view decodes the Photon conversations again. The export is asked for as soon as the
-    // view says it is running.
-    const filter = 'photon.param.245'
     let asked = false
-    await opened(file, (e) => {
-      if (e.type === 'job' && e.job.state !== 'running') finished()
-      if (e.type === 'view' && e.view.filter === filter && e.view.state === 'running' && !asked) {
-        asked = true
-        // After this event's own turn, as a request from the UI arrives.
-        queueMicrotask(() => core!.startExport({ format: 'ndjson', scope: 'filtered' }, { path: join(tmp, 'w.ndjson'), fileName: 'w.ndjson' }))
-      }
-    })
-    const evaluated = vi.spyOn(ViewPart.prototype, 'evaluateRows')
-    try {
-      await core!.setView({ filter, sort: null, columns: [] })
-      await done
-      expect(asked).toBe(true)
-      expect(evaluated).toHaveBeenCalledTimes(1)
-    } finally {
-      evaluated.mockRestore()
-    }
-    const expected = await cli(file, { format: 'ndjson', filter })
-    expect(idsOf(expected).length).toBeGreaterThan(10)
-    expect(readFileSync(join(tmp, 'w.ndjson'), 'utf8')).toBe(expected)
-  })
-
-  it('an export waiting for a view keeps its filter when the view moves on to another', async () => {
-    const file = join(ROOT, 'resources/demo.pcapng')
-    let finished!: () => void
-    const done = new Promise<void>((resolve) => (finished = resolve))
-    const filter = 'photon.param.245'
-    let asked = false
-    await opened(file, (e) => {
+    await opened(join(ROOT, 'resources/demo.pcapng'), (e) => {
       if (e.type === 'job' && e.job.state !== 'running') finished()
       if (e.type === 'view' && e.view.filter === filter && e.view.state === 'running' && !asked) {
         asked = true
         queueMicrotask(() => {
-          core!.startExport({ format: 'ndjson', scope: 'filtered' }, { path: join(tmp, 'm.ndjson'), fileName: 'm.ndjson' })
-          void core!.setView({ filter: 'udp', sort: null, columns: [] })
+          core!.startExport({ format: 'ndjson', scope: 'filtered' }, { path: join(tmp, name), fileName: name })
+          then()
         })
       }
     })
     await core!.setView({ filter, sort: null, columns: [] })
     await done
     expect(asked).toBe(true)
-    expect(readFileSync(join(tmp, 'm.ndjson'), 'utf8')).toBe(await cli(file, { format: 'ndjson', filter }))
+  }
+
+  it('an export asked for while the view still computes its filter waits for that view instead of evaluating it again', async () => {
+    // A tree field: the view decodes the Photon conversations again.
+    const filter = 'photon.param.245'
+    const evaluated = vi.spyOn(ViewPart.prototype, 'evaluateRows')
+    try {
+      await exportWhileViewRuns(filter, 'w.ndjson')
+      expect(evaluated).toHaveBeenCalledTimes(1)
+    } finally {
+      evaluated.mockRestore()
+    }
+    const expected = await cli(join(ROOT, 'resources/demo.pcapng'), { format: 'ndjson', filter })
+    expect(idsOf(expected).length).toBeGreaterThan(10)
+    expect(readFileSync(join(tmp, 'w.ndjson'), 'utf8')).toBe(expected)
+  })
+
+  it('an export waiting for a view keeps its filter when the view moves on to another', async () => {
+    const filter = 'photon.param.245'
+    await exportWhileViewRuns(filter, 'm.ndjson', () => void core!.setView({ filter: 'udp', sort: null, columns: [] }))
+    expect(readFileSync(join(tmp, 'm.ndjson'), 'utf8')).toBe(await cli(join(ROOT, 'resources/demo.pcapng'), { format: 'ndjson', filter }))
   })
 })
