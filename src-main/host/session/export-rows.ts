@@ -48,7 +48,7 @@ export async function exportRows(
     wanted.set(c, { rows: of, ordinals, beganFrom, next: 0, emitted: 0 })
   }
 
-  // The job's keys, as runDecode reads them (its labels name their key-file lines).
+  // The job's keys, as runDecode reads them (the labels name where each came from: a key-file line, or the app).
   const keys = new KeyStore()
   keys.addAll(jobKeys(job))
   const writer = beginExport(job, io, keys)
