@@ -2,6 +2,8 @@
 // decoding the held frames again (an export, a re-decode after a key change) lists its warnings in the
 // order decoding the file itself does.
 
+import type { CaptureFrame } from '../../src-shared/capture/types'
+
 /** A warning of the capture reader, with how many frames it had read before it. */
 export interface ReaderWarning {
   text: string
@@ -9,25 +11,14 @@ export interface ReaderWarning {
 }
 
 /**
- * Gives held frames' reader warnings back where reading the file raised them: before the first frame read
- * after each. So a decode of held frames lists its warnings in the order a decode of the file does.
+ * The frames, giving `warn` each reader warning where reading the file raised it: before the first frame
+ * read after it, and those raised after the last frame once the frames run out (before the decode's end).
  */
-export class ReaderWarnings {
-  private next = 0
-
-  constructor(
-    private readonly list: readonly ReaderWarning[],
-    private readonly warn: (text: string) => void
-  ) {}
-
-  /** Warns those raised before frame `number` was read (call before decoding that frame). */
-  before(number: number): void {
-    const list = this.list
-    while (this.next < list.length && list[this.next].after < number) this.warn(list[this.next++].text)
+export function* amongFrames(frames: Iterable<CaptureFrame>, warnings: readonly ReaderWarning[], warn: (text: string) => void): Generator<CaptureFrame> {
+  let next = 0
+  for (const f of frames) {
+    while (next < warnings.length && warnings[next].after < f.number) warn(warnings[next++].text)
+    yield f
   }
-
-  /** Warns the rest: those raised after the last frame (call before the decode's end). */
-  rest(): void {
-    this.before(Number.POSITIVE_INFINITY)
-  }
+  while (next < warnings.length) warn(warnings[next++].text)
 }

@@ -18,7 +18,7 @@ import { filterNeedsTree } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
-import { ReaderWarnings, type ReaderWarning } from './reader-warnings'
+import { amongFrames, type ReaderWarning } from './reader-warnings'
 
 /** Export bytes are handed to DecodeIo.write in chunks of this size (and at every flush() once half full). */
 export const OUTPUT_CHUNK = 1 << 20
@@ -62,14 +62,11 @@ async function feed(
   pause: (done: number, total: number) => Promise<void>
 ): Promise<void> {
   if (held) {
-    const warnings = new ReaderWarnings(held.warnings, (w) => sink.warn(w))
     let n = 0
-    for (const f of held.frames()) {
-      warnings.before(f.number)
+    for (const f of amongFrames(held.frames(), held.warnings, (w) => sink.warn(w))) {
       sink.frame(f)
       if (++n % 4096 === 0) await pause(n, held.count)
     }
-    warnings.rest()
     return
   }
   const total = statSync(job.file).size

@@ -374,6 +374,10 @@ export class MessageIndex {
   summaryCutAt(i: number): boolean {
     return (this.dirFlags[i] & FLAG_SUMMARY_CUT) !== 0
   }
+  /** The first frame that carried a byte of the message (its frames are ascending). */
+  firstFrameAt(i: number): number {
+    return this.firstFrame[i]
+  }
   lastFrameAt(i: number): number {
     const span = this.frameSpan[i]
     return this.firstFrame[i] + (span === FRAME_SPAN_FAR ? this.farSpans.get(i)! : span)

@@ -18,7 +18,7 @@ import type { FrameStore } from '../frame-store'
 import type { ViewMatcher } from '../view-matcher'
 import { PROGRESS_MS, SLICE_MS, tick, type Token } from './cancel'
 import { RowIndex } from './row-index'
-import { ReaderWarnings, type ReaderWarning } from '../reader-warnings'
+import { amongFrames, type ReaderWarning } from '../reader-warnings'
 
 export interface SessionCoreOptions {
   emit(event: InspectorEvent): void
@@ -271,12 +271,8 @@ export class SessionContext {
   async replayAll(o: { token: Token; recording: boolean; layers?: boolean; onMessage: OnMessage; onProgress?(fraction: number): void }): Promise<Engine> {
     const store = this.requireStore()
     const engine = this.newEngine(o)
-    const warnings = new ReaderWarnings(this.readerWarnings, (w) => engine.warn(w))
-    await this.inSlices(store.range(), o, (f) => {
-      warnings.before(f.number)
-      engine.addFrame(f)
-    })
-    warnings.rest()
+    const frames = amongFrames(store.range(), this.readerWarnings, (w) => engine.warn(w))
+    await this.inSlices(frames, o, (f) => engine.addFrame(f))
     engine.finish()
     return engine
   }

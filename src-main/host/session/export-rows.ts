@@ -37,13 +37,13 @@ export async function exportRows(
   progress: (fraction: number) => void
 ): Promise<DecodeResult | null> {
   // The capture warnings are the session's: its index pass and runDecode over its held frames both list
-  // the reader's among the engine's where they arose (ReaderWarnings), each text once, the first 1,000.
+  // the reader's among the engine's where they arose (amongFrames), each text once, the first 1,000.
   const warnings = ctx.warnings
   const index = ctx.rows.index
   const wanted = new Map<number, Wanted>()
   for (const [c, of] of ctx.rows.byConversation(rows)) {
     const ordinals = Uint32Array.from(of, (r) => ctx.rows.ordinal(r))
-    const beganFrom = Float64Array.from(of, (r) => Math.min(...index.framesAt(r)))
+    const beganFrom = Float64Array.from(of, (r) => index.firstFrameAt(r))
     for (let j = of.length - 2; j >= 0; j--) beganFrom[j] = Math.min(beganFrom[j], beganFrom[j + 1])
     wanted.set(c, { rows: of, ordinals, beganFrom, next: 0, emitted: 0 })
   }

@@ -13,7 +13,7 @@ import type { SessionContext } from './context'
 import type { DetailPart } from './details'
 import type { ExportPart, ExportTarget } from './exports'
 import { RowIndex } from './row-index'
-import { ReaderWarnings } from '../reader-warnings'
+import { amongFrames } from '../reader-warnings'
 import type { ViewPart } from './view'
 
 /** What beginLive needs to know about the capture that starts. */
@@ -199,12 +199,7 @@ export class LivePart {
     live.view = null
     live.viewStale = false
     live.engine = this.liveEngine()
-    const warnings = new ReaderWarnings(ctx.readerWarnings, (w) => live.engine.warn(w))
-    for (const f of ctx.store!.range()) {
-      warnings.before(f.number)
-      live.engine.addFrame(f)
-    }
-    warnings.rest()
+    for (const f of amongFrames(ctx.store!.range(), ctx.readerWarnings, (w) => live.engine.warn(w))) live.engine.addFrame(f)
     ctx.takeEngineResults(live.engine)
     ctx.generation++
     this.details.forget()
