@@ -97,7 +97,7 @@ export function runLiveDecoder(): void {
       filter,
       decodeAs: setup.decodeAs,
       // Trees only for NDJSON that has them, or for a filter that reads tree fields (not only index fields).
-      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || filterNeedsTree(filter?.fields ?? []),
+      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
       onMessage: (m) => {
         if (setup.output.ndjson) writer.message(m)
         if (setup.output.rows) rows.push(rowOf(m))

@@ -187,7 +187,7 @@ export async function decodeOnThread(job: DecodeJob, o: OnThreadOptions): Promis
     schemas: job.schemas,
     filter,
     decodeAs: job.decodeAs,
-    recording: o.recording || filterNeedsTree(filter?.fields ?? []),
+    recording: o.recording || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
     layers: job.layers,
     onMessage: o.onMessage
   })

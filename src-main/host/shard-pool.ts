@@ -58,7 +58,7 @@ export function createShard(setup: ShardSetup): ShardDecoder {
     mode: setup.mode,
     filter,
     writeBody: (w, m) => writeMessageBody(w, m, message),
-    recording: setup.tree !== 'none' || filterNeedsTree(filter?.fields ?? []),
+    recording: setup.tree !== 'none' || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
     layers: setup.layers,
     frameConversations: setup.frameConversations
   })

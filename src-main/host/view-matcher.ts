@@ -8,7 +8,7 @@ import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/model/types'
-import { isIndexKey } from '../../src-shared/bytes/fields'
+import { isIndexKey, isPresenceField } from '../../src-shared/bytes/fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
 
 const CELL_MAX = 160
@@ -26,12 +26,19 @@ export function isMetaKey(key: string): boolean {
 
 /**
  * True when a filter on these keys needs the field trees: some key is neither a meta key nor an index key
- * (an index field, or a subtree of them only such as `photon.ev`). A message decoded without a tree carries
- * its index fields' values (`indexed`), which targetFromMessage reads, so `photon.ev.code == 200` and
- * `photon.ev` are matched on the fast pass, as the app's index answers them.
+ * (an index field, or a subtree of them only such as `photon.ev`), nor one of `presenceOnly` (the keys the
+ * filter only tests for presence) whose presence the index keeps (`photon.param.245`). A message decoded
+ * without a tree carries its index fields' values and presences (`indexed`), which targetFromMessage reads,
+ * so `photon.ev.code == 200`, `photon.ev` and `photon.param.245` are matched on the fast pass, as the app's
+ * index answers them.
  */
-export function filterNeedsTree(keys: readonly string[]): boolean {
-  return keys.some((k) => !isMetaKey(k) && !isIndexKey(k))
+export function filterNeedsTree(keys: readonly string[], presenceOnly: readonly string[] = []): boolean {
+  return keys.some((k) => !isMetaKey(k) && !indexKeeps(k, presenceOnly))
+}
+
+/** True when the index keeps what a filter reads of `key`: its values, or its presence where that is all it tests. */
+function indexKeeps(key: string, presenceOnly: readonly string[]): boolean {
+  return isIndexKey(key) || (presenceOnly.includes(key) && isPresenceField(key))
 }
 
 export function formatCell(values: readonly FieldScalar[]): string {
@@ -83,12 +90,14 @@ export class ViewMatcher {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...new Set([...(this.filter?.fields ?? []), ...columns])]
     this.keys = keys
-    this.needsTree = filterNeedsTree(keys)
+    // A column shows values: only the filter's own presence tests read no more than presence.
+    const presenceOnly = (this.filter?.presenceOnly ?? []).filter((k) => !columns.includes(k))
+    this.needsTree = filterNeedsTree(keys, presenceOnly)
     this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
     let all = false
     for (const k of keys) {
-      if (IndexTarget.answers(k)) continue
+      if (IndexTarget.answers(k) || indexKeeps(k, presenceOnly)) continue
       const prefix = k.split('.')[0]
       // A key under a layer's name occurs only in messages with that layer (Entangle fields under FigNet).
       const layer = layerOfFamily(prefix)

@@ -68,6 +68,12 @@ export interface DynamicFields {
   name: string
   /** The first segment after the prefix must match (`photon.param.<code>`: digits). Any segment when absent. */
   segment?: RegExp
+  /**
+   * The tree-less pass keeps that a message has a first-level key of the family (`photon.param.245`, not
+   * `photon.param.245.x`) as presence (presenceKey), not its values: a filter that only tests for one is
+   * answered by the index. The decoder keeps it (TreeBuilder.presentKey) wherever it makes such a node.
+   */
+  indexPresence?: boolean
 }
 
 const dynamicFamilies = new Map<string, DynamicFields>()
@@ -123,7 +129,7 @@ export function runtimeFieldDef(key: string, name: string, type: FieldType, name
 }
 
 /** Declares a family of keys built at run time under `prefix` (`defineDynamicFields('sfs2x.p', 'SFSObject entry')`). */
-export function defineDynamicFields(prefix: string, name: string, opts: { segment?: RegExp } = {}): DynamicFields {
+export function defineDynamicFields(prefix: string, name: string, opts: { segment?: RegExp; indexPresence?: boolean } = {}): DynamicFields {
   const existing = dynamicFamilies.get(prefix)
   if (existing) return existing
   const family: DynamicFields = { prefix, name, ...opts }
@@ -221,10 +227,17 @@ export function presenceKey(key: string): string {
   return k
 }
 
-/** True for a group (type `none`) declared `index: true` (covering or not): the index keeps whether a message has it. */
+/**
+ * True for a key whose presence the index keeps: a group (type `none`) declared `index: true` (covering or
+ * not), or a first-level key of a family declared `indexPresence` (`photon.param.245`).
+ */
 export function isPresenceField(key: string): boolean {
   const def = registry.get(key)
-  return def?.index === true && def.type === 'none'
+  if (def) return def.index === true && def.type === 'none'
+  const dot = key.lastIndexOf('.')
+  if (dot <= 0 || dot === key.length - 1) return false
+  const family = dynamicFamilies.get(key.slice(0, dot))
+  return family?.indexPresence === true && (!family.segment || family.segment.test(key.slice(dot + 1)))
 }
 
 /** The group key a presence key stands for, or undefined for any other key. */

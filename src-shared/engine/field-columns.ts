@@ -179,7 +179,7 @@ export class FieldColumn {
   private readonly rows = new RowList()
   /** Room of the value arrays below, by position. */
   private room = 16
-  /** Numbers (or booleans as 0/1 in a column of booleans) by position; made when the first one comes. */
+  /** Numbers (or booleans as 0/1 in a column of booleans) by position; made when the first one comes (in a column of booleans, the first `false`). */
   private nums: Numbers | null = null
   /** The column holds booleans in `nums`: set by its first number-or-boolean value. */
   private bools: boolean | null = null
@@ -213,11 +213,14 @@ export class FieldColumn {
       return
     }
     const n = kind ? (v ? 1 : 0) : (v as number)
-    const width = widthFor(n, this.nums)
     const nums = this.nums
+    // A column of `true` only (a presence column: `has:photon.cmd`) keeps no values until a `false` comes.
+    if (kind && n === 1 && !nums) return
+    const width = widthFor(n, nums)
     if (!nums || nums.length < this.room || nums.BYTES_PER_ELEMENT !== width) {
       const next = new NUMBERS_OF_WIDTH[width](this.room)
       if (nums) next.set(nums.subarray(0, Math.min(nums.length, i)))
+      else if (kind) next.fill(1, 0, i)
       this.nums = next
     }
     this.nums![i] = n
@@ -250,7 +253,7 @@ export class FieldColumn {
       const i = r.at
       const ref = this.strs ? this.strs[i] : 0
       const o = ref ? this.strings.list[ref - 1] : this.objs?.[i]
-      out.push(o !== undefined ? o : this.bools ? this.nums![i] === 1 : this.nums![i])
+      out.push(o !== undefined ? o : this.bools ? !this.nums || this.nums[i] === 1 : this.nums![i])
     }
     r.back()
     return out

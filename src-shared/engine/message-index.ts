@@ -115,6 +115,8 @@ export class IndexTarget implements FilterTarget {
   private lastKey = ''
   private lastCount = -1
   private lastValues: readonly FieldScalar[] = EMPTY
+  /** isPresenceField's answers, per key asked (a filter asks the same keys on every row). */
+  private readonly presenceFields = new Map<string, boolean>()
 
   constructor(private readonly index: MessageIndex) {}
 
@@ -198,9 +200,14 @@ export class IndexTarget implements FilterTarget {
     return this.values(key).length > 0 || this.present(key)
   }
 
-  /** A group declared `index: true` (photon.cmd, entangle) has no values: the index keeps its presence apart. */
+  /**
+   * A group declared `index: true` (photon.cmd, entangle) has no values: the index keeps its presence apart,
+   * as it does for a parameter (`photon.param.245`).
+   */
   private present(key: string): boolean {
-    return isPresenceField(key) && this.index.fields.get(presenceKey(key))?.has(this.row) === true
+    let kept = this.presenceFields.get(key)
+    if (kept === undefined) this.presenceFields.set(key, (kept = isPresenceField(key)))
+    return kept && this.index.fields.get(presenceKey(key))?.has(this.row) === true
   }
 
   private layer(name: string): boolean {

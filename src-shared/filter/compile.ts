@@ -41,6 +41,11 @@ export interface CompiledFilter {
   source: string
   /** Field keys the expression references, in order of first appearance. */
   fields: string[]
+  /**
+   * The fields only ever tested for presence (`photon.param.245`, `photon.param.245 && …`), never for a
+   * value: the index answers those it keeps the presence of (isPresenceField) without their values.
+   */
+  presenceOnly: string[]
   matches(t: FilterTarget): boolean
 }
 
@@ -54,6 +59,8 @@ interface Operand {
   key: string
   /** Registry entry of a bare field (no slice, no function). */
   def?: FieldDef
+  /** A field as written (no slice, no function): testing it alone reads no value. */
+  bare?: boolean
   kind: ValueKind
   start: number
   end: number
@@ -348,6 +355,8 @@ class Parser {
   private pos = 0
   private depth = 0
   readonly fields: string[] = []
+  /** The fields some part of the expression reads values of (all but bare presence tests). */
+  readonly valueFields = new Set<string>()
   /** Every field name written, with its position, for the name check after parsing. */
   readonly refs: { key: string; start: number; end: number }[] = []
 
@@ -519,6 +528,7 @@ class Parser {
       exists: (tt) => tt.has(key),
       key,
       def,
+      bare: true,
       kind: kindOfDef(def),
       start: t.start,
       end: t.end
@@ -594,6 +604,13 @@ class Parser {
 
   private parseTest(): Pred {
     const operand = this.parseOperand()
+    const test = this.testOf(operand)
+    // Every test but the operand's own `exists` reads its values, and so does `exists` of a slice or function.
+    if (test !== operand.exists || !operand.bare) this.valueFields.add(operand.key)
+    return test
+  }
+
+  private testOf(operand: Operand): Pred {
     const t = this.peek()
     if (!t) return operand.exists
     if (t.kind === 'operator') {
@@ -783,6 +800,7 @@ class Parser {
     if (allowField && isField) {
       const key = t.text
       this.useField(key)
+      this.valueFields.add(key)
       this.refs.push({ key, start: t.start, end: t.end })
       return { field: (tt) => tt.values(key), key, start: t.start, end: t.end, def: lookupField(key) }
     }
@@ -858,7 +876,7 @@ class Parser {
 export function compileFilter(expr: string, opts: CompileOptions = {}): CompiledFilter {
   const toks = tokenize(expr)
   for (const t of toks) if (t.kind === 'error') throw new FilterError(t.error ?? `invalid token at ${t.start}`, t.start, t.end)
-  if (toks.length === 0) return { source: expr, fields: [], matches: () => true }
+  if (toks.length === 0) return { source: expr, fields: [], presenceOnly: [], matches: () => true }
   const parser = new Parser(toks)
   const pred = parser.parse()
   // Names are checked once the syntax is known good, as Wireshark's semantic pass does.
@@ -867,5 +885,6 @@ export function compileFilter(expr: string, opts: CompileOptions = {}): Compiled
       if (!isKnownKey(r.key)) fail(`'${r.key}' at ${r.start} is neither a field nor a protocol`, r.start, r.end)
     }
   }
-  return { source: expr, fields: parser.fields, matches: pred }
+  const presenceOnly = parser.fields.filter((k) => !parser.valueFields.has(k))
+  return { source: expr, fields: parser.fields, presenceOnly, matches: pred }
 }

@@ -3,7 +3,7 @@
 // valueDef, not registered).
 
 import { EVENTS, INTERNAL_OPERATIONS, OPERATIONS } from './names'
-import { defineDynamicFields, defineField, defineFields, runtimeFieldDef, type FieldDef, type FieldType } from '../../bytes/fields'
+import { defineDynamicFields, defineField, defineFields, presenceKey, runtimeFieldDef, type FieldDef, type FieldType } from '../../bytes/fields'
 
 export const F_PARAM = defineField('photon.param', 'Parameter', 'none', {
   description: 'Parameters are photon.param.<code> (e.g. photon.param.254); Hashtable/Dictionary entries add .<key>'
@@ -41,8 +41,9 @@ export const F_VALUE = defineFields('photon.value', {
 export const F_VALUE_ROOT = defineField('photon.value', 'Value', 'none')
 
 // Keys made from the traffic: parameters by code and, under any value, Hashtable/Dictionary entries by
-// key (`<parent>.<key>`) and nested parameter tables by code (`<parent>.<code>`).
-defineDynamicFields('photon.param', 'Parameter by code', { segment: /^[0-9]+$/ })
+// key (`<parent>.<key>`) and nested parameter tables by code (`<parent>.<code>`). The index keeps which
+// parameters a message has (`photon.param.245` alone is answered without decoding again), not their values.
+defineDynamicFields('photon.param', 'Parameter by code', { segment: /^[0-9]+$/, indexPresence: true })
 defineDynamicFields('photon.value', 'Entry of a value read on its own')
 defineDynamicFields('photon.message', 'Entry of a Message object')
 defineDynamicFields('photon.debug_message', 'Entry of a debug message')
@@ -52,3 +53,5 @@ export const valueDef = (key: string, type: FieldType): FieldDef => runtimeField
 
 /** `photon.param.<code>` for every byte code, made once. */
 export const PARAM_KEYS: readonly string[] = Array.from({ length: 256 }, (_, i) => `photon.param.${i}`)
+/** Where the tree-less pass keeps that a message has parameter <code> (presenceKey of PARAM_KEYS). */
+export const PARAM_PRESENCE_KEYS: readonly string[] = PARAM_KEYS.map(presenceKey)

@@ -29,7 +29,7 @@ import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder } from '../../bytes/tree'
 import type { FieldDef, FieldType } from '../../bytes/fields'
 import type { FieldNode, FieldScalar } from '../../model/types'
-import { F_BODY, F_EV, F_OP, F_VALUE, F_VALUE_ROOT, PARAM_KEYS, valueDef } from './codec-fields'
+import { F_BODY, F_EV, F_OP, F_VALUE, F_VALUE_ROOT, PARAM_KEYS, PARAM_PRESENCE_KEYS, valueDef } from './codec-fields'
 import { decodeCustom } from './custom-types'
 import { readStruct, structSize } from '../../schema/struct'
 import type { PhotonCustomTypeSpec } from '../../schema/types'
@@ -953,7 +953,11 @@ class GpWalker {
         // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
         // A string, not a closure: a closure over the loop's `code` costs a context per parameter at both depths.
         if (this.rec) r.record(F_BODY.key, code, start, 1, `Parameter code: ${this.paramHead(code, prefix)}`)
-        else r.tree.indexValue(F_BODY.key, code)
+        else {
+          r.tree.indexValue(F_BODY.key, code)
+          // Which parameters the body has (its node photon.param.<code> with a tree): the index answers `photon.param.245`.
+          if (prefix === null) r.tree.presentKey(PARAM_PRESENCE_KEYS[code])
+        }
         this.wire = undefined
         v = this.typed(key, depth)
       } finally {

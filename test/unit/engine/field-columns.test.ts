@@ -72,6 +72,21 @@ describe('FieldColumns', () => {
     expect(cols.get('small.then.wide')!.has(2)).toBe(true)
     expect(cols.get('flag')!.has(1)).toBe(false)
   })
+
+  it('keeps no values for a column of `true` only (a presence), until another value comes', () => {
+    const cols = new FieldColumns()
+    for (let row = 0; row < 1000; row++) if (row % 2) cols.add(row, 'has:x', true)
+    cols.trim()
+    // A byte of row delta per value and an exact row per 64, nothing for the values.
+    expect(cols.get('has:x')!.byteSize()).toBe(500 + Math.ceil(500 / 64) * 8)
+    expect(cols.get('has:x')!.values(7)).toEqual([true])
+    expect(cols.get('has:x')!.values(8)).toEqual([])
+    cols.add(1000, 'has:x', false)
+    cols.add(1001, 'has:x', 2)
+    cols.add(1002, 'has:x', true)
+    for (let row = 1; row < 1000; row += 2) expect(cols.get('has:x')!.values(row)).toEqual([true])
+    expect([1000, 1001, 1002].map((r) => cols.get('has:x')!.values(r))).toEqual([[false], [2], [true]])
+  })
 })
 
 // The rows of a column are delta-coded with a cursor and exact entries every 64 values: lookups in any order,

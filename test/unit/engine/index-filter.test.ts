@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { allFields, indexSubtree, isIndexField } from '../../../src-shared/bytes/fields'
+import { allFields, indexSubtree, isIndexField, isPresenceField } from '../../../src-shared/bytes/fields'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { Engine, type EngineOptions } from '../../../src-shared/engine/engine'
 import { IndexTarget, MessageIndex } from '../../../src-shared/engine/message-index'
@@ -69,6 +69,8 @@ const INDEXED = allFields()
 const SUBTREES = [...new Set(allFields().flatMap((f) => f.key.split('.').map((_, i, parts) => parts.slice(0, i).join('.'))))].filter(
   (k) => k && indexSubtree(k) !== undefined
 )
+// Keys whose presence alone the index keeps (not their values): a Photon body's parameters by code.
+const PRESENCES = Array.from({ length: 256 }, (_, code) => `photon.param.${code}`)
 
 describe('index pass answers filters as the full decode does', () => {
   it('declares a useful set of index fields', () => {
@@ -83,6 +85,9 @@ describe('index pass answers filters as the full decode does', () => {
     expect(META.length).toBeGreaterThan(15)
     expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.len', 'tcp.seq', 'eth.src', 'udp.length']))
     for (const k of LAYER_ONLY) expect(IndexTarget.answers(k)).toBe(false)
+    // A parameter's presence, not its values, and not an entry under it.
+    for (const k of PRESENCES) expect([IndexTarget.answers(k), isPresenceField(k)], k).toEqual([false, true])
+    for (const k of ['photon.param.245.1', 'photon.param.x', 'photon.param.', 'photon.param', 'photon.value.1']) expect(isPresenceField(k), k).toBe(false)
   })
 
   it.each(files.map((f) => [f.slice(root.length + 1), f]))('%s', (_name, file) => {
@@ -91,6 +96,7 @@ describe('index pass answers filters as the full decode does', () => {
     expect(index.count).toBe(trees.length)
     const t = index.target()
     let compared = 0
+    let present = 0
     for (let r = 0; r < trees.length; r++) {
       t.at(r)
       for (const key of [...META, ...INDEXED, ...LAYERS, ...SUBTREES]) {
@@ -103,8 +109,18 @@ describe('index pass answers filters as the full decode does', () => {
         expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has: trees[r].has(key) })
         compared += want.length
       }
+      if (!trees[r].has('photon.param')) {
+        expect(t.has('photon.param.0') || t.has('photon.param.245'), `row ${r}`).toBe(false)
+        continue
+      }
+      for (const key of PRESENCES) {
+        const has = trees[r].has(key)
+        if (has !== t.has(key)) expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has })
+        if (has) present++
+      }
     }
     if (trees.length) expect(compared).toBeGreaterThan(0)
+    if (trees.some((tt) => tt.has('photon.param'))) expect(present).toBeGreaterThan(0)
   })
 
   it('the demo capture has index-field values for every protocol', () => {
@@ -138,7 +154,11 @@ describe('index pass answers filters as the full decode does', () => {
       '!photon.op && photon',
       // a group the index keeps as presence (it has no value)
       'photon.cmd && !photon.ev',
-      '!photon.cmd && photon'
+      '!photon.cmd && photon',
+      // parameters by code, tested for presence
+      'photon.param.245',
+      'photon.param.252 || photon.param.245 && !photon.param.244',
+      'not photon.param.0 && photon.op.code == 230'
     ]) {
       const f = compileFilter(expr)
       const want = trees.flatMap((tt, r) => (f.matches(tt) ? [r] : []))
@@ -192,6 +212,11 @@ describe('a message decoded without a tree answers index-field filters as its tr
     expect(filterNeedsTree(['photon.cmd'])).toBe(false)
     expect(filterNeedsTree(['photon.cmd.seq'])).toBe(true)
     expect(filterNeedsTree(['ip.ttl'])).toBe(true)
+    // A parameter by code: its presence is in the index, its values are not.
+    expect(filterNeedsTree(['photon.param.245'])).toBe(true)
+    expect(filterNeedsTree(['photon.param.245', 'photon.ev.code'], ['photon.param.245'])).toBe(false)
+    expect(filterNeedsTree(['photon.param.245.1'], ['photon.param.245.1'])).toBe(true)
+    expect(filterNeedsTree(['entangle.room_name'], ['entangle.room_name'])).toBe(true)
   })
 
   it.each(files.map((f) => [f.slice(root.length + 1), f]))('%s', (_name, file) => {
@@ -204,13 +229,15 @@ describe('a message decoded without a tree answers index-field filters as its tr
         expect(fast[r].values(k), `message ${r + 1} ${k}`).toEqual(trees[r].values(k))
         expect(fast[r].has(k), `message ${r + 1} has ${k}`).toBe(trees[r].has(k))
       }
+      for (const k of PRESENCES) if (fast[r].has(k) !== trees[r].has(k)) expect(fast[r].has(k), `message ${r + 1} has ${k}`).toBe(trees[r].has(k))
     }
     for (const expr of [
       'photon.ev.code == 253 || sfs2x.cmd',
       'fignet.channel == 0 && udp',
       'photon.key == 245 && !(photon.key == 1)',
       'photon.op || photon.ev',
-      'photon.cmd && !photon.op'
+      'photon.cmd && !photon.op',
+      'photon.param.245 && !photon.param.244'
     ]) {
       const f = compileFilter(expr)
       expect(

@@ -73,6 +73,36 @@ describe('existence and logic', () => {
   test('referenced fields are listed once, in order', () => {
     expect(compileFilter('b == 1 and (a or b) and len(c) > 1 and ft.src == ft.dst', { anyField: true }).fields).toEqual(['b', 'a', 'c', 'ft.src', 'ft.dst'])
   })
+
+  test('fields only tested for presence are told apart from fields whose values are read', () => {
+    const only = (expr: string) => compileFilter(expr, { anyField: true }).presenceOnly
+    expect(only('b == 1 and (a or b) and len(c) > 1 and ft.src == ft.dst')).toEqual(['a'])
+    expect(only('a && !(b) || not c')).toEqual(['a', 'b', 'c'])
+    // Every operator, function, slice and right-hand field reads values.
+    for (const expr of [
+      'a == 1',
+      'a != 1',
+      'a > 1',
+      'a contains "x"',
+      'a matches "x"',
+      'a & 1',
+      'a in {1 2}',
+      'a not in {1 2}',
+      'len(a)',
+      'count(a)',
+      'lower(a)',
+      'a[0:1]',
+      'x == a.b',
+      'x.y contains a.b'
+    ]) {
+      expect(
+        only(expr).filter((k) => k === 'a' || k === 'a.b'),
+        expr
+      ).toEqual([])
+    }
+    expect(only('a.b && a.b == 2')).toEqual([])
+    expect(only('')).toEqual([])
+  })
 })
 
 describe('comparison operators over occurrences', () => {

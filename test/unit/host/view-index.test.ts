@@ -63,7 +63,10 @@ describe('views over the message index', () => {
     'entangle && udp',
     '!entangle && fignet',
     // a field family that is no layer: every conversation is decoded again
-    'datagram.index == 2'
+    'datagram.index == 2',
+    // parameters by code: their presence is in the index, their values are not
+    'photon.param.245 && !photon.param.244',
+    'photon.param.244 > 0 || photon.param.252'
   ]
 
   it('plans which filters need a decode again', () => {
@@ -82,6 +85,12 @@ describe('views over the message index', () => {
     expect(new ViewMatcher('entangle', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
     expect(new ViewMatcher('photon && ip', []).needsTree).toBe(false)
     expect(new ViewMatcher('gamewire.summary contains "x"', []).plan.readsSummary).toBe(true)
+    // Which parameters a message has is in the index; their values are not
+    expect(new ViewMatcher('photon.param.245 || !photon.param.0', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('photon.param.245', []).needsTree).toBe(false)
+    expect(new ViewMatcher('photon.param.245 && photon.param.245 == 1', []).plan.replayLayers).toEqual(new Set(['photon']))
+    expect(new ViewMatcher('photon.param.245', ['photon.param.245']).plan.replayLayers).toEqual(new Set(['photon']))
+    expect(new ViewMatcher('photon.param.245.1', []).plan.replayLayers).toEqual(new Set(['photon']))
   })
 
   it.each(filters)('%s gives the rows of the full decode', async (filter) => {
