@@ -8,7 +8,7 @@ import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/model/types'
-import { isIndexKey, isPresenceField } from '../../src-shared/bytes/fields'
+import { isIndexedFirstLevel, isIndexKey, isPresenceField, presenceKey } from '../../src-shared/bytes/fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
 
 const CELL_MAX = 160
@@ -62,10 +62,13 @@ export function layerOfFamily(family: string): string {
 /**
  * What a view needs beyond the message index: the layers whose messages must be decoded again (with
  * trees) because the filter or a column reads a field the index does not keep ('all' when such a field
- * could be in any message), and whether it reads the summary, which the index keeps cut at 120 characters.
+ * could be in any message), the presence keys that mark the rows to decode again because they hold values
+ * of a read key that the index keeps on other rows only (`photon.param.254`: isIndexedFirstLevel), and
+ * whether it reads the summary, which the index keeps cut at 120 characters.
  */
 export interface ViewPlan {
   replayLayers: ReadonlySet<string> | 'all'
+  treeMarks: readonly string[]
   readsSummary: boolean
 }
 
@@ -95,23 +98,29 @@ export class ViewMatcher {
     this.needsTree = filterNeedsTree(keys, presenceOnly)
     this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
+    const treeMarks: string[] = []
     let all = false
     for (const k of keys) {
       if (IndexTarget.answers(k) || indexKeeps(k, presenceOnly)) continue
+      if (isIndexedFirstLevel(k)) {
+        treeMarks.push(presenceKey(k))
+        continue
+      }
       const prefix = k.split('.')[0]
       // A key under a layer's name occurs only in messages with that layer (Entangle fields under FigNet).
       const layer = layerOfFamily(prefix)
       if (LAYERS.has(layer)) replay.add(layer)
       else all = true
     }
-    this.plan = { replayLayers: all ? 'all' : replay, readsSummary: keys.includes('gamewire.summary') }
+    this.plan = { replayLayers: all ? 'all' : replay, treeMarks, readsSummary: keys.includes('gamewire.summary') }
   }
 
   /** True when index row `row` can be answered from the index alone. */
   indexAnswers(index: MessageIndex, row: number): boolean {
-    const { replayLayers, readsSummary } = this.plan
+    const { replayLayers, treeMarks, readsSummary } = this.plan
     if (replayLayers === 'all') return false
     if (readsSummary && index.summaryCutAt(row)) return false
+    for (let i = 0; i < treeMarks.length; i++) if (index.fields.get(treeMarks[i])?.has(row)) return false
     if (replayLayers.size === 0) return true
     for (const l of index.layersAt(row)) if (replayLayers.has(l)) return false
     return true

@@ -69,11 +69,13 @@ export interface DynamicFields {
   /** The first segment after the prefix must match (`photon.param.<code>`: digits). Any segment when absent. */
   segment?: RegExp
   /**
-   * The tree-less pass keeps that a message has a first-level key of the family (`photon.param.245`, not
-   * `photon.param.245.x`) as presence (presenceKey), not its values: a filter that only tests for one is
-   * answered by the index. The decoder keeps it (TreeBuilder.presentKey) wherever it makes such a node.
+   * The tree-less pass keeps a first-level key of the family (`photon.param.254`, not `photon.param.254.x`):
+   * its value where that is a short scalar (TreeBuilder.keepValue), otherwise only that the message has it
+   * (its presence, presenceKey). A message with that presence has values under the key that only its tree
+   * holds (a container, whose entries may share its key; bytes; a long string; a value cut short), so a view
+   * that reads the key's values decodes it again. The decoder keeps this wherever it makes such a node.
    */
-  indexPresence?: boolean
+  indexFirstLevel?: boolean
 }
 
 const dynamicFamilies = new Map<string, DynamicFields>()
@@ -129,7 +131,7 @@ export function runtimeFieldDef(key: string, name: string, type: FieldType, name
 }
 
 /** Declares a family of keys built at run time under `prefix` (`defineDynamicFields('sfs2x.p', 'SFSObject entry')`). */
-export function defineDynamicFields(prefix: string, name: string, opts: { segment?: RegExp; indexPresence?: boolean } = {}): DynamicFields {
+export function defineDynamicFields(prefix: string, name: string, opts: { segment?: RegExp; indexFirstLevel?: boolean } = {}): DynamicFields {
   const existing = dynamicFamilies.get(prefix)
   if (existing) return existing
   const family: DynamicFields = { prefix, name, ...opts }
@@ -229,15 +231,23 @@ export function presenceKey(key: string): string {
 
 /**
  * True for a key whose presence the index keeps: a group (type `none`) declared `index: true` (covering or
- * not), or a first-level key of a family declared `indexPresence` (`photon.param.245`).
+ * not), or a first-level key of a family declared `indexFirstLevel` (`photon.param.245`).
  */
 export function isPresenceField(key: string): boolean {
   const def = registry.get(key)
   if (def) return def.index === true && def.type === 'none'
+  return isIndexedFirstLevel(key)
+}
+
+/**
+ * True for a first-level key of a family declared `indexFirstLevel` (`photon.param.245`): the index keeps
+ * whether a message has it, and its values on every message without its presence entry (presenceKey).
+ */
+export function isIndexedFirstLevel(key: string): boolean {
   const dot = key.lastIndexOf('.')
-  if (dot <= 0 || dot === key.length - 1) return false
+  if (dot <= 0 || dot === key.length - 1 || registry.has(key)) return false
   const family = dynamicFamilies.get(key.slice(0, dot))
-  return family?.indexPresence === true && (!family.segment || family.segment.test(key.slice(dot + 1)))
+  return family?.indexFirstLevel === true && (!family.segment || family.segment.test(key.slice(dot + 1)))
 }
 
 /** The group key a presence key stands for, or undefined for any other key. */

@@ -26,6 +26,11 @@ export class TreeBuilder {
     this.presentKey(presenceKey(def.key))
   }
 
+  /** Keeps a value under a key made from the traffic (`photon.param.254`) when no tree is built. */
+  keepValue(key: string, value: FieldScalar): void {
+    if (!this.recording) this.pushIndexed(key, value)
+  }
+
   /** Keeps a presence entry (`has:…`) once per message when no tree is built. */
   presentKey(key: string): void {
     if (!this.recording && !this.indexed?.keys.includes(key)) this.pushIndexed(key, true)

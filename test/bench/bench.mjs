@@ -292,11 +292,11 @@ const rssAfterOpen = process.memoryUsage().rss / 2 ** 20
 t0 = performance.now()
 const filtered = await core.setView({ filter: FILTER, sort: null, columns: [] })
 const filterSecs = (performance.now() - t0) / 1000
-// More filters a user types: a subtree the index answers (every Photon event), a parameter's presence,
-// which the index keeps (245, the event data), and a parameter's value, which only the trees hold (events
-// from actor 3), for which the Photon conversations are decoded again.
+// More filters a user types: a subtree the index answers (every Photon event), a parameter's presence and
+// a parameter's number, which the index keeps (245, the event data; events from actor 3), and bytes in the
+// event data, which only the trees hold, for which the Photon conversations are decoded again.
 const moreFilters = []
-for (const filter of ['photon.ev', 'photon.param.245', 'photon.param.254 == 3']) {
+for (const filter of ['photon.ev', 'photon.param.245', 'photon.param.254 == 3', 'photon.param.245 contains 01']) {
   await core.setView({ filter: '', sort: null, columns: [] })
   t0 = performance.now()
   const v = await core.setView({ filter, sort: null, columns: [] })
@@ -353,7 +353,7 @@ console.log(
 console.log(
   `  setView '${FILTER}'    ${secs(filterSecs)}  ${num(filtered.count)} of ${num(filtered.total)} rows  (${(tsFilter.secs / filterSecs).toFixed(2)}x tshark -Y's speed)`
 )
-for (const f of moreFilters) console.log(`  setView '${f.filter}'${' '.repeat(Math.max(1, 22 - f.filter.length))}${secs(f.secs)}  ${num(f.count)} rows`)
+for (const f of moreFilters) console.log(`  setView '${f.filter}'${' '.repeat(Math.max(1, 30 - f.filter.length))}${secs(f.secs)}  ${num(f.count)} rows`)
 console.log(
   `  export filtered '${EXPORT_FILTER}' as JSON  ${secs(filteredExport.secs)}  ${num(filteredExport.messages)} messages, ${(filteredExport.bytes / 2 ** 20).toFixed(0)} MiB`
 )

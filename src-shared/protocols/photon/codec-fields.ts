@@ -42,8 +42,9 @@ export const F_VALUE_ROOT = defineField('photon.value', 'Value', 'none')
 
 // Keys made from the traffic: parameters by code and, under any value, Hashtable/Dictionary entries by
 // key (`<parent>.<key>`) and nested parameter tables by code (`<parent>.<code>`). The index keeps which
-// parameters a message has (`photon.param.245` alone is answered without decoding again), not their values.
-defineDynamicFields('photon.param', 'Parameter by code', { segment: /^[0-9]+$/, indexPresence: true })
+// parameters a message has and their short scalar values (GpBinaryReader.indexParam), so filters on them
+// are answered without decoding again.
+defineDynamicFields('photon.param', 'Parameter by code', { segment: /^[0-9]+$/, indexFirstLevel: true })
 defineDynamicFields('photon.value', 'Entry of a value read on its own')
 defineDynamicFields('photon.message', 'Entry of a Message object')
 defineDynamicFields('photon.debug_message', 'Entry of a debug message')
@@ -53,5 +54,5 @@ export const valueDef = (key: string, type: FieldType): FieldDef => runtimeField
 
 /** `photon.param.<code>` for every byte code, made once. */
 export const PARAM_KEYS: readonly string[] = Array.from({ length: 256 }, (_, i) => `photon.param.${i}`)
-/** Where the tree-less pass keeps that a message has parameter <code> (presenceKey of PARAM_KEYS). */
+/** Where the tree-less pass keeps that a message has parameter <code> with values only its tree holds (presenceKey of PARAM_KEYS). */
 export const PARAM_PRESENCE_KEYS: readonly string[] = PARAM_KEYS.map(presenceKey)

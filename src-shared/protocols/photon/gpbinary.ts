@@ -953,15 +953,12 @@ class GpWalker {
         // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
         // A string, not a closure: a closure over the loop's `code` costs a context per parameter at both depths.
         if (this.rec) r.record(F_BODY.key, code, start, 1, `Parameter code: ${this.paramHead(code, prefix)}`)
-        else {
-          r.tree.indexValue(F_BODY.key, code)
-          // Which parameters the body has (its node photon.param.<code> with a tree): the index answers `photon.param.245`.
-          if (prefix === null) r.tree.presentKey(PARAM_PRESENCE_KEYS[code])
-        }
+        else r.tree.indexValue(F_BODY.key, code)
         this.wire = undefined
         v = this.typed(key, depth)
       } finally {
         if (node) this.finish(node, code < 0 ? 'Parameter' : this.paramHead(code, prefix), v, this.wireOf(v))
+        else if (prefix === null && code >= 0) this.indexParam(code, v)
       }
       if (prefix === null) this.opts.onParam?.(code, node, v)
       const k = CODE_TEXT[code]
@@ -972,6 +969,19 @@ class GpWalker {
       map.set(k, v)
     }
     return map
+  }
+
+  /**
+   * Without a tree, what the index keeps of a body parameter (its node photon.param.<code> with a tree):
+   * its value when that is all its tree has under the key, a scalar or a string of up to 64 characters;
+   * otherwise only that the body has it, which also tells a view to decode the message again for the
+   * parameter's values: a container's elements and key-less entries share its key, bytes and long strings
+   * stay out of the index, and a value cut short may have left nodes under the key.
+   */
+  private indexParam(code: number, v: PhotonValue | undefined): void {
+    const tree = this.r.tree
+    if (v && isScalar(v) && (v.type !== 'String' || v.value.length <= 64)) tree.keepValue(PARAM_KEYS[code], nodeValue(v)!)
+    else tree.presentKey(PARAM_PRESENCE_KEYS[code])
   }
 
   private paramHead(code: number, prefix: string | null): string {

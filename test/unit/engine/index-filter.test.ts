@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { allFields, indexSubtree, isIndexField, isPresenceField } from '../../../src-shared/bytes/fields'
+import { allFields, indexSubtree, isIndexField, isPresenceField, presenceKey } from '../../../src-shared/bytes/fields'
+import type { FieldScalar } from '../../../src-shared/model/types'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { Engine, type EngineOptions } from '../../../src-shared/engine/engine'
 import { IndexTarget, MessageIndex } from '../../../src-shared/engine/message-index'
@@ -41,6 +42,13 @@ function decode(file: string, recording: boolean, each: EngineOptions['onMessage
     // Corrupt-capture fixtures: what was read still counts.
   }
   engine.finish()
+}
+
+/** The same values in the same order (bytes byte by byte). */
+function sameValues(got: readonly FieldScalar[], want: readonly FieldScalar[]): boolean {
+  const same = (a: FieldScalar, b: FieldScalar) =>
+    Object.is(a, b) || (a instanceof Uint8Array && b instanceof Uint8Array && a.length === b.length && a.every((x, j) => x === b[j]))
+  return got.length === want.length && got.every((v, i) => same(v, want[i]))
 }
 
 function indexed(file: string, schemas?: SchemaSet): MessageIndex {
@@ -97,13 +105,14 @@ describe('index pass answers filters as the full decode does', () => {
     const t = index.target()
     let compared = 0
     let present = 0
+    let keptValues = 0
     for (let r = 0; r < trees.length; r++) {
       t.at(r)
       for (const key of [...META, ...INDEXED, ...LAYERS, ...SUBTREES]) {
         if (key === 'gamewire.summary' && index.summaryCutAt(r)) continue // cut in the index: the view decodes such rows again
         const want = trees[r].values(key)
         const got = t.values(key)
-        if (got.length !== want.length || got.some((v, i) => !Object.is(v, want[i]) && !(v instanceof Uint8Array))) {
+        if (!sameValues(got, want)) {
           expect({ row: r, key, values: got }).toEqual({ row: r, key, values: want })
         }
         expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has: trees[r].has(key) })
@@ -116,11 +125,17 @@ describe('index pass answers filters as the full decode does', () => {
       for (const key of PRESENCES) {
         const has = trees[r].has(key)
         if (has !== t.has(key)) expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has })
-        if (has) present++
+        if (!has) continue
+        present++
+        // Its values, unless the row is marked as one whose tree holds values the index does not keep.
+        if (index.fields.get(presenceKey(key))?.has(r)) continue
+        const want = trees[r].values(key)
+        if (!sameValues(t.values(key), want)) expect({ row: r, key, values: t.values(key) }).toEqual({ row: r, key, values: want })
+        keptValues += want.length
       }
     }
     if (trees.length) expect(compared).toBeGreaterThan(0)
-    if (trees.some((tt) => tt.has('photon.param'))) expect(present).toBeGreaterThan(0)
+    if (trees.some((tt) => tt.has('photon.param'))) expect([present, keptValues].map((n) => n > 0)).toEqual([true, true])
   })
 
   it('the demo capture has index-field values for every protocol', () => {
@@ -195,6 +210,10 @@ describe('index pass answers filters as the full decode does', () => {
       t.at(r)
       for (const key of INDEXED) {
         expect({ row: r, key, values: t.values(key) }).toEqual({ row: r, key, values: trees[r].values(key) })
+      }
+      for (const key of PRESENCES) {
+        expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has: trees[r].has(key) })
+        if (!index.fields.get(presenceKey(key))?.has(r)) expect({ row: r, key, values: t.values(key) }).toEqual({ row: r, key, values: trees[r].values(key) })
       }
       if (trees[r].values('schema.name').length) named++
     }

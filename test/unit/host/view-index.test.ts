@@ -64,32 +64,50 @@ describe('views over the message index', () => {
     '!entangle && fignet',
     // a field family that is no layer: every conversation is decoded again
     'datagram.index == 2',
-    // parameters by code: their presence is in the index, their values are not
+    // parameters by code: their presence is in the index, and their short scalar values except on rows
+    // marked as holding others
     'photon.param.245 && !photon.param.244',
-    'photon.param.244 > 0 || photon.param.252'
+    'photon.param.244 > 0 || photon.param.252',
+    'photon.param.254 == 1 || photon.param.245 contains 01',
+    'photon.param.255 != 0 && !photon.param.251'
   ]
 
   it('plans which filters need a decode again', () => {
-    expect(new ViewMatcher('udp.port == 5055 && photon.ev.code == 1', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
-    expect(new ViewMatcher('photon.param_count == 2', ['entangle.position']).plan).toEqual({ replayLayers: new Set(['photon', 'fignet']), readsSummary: false })
+    expect(new ViewMatcher('udp.port == 5055 && photon.ev.code == 1', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('photon.param_count == 2', ['entangle.position']).plan).toEqual({
+      replayLayers: new Set(['photon', 'fignet']),
+      treeMarks: [],
+      readsSummary: false
+    })
     // Parameter codes are an index field: no decode again
-    expect(new ViewMatcher('photon.key == 245', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('photon.key == 245', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
     // A subtree of index fields only: whether a message has one of them
-    expect(new ViewMatcher('photon.ev || photon.op', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
-    expect(new ViewMatcher('photon.cmd', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('photon.ev || photon.op', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('photon.cmd', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
     expect(new ViewMatcher('photon.cmd.seq', []).plan.replayLayers).toEqual(new Set(['photon']))
     expect(new ViewMatcher('datagram.index', []).plan.replayLayers).toBe('all')
     expect(new ViewMatcher('entangle.room_id', []).plan.replayLayers).toEqual(new Set(['fignet']))
     expect(new ViewMatcher('entangle.room_id', []).needsTree).toBe(true)
     // a covering group: whether a message has any Entangle model field
-    expect(new ViewMatcher('entangle', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('entangle', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
     expect(new ViewMatcher('photon && ip', []).needsTree).toBe(false)
     expect(new ViewMatcher('gamewire.summary contains "x"', []).plan.readsSummary).toBe(true)
     // Which parameters a message has is in the index; their values are not
-    expect(new ViewMatcher('photon.param.245 || !photon.param.0', []).plan).toEqual({ replayLayers: new Set(), readsSummary: false })
+    expect(new ViewMatcher('photon.param.245 || !photon.param.0', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
     expect(new ViewMatcher('photon.param.245', []).needsTree).toBe(false)
-    expect(new ViewMatcher('photon.param.245 && photon.param.245 == 1', []).plan.replayLayers).toEqual(new Set(['photon']))
-    expect(new ViewMatcher('photon.param.245', ['photon.param.245']).plan.replayLayers).toEqual(new Set(['photon']))
+    // ...their short scalar values too, except on the rows marked as holding others (those are decoded again)
+    expect(new ViewMatcher('photon.param.245 && photon.param.254 == 1', []).plan).toEqual({
+      replayLayers: new Set(),
+      treeMarks: ['has:photon.param.254'],
+      readsSummary: false
+    })
+    expect(new ViewMatcher('photon.param.245', ['photon.param.245']).plan).toEqual({
+      replayLayers: new Set(),
+      treeMarks: ['has:photon.param.245'],
+      readsSummary: false
+    })
+    expect(new ViewMatcher('photon.param.245 == 1', []).needsTree).toBe(true)
+    // an entry under a parameter is not in the index
     expect(new ViewMatcher('photon.param.245.1', []).plan.replayLayers).toEqual(new Set(['photon']))
   })
 
@@ -104,7 +122,7 @@ describe('views over the message index', () => {
 
   it('fills added columns from the index and from decoding again, as the full decode shows them', async () => {
     const ref = reference()
-    const columns = ['photon.ev.code', 'sfs2x.cmd', 'udp.srcport', 'photon.param.245', 'fignet.payload.model']
+    const columns = ['photon.ev.code', 'sfs2x.cmd', 'udp.srcport', 'photon.param.245', 'fignet.payload.model', 'photon.param.254', 'photon.param.252']
     const c = await openDemo()
     const view = await c.setView({ filter: '', sort: null, columns })
     const rows = c.getRows(view.id, 0, 100_000).rows

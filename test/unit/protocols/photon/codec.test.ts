@@ -14,7 +14,9 @@ import {
   type GpOptions,
   type GpVersion
 } from '../../../../src-shared/protocols/photon/gpbinary'
-import type { FieldReader } from '../../../../src-shared/bytes/reader'
+import { FieldReader } from '../../../../src-shared/bytes/reader'
+import { TreeBuilder } from '../../../../src-shared/bytes/tree'
+import { targetFromMessage } from '../../../../src-shared/filter'
 import {
   checkTiling,
   disconnectBody,
@@ -29,6 +31,7 @@ import {
   requestBody,
   responseBody,
   run,
+  runFail,
   slice,
   unhex,
   valueBytes,
@@ -460,6 +463,39 @@ describe.each([16, 18] as const)('Protocol%i message bodies', (v) => {
     expect(rows.tree).toEqual([])
     expect(rows.value).toEqual(run(bytes, readEv(v)).value)
     expect(rows.pos).toBe(bytes.length)
+  })
+
+  it("keeps in the index a parameter's value when that is all its tree has under its key, otherwise that the body has it", () => {
+    const all: Params = [...(v === 16 ? ALL16 : ALL18), [250, pv.str('x'.repeat(65))], [251, pv.str('y'.repeat(64))]]
+    const bytes = eventBody(v, 1, all)
+    const rows = new TreeBuilder(false)
+    readEvent(new FieldReader(bytes, rows, 0), v, opts)
+    const ix = rows.indexed!
+    const full = targetFromMessage({ tree: run(bytes, readEv(v)).tree, protocol: '', stack: [] })
+    const short = (p: PV) =>
+      ['Null', 'Boolean', 'Byte', 'Int16', 'Int32', 'Int64', 'Float', 'Double'].includes(p.type) || (p.type === 'String' && p.value.length <= 64)
+    for (const [code, p] of all) {
+      const key = `photon.param.${code}`
+      const kept = ix.values.filter((_, i) => ix.keys[i] === key)
+      expect({ code, kept: kept.length, has: ix.keys.includes(`has:${key}`) }).toEqual({ code, kept: short(p) ? 1 : 0, has: !short(p) })
+      if (short(p)) expect(kept).toEqual(full.values(key))
+    }
+
+    // Why a container is only marked: an entry whose key is no key segment (an array) keeps the parameter's
+    // key, for its value and the key's elements. A value cut short leaves its nodes so far: marked too.
+    const cut = eventBody(v, 1, [
+      [3, pv.int(1)],
+      [5, pv.hash([pv.objs(pv.int(1)), pv.int(9)], [pv.byte(1), pv.int(2)])]
+    ]).subarray(0, -2)
+    const cutRows = new TreeBuilder(false)
+    expect(() => readEvent(new FieldReader(cut, cutRows, 0), v, opts)).toThrow()
+    const cutIx = cutRows.indexed!
+    expect(cutIx.keys.flatMap((k, i) => (k.includes('photon.param') ? [[k, cutIx.values[i]]] : []))).toEqual([
+      ['photon.param.3', 1],
+      ['has:photon.param.5', true]
+    ])
+    const cutTree = runFail(cut, readEv(v)).tree
+    expect(targetFromMessage({ tree: cutTree, protocol: '', stack: [] }).values('photon.param.5')).toEqual([9, 1])
   })
 
   it('keeps parameters in wire order in the export, and the last value of a duplicate', () => {
