@@ -40,6 +40,11 @@ class StringTable {
     return id + 1
   }
 
+  /** True when ref() would give `v` an id: it is short, and kept already or there is room. */
+  holds(v: string): boolean {
+    return v.length <= 64 && (this.list.length < 0xffff || this.ids.has(v))
+  }
+
   byteSize(): number {
     let n = 0
     for (const s of this.list) n += 16 + s.length * 2 + 24
@@ -276,6 +281,11 @@ export class FieldColumns {
 
   get(key: string): FieldColumn | undefined {
     return this.columns.get(key)
+  }
+
+  /** True when a string value would be kept once in the shared table, not on its own in a side array. */
+  internable(v: string): boolean {
+    return this.strings.holds(v)
   }
 
   keys(): string[] {

@@ -13,7 +13,7 @@ import { TextPool } from './text-pool'
 import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_KEYS } from './meta-fields'
-import { defineProtocols, indexSubtree, isIndexKey, isPresenceField, presenceKey, presenceOf } from '../bytes/fields'
+import { defineProtocols, indexSubtree, isIndexedFirstLevel, isIndexKey, isPresenceField, presenceKey, presenceOf } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
@@ -327,7 +327,16 @@ export class MessageIndex {
     for (const w of m.warnings) this.fields.add(i, 'gamewire.warning', w)
     if (m.frames.length > 2) for (const f of m.frames) this.fields.add(i, 'frame.number', f)
     const ix = m.indexed
-    if (ix) for (let k = 0; k < ix.keys.length; k++) this.fields.add(i, ix.keys[k], ix.values[k])
+    if (ix) {
+      for (let k = 0; k < ix.keys.length; k++) {
+        const key = ix.keys[k]
+        const v = ix.values[k]
+        // A parameter's string the full string table cannot take would cost its own memory on each row (a
+        // request id, say): the index keeps only that the message has it, so a view decodes it again for it.
+        if (typeof v === 'string' && !this.fields.internable(v) && isIndexedFirstLevel(key)) this.fields.add(i, presenceKey(key), true)
+        else this.fields.add(i, key, v)
+      }
+    }
     this.summaryRef[i] = this.summaries.id(cut ? m.summary.slice(0, SUMMARY_MAX - 1) + '…' : m.summary)
     return i
   }

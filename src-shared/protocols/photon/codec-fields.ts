@@ -42,7 +42,7 @@ export const F_VALUE_ROOT = defineField('photon.value', 'Value', 'none')
 
 // Keys made from the traffic: parameters by code and, under any value, Hashtable/Dictionary entries by
 // key (`<parent>.<key>`) and nested parameter tables by code (`<parent>.<code>`). The index keeps which
-// parameters a message has and their short scalar values (GpBinaryReader.indexParam), so filters on them
+// parameters a message has and their short scalar values (GpWalker.indexParam in gpbinary.ts), so filters on them
 // are answered without decoding again.
 defineDynamicFields('photon.param', 'Parameter by code', { segment: /^[0-9]+$/, indexFirstLevel: true })
 defineDynamicFields('photon.value', 'Entry of a value read on its own')

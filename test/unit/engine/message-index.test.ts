@@ -1,6 +1,8 @@
 import { describe, it, expect } from 'vitest'
 import { MessageIndex } from '../../../src-shared/engine/message-index'
 import type { DecodedMessage } from '../../../src-shared/model/types'
+// Declares the photon.param family, whose parameters the index keeps (as the decoders do when loaded).
+import '../../../src-shared/protocols/photon/codec-fields'
 
 const m = (id: number, over: Partial<DecodedMessage> = {}): DecodedMessage => ({
   id,
@@ -85,6 +87,22 @@ describe('MessageIndex', () => {
     expect(t.at(1).values('photon.key')).toEqual([])
     idx.add(m(2, { indexed: { keys: ['photon.key'], values: [7] } }))
     expect(t.at(1).values('photon.key')).toEqual([7])
+  })
+
+  it("keeps a parameter's string as a presence once the string table is full, so that it is decoded again", () => {
+    const idx = new MessageIndex()
+    // 65,535 distinct short strings fill the table the columns share.
+    for (let i = 1; i <= 0xffff; i++) idx.add(m(i, { indexed: { keys: ['photon.param.7'], values: [`s${i}`] } }))
+    const fresh = 'not in the table'
+    idx.add(m(0x10000, { indexed: { keys: ['photon.param.7', 'photon.param.8', 'photon.key'], values: [fresh, 's5', 'also new'] } }))
+    const t = idx.target().at(0xffff)
+    expect(t.values('photon.param.7')).toEqual([])
+    expect(idx.fields.get('has:photon.param.7')?.has(0xffff)).toBe(true)
+    expect(t.has('photon.param.7')).toBe(true)
+    // A string the table holds stays a value, and so does any other field's (it costs that row alone).
+    expect([t.values('photon.param.8'), t.values('photon.key')]).toEqual([['s5'], ['also new']])
+    expect(idx.fields.get('has:photon.param.8')).toBeUndefined()
+    expect(idx.target().at(4).values('photon.param.7')).toEqual(['s5'])
   })
 
   it('stays a few dozen bytes per message when summaries repeat, and caps long summaries', () => {
