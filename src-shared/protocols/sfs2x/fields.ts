@@ -53,6 +53,14 @@ export const F_HEADER_BITS = defineFields('sfs2x.header', {
 
 /** Body entries `sfs2x.p.<name>.<name>…`: the names come from the traffic. */
 defineDynamicFields('sfs2x.p', 'SFSObject entry')
+/**
+ * The parameters of a request or response (the envelope's `p`: `sfs2x.p.p.<name>`) and of an extension
+ * call (its `p.p`: `sfs2x.p.p.p.<name>`): the index keeps their short scalar values and which a message has
+ * (indexParams in packet.ts), so filters on them are answered without decoding again. Longest first.
+ */
+export const PARAM_FAMILIES = ['sfs2x.p.p.p', 'sfs2x.p.p'] as const
+defineDynamicFields('sfs2x.p.p', 'Request or response parameter', { indexFirstLevel: true })
+defineDynamicFields('sfs2x.p.p.p', 'Extension parameter', { indexFirstLevel: true })
 
 /** A field definition for a body entry `sfs2x.p.<path>`, not registered (keys come from the traffic). */
 const pathDefs = new Map<string, FieldDef>()

@@ -4,11 +4,11 @@
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
 import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
-import type { FieldDef } from '../../bytes/fields'
+import { presenceKey, type FieldDef } from '../../bytes/fields'
 import type { DataSource, FieldScalar } from '../../model/types'
 import type { KeyEntry } from '../../keys/keyfile'
 import { F_SCHEMA, type Sfs2xTables } from '../../schema/set'
-import { F, F_HEADER_BITS, F_ROOT } from './fields'
+import { F, F_HEADER_BITS, F_ROOT, PARAM_FAMILIES } from './fields'
 import { FLAG, hex2, lengthRule, lengthRuleText, strongStart, type LengthRule, type PacketHeader } from './framing'
 import {
   ACTION_CALL_EXTENSION,
@@ -24,7 +24,7 @@ import {
   controllerName,
   serverMessageName
 } from './names'
-import { decodeSfs, shortValue, type EntryRange, type SfsDecodeResult, type SfsObjectValue, type SfsValue } from './sfsobject'
+import { decodeSfs, ENTRY_PREFIX, shortValue, type EntryRange, type SfsDecodeResult, type SfsObjectValue, type SfsValue } from './sfsobject'
 import { aesCbcDecrypt, decompressZstd, inflateZlib, isZlibHeader, isZstdMagic, xorWithLength, type DecompressResult } from './transforms'
 import { counted } from '../../model/text'
 
@@ -330,6 +330,7 @@ function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
   at.final = { source: src, bytes: buf, name: srcName }
   const parse = decodeSfs(r, 'Body', { maxDepth: pc.maxDepth }, a.complete)
   at.parse = parse
+  if (!pc.recording) indexParams(tree, parse)
   for (const w of parse.warnings) at.warnings.push(`${w}${where()}`)
   if (parse.error) at.parseError = `${parse.error.message}${where()}`
   at.progress = parse.progress
@@ -647,6 +648,43 @@ function obj(v: SfsValue | undefined): SfsObjectValue | undefined {
 
 function plain(v: SfsValue | undefined): string {
   return v ? shortValue(v) : ''
+}
+
+/** The value types whose tree is one leaf holding the value itself (of the others, the index keeps presence). */
+const SCALAR_TYPES = new Set(['NULL', 'BOOL', 'BYTE', 'SHORT', 'INT', 'LONG', 'FLOAT', 'DOUBLE', 'UTF_STRING', 'TEXT'])
+const [EXTENSION_PARAMS, PARAMS] = PARAM_FAMILIES
+
+/**
+ * Without a tree, what the index keeps of the parameters (PARAM_FAMILIES: `sfs2x.p.p.<name>` and
+ * `sfs2x.p.p.p.<name>`): a parameter's value when its tree is one leaf holding it (a scalar, a string of up
+ * to 64 characters), otherwise only that the message has it, which also tells a view to decode the message
+ * again for its values (see `indexFirstLevel` in bytes/fields.ts). It walks the parsed body with the tree's
+ * keys (an object entry adds `.<name>`, an array's elements keep its key), so that whatever puts a node
+ * under a parameter's key counts: a name with a dot, an array of objects, a key held twice (the tree has
+ * both values, the parsed object the last: then no value is kept).
+ */
+function indexParams(tree: TreeBuilder, parse: SfsDecodeResult): void {
+  const top = parse.value
+  if (!top) return
+  const keepValues = !parse.duplicateKeys
+  const visit = (v: SfsValue, key: string): void => {
+    if (key.length > PARAMS.length) {
+      if (!key.startsWith(PARAMS) || key.charCodeAt(PARAMS.length) !== 0x2e) return
+      for (const family of PARAM_FAMILIES) {
+        if (key.length <= family.length + 1 || !key.startsWith(family) || key.charCodeAt(family.length) !== 0x2e) continue
+        const dot = key.indexOf('.', family.length + 1)
+        const first = dot < 0 ? key : key.slice(0, dot)
+        const scalar = first === key && keepValues && SCALAR_TYPES.has(v.type) && (typeof v.value !== 'string' || v.value.length <= 64)
+        if (scalar) tree.keepValue(key, v.value as FieldScalar)
+        else tree.presentKey(presenceKey(first))
+      }
+      // Below an extension parameter, keys name nothing more the index keeps.
+      if (key.startsWith(EXTENSION_PARAMS) && key.charCodeAt(EXTENSION_PARAMS.length) === 0x2e) return
+    } else if (!PARAMS.startsWith(key) || (key.length < PARAMS.length && PARAMS.charCodeAt(key.length) !== 0x2e)) return
+    if (v.type === 'SFS_OBJECT') for (const [name, e] of v.value) visit(e, `${key}.${name}`)
+    else if (v.type === 'SFS_ARRAY') for (const e of v.value) visit(e, key)
+  }
+  visit(top, ENTRY_PREFIX)
 }
 
 function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: PacketContext, draft: MessageDraft): void {

@@ -111,6 +111,8 @@ export interface SfsDecodeResult {
   objectEnd: number | null
   /** Bytes were left after a complete top-level value. */
   trailing: boolean
+  /** Some object held a key twice: its value keeps the last, its tree both. */
+  duplicateKeys: boolean
 }
 
 const FIELD_TYPES: Record<number, FieldType> = {
@@ -164,6 +166,9 @@ function previewArray(vals: readonly (number | bigint | boolean | string)[], typ
   return `[${head.join(', ')}${vals.length > MAX_PREVIEW ? `, … ${vals.length - MAX_PREVIEW} more` : ''}]`
 }
 
+/** The tree key of the top-level value's entries (`sfs2x.p.<name>`), unless the options give another. */
+export const ENTRY_PREFIX = 'sfs2x.p'
+
 /** Decodes SFS2X binary data with a FieldReader (tree nodes only when its tree is recording). */
 export class SfsDecoder {
   private readonly rec: boolean
@@ -173,6 +178,7 @@ export class SfsDecoder {
   readonly ranges = new Map<string, EntryRange>()
   /** Set when a CLASS value ended decoding: thrown once its bytes are stored. */
   private stop: DecodeError | null = null
+  private duplicateKeys = false
 
   constructor(
     private readonly r: FieldReader,
@@ -181,7 +187,7 @@ export class SfsDecoder {
     this.rec = r.tree.recording
     // Bounded so that a generous setting cannot exhaust the call stack (decoding recurses per level).
     this.maxDepth = Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, 1000)
-    this.prefix = opts.prefix ?? 'sfs2x.p'
+    this.prefix = opts.prefix ?? ENTRY_PREFIX
   }
 
   private fail(message: string, offset: number): never {
@@ -225,7 +231,8 @@ export class SfsDecoder {
       if (!(e instanceof DecodeError)) throw e
       error = e
     }
-    return { value, error, end: r.pos, warnings: this.warnings, ranges: this.ranges, progress: (error ? error.offset : r.pos) - start, objectEnd, trailing }
+    const progress = (error ? error.offset : r.pos) - start
+    return { value, error, end: r.pos, warnings: this.warnings, ranges: this.ranges, progress, objectEnd, trailing, duplicateKeys: this.duplicateKeys }
   }
 
   /** Reads the count and elements of an SFS_OBJECT / SFS_ARRAY whose tag (at `tagPos`) was read. */
@@ -266,7 +273,10 @@ export class SfsDecoder {
           r.need(keyLen, 'key')
           const name = this.key(keyLen)
           if (keyLen > 255) this.warn(`key of ${keyLen} bytes at offset ${keyPos} (the SDKs accept at most 255)`)
-          if (obj.has(name)) this.warn(`duplicate key ${JSON.stringify(name)} at offset ${keyPos}`)
+          if (obj.has(name)) {
+            this.duplicateKeys = true
+            this.warn(`duplicate key ${JSON.stringify(name)} at offset ${keyPos}`)
+          }
           if (rec) this.entry(obj, null, name, name, path ? `${path}.${name}` : name, `${childKey}.${name}`, depth)
           else this.entry(obj, null, name, '', '', '', depth)
           if (this.stop) throw this.stop

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { allFields, indexSubtree, isIndexField, isPresenceField, presenceKey } from '../../../src-shared/bytes/fields'
-import type { FieldScalar } from '../../../src-shared/model/types'
+import type { FieldNode, FieldScalar } from '../../../src-shared/model/types'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import { Engine, type EngineOptions } from '../../../src-shared/engine/engine'
 import { IndexTarget, MessageIndex } from '../../../src-shared/engine/message-index'
@@ -57,10 +57,30 @@ function indexed(file: string, schemas?: SchemaSet): MessageIndex {
   return index
 }
 
-function full(file: string, schemas?: SchemaSet): FilterTarget[] {
+/** With `params`, also collects the SFS2X parameters' keys the trees hold (`sfs2x.p.p.<name>`, `sfs2x.p.p.p.<name>`). */
+function full(file: string, schemas?: SchemaSet, params?: Set<string>): FilterTarget[] {
   const out: FilterTarget[] = []
-  decode(file, true, (m, conv, dir) => out.push(targetFromMessage(m, messageMetaFields(m, conv, dir))), schemas)
+  decode(
+    file,
+    true,
+    (m, conv, dir) => {
+      out.push(targetFromMessage(m, messageMetaFields(m, conv, dir)))
+      if (params) {
+        walk(m.tree, (k) => {
+          for (const family of ['sfs2x.p.p.', 'sfs2x.p.p.p.']) if (k.startsWith(family)) params.add(family + k.slice(family.length).split('.')[0])
+        })
+      }
+    },
+    schemas
+  )
   return out
+}
+
+function walk(nodes: readonly FieldNode[], each: (key: string) => void): void {
+  for (const n of nodes) {
+    each(n.key)
+    if (n.children) walk(n.children, each)
+  }
 }
 
 const LAYERS = ['udp', 'tcp', 'websocket', 'http', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown', 'ip', 'ipv6', 'frame', 'gamewire']
@@ -100,12 +120,13 @@ describe('index pass answers filters as the full decode does', () => {
 
   it.each(files.map((f) => [f.slice(root.length + 1), f]))('%s', (_name, file) => {
     const index = indexed(file)
-    const trees = full(file)
+    const sfsParams = new Set<string>()
+    const trees = full(file, undefined, sfsParams)
     expect(index.count).toBe(trees.length)
     const t = index.target()
     let compared = 0
-    let present = 0
-    let keptValues = 0
+    const present = { photon: 0, sfs2x: 0 }
+    const keptValues = { photon: 0, sfs2x: 0 }
     for (let r = 0; r < trees.length; r++) {
       t.at(r)
       for (const key of [...META, ...INDEXED, ...LAYERS, ...SUBTREES]) {
@@ -118,24 +139,33 @@ describe('index pass answers filters as the full decode does', () => {
         expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has: trees[r].has(key) })
         compared += want.length
       }
-      if (!trees[r].has('photon.param')) {
-        expect(t.has('photon.param.0') || t.has('photon.param.245'), `row ${r}`).toBe(false)
-        continue
-      }
-      for (const key of PRESENCES) {
-        const has = trees[r].has(key)
-        if (has !== t.has(key)) expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has })
-        if (!has) continue
-        present++
-        // Its values, unless the row is marked as one whose tree holds values the index does not keep.
-        if (index.fields.get(presenceKey(key))?.has(r)) continue
-        const want = trees[r].values(key)
-        if (!sameValues(t.values(key), want)) expect({ row: r, key, values: t.values(key) }).toEqual({ row: r, key, values: want })
-        keptValues += want.length
+      // Parameters (Photon's by code, SFS2X's by name): presence always, values unless the row is marked as
+      // one whose tree holds values the index does not keep (its presence entry).
+      const families = [
+        ['photon', 'photon.param', PRESENCES],
+        ['sfs2x', 'sfs2x.p.p', [...sfsParams, 'sfs2x.p.p.nosuch']]
+      ] as const
+      for (const [family, group, keys] of families) {
+        if (!trees[r].has(group)) {
+          for (const key of keys) if (t.has(key)) expect({ row: r, key, has: true }).toEqual({ row: r, key, has: false })
+          continue
+        }
+        for (const key of keys) {
+          const has = trees[r].has(key)
+          if (has !== t.has(key)) expect({ row: r, key, has: t.has(key) }).toEqual({ row: r, key, has })
+          if (!has) continue
+          present[family]++
+          if (index.fields.get(presenceKey(key))?.has(r)) continue
+          const want = trees[r].values(key)
+          if (!sameValues(t.values(key), want)) expect({ row: r, key, values: t.values(key) }).toEqual({ row: r, key, values: want })
+          keptValues[family] += want.length
+        }
       }
     }
     if (trees.length) expect(compared).toBeGreaterThan(0)
-    if (trees.some((tt) => tt.has('photon.param'))) expect([present, keptValues].map((n) => n > 0)).toEqual([true, true])
+    if (trees.some((tt) => tt.has('photon.param'))) expect([present.photon, keptValues.photon].map((n) => n > 0)).toEqual([true, true])
+    if (sfsParams.size) expect([present.sfs2x, keptValues.sfs2x].map((n) => n > 0)).toEqual([true, true])
+    if (file.endsWith('lastwar-tcp.pcapng')) expect([...sfsParams].filter((k) => k.startsWith('sfs2x.p.p.p.')).length).toBeGreaterThan(2)
   })
 
   it('the demo capture has index-field values for every protocol', () => {

@@ -69,7 +69,11 @@ describe('views over the message index', () => {
     'photon.param.245 && !photon.param.244',
     'photon.param.244 > 0 || photon.param.252',
     'photon.param.254 == 1 || photon.param.245 contains 01',
-    'photon.param.255 != 0 && !photon.param.251'
+    'photon.param.255 != 0 && !photon.param.251',
+    // SFS2X request and extension parameters by name: the same
+    'sfs2x.p.p.zn == "QuizZone" || sfs2x.p.p.p._id > 2',
+    'sfs2x.p.p.p.buildings && !sfs2x.p.p.p.target',
+    'sfs2x.p.p.p.buildings.lvl > 1'
   ]
 
   it('plans which filters need a decode again', () => {
@@ -109,6 +113,12 @@ describe('views over the message index', () => {
     expect(new ViewMatcher('photon.param.245 == 1', []).needsTree).toBe(true)
     // an entry under a parameter is not in the index
     expect(new ViewMatcher('photon.param.245.1', []).plan.replayLayers).toEqual(new Set(['photon']))
+    expect(new ViewMatcher('sfs2x.p.p.p.buildings && sfs2x.p.p.zn == "x"', []).plan).toEqual({
+      replayLayers: new Set(),
+      treeMarks: ['has:sfs2x.p.p.zn'],
+      readsSummary: false
+    })
+    expect(new ViewMatcher('sfs2x.p.p.p.buildings.lvl == 1', []).plan.replayLayers).toEqual(new Set(['sfs2x']))
   })
 
   it.each(filters)('%s gives the rows of the full decode', async (filter) => {

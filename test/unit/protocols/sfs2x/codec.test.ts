@@ -5,7 +5,9 @@ import { FieldReader } from '../../../../src-shared/bytes/reader'
 import { TreeBuilder } from '../../../../src-shared/bytes/tree'
 import { jsonSafe, jsonText } from '../../../../src-shared/export/json'
 import { decodeSfs } from '../../../../src-shared/protocols/sfs2x/sfsobject'
-import { encode, find, findAll, harness, packet, rangeBytes, t, unhex, type TV } from './helpers'
+import { targetFromMessage, type FilterTarget } from '../../../../src-shared/filter'
+import type { FieldNode, FieldScalar } from '../../../../src-shared/model/types'
+import { encode, ext, find, findAll, harness, packet, rangeBytes, t, unhex, type TV } from './helpers'
 
 function decode(bytes: Uint8Array, opts: { maxDepth?: number; recording?: boolean } = {}) {
   const tree = new TreeBuilder(opts.recording ?? true)
@@ -251,5 +253,90 @@ describe('packets: malformed bodies', () => {
     expect(draft.error).toBe('unknown type tag 51 (0x33) at offset 14')
     expect(find(m.draft.tree.roots, 'sfs2x.p.c').value).toBe(1)
     expect(jsonSafe(m.value)).toMatchObject({ length: 13, body: { type: 'SFS_OBJECT', value: { c: { type: 'BYTE', value: 1 } } } })
+  })
+})
+
+// The index keeps the parameters of requests and responses (`sfs2x.p.p.<name>`) and of extension calls
+// (`sfs2x.p.p.p.<name>`): a short scalar's value, otherwise that the message has it. The tree is the oracle:
+// every first-level key it holds must be in the index, with the same values where the index keeps them.
+describe('packets: parameters in the index', () => {
+  const FAMILIES = ['sfs2x.p.p.p.', 'sfs2x.p.p.']
+  function both(body: TV | Uint8Array): { kept: Map<string, FieldScalar[]>; present: Set<string>; tree: FilterTarget } {
+    const bytes = packet(body)
+    const roots = harness().decode(bytes).m.draft.tree.roots
+    const ix = harness({ recording: false }).decode(bytes).m.draft.tree.indexed
+    const kept = new Map<string, FieldScalar[]>()
+    const present = new Set<string>()
+    for (let i = 0; i < (ix?.keys.length ?? 0); i++) {
+      const k = ix!.keys[i]
+      if (k.startsWith('has:sfs2x.p.p.')) present.add(k.slice(4))
+      else if (k.startsWith('sfs2x.p.p.')) kept.set(k, [...(kept.get(k) ?? []), ix!.values[i]])
+    }
+    const inTree = new Set<string>()
+    const walk = (nodes: readonly FieldNode[]): void => {
+      for (const n of nodes) {
+        for (const f of FAMILIES) if (n.key.startsWith(f) && n.key.length > f.length) inTree.add(f + n.key.slice(f.length).split('.')[0])
+        if (n.children) walk(n.children)
+      }
+    }
+    walk(roots)
+    const tree = targetFromMessage({ tree: roots, protocol: '', stack: [] })
+    expect(new Set([...kept.keys(), ...present])).toEqual(inTree)
+    for (const [k, vs] of kept) if (!present.has(k)) expect({ k, vs }).toEqual({ k, vs: tree.values(k) })
+    return { kept, present, tree }
+  }
+
+  it('keeps short scalars as values and marks the rest, whatever puts a node under a key', () => {
+    const body = t.obj([
+      ['c', t.byte(1)],
+      ['a', t.short(13)],
+      [
+        'p',
+        t.obj({
+          c: t.str('move'),
+          r: t.int(3),
+          n: t.long(5n),
+          'a.b': t.int(1),
+          big: t.str('x'.repeat(65)),
+          ints: t.intArr([1, 2]),
+          p: t.obj({ x: t.int(7), f: t.float(1.5), s: t.text('hi'), none: t.null(), objs: t.arr(t.obj({ y: t.int(9) })), sub: t.obj({ z: t.null() }) })
+        })
+      ],
+      ['p.p.q', t.bool(true)]
+    ])
+    const { kept, present } = both(body)
+    expect(Object.fromEntries([...kept].filter(([k]) => !present.has(k)))).toEqual({
+      'sfs2x.p.p.c': ['move'],
+      'sfs2x.p.p.r': [3],
+      'sfs2x.p.p.n': [5n],
+      'sfs2x.p.p.p.x': [7],
+      'sfs2x.p.p.p.f': [1.5],
+      'sfs2x.p.p.p.s': ['hi'],
+      'sfs2x.p.p.p.none': [null],
+      'sfs2x.p.p.p.q': [true]
+    })
+    expect([...present].sort()).toEqual(['sfs2x.p.p.a', 'sfs2x.p.p.big', 'sfs2x.p.p.ints', 'sfs2x.p.p.p', 'sfs2x.p.p.p.objs', 'sfs2x.p.p.p.sub'])
+  })
+
+  it('keeps the entries of objects in an array under the array key, as the tree does', () => {
+    const { kept, present } = both(t.obj({ c: t.byte(1), a: t.short(13), p: t.arr(t.obj({ k: t.int(1) }), t.obj({ k: t.int(2), p: t.obj({ e: t.int(3) }) })) }))
+    expect([kept.get('sfs2x.p.p.k'), kept.get('sfs2x.p.p.p.e'), [...present]]).toEqual([[1, 2], [3], ['sfs2x.p.p.p']])
+  })
+
+  it('keeps no values when a key is held twice (the tree has both, the parsed object the last)', () => {
+    const bytes = encode(ext('move', { x: t.int(1), w: t.int(2) }))
+    const w = bytes.findLastIndex((b, i) => b === 0x77 && bytes[i - 1] === 1 && bytes[i - 2] === 0)
+    bytes[w] = 0x78 // the key 'w' becomes a second 'x'
+    const { kept, present, tree } = both(bytes)
+    expect(tree.values('sfs2x.p.p.p.x')).toEqual([1, 2])
+    expect(kept.size).toBe(0)
+    expect(present.has('sfs2x.p.p.p.x')).toBe(true)
+  })
+
+  it('marks a parameter cut short (its nodes so far are in the tree)', () => {
+    const whole = encode(ext('move', { x: t.int(1), list: t.arr(t.int(5), t.int(6)) }))
+    const { present, tree } = both(whole.subarray(0, whole.length - 3))
+    expect(tree.values('sfs2x.p.p.p.list')).toEqual([5])
+    expect(present.has('sfs2x.p.p.p.list')).toBe(true)
   })
 })
