@@ -245,18 +245,23 @@ async function allocated(file) {
   let bytes = 0
   let gcs = 0
   let pause = 0
+  // Now and then V8 prints a count that went below zero as an unsigned 64-bit number (2^64 less a few
+  // bytes); no run allocates 2^53 bytes, so such a count is left out, and the line says how many were.
+  let wrapped = 0
   for (const m of r.stdout.matchAll(/pause=([\d.]+).*? allocated=(\d+)/g)) {
     pause += Number(m[1])
-    bytes += Number(m[2])
     gcs++
+    if (Number(m[2]) >= 2 ** 53) wrapped++
+    else bytes += Number(m[2])
   }
-  return { bytes, gcs, pause, secs: r.secs }
+  return { bytes, gcs, pause, wrapped, secs: r.secs }
 }
 const alloc = await allocated(game)
 const base = await allocated(empty)
 console.log(
   `index pass allocation (V8 heap, --trace-gc-nvp): ${num((alloc.bytes - base.bytes) / gameFrames)} bytes/frame ` +
-    `(${((alloc.bytes - base.bytes) / 2 ** 30).toFixed(2)} GiB; ${num(alloc.gcs)} GCs, ${num(alloc.pause)} ms of GC pauses)`
+    `(${((alloc.bytes - base.bytes) / 2 ** 30).toFixed(2)} GiB; ${num(alloc.gcs)} GCs, ${num(alloc.pause)} ms of GC pauses` +
+    `${alloc.wrapped + base.wrapped ? `; ${alloc.wrapped + base.wrapped} GC count below zero left out` : ''})`
 )
 
 // ---- the app path, in-process: SessionCore as the Electron shell and `serve` drive it ----

@@ -668,23 +668,28 @@ function indexParams(tree: TreeBuilder, parse: SfsDecodeResult): void {
   if (!top) return
   const keepValues = !parse.duplicateKeys
   const visit = (v: SfsValue, key: string): void => {
-    if (key.length > PARAMS.length) {
-      if (!key.startsWith(PARAMS) || key.charCodeAt(PARAMS.length) !== 0x2e) return
+    if (under(key, PARAMS)) {
       for (const family of PARAM_FAMILIES) {
-        if (key.length <= family.length + 1 || !key.startsWith(family) || key.charCodeAt(family.length) !== 0x2e) continue
+        if (!under(key, family)) continue
         const dot = key.indexOf('.', family.length + 1)
         const first = dot < 0 ? key : key.slice(0, dot)
         const scalar = first === key && keepValues && SCALAR_TYPES.has(v.type) && (typeof v.value !== 'string' || v.value.length <= 64)
         if (scalar) tree.keepValue(key, v.value as FieldScalar)
         else tree.presentKey(presenceKey(first))
       }
-      // Below an extension parameter, keys name nothing more the index keeps.
-      if (key.startsWith(EXTENSION_PARAMS) && key.charCodeAt(EXTENSION_PARAMS.length) === 0x2e) return
-    } else if (!PARAMS.startsWith(key) || (key.length < PARAMS.length && PARAMS.charCodeAt(key.length) !== 0x2e)) return
+    }
+    // Only the entries on the way to the extension parameters (`sfs2x.p`, `sfs2x.p.p`, `sfs2x.p.p.p`) can
+    // put a node under another parameter's key: below any other key, every node is under the same ones.
+    if (key !== EXTENSION_PARAMS && !under(EXTENSION_PARAMS, key)) return
     if (v.type === 'SFS_OBJECT') for (const [name, e] of v.value) visit(e, `${key}.${name}`)
     else if (v.type === 'SFS_ARRAY') for (const e of v.value) visit(e, key)
   }
   visit(top, ENTRY_PREFIX)
+}
+
+/** True when `key` is strictly under `prefix` (`prefix.` and at least one more character). */
+function under(key: string, prefix: string): boolean {
+  return key.length > prefix.length + 1 && key.charCodeAt(prefix.length) === 0x2e && key.startsWith(prefix)
 }
 
 function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: PacketContext, draft: MessageDraft): void {
