@@ -96,7 +96,7 @@ describe('views over the message index', () => {
     expect(new ViewMatcher('entangle', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
     expect(new ViewMatcher('photon && ip', []).needsTree).toBe(false)
     expect(new ViewMatcher('gamewire.summary contains "x"', []).plan.readsSummary).toBe(true)
-    // Which parameters a message has is in the index; their values are not
+    // Which parameters a message has is in the index
     expect(new ViewMatcher('photon.param.245 || !photon.param.0', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
     expect(new ViewMatcher('photon.param.245', []).needsTree).toBe(false)
     // ...their short scalar values too, except on the rows marked as holding others (those are decoded again)
