@@ -223,6 +223,9 @@ function findIndexSubtree(key: string): string[] | null {
 const PRESENCE = 'has:'
 const presenceKeys = new Map<string, string>()
 
+/** The longest string the index keeps as a value (kept once, by id); a longer one costs its own memory per row. */
+export const INDEXED_STRING_MAX = 64
+
 export function presenceKey(key: string): string {
   let k = presenceKeys.get(key)
   if (k === undefined) presenceKeys.set(key, (k = PRESENCE + key))

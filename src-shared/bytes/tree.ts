@@ -2,7 +2,7 @@
 // so the same decoder code serves the fast row pass and the full-detail pass.
 
 import type { FieldNode, FieldScalar, DataSource, IndexedValues } from '../model/types'
-import { isIndexField, presenceKey, type FieldDef } from './fields'
+import { INDEXED_STRING_MAX, isIndexField, presenceKey, type FieldDef } from './fields'
 
 export class TreeBuilder {
   readonly roots: FieldNode[] = []
@@ -26,9 +26,13 @@ export class TreeBuilder {
     this.presentKey(presenceKey(def.key))
   }
 
-  /** Keeps a value under a key made from the traffic (`photon.param.254`) when no tree is built. */
+  /**
+   * Keeps a value under a key made from the traffic (`photon.param.254`) when no tree is built; a string
+   * longer than the index keeps (INDEXED_STRING_MAX) is kept as the key's presence instead.
+   */
   keepValue(key: string, value: FieldScalar): void {
-    if (!this.recording) this.pushIndexed(key, value)
+    if (typeof value === 'string' && value.length > INDEXED_STRING_MAX) this.presentKey(presenceKey(key))
+    else if (!this.recording) this.pushIndexed(key, value)
   }
 
   /** Keeps a presence entry (`has:…`) once per message when no tree is built. */

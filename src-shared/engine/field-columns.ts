@@ -8,6 +8,7 @@
 
 import type { FieldScalar } from '../model/types'
 import { resized } from '../bytes/columns'
+import { INDEXED_STRING_MAX } from '../bytes/fields'
 
 const EMPTY: readonly FieldScalar[] = []
 
@@ -29,7 +30,7 @@ class StringTable {
 
   /** The string's id + 1, or 0 when it is not kept (too long, or the table is full). */
   ref(v: string): number {
-    if (v.length > 64) return 0
+    if (v.length > INDEXED_STRING_MAX) return 0
     let id = this.ids.get(v)
     if (id === undefined) {
       if (this.list.length >= 0xffff) return 0
@@ -42,7 +43,7 @@ class StringTable {
 
   /** True when ref() would give `v` an id: it is short, and kept already or there is room. */
   holds(v: string): boolean {
-    return v.length <= 64 && (this.list.length < 0xffff || this.ids.has(v))
+    return v.length <= INDEXED_STRING_MAX && (this.list.length < 0xffff || this.ids.has(v))
   }
 
   byteSize(): number {

@@ -973,14 +973,14 @@ class GpWalker {
 
   /**
    * Without a tree, what the index keeps of a body parameter (its node photon.param.<code> with a tree):
-   * its value when that is all its tree has under the key, a scalar or a string of up to 64 characters;
+   * its value when that is all its tree has under the key, a scalar (a long string: see keepValue);
    * otherwise only that the body has it, which also tells a view to decode the message again for the
    * parameter's values: a container's elements and key-less entries share its key, bytes and long strings
    * stay out of the index, and a value cut short may have left nodes under the key.
    */
   private indexParam(code: number, v: PhotonValue | undefined): void {
     const tree = this.r.tree
-    if (v && isScalar(v) && (v.type !== 'String' || v.value.length <= 64)) tree.keepValue(PARAM_KEYS[code], nodeValue(v)!)
+    if (v && isScalar(v)) tree.keepValue(PARAM_KEYS[code], nodeValue(v)!)
     else tree.presentKey(PARAM_PRESENCE_KEYS[code])
   }
 

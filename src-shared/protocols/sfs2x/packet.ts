@@ -656,8 +656,8 @@ const [EXTENSION_PARAMS, PARAMS] = PARAM_FAMILIES
 
 /**
  * Without a tree, what the index keeps of the parameters (PARAM_FAMILIES: `sfs2x.p.p.<name>` and
- * `sfs2x.p.p.p.<name>`): a parameter's value when its tree is one leaf holding it (a scalar, a string of up
- * to 64 characters), otherwise only that the message has it, which also tells a view to decode the message
+ * `sfs2x.p.p.p.<name>`): a parameter's value when its tree is one leaf holding it (a scalar; a long string:
+ * see TreeBuilder.keepValue), otherwise only that the message has it, which also tells a view to decode the message
  * again for its values (see `indexFirstLevel` in bytes/fields.ts). It walks the parsed body with the tree's
  * keys (an object entry adds `.<name>`, an array's elements keep its key), so that whatever puts a node
  * under a parameter's key counts: a name with a dot, an array of objects, a key held twice (the tree has
@@ -673,8 +673,7 @@ function indexParams(tree: TreeBuilder, parse: SfsDecodeResult): void {
         if (!under(key, family)) continue
         const dot = key.indexOf('.', family.length + 1)
         const first = dot < 0 ? key : key.slice(0, dot)
-        const scalar = first === key && keepValues && SCALAR_TYPES.has(v.type) && (typeof v.value !== 'string' || v.value.length <= 64)
-        if (scalar) tree.keepValue(key, v.value as FieldScalar)
+        if (first === key && keepValues && SCALAR_TYPES.has(v.type)) tree.keepValue(key, v.value as FieldScalar)
         else tree.presentKey(presenceKey(first))
       }
     }
