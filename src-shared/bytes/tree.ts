@@ -140,6 +140,15 @@ export function fromHex(hex: string): Uint8Array {
   return out
 }
 
+/**
+ * Whether trees are built for the messages started now, read per message: the engine's switch, which a detail
+ * replay turns on at the message it wants. An object rather than a callback, so that a copy of an engine's
+ * state (engine/state-copy.ts) maps it to the copy's own.
+ */
+export interface TreeSwitch {
+  readonly recording: boolean
+}
+
 /** A message under construction: lower layers add their sources and fields, the protocol decoder finishes it. */
 export class MessageDraft {
   /** Replaced, not pushed to, by the first addSource: a push onto [] reserves 16 slots, and most drafts have one source. */

@@ -9,6 +9,7 @@
 // roles rest on semantics or a handshake, they are final. All of this depends only on the conversation's
 // own frames, so a replay of them (the app's detail view) and any sharding decide the same.
 
+import { leftOutOfCopies } from './state-copy'
 import { counted } from '../model/text'
 import { MessageDraft } from '../bytes/tree'
 import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
@@ -410,14 +411,14 @@ export class Conversation implements TcpGapListener {
       if (verdict === 'need-more' && !final) return
       if (verdict === 'http-upgrade') {
         this.tcpMode = WEBSOCKET
-        this.ws = { conn: new WebSocketConnection(t.a2b.stream, t.b2a.stream, { recordTree: () => this.deps.recording }) }
+        this.ws = { conn: new WebSocketConnection(t.a2b.stream, t.b2a.stream, { recordTree: this.deps }) }
         this.stack = WS_STACK
       } else {
         const carried = first ? this.httpCarried(first, final) : undefined
         if (carried === 'need-more') return
         if (carried) {
           this.tcpMode = HTTP
-          this.http = new HttpConnection(t.a2b.stream, t.b2a.stream, { recordTree: () => this.deps.recording })
+          this.http = new HttpConnection(t.a2b.stream, t.b2a.stream, { recordTree: this.deps })
           this.stack = HTTP_STACK
         } else {
           if (!client.available && !t.b2a.stream.available) return
@@ -722,6 +723,9 @@ export class Conversation implements TcpGapListener {
     return dir === 'a2b' ? { src: this.a, dst: this.b } : { src: this.b, dst: this.a }
   }
 }
+
+// The emit callback is bound to its conversation: a copy of the engine's state makes its own on first use.
+leftOutOfCopies(Conversation, ['emitter'])
 
 /** A TLS record header (handshake or application data, version 3.x) at the start of a stream. */
 function looksLikeTls(stream: ByteStream): boolean {

@@ -2,6 +2,7 @@
 // conversations -> (TCP reassembly, WebSocket) -> protocol decoders. Deterministic: the same frames and
 // keys give the same messages.
 
+import { copyState, StateCopyRefused } from './state-copy'
 import { LinkTypeName, frameTime, type CaptureFrame, type CaptureInterface } from '../capture/types'
 import type { DecodedMessage, ConversationInfo } from '../model/types'
 import { decodeLink } from '../net/link'
@@ -188,6 +189,28 @@ export class Engine {
     this.maxLive = maxLive >= 1 ? maxLive : Infinity
     this.idleSeconds = idle >= 0 ? idle : Infinity
     this.ended = new ConversationTable({ idleSeconds: this.idleSeconds, maxLive: this.maxLive })
+  }
+
+  /**
+   * A copy of this engine as it is now, whose messages go to `onMessage`: fed the same frames from here on, it
+   * gives the same messages the original would. StateCopyRefused when its state holds what cannot be copied
+   * (state-copy.ts); the caller then replays from the start instead.
+   */
+  fork(onMessage: EngineOptions['onMessage']): Engine | StateCopyRefused {
+    const twin = new Engine({ ...this.opts, onMessage })
+    const shared = new Map<object, object>([
+      [this, twin],
+      [this.opts, twin.opts],
+      [this.deps, twin.deps],
+      [this.deps.unknown, twin.deps.unknown]
+    ])
+    for (const s of [this.opts.registry, this.opts.keys, this.opts.schemas]) if (s) shared.set(s, s)
+    const own: Record<string, unknown> = {}
+    for (const key of Object.keys(this)) if (key !== 'opts' && key !== 'deps') own[key] = (this as unknown as Record<string, unknown>)[key]
+    const copied = copyState(own, shared)
+    if (copied instanceof StateCopyRefused) return copied
+    Object.assign(twin, copied)
+    return twin
   }
 
   warn(text: string): void {

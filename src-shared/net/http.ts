@@ -14,7 +14,7 @@
 
 import type { ByteStream } from './byte-stream'
 import { defineField, defineFields } from '../bytes/fields'
-import { MessageDraft, label } from '../bytes/tree'
+import { MessageDraft, label, type TreeSwitch } from '../bytes/tree'
 
 // ---------------------------------------------------------------------------------------------------------
 // HTTP head
@@ -256,8 +256,8 @@ export type HttpEvent = HttpMessageEvent | HttpNoteEvent | HttpStopEvent
 export interface HttpOptions {
   /** Largest body accepted (default 16 MiB). */
   maxBodyBytes?: number
-  /** Build field trees in drafts (sources are always added); asked per message. */
-  recordTree?: () => boolean
+  /** Build field trees in drafts (sources are always added); read per message. */
+  recordTree?: TreeSwitch
 }
 
 export const DEFAULT_MAX_HTTP_BODY = 16 * 1024 * 1024
@@ -299,7 +299,7 @@ interface DirState {
 
 export class HttpConnection {
   readonly maxBodyBytes: number
-  private readonly recording: () => boolean
+  private readonly trees: TreeSwitch
   private readonly st: Record<HttpDirection, DirState> = { c2s: { stopped: false, pending: null }, s2c: { stopped: false, pending: null } }
   /** Requests waiting for their response, oldest first. */
   private readonly waiting: HttpRequestRecord[] = []
@@ -310,7 +310,7 @@ export class HttpConnection {
     opts: HttpOptions = {}
   ) {
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_HTTP_BODY
-    this.recording = opts.recordTree ?? (() => true)
+    this.trees = opts.recordTree ?? { recording: true }
   }
 
   stopped(dir: HttpDirection): boolean {
@@ -528,7 +528,7 @@ export class HttpConnection {
     const taken = s.take(Math.min(end, s.available))
     const bytes = taken.bytes
     const n = bytes.length
-    const draft = new MessageDraft(this.recording())
+    const draft = new MessageDraft(this.trees.recording)
     if (cut) draft.error = cut
     draft.addSource('HTTP message', bytes)
     // The body: a view of the message bytes, or the chunks' data joined.

@@ -33,7 +33,7 @@ import { concatBytes } from '../bytes/concat'
 import { inflateCapped } from '../bytes/inflate'
 import { latestTime, type ByteStream, type TakenBytes } from './byte-stream'
 import { defineField, defineFields, type FieldDef } from '../bytes/fields'
-import { MessageDraft, label } from '../bytes/tree'
+import { MessageDraft, label, type TreeSwitch } from '../bytes/tree'
 import type { FieldScalar } from '../model/types'
 import { headerValue, MAX_HTTP_HEAD, parseHttpHead, tokenList, type HttpHead, type HttpHeader } from './http'
 
@@ -280,8 +280,8 @@ export interface WebSocketOptions {
   maxMessageBytes?: number
   /** Largest inflated message (default 64 MiB). */
   maxInflateBytes?: number
-  /** Build field trees in drafts (default true; sources are always added); a function is asked per message. */
-  recordTree?: boolean | (() => boolean)
+  /** Build field trees in drafts (default true; sources are always added); a switch is read per message. */
+  recordTree?: boolean | TreeSwitch
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -349,7 +349,7 @@ export class WebSocketConnection {
   response: WsResponseInfo | null = null
   readonly maxMessageBytes: number
   readonly maxInflateBytes: number
-  private readonly recording: () => boolean
+  private readonly trees: TreeSwitch
   private readonly st: Record<WsDirection, DirState>
 
   constructor(
@@ -360,7 +360,7 @@ export class WebSocketConnection {
     this.maxMessageBytes = opts.maxMessageBytes ?? 64 * 1024 * 1024
     this.maxInflateBytes = opts.maxInflateBytes ?? 64 * 1024 * 1024
     const record = opts.recordTree ?? true
-    this.recording = typeof record === 'function' ? record : () => record
+    this.trees = typeof record === 'boolean' ? { recording: record } : record
     const mk = (): DirState => ({
       stopped: false,
       ended: false,
@@ -459,7 +459,7 @@ export class WebSocketConnection {
     }
     const head = r.head
     const taken = s.take(head.length)
-    const draft = new MessageDraft(this.recording())
+    const draft = new MessageDraft(this.trees.recording)
     draft.addSource('HTTP handshake', taken.bytes)
     const t = draft.tree
     if (t.recording) {
@@ -744,7 +744,7 @@ export class WebSocketConnection {
 
   /** Draft with source 0 (wire bytes), the frame tree, and source 1 (unmasked/joined) when needed. */
   private frameDraft(parts: WireFrame[], kindLabel: string): { draft: MessageDraft; joined: Uint8Array; joinedSource: number; joinedOffset: number } {
-    const draft = new MessageDraft(this.recording())
+    const draft = new MessageDraft(this.trees.recording)
     const wire = concatBytes(parts.map((p) => p.taken.bytes))
     draft.addSource('WebSocket frames', wire)
     const t = draft.tree

@@ -14,6 +14,7 @@ import type { DecoderContext, Emit, Pdu, ProtocolDecoder, WireDir } from '../reg
 import { commandDraft, errorLine, FragmentLinks, markPosition, ReliableLinks } from '../transport-links'
 import { F } from './fields'
 import { EnetVariantDetector, type LayoutChoice } from './variant'
+import { shareable } from '../../engine/state-copy'
 import {
   CMD,
   MAX_PACKET_COMMANDS,
@@ -73,6 +74,9 @@ function ownPayload(info: EnetInfo, size: number, error?: DecodeError): CarriedR
 /** Unreliable fragments are keyed by the channel's reliable seq too: the unreliable seq restarts after each reliable send. */
 const unreliableKey = (reliableSeq: number, startSeq: number) => reliableSeq * 0x10000 + startSeq
 
+/** An unreliable fragment series' key (reliable seq × 65536 + startSeq) as the reassembly notes show it. */
+const describeUnreliableKey = shareable((k: number) => `startSeq ${k % 0x10000} (after reliable seq ${Math.floor(k / 0x10000)})`)
+
 export class EnetTransport implements ProtocolDecoder {
   private readonly detector = new EnetVariantDetector()
   private readonly reliable = new ReliableLinks(F.ack_frame)
@@ -94,7 +98,7 @@ export class EnetTransport implements ProtocolDecoder {
     const limits = opts.fragmentLimits
     this.fragments = new FragmentLinks(F.reassembled, 'Reassembled payload', {
       reliable: { limits },
-      unreliable: { limits, describe: (k) => `startSeq ${k % 0x10000} (after reliable seq ${Math.floor(k / 0x10000)})` }
+      unreliable: { limits, describe: describeUnreliableKey }
     })
   }
 

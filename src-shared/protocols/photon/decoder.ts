@@ -142,7 +142,7 @@ export class PhotonDecoder implements ProtocolDecoder {
       const k = `${dir}:${internal ? 'i' : ''}${res.opCode}`
       const pending = (this.pendingMap ??= new Map())
       const q = pending.get(k) ?? []
-      if (q.length < 1024) q.push({ frame, time })
+      if (q.length < 1024) q.push(Object.freeze({ frame, time })) // frozen: a detail checkpoint shares it (engine/state-copy.ts)
       pending.set(k, q)
     } else if (t === MSG.OP_RESPONSE || t === MSG.INTERNAL_RESPONSE) {
       const req = this.pendingMap?.get(`${other(dir)}:${internal ? 'i' : ''}${res.opCode}`)?.shift()

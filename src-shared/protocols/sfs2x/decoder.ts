@@ -67,7 +67,9 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     this.maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH
   }
 
-  private readonly missingKeyWarning = (): string => missingKeyWarning(['SFS2X_AES'], keyConversation(this.ctx.a, this.ctx.b, this.ctx.clientDir))
+  private missingKeyText(): string {
+    return missingKeyWarning(['SFS2X_AES'], keyConversation(this.ctx.a, this.ctx.b, this.ctx.clientDir))
+  }
 
   private keys(): readonly KeyEntry[] {
     const store = this.ctx.keys
@@ -85,7 +87,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
       maxDepth: this.maxDepth,
       keys: this.keys(),
       lastKey: this.lastKey,
-      missingKeyWarning: this.missingKeyWarning,
+      missingKeyWarning: () => this.missingKeyText(),
       xorFirst: this.dirs[dir].xorFirst,
       compressionThreshold: this.compressionThreshold,
       thresholdFromHandshake: this.thresholdFromHandshake,
