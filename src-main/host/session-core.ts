@@ -127,6 +127,16 @@ export class SessionCore {
     return this.details.getSourceBytes(id, source, offset, length)
   }
 
+  /**
+   * Settles when the background pass that takes detail checkpoints after an open is done (or stopped), with
+   * how many checkpoints the session keeps and how many replays started from one. Not part of the app's API:
+   * for the bench and the tests.
+   */
+  async detailCheckpoints(): Promise<{ kept: number; resumed: number }> {
+    await this.details.prepared()
+    return this.details.checkpointUse
+  }
+
   // ---- conversations, fields, filters, decode-as ----
 
   getConversations(): ConversationInfo[] {

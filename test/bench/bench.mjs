@@ -8,8 +8,9 @@
 //      decode export   `gamewire decode -o /dev/null` (--tree full) and `--tree none`  vs `tshark -T json`
 //      workers         each gamewire row again with --jobs 1 and --jobs 2
 //      peak RSS of every process, V8 bytes allocated per frame in the index pass, the app path in-process
-//      (SessionCore: open, filter, export of a filtered view and of a selection, message detail latency;
-//      under the young generation the app's session worker has) and in Chromium (`gamewire serve`).
+//      (SessionCore: open, the detail checkpoints taken after it, filter, export of a filtered view and of a
+//      selection, message detail latency; under the young generation the app's session worker has) and in
+//      Chromium (`gamewire serve`).
 //    A flag this build's CLI rejects (--jobs, --tree are being added) gives "n/a", not a failure.
 // 2. The generic capture (make-bench-capture.mjs: generic payloads, so mostly transport cost), shorter.
 // 3. Live capture (live-bench.mjs); BENCH_LIVE=0 skips it.
@@ -294,6 +295,12 @@ let t0 = performance.now()
 const opened = await core.open(game)
 const openSecs = (performance.now() - t0) / 1000
 const rssAfterOpen = process.memoryUsage().rss / 2 ** 20
+// After an open, the session takes detail checkpoints through the long conversations in the background. It
+// yields to any other work; waited for here alone, so its time is its own.
+t0 = performance.now()
+const checkpoints = await core.detailCheckpoints()
+const checkpointSecs = (performance.now() - t0) / 1000
+const rssAfterCheckpoints = process.memoryUsage().rss / 2 ** 20
 t0 = performance.now()
 const filtered = await core.setView({ filter: FILTER, sort: null, columns: [] })
 const filterSecs = (performance.now() - t0) / 1000
@@ -354,6 +361,9 @@ console.log('')
 console.log(`app path in-process (SessionCore, with the keys): ${num(opened.messages)} messages in ${num(opened.conversations)} conversations`)
 console.log(
   `  open → ready                ${secs(openSecs)}  ${num(gameFrames / openSecs)} frames/s  (bench process RSS after: ${rssAfterOpen.toFixed(0)} MiB)`
+)
+console.log(
+  `  detail checkpoints, background after open  ${secs(checkpointSecs)}  ${num(checkpoints.kept)} kept  (RSS after: ${rssAfterCheckpoints.toFixed(0)} MiB)`
 )
 console.log(
   `  setView '${FILTER}'    ${secs(filterSecs)}  ${num(filtered.count)} of ${num(filtered.total)} rows  (${(tsFilter.secs / filterSecs).toFixed(2)}x tshark -Y's speed)`

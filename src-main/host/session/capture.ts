@@ -123,8 +123,10 @@ export class CapturePart {
     ctx.progress = null
     finished()
     ctx.emitStatus()
-    // Apply the timeline's filter, sort and columns to the new capture.
+    // Apply the timeline's filter, sort and columns to the new capture; then, while nothing else runs, take
+    // the checkpoints that keep a message's detail quick anywhere in a long conversation.
     void this.view.start()
+    void this.details.prepare()
     return ctx.status()
   }
 
@@ -211,6 +213,7 @@ export class CapturePart {
       finished()
     }
     ctx.emitStatus()
+    void this.details.prepare()
     await this.view.start()
   }
 

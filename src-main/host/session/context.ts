@@ -6,6 +6,7 @@
 
 import type { CaptureStatus, DecodeAsRule, InspectorEvent, SessionStatus, SourceInfo, ViewInfo, ViewSpec } from '../../../src-shared/api'
 import { Engine, type EvictionOptions } from '../../../src-shared/engine/engine'
+import { StateCopyRefused } from '../../../src-shared/engine/state-copy'
 import type { Conversation } from '../../../src-shared/engine/conversation'
 import { KeyStore } from '../../../src-shared/keys/store'
 import type { DecodedMessage } from '../../../src-shared/model/types'
@@ -16,7 +17,7 @@ import type { SchemaPack } from '../../../src-shared/schema/types'
 import type { WireDir } from '../../../src-shared/model/types'
 import type { FrameStore } from '../frame-store'
 import type { ViewMatcher } from '../view-matcher'
-import { PROGRESS_MS, SLICE_MS, tick, type Token } from './cancel'
+import { BACKGROUND_SLICE_MS, idleTick, PROGRESS_MS, SLICE_MS, tick, type Token } from './cancel'
 import { RowIndex } from './row-index'
 import { amongFrames, type ReaderWarning } from '../reader-warnings'
 
@@ -29,6 +30,8 @@ export interface SessionCoreOptions {
   jobs?: number
   /** Run the shards on this thread (tests: no built worker script needed). */
   shardsInProcess?: boolean
+  /** Messages between two detail checkpoints of a conversation (session/details.ts; tests make it small). */
+  checkpointSpacing?: number
 }
 
 /** Where the session's conversation list comes from: the engine that decoded the capture. */
@@ -80,6 +83,18 @@ export interface IndexResults {
 }
 
 type OnMessage = (m: DecodedMessage, conv: Conversation, dir: WireDir) => void
+
+/**
+ * `onMessage` with each message numbered in `conversation` (a conversation engine numbers its one conversation 1).
+ * The engine makes each message object afresh for this callback alone: renumbering it in place spares a copy
+ * per message of the replay.
+ */
+function renumbered(conversation: number, onMessage: OnMessage): OnMessage {
+  return (m, conv, dir) => {
+    m.conversation = conversation
+    onMessage(m, conv, dir)
+  }
+}
 
 export class SessionContext {
   store: FrameStore | null = null
@@ -208,13 +223,17 @@ export class SessionContext {
       // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
       // close may end it early here too, so its messages come out as in the full decode.
       eviction: { maxLive: Infinity, idleSeconds: Infinity },
-      // The engine makes each message object afresh for this callback alone: renumbering it in place spares a copy
-      // per message of the replay.
-      onMessage: (m, conv, dir) => {
-        m.conversation = conversation
-        onMessage(m, conv, dir)
-      }
+      onMessage: renumbered(conversation, onMessage)
     })
+  }
+
+  /**
+   * A conversation engine (conversationEngine) continued from a copy of one kept at a point of its frames (a
+   * detail checkpoint): the checkpoint stays as it is. Null when its state cannot be copied (state-copy.ts).
+   */
+  resumeConversation(checkpoint: Engine, conversation: number, onMessage: OnMessage): Engine | null {
+    const engine = checkpoint.fork(renumbered(conversation, onMessage))
+    return engine instanceof StateCopyRefused ? null : engine
   }
 
   /**
@@ -234,6 +253,10 @@ export class SessionContext {
       onMessage: OnMessage
       onProgress?(fraction: number): void
       recordingAt?(conversation: number, frame: number): boolean
+      /** After each frame a conversation's engine took (not its last one). */
+      afterFrame?(conversation: number, engine: Engine, frame: number): void
+      /** Work in the background: shorter slices, and only while no foreground work runs (cancel.ts). */
+      background?: boolean
     }
   ): Promise<void> {
     const store = this.requireStore()
@@ -258,7 +281,7 @@ export class SessionContext {
         if (f.number === lastFrame.get(c)) {
           engine.finish()
           engines.delete(c)
-        }
+        } else o.afterFrame?.(c, engine, f.number)
       }
     )
     for (const engine of engines.values()) engine.finish()
@@ -283,16 +306,17 @@ export class SessionContext {
    */
   private async inSlices(
     frames: Iterable<CaptureFrame>,
-    o: { token: Token; onProgress?(fraction: number): void },
+    o: { token: Token; onProgress?(fraction: number): void; background?: boolean },
     each: (f: CaptureFrame) => void
   ): Promise<void> {
     const total = Math.max(1, this.requireStore().count)
+    const sliceMs = o.background ? BACKGROUND_SLICE_MS : SLICE_MS
     let sliceStart = performance.now()
     let n = 0
     for (const f of frames) {
       each(f)
-      if ((++n & 63) === 0 && performance.now() - sliceStart > SLICE_MS) {
-        await tick()
+      if ((++n & 63) === 0 && performance.now() - sliceStart > sliceMs) {
+        await (o.background ? idleTick() : tick())
         o.token.check()
         sliceStart = performance.now()
         if (o.onProgress && this.throttled()) o.onProgress(f.number / total)

@@ -2,6 +2,12 @@
 // replaying its conversation's frames. Replay cursors (one per recently visited conversation) and a small
 // cache make stepping through a conversation (arrow keys in the timeline) cheap, and a jump further down a
 // conversation continues from where its cursor stopped instead of replaying from the start.
+//
+// Checkpoints bound the replay of a first visit deep in a long conversation: copies of the conversation's
+// engine (engine/state-copy.ts) every CHECKPOINT_SPACING messages, taken by replays as they pass and, after a
+// capture is opened, by a pass in the background over its long conversations (prepare()). A replay starts
+// from the last checkpoint before the wanted message, as Wireshark re-dissects one frame from the state its
+// first pass kept.
 
 import {
   DETAIL_INLINE_BYTES,
@@ -14,10 +20,12 @@ import {
 } from '../../../src-shared/api'
 import { toHex } from '../../../src-shared/bytes/tree'
 import type { Engine } from '../../../src-shared/engine/engine'
+import { StateCopyRefused } from '../../../src-shared/engine/state-copy'
 import { jsonText, jsonTree } from '../../../src-shared/export/json'
 import type { DecodedMessage } from '../../../src-shared/model/types'
 import type { FrameStore } from '../frame-store'
 import { prettyJson } from '../pretty-json'
+import { Cancelled, Token } from './cancel'
 import type { SessionContext } from './context'
 
 const DETAIL_CACHE = 32
@@ -25,6 +33,21 @@ const DETAIL_CACHE = 32
 const REPLAY_KEEP = 64
 /** Conversations whose replay cursor is kept (the most recently visited). */
 const CURSORS = 4
+/** Messages of a conversation between two of its checkpoints, at least (more when a capture has many). */
+const CHECKPOINT_SPACING = 500
+/** Most checkpoints a session keeps: each copies one conversation's decoding state (about 50 KiB on game traffic). */
+const MAX_CHECKPOINTS = 2000
+
+/** A conversation's engine copied between two of its frames, without trees; resumed by copying it again. */
+interface Checkpoint {
+  /** Index into the conversation's frames of the next frame to feed. */
+  next: number
+  /** The frame fed last: a message whose first frame comes after it has not begun. */
+  lastFed: number
+  /** Messages the conversation had given before it. */
+  emitted: number
+  engine: Engine
+}
 
 interface ReplayCursor {
   generation: number
@@ -40,6 +63,8 @@ interface ReplayCursor {
   engine: Engine
   /** The frame from which the replay builds trees (earlier messages are decoded without, which is faster). */
   treesFrom: number
+  /** Messages given when the replay last took (or started from) a checkpoint. */
+  checkpointedAt: number
 }
 
 /**
@@ -87,14 +112,111 @@ export class DetailPart {
   private sourceCache = new Map<string, DecodedMessage['sources']>()
   /** Replay cursors by conversation, least recently used first. */
   private readonly cursors = new Map<number, ReplayCursor>()
+  /** Checkpoints by conversation, in the order of their messages. */
+  private readonly checkpoints = new Map<number, Checkpoint[]>()
+  private checkpointCount = 0
+  private resumes = 0
+  private spacing: number
+  private prepareToken = new Token()
+  private preparing: Promise<void> = Promise.resolve()
 
-  constructor(private readonly ctx: SessionContext) {}
+  constructor(private readonly ctx: SessionContext) {
+    this.spacing = this.minSpacing
+  }
 
-  /** Drops the cached details and the replay cursors: the messages they hold are gone (or renumbered). */
+  private get minSpacing(): number {
+    return this.ctx.opts.checkpointSpacing ?? CHECKPOINT_SPACING
+  }
+
+  /** Drops the cached details, the replay cursors and the checkpoints: the messages they hold are gone (or renumbered). */
   forget(): void {
     this.detailCache.clear()
     this.sourceCache.clear()
     this.cursors.clear()
+    this.prepareToken.cancel()
+    this.checkpoints.clear()
+    this.checkpointCount = 0
+    this.resumes = 0
+    this.spacing = this.minSpacing
+  }
+
+  /** Checkpoints kept now, and replays started from one since (tests, the bench). */
+  get checkpointUse(): { kept: number; resumed: number } {
+    return { kept: this.checkpointCount, resumed: this.resumes }
+  }
+
+  /**
+   * Starts taking checkpoints through the open capture's long conversations, in the background (it yields to
+   * any foreground work): afterwards a first visit anywhere replays at most about `spacing` messages. Called
+   * once a capture's index is ready; the promise settles when the pass is done or was stopped by forget().
+   */
+  prepare(): Promise<void> {
+    this.prepareToken.cancel()
+    const token = (this.prepareToken = new Token())
+    this.preparing = this.takeCheckpoints(token).catch((e: unknown) => {
+      if (!(e instanceof Cancelled)) console.warn(`gamewire: detail checkpoints stopped: ${(e as Error).message}`)
+    })
+    return this.preparing
+  }
+
+  /** The background pass started last, settled. */
+  prepared(): Promise<void> {
+    return this.preparing
+  }
+
+  private async takeCheckpoints(token: Token): Promise<void> {
+    const rows = this.ctx.rows
+    const counts = new Map<number, number>()
+    for (let r = 0; r < rows.count; r++) {
+      const c = rows.index.conversationAt(r)
+      counts.set(c, (counts.get(c) ?? 0) + 1)
+    }
+    // A conversation of one spacing or less replays quickly from its start. Past MAX_CHECKPOINTS the spacing grows.
+    let total = 0
+    for (const n of counts.values()) if (n > this.minSpacing) total += n
+    this.spacing = Math.max(this.spacing, Math.ceil(total / MAX_CHECKPOINTS))
+    const long = new Set([...counts].filter(([, n]) => n > this.spacing).map(([c]) => c))
+    if (long.size === 0) return
+    const emitted = new Map<number, number>()
+    const fed = new Map<number, number>()
+    const taken = new Map<number, number>()
+    await this.ctx.replayConversations(long, {
+      token,
+      recording: false,
+      layers: true, // as the detail's own replays: a checkpoint's copy keeps its engine's options
+      background: true,
+      onMessage: (m) => emitted.set(m.conversation, (emitted.get(m.conversation) ?? 0) + 1),
+      afterFrame: (c, engine, frame) => {
+        const next = (fed.get(c) ?? 0) + 1
+        fed.set(c, next)
+        const e = emitted.get(c) ?? 0
+        if (e - (taken.get(c) ?? 0) < this.spacing) return
+        taken.set(c, e)
+        this.checkpoint(c, engine, next, frame, e)
+      }
+    })
+  }
+
+  /** Keeps a copy of `engine` (a conversation's, without trees, between two frames) unless one is near. */
+  private checkpoint(conversation: number, engine: Engine, next: number, lastFed: number, emitted: number): void {
+    if (this.checkpointCount >= MAX_CHECKPOINTS || engine.recording) return
+    let list = this.checkpoints.get(conversation)
+    if (!list) this.checkpoints.set(conversation, (list = []))
+    let i = list.length
+    while (i > 0 && list[i - 1].emitted > emitted) i--
+    if ((i > 0 && emitted - list[i - 1].emitted < this.spacing) || (i < list.length && list[i].emitted - emitted < this.spacing)) return
+    const copy = engine.fork(() => undefined)
+    if (copy instanceof StateCopyRefused) return
+    list.splice(i, 0, { next, lastFed, emitted, engine: copy })
+    this.checkpointCount++
+  }
+
+  /** The last checkpoint of a conversation before its `wanted`-th message, which begins at frame `firstFrame`. */
+  private checkpointBefore(conversation: number, wanted: number, firstFrame: number): Checkpoint | null {
+    const list = this.checkpoints.get(conversation)
+    if (!list) return null
+    for (let i = list.length - 1; i >= 0; i--) if (list[i].emitted <= wanted && list[i].lastFed < firstFrame) return list[i]
+    return null
   }
 
   getMessage(id: number): MessageDetail {
@@ -177,6 +299,36 @@ export class DetailPart {
     return { ...found, id }
   }
 
+  /** A replay cursor at a checkpoint of the conversation, or at its start. */
+  private startCursor(store: FrameStore, conversation: number, checkpoint: Checkpoint | null): ReplayCursor {
+    const c: ReplayCursor = {
+      generation: this.ctx.generation,
+      conversation,
+      frames: store.framesOf(conversation),
+      next: 0,
+      emitted: 0,
+      finished: false,
+      recent: new Map(),
+      engine: null!,
+      treesFrom: Infinity,
+      checkpointedAt: 0
+    }
+    const onMessage = (m: DecodedMessage) => {
+      const k = c.emitted++
+      if ((m.frames[0] ?? 0) < c.treesFrom) return
+      c.recent.set(k, m)
+      if (c.recent.size > REPLAY_KEEP) c.recent.delete(c.recent.keys().next().value!)
+    }
+    const resumed = checkpoint && this.ctx.resumeConversation(checkpoint.engine, conversation, onMessage)
+    if (resumed) {
+      this.resumes++
+      c.engine = resumed
+      c.next = checkpoint.next
+      c.emitted = c.checkpointedAt = checkpoint.emitted
+    } else c.engine = this.ctx.conversationEngine(conversation, false, onMessage, true) // the detail shows the frames under the message
+    return c
+  }
+
   /**
    * The conversation's `wanted`-th message with its tree, from the replay cursor: continued where it stopped,
    * or started again. Frames before `firstFrame` are decoded without trees; null when the message did not come
@@ -186,31 +338,11 @@ export class DetailPart {
     const generation = this.ctx.generation
     let c = this.cursors.get(conversation)
     if (c) this.cursors.delete(conversation) // put back below as the most recently used
-    if (!c || c.generation !== generation || (wanted < c.emitted && !c.recent.has(wanted))) {
-      const fresh: ReplayCursor = {
-        generation,
-        conversation,
-        frames: store.framesOf(conversation),
-        next: 0,
-        emitted: 0,
-        finished: false,
-        recent: new Map(),
-        engine: null!,
-        treesFrom: Infinity
-      }
-      fresh.engine = this.ctx.conversationEngine(
-        conversation,
-        false,
-        (m) => {
-          const k = fresh.emitted++
-          if ((m.frames[0] ?? 0) < fresh.treesFrom) return
-          fresh.recent.set(k, m)
-          if (fresh.recent.size > REPLAY_KEEP) fresh.recent.delete(fresh.recent.keys().next().value!)
-        },
-        true
-      ) // the detail shows the frames under the message
-      c = fresh
-    }
+    const usable = c !== undefined && c.generation === generation && (c.recent.has(wanted) || wanted >= c.emitted)
+    const checkpoint = usable && c!.recent.has(wanted) ? null : this.checkpointBefore(conversation, wanted, firstFrame)
+    // Start again (from the last checkpoint before the message, else from the first frame) unless the cursor
+    // has the message or can go on to it from nearer than the checkpoint.
+    if (!c || !usable || (checkpoint && checkpoint.emitted > c.emitted)) c = this.startCursor(store, conversation, checkpoint)
     this.cursors.set(conversation, c)
     if (this.cursors.size > CURSORS) this.cursors.delete(this.cursors.keys().next().value!)
     const treesOn = (from: number) => {
@@ -229,6 +361,10 @@ export class DetailPart {
       const f = c.frames[c.next++]
       if (f >= firstFrame) treesOn(f)
       c.engine.addFrame(store.get(f))
+      if (c.emitted - c.checkpointedAt >= this.spacing && !c.engine.recording && c.next < c.frames.length) {
+        c.checkpointedAt = c.emitted
+        this.checkpoint(conversation, c.engine, c.next, f, c.emitted)
+      }
     }
     if (!c.recent.has(wanted) && !c.finished && c.emitted <= wanted) {
       treesOn(firstFrame)

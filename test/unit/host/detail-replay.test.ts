@@ -1,7 +1,8 @@
 // Message detail rebuilds one message by replaying its conversation, decoding the messages before it without
 // trees and turning trees on at its first frame. Every message of every committed capture, visited forwards,
 // backwards and at random, must equal the full decode with trees and the frames' layers (the CLI's
-// `decode --layers`), tree and sources alike.
+// `decode --layers`), tree and sources alike: replayed from the conversation's start, and from checkpoints
+// (copies of a conversation's engine part way through it) taken every few messages.
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -46,6 +47,23 @@ function fullDecode(file: string): DecodedMessage[] {
 let core: SessionCore | undefined
 afterEach(() => core?.close())
 
+/** Each detail, in the order given, must equal the full decode's message. */
+function visit(core: SessionCore, order: DecodedMessage[]): void {
+  for (const m of order) {
+    const d = core.getMessage(m.id)
+    const j = messageJson(m, { includeSourceBytes: true }) as { tree: unknown; sources: { name: string; hex: string }[] }
+    expect({ id: d.id, frames: d.frames, name: d.name, summary: d.summary, tree: d.tree, sources: d.sources, error: d.error }).toEqual({
+      id: m.id,
+      frames: m.frames,
+      name: m.name,
+      summary: m.summary,
+      tree: j.tree,
+      sources: j.sources.map((s) => ({ name: s.name, length: s.hex.length / 2, hex: s.hex.slice(0, 2 * DETAIL_INLINE_BYTES) })),
+      error: m.error
+    })
+  }
+}
+
 describe('message detail from a partial replay', () => {
   it.each(files.map((f) => [f.slice(ROOT.length + 1), f]))('%s: every message equals the full decode in any visiting order', async (_n, file) => {
     const expected = fullDecode(file)
@@ -53,20 +71,30 @@ describe('message detail from a partial replay', () => {
     await core.open(file)
     await core.addKeys(KEYS)
     const random = rng(7)
-    const order = [...expected, ...[...expected].reverse(), ...expected.map(() => expected[Math.floor(random() * expected.length)])]
-    for (const m of order) {
-      const d = core.getMessage(m.id)
-      const j = messageJson(m, { includeSourceBytes: true }) as { tree: unknown; sources: { name: string; hex: string }[] }
-      expect({ id: d.id, frames: d.frames, name: d.name, summary: d.summary, tree: d.tree, sources: d.sources, error: d.error }).toEqual({
-        id: m.id,
-        frames: m.frames,
-        name: m.name,
-        summary: m.summary,
-        tree: j.tree,
-        sources: j.sources.map((s) => ({ name: s.name, length: s.hex.length / 2, hex: s.hex.slice(0, 2 * DETAIL_INLINE_BYTES) })),
-        error: m.error
-      })
-    }
+    visit(core, [...expected, ...[...expected].reverse(), ...expected.map(() => expected[Math.floor(random() * expected.length)])])
+  })
+})
+
+describe('message detail from checkpoints', () => {
+  it.each(files.map((f) => [f.slice(ROOT.length + 1), f]))('%s: every message equals the full decode, replayed from checkpoints', async (_n, file) => {
+    const expected = fullDecode(file)
+    // A checkpoint every 3 messages: the background pass takes them through every conversation of more than 3.
+    core = new SessionCore({ emit: () => undefined, demoCapturePath: () => file, tempDir: tmp, checkpointSpacing: 3 })
+    await core.open(file)
+    await core.addKeys(KEYS)
+    const perConversation = new Map<number, number>()
+    for (const m of expected) perConversation.set(m.conversation, (perConversation.get(m.conversation) ?? 0) + 1)
+    const long = [...perConversation.values()].some((k) => k > 20)
+    const prepared = await core.detailCheckpoints()
+    if (long) expect(prepared.kept).toBeGreaterThan(0)
+    // The first visits at random (each conversation's first is from a checkpoint), then forwards and backwards.
+    const random = rng(11)
+    const order = [...expected.map(() => expected[Math.floor(random() * expected.length)]), ...expected, ...[...expected].reverse()]
+    visit(core, order)
+    // A conversation of a few messages may have no checkpoint before any of them (TCP segments reordered so
+    // each message begins before the frame of the checkpoint ahead of it); a longer one has.
+    const used = await core.detailCheckpoints()
+    if (long) expect(used.resumed).toBeGreaterThan(0)
   })
 })
 
