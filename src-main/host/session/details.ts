@@ -35,7 +35,7 @@ const REPLAY_KEEP = 64
 const CURSORS = 4
 /** Messages of a conversation between two of its checkpoints, at least (more when a capture has many). */
 const CHECKPOINT_SPACING = 500
-/** Most checkpoints a session keeps: each copies one conversation's decoding state (about 50 KiB on game traffic). */
+/** Most checkpoints a session keeps: each copies one conversation's decoding state (30–100 KiB on the game captures). */
 const MAX_CHECKPOINTS = 2000
 
 /** A conversation's engine copied between two of its frames, without trees; resumed by copying it again. */
