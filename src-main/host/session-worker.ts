@@ -2,6 +2,7 @@
 // serve process's event loop. Calls come in as messages; results, errors and session events go back.
 
 import { parentPort, workerData } from 'node:worker_threads'
+import { foregroundActivity } from './session/cancel'
 import { SessionCore } from './session-core'
 import { defaultJobs } from './shard-pool'
 import { CORE_METHODS, type HostToWorker, type SessionWorkerData, type WorkerToHost } from './session-protocol'
@@ -20,6 +21,8 @@ const core = new SessionCore({
 
 port.on('message', (msg: HostToWorker) => {
   if (msg?.type !== 'call' || !(CORE_METHODS as readonly string[]).includes(msg.method)) return
+  // Someone is using the app (stepping through messages, scrolling): background work gives them the CPU.
+  foregroundActivity()
   const fn = (core[msg.method] as (...a: unknown[]) => unknown).bind(core)
   Promise.resolve()
     .then(() => fn(...msg.args))

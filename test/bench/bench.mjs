@@ -461,7 +461,7 @@ async function uiOpen() {
     const firstRows = at()
     await page.waitForSelector('[data-testid=status-bar][data-phase=ready]', { timeout: 600_000 })
     const ready = at()
-    return { listening, loaded, firstRows, ready }
+    return { listening, loaded, firstRows, ready, steps: await arrowSteps(page) }
   } finally {
     await browser.close()
     server.kill('SIGTERM')
@@ -469,11 +469,43 @@ async function uiOpen() {
     rmSync(config, { recursive: true, force: true })
   }
 }
+/**
+ * Selects a row and steps down 40 messages with ArrowDown, timed in the page from the key's event to the
+ * detail tree showing the next message (the driver's own round trips left out).
+ */
+async function arrowSteps(page) {
+  await page.locator('[data-testid=timeline-row]').nth(5).click()
+  await page.waitForSelector('[data-testid=detail-tree] [data-testid=tree-node]')
+  await page.evaluate(() => {
+    const steps = (window.__gamewireSteps = [])
+    const tree = () => document.querySelector('[data-testid=detail-tree]')
+    let pressed = 0
+    let shown = tree()?.getAttribute('data-message')
+    window.addEventListener('keydown', (e) => e.key === 'ArrowDown' && (pressed = performance.now()), true)
+    new MutationObserver(() => {
+      const m = tree()?.getAttribute('data-message')
+      if (!pressed || !m || m === shown || !tree().querySelector('[data-testid=tree-node]')) return
+      steps.push(performance.now() - pressed)
+      shown = m
+      pressed = 0
+    }).observe(document.body, { subtree: true, childList: true, attributes: true })
+  })
+  for (let i = 0; i < 40; i++) {
+    const before = await page.locator('[data-testid=detail-tree]').getAttribute('data-message')
+    await page.keyboard.press('ArrowDown')
+    await page.waitForFunction((b) => document.querySelector('[data-testid=detail-tree]')?.getAttribute('data-message') !== b, before)
+  }
+  return page.evaluate(() => window.__gamewireSteps)
+}
+
 try {
   const ui = await uiOpen()
   console.log(`UI (gamewire serve + headless Chromium, keys saved in its config; from starting serve; serve opens the capture at start):`)
   console.log(`  listening ${secs(ui.listening)}, page loaded ${secs(ui.loaded)}, first rows visible ${secs(ui.firstRows)}, status ready ${secs(ui.ready)}`)
   console.log(`  after the page loaded: first rows ${secs(ui.firstRows - ui.loaded)}, status ready ${secs(ui.ready - ui.loaded)}`)
+  console.log(
+    `  then ArrowDown × ${ui.steps.length} from a selected row, key to the next message's detail tree (in the page)  p50 ${ms(pct(ui.steps, 50))}  p95 ${ms(pct(ui.steps, 95))}`
+  )
 } catch (e) {
   console.log(`UI: not measured (${e.message})`)
 }

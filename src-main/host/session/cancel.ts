@@ -18,19 +18,29 @@ export class Token {
   }
 }
 
-/** When foreground work (opening, a filter, an export) last yielded: background work waits while it runs. */
+/**
+ * When foreground work last ran: a request from the app, or long work (a filter, an export) yielding
+ * between its slices. Background work waits while there is some.
+ */
 let foregroundAt = -Infinity
+
+/** Notes foreground work: background work waits until none has run for IDLE_MS. */
+export function foregroundActivity(): void {
+  foregroundAt = performance.now()
+}
 
 /** Foreground work's yield to the event loop, between two of its slices. */
 export const tick = (): Promise<void> => {
-  foregroundAt = performance.now()
+  foregroundActivity()
   return new Promise((r) => setImmediate(r))
 }
 
-/** Background work's yield (detail checkpoints): it goes on once no foreground work has yielded for IDLE_MS. */
+/** Background work's yield (detail checkpoints): it goes on once no foreground work has run for IDLE_MS. */
 export async function idleTick(): Promise<void> {
   await new Promise((r) => setImmediate(r))
-  while (performance.now() - foregroundAt < IDLE_MS) await new Promise((r) => setTimeout(r, IDLE_MS))
+  for (let quiet = performance.now() - foregroundAt; quiet < IDLE_MS; quiet = performance.now() - foregroundAt) {
+    await new Promise((r) => setTimeout(r, IDLE_MS - quiet))
+  }
 }
 
 /** Work between two yields to the event loop, and the interval of progress events. */
@@ -38,4 +48,5 @@ export const SLICE_MS = 12
 export const PROGRESS_MS = 100
 /** Background work's slices are shorter: a request waits for at most one. */
 export const BACKGROUND_SLICE_MS = 4
-const IDLE_MS = 50
+/** How long background work waits after the last foreground work (a burst of key presses is one). */
+export const IDLE_MS = 300
