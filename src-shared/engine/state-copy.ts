@@ -47,7 +47,8 @@ const TYPED_ARRAYS = new Set<unknown>([
 
 /**
  * A deep copy of `root`, or StateCopyRefused. `shared` maps objects to what the copy uses instead (itself for
- * objects both sides share). Frozen objects are shared as they are: nothing can change them.
+ * objects both sides share). Frozen objects are shared as they are: state freezes only objects of plain
+ * values (a request's frame and time), which nothing can change.
  */
 export function copyState<T>(root: T, shared: ReadonlyMap<object, object>): T | StateCopyRefused {
   const done = new Map<object, unknown>(shared)
@@ -94,11 +95,12 @@ export function copyState<T>(root: T, shared: ReadonlyMap<object, object>): T | 
       for (let i = 0; i < o.length; i++) a[i] = copy(o[i], () => `${path()}[${i}]`)
       return a
     }
-    if (o instanceof Map) {
+    const proto = Object.getPrototypeOf(o)
+    if (proto === Map.prototype) {
       const m = new Map()
       done.set(o, m)
       let i = 0
-      for (const [k, x] of o) {
+      for (const [k, x] of o as Map<unknown, unknown>) {
         const at = i++
         m.set(
           copy(k, () => `${path()}.key(${at})`),
@@ -107,17 +109,17 @@ export function copyState<T>(root: T, shared: ReadonlyMap<object, object>): T | 
       }
       return m
     }
-    if (o instanceof Set) {
+    if (proto === Set.prototype) {
       const s = new Set()
       done.set(o, s)
       let i = 0
-      for (const x of o) {
+      for (const x of o as Set<unknown>) {
         const at = i++
         s.add(copy(x, () => `${path()}.item(${at})`))
       }
       return s
     }
-    const proto = Object.getPrototypeOf(o)
+    // Anything else is a plain object or an instance of a class of ours (a subclass of Map or Error is not).
     if (proto !== Object.prototype && proto !== null && !isClassInstance(proto)) {
       refused = new StateCopyRefused(`${path()} (${proto?.constructor?.name ?? 'unknown kind'})`)
       return undefined

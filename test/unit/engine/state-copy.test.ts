@@ -101,6 +101,11 @@ describe('copyState', () => {
     ).toBe('root.now (accessor)')
     expect(refused({ p: Promise.resolve(1) })).toBe('root.p (Promise)')
     expect(refused({ w: new WeakMap() })).toBe('root.w (WeakMap)')
+    class Tagged extends Map<string, number> {
+      tag = 'lost in a plain Map'
+    }
+    expect(refused({ t: new Tagged() })).toBe('root.t (Tagged)')
+    expect(refused({ e: new RangeError('x') })).toBe('root.e (RangeError)')
   })
 
   it('leaves out the fields a class names, keeping them as unset properties', () => {
