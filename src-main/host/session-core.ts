@@ -76,7 +76,7 @@ export class SessionCore {
     this.ctx = new SessionContext(opts)
     this.view = new ViewPart(this.ctx)
     this.details = new DetailPart(this.ctx)
-    this.exports = new ExportPart(this.ctx, this.view)
+    this.exports = new ExportPart(this.ctx, this.view, this.details)
     this.capture = new CapturePart(this.ctx, this.view, this.details, this.exports)
     this.live = new LivePart(this.ctx, this.view, this.details, this.capture, this.exports)
     this.keys = new KeysPart(this.ctx, () => this.redecode())

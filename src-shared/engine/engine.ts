@@ -194,22 +194,25 @@ export class Engine {
   /**
    * A copy of this engine as it is now, whose messages go to `onMessage`: fed the same frames from here on, it
    * gives the same messages the original would. StateCopyRefused when its state holds what cannot be copied
-   * (state-copy.ts); the caller then replays from the start instead.
+   * (state-copy.ts); the caller then replays from the start instead. `changes` gives the copy another key
+   * store holding the same keys (an export's, which names where each came from), or no layers.
    */
-  fork(onMessage: EngineOptions['onMessage']): Engine | StateCopyRefused {
-    const twin = new Engine({ ...this.opts, onMessage })
+  fork(onMessage: EngineOptions['onMessage'], changes: Pick<EngineOptions, 'keys' | 'layers'> = {}): Engine | StateCopyRefused {
+    const twin = new Engine({ ...this.opts, ...changes, onMessage })
     const shared = new Map<object, object>([
       [this, twin],
       [this.opts, twin.opts],
       [this.deps, twin.deps],
       [this.deps.unknown, twin.deps.unknown]
     ])
-    for (const s of [this.opts.registry, this.opts.keys, this.opts.schemas]) if (s) shared.set(s, s)
+    for (const s of [this.opts.registry, this.opts.schemas]) if (s) shared.set(s, s)
+    if (this.opts.keys) shared.set(this.opts.keys, twin.opts.keys ?? this.opts.keys)
     const own: Record<string, unknown> = {}
     for (const key of Object.keys(this)) if (key !== 'opts' && key !== 'deps') own[key] = (this as unknown as Record<string, unknown>)[key]
     const copied = copyState(own, shared)
     if (copied instanceof StateCopyRefused) return copied
     Object.assign(twin, copied)
+    if (!twin.opts.layers) twin.keep = null // frames kept for layers the copy does not show
     return twin
   }
 

@@ -231,8 +231,8 @@ export class SessionContext {
    * A conversation engine (conversationEngine) continued from a copy of one kept at a point of its frames (a
    * detail checkpoint): the checkpoint stays as it is. Null when its state cannot be copied (state-copy.ts).
    */
-  resumeConversation(checkpoint: Engine, conversation: number, onMessage: OnMessage): Engine | null {
-    const engine = checkpoint.fork(renumbered(conversation, onMessage))
+  resumeConversation(checkpoint: Engine, conversation: number, onMessage: OnMessage, changes?: Parameters<Engine['fork']>[1]): Engine | null {
+    const engine = checkpoint.fork(renumbered(conversation, onMessage), changes)
     return engine instanceof StateCopyRefused ? null : engine
   }
 
@@ -255,6 +255,13 @@ export class SessionContext {
       recordingAt?(conversation: number, frame: number): boolean
       /** After each frame a conversation's engine took (not its last one). */
       afterFrame?(conversation: number, engine: Engine, frame: number): void
+      /**
+       * Engines already part way through their conversation (resumed from a detail checkpoint, with this
+       * replay's onMessage): each is fed its conversation's frames from index `next` on.
+       */
+      resumed?: ReadonlyMap<number, { engine: Engine; next: number }>
+      /** Whether the caller has all it wants from a conversation: its later frames are skipped, unread. */
+      done?(conversation: number): boolean
       /** Work in the background: shorter slices, and only while no foreground work runs (cancel.ts). */
       background?: boolean
     }
@@ -263,14 +270,18 @@ export class SessionContext {
     /** Each frame's conversation when it is one of these, else 0. */
     const owner = new Uint32Array(store.count + 1)
     const lastFrame = new Map<number, number>()
+    const engines = new Map<number, Engine>()
     for (const c of conversations) {
       const frames = store.framesOf(c)
-      for (const f of frames) owner[f] = c
+      const resumed = o.resumed?.get(c)
+      if (resumed) engines.set(c, resumed.engine)
+      for (let i = resumed?.next ?? 0; i < frames.length; i++) owner[frames[i]] = c
       if (frames.length) lastFrame.set(c, frames[frames.length - 1])
     }
-    const engines = new Map<number, Engine>()
+    const dropped = new Set<number>()
+    let open = conversations.size
     await this.inSlices(
-      store.range(1, store.count, (n) => owner[n] !== 0),
+      store.range(1, store.count, (n) => owner[n] !== 0 && !dropped.has(owner[n])),
       o,
       (f) => {
         const c = owner[f.number]
@@ -281,7 +292,13 @@ export class SessionContext {
         if (f.number === lastFrame.get(c)) {
           engine.finish()
           engines.delete(c)
+          open--
+        } else if (o.done?.(c)) {
+          engines.delete(c)
+          dropped.add(c)
+          open--
         } else o.afterFrame?.(c, engine, f.number)
+        return open > 0
       }
     )
     for (const engine of engines.values()) engine.finish()
@@ -295,26 +312,30 @@ export class SessionContext {
     const store = this.requireStore()
     const engine = this.newEngine(o)
     const frames = amongFrames(store.range(), this.readerWarnings, (w) => engine.warn(w))
-    await this.inSlices(frames, o, (f) => engine.addFrame(f))
+    await this.inSlices(frames, o, (f) => {
+      engine.addFrame(f)
+      return true
+    })
     engine.finish()
     return engine
   }
 
   /**
-   * Gives `each` the frames in order, yielding to the event loop between slices of SLICE_MS: the token is
-   * checked there (and once at the end), and progress is the share of the store's frames passed.
+   * Gives `each` the frames in order (until it returns false), yielding to the event loop between slices of
+   * SLICE_MS: the token is checked there (and once at the end), and progress is the share of the store's
+   * frames passed.
    */
   private async inSlices(
     frames: Iterable<CaptureFrame>,
     o: { token: Token; onProgress?(fraction: number): void; background?: boolean },
-    each: (f: CaptureFrame) => void
+    each: (f: CaptureFrame) => boolean
   ): Promise<void> {
     const total = Math.max(1, this.requireStore().count)
     const sliceMs = o.background ? BACKGROUND_SLICE_MS : SLICE_MS
     let sliceStart = performance.now()
     let n = 0
     for (const f of frames) {
-      each(f)
+      if (!each(f)) break
       if ((++n & 63) === 0 && performance.now() - sliceStart > sliceMs) {
         await (o.background ? idleTick() : tick())
         o.token.check()

@@ -211,6 +211,26 @@ export class DetailPart {
     this.checkpointCount++
   }
 
+  /**
+   * For another replay of a conversation (an export of chosen messages): an engine resumed from the last
+   * checkpoint before its `wanted`-th message, which begins at `firstFrame`, giving its messages to
+   * `onMessage`, with the replay's own keys and layers. With the index into the conversation's frames to feed
+   * from, and the messages the conversation gave before; null when there is no such checkpoint.
+   */
+  resumeBefore(
+    conversation: number,
+    wanted: number,
+    firstFrame: number,
+    onMessage: (m: DecodedMessage) => void,
+    changes: Parameters<Engine['fork']>[1]
+  ): { engine: Engine; next: number; emitted: number } | null {
+    const checkpoint = this.checkpointBefore(conversation, wanted, firstFrame)
+    const engine = checkpoint && this.ctx.resumeConversation(checkpoint.engine, conversation, onMessage, changes)
+    if (!engine) return null
+    this.resumes++
+    return { engine, next: checkpoint.next, emitted: checkpoint.emitted }
+  }
+
   /** The last checkpoint of a conversation before its `wanted`-th message, which begins at frame `firstFrame`. */
   private checkpointBefore(conversation: number, wanted: number, firstFrame: number): Checkpoint | null {
     const list = this.checkpoints.get(conversation)

@@ -9,6 +9,8 @@ import { beginExport, endExport, jobKeys, OUTPUT_CHUNK, type DecodeIo, type Deco
 import type { DecodeJob } from '../decode-job'
 import type { Token } from './cancel'
 import type { SessionContext } from './context'
+import type { DetailPart } from './details'
+import type { Engine } from '../../../src-shared/engine/engine'
 
 /** A conversation's exported rows, in order, with what the replay needs to find them. */
 interface Wanted {
@@ -26,6 +28,8 @@ interface Wanted {
 /**
  * Writes the export of `rows` (row numbers in capture order, no repeats) of a file's session. Returns null
  * after writing when a row did not come out of its conversation's replay: the caller then exports the slow way.
+ * With `details`, each conversation's replay starts from its last detail checkpoint before the first row it
+ * exports, when there is one; it stops after the last.
  */
 export async function exportRows(
   ctx: SessionContext,
@@ -34,7 +38,8 @@ export async function exportRows(
   name: string,
   io: DecodeIo,
   token: Token,
-  progress: (fraction: number) => void
+  progress: (fraction: number) => void,
+  details?: Pick<DetailPart, 'resumeBefore'>
 ): Promise<DecodeResult | null> {
   // The capture warnings are the session's: its index pass and runDecode over its held frames both list
   // the reader's among the engine's where they arose (amongFrames), each text once, the first 1,000.
@@ -57,27 +62,43 @@ export async function exportRows(
   const waiting = new Map<number, DecodedMessage>()
   let written = 0
   const trees = job.tree !== 'none'
+  const onMessage = (m: DecodedMessage) => {
+    const w = wanted.get(m.conversation)!
+    if (w.next >= w.rows.length || w.ordinals[w.next] !== w.emitted++) return
+    m.id = w.rows[w.next++] + 1
+    waiting.set(m.id, m)
+    while (written < rows.length) {
+      const next = waiting.get(rows[written] + 1)
+      if (!next) break
+      waiting.delete(next.id)
+      writer.message(next)
+      written++
+    }
+    writer.flush(OUTPUT_CHUNK / 2)
+  }
+  const resumed = new Map<number, { engine: Engine; next: number }>()
+  if (details) {
+    for (const [c, w] of wanted) {
+      const r = details.resumeBefore(c, w.ordinals[0], w.beganFrom[0], onMessage, { keys, layers: false })
+      if (!r) continue
+      resumed.set(c, r)
+      w.emitted = r.emitted
+    }
+  }
   await ctx.replayConversations(new Set(wanted.keys()), {
     token,
     recording: false,
     keys,
+    resumed,
     recordingAt: (c, frame) => {
       const w = wanted.get(c)!
       return trees && w.next < w.rows.length && frame >= w.beganFrom[w.next]
     },
-    onMessage: (m) => {
-      const w = wanted.get(m.conversation)!
-      if (w.next >= w.rows.length || w.ordinals[w.next] !== w.emitted++) return
-      m.id = w.rows[w.next++] + 1
-      waiting.set(m.id, m)
-      while (written < rows.length) {
-        const next = waiting.get(rows[written] + 1)
-        if (!next) break
-        waiting.delete(next.id)
-        writer.message(next)
-        written++
-      }
-      writer.flush(OUTPUT_CHUNK / 2)
+    onMessage,
+    // A conversation whose rows have all come out is not decoded further.
+    done: (c) => {
+      const w = wanted.get(c)!
+      return w.next >= w.rows.length
     },
     onProgress: progress
   })

@@ -10,6 +10,7 @@ import { runDecode, type DecodeIo, type HeldFrames } from '../run-decode'
 import { ViewMatcher } from '../view-matcher'
 import { Cancelled, SLICE_MS, tick, Token } from './cancel'
 import type { SessionContext } from './context'
+import type { DetailPart } from './details'
 import { exportRows } from './export-rows'
 import type { ViewPart } from './view'
 
@@ -37,7 +38,8 @@ export class ExportPart {
 
   constructor(
     private readonly ctx: SessionContext,
-    private readonly view: ViewPart
+    private readonly view: ViewPart,
+    private readonly details: DetailPart
   ) {}
 
   startExport(req: ExportRequest, target: ExportTarget): JobInfo {
@@ -133,7 +135,7 @@ export class ExportPart {
       const filter = req.scope === 'filtered' ? ctx.view.spec.filter.trim() : ''
       if (source.kind === 'file' && (req.scope === 'selected' || filter)) {
         const rows = await this.chosenRows(req, token, (p) => progress(p / 2))
-        const r = await exportRows(ctx, rows, job, name, io, token, (p) => progress(0.5 + p / 2))
+        const r = await exportRows(ctx, rows, job, name, io, token, (p) => progress(0.5 + p / 2), this.details)
         if (r) return { bytes, messages: r.matched, frames: r.frames }
         // A row did not come back from its replay (not expected: the tests hold the two ways equal): start
         // the file again and decode the whole capture.

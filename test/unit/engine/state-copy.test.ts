@@ -179,6 +179,30 @@ describe('Engine.fork', () => {
     }
   )
 
+  it('a fork without layers shows none, though the original kept frames for them', () => {
+    const all = frames(join(ROOT, 'resources/demo.pcapng'))
+    const at = Math.floor(all.length / 2)
+    const withLayers = new Engine({ registry: createDefaultRegistry(), keys: keys(), layers: true, onMessage: () => undefined })
+    const without: string[] = []
+    const plain = new Engine({ registry: createDefaultRegistry(), keys: keys(), onMessage: (m) => without.push(text(m)) })
+    for (let i = 0; i < at; i++) {
+      withLayers.addFrame(all[i])
+      plain.addFrame(all[i])
+    }
+    without.length = 0
+    const forked: string[] = []
+    const twin = withLayers.fork((m) => forked.push(text(m)), { layers: false })
+    if (twin instanceof StateCopyRefused) throw new Error(twin.path)
+    for (let i = at; i < all.length; i++) {
+      twin.addFrame(all[i])
+      plain.addFrame(all[i])
+    }
+    twin.finish()
+    plain.finish()
+    expect(without.length).toBeGreaterThan(50)
+    expect(forked).toEqual(without)
+  })
+
   it('compared messages at all (the captures above hold thousands after their fork points)', () => {
     expect(compared).toBeGreaterThan(5000)
   })

@@ -10,6 +10,7 @@ import { SessionCore } from '../../../src-main/host/session-core'
 import type { SessionContext } from '../../../src-main/host/session/context'
 import { exportRows } from '../../../src-main/host/session/export-rows'
 import { ViewPart } from '../../../src-main/host/session/view'
+import type { DetailPart } from '../../../src-main/host/session/details'
 import { Token } from '../../../src-main/host/session/cancel'
 import type { DecodeJob } from '../../../src-main/host/decode-job'
 import { decodeToText } from '../helpers/run-decode'
@@ -49,8 +50,8 @@ const FILTERS = [
  * the re-decode (replayAll); with more, before, so they come from the index pass in shards (here run on
  * this thread) and their merge.
  */
-async function opened(file: string, emit: (e: InspectorEvent) => void = () => undefined, jobs = 1): Promise<SessionContext> {
-  core = new SessionCore({ emit, demoCapturePath: () => file, tempDir: tmp, jobs, shardsInProcess: true })
+async function opened(file: string, emit: (e: InspectorEvent) => void = () => undefined, jobs = 1, checkpointSpacing?: number): Promise<SessionContext> {
+  core = new SessionCore({ emit, demoCapturePath: () => file, tempDir: tmp, jobs, shardsInProcess: true, checkpointSpacing })
   if (jobs > 1) await core.addKeys(KEYS)
   await core.open(file)
   if (jobs === 1) await core.addKeys(KEYS)
@@ -58,8 +59,11 @@ async function opened(file: string, emit: (e: InspectorEvent) => void = () => un
   return session
 }
 
-/** The export of `rows` written the fast way; null when it gave up. Its keys are the session's entries, as the app passes them. */
-async function fast(ctx: SessionContext, rows: number[], job: Omit<DecodeJob, 'file'>): Promise<string | null> {
+/**
+ * The export of `rows` written the fast way; null when it gave up. Its keys are the session's entries, as the
+ * app passes them. With `details`, conversations replay from their detail checkpoints.
+ */
+async function fast(ctx: SessionContext, rows: number[], job: Omit<DecodeJob, 'file'>, details?: DetailPart): Promise<string | null> {
   const parts: Buffer[] = []
   const r = await exportRows(
     ctx,
@@ -68,7 +72,8 @@ async function fast(ctx: SessionContext, rows: number[], job: Omit<DecodeJob, 'f
     basename(ctx.source!.kind === 'file' ? ctx.source!.file : ''),
     { write: (b) => void parts.push(Buffer.from(b)), flush: () => undefined },
     new Token(),
-    () => undefined
+    () => undefined,
+    details
   )
   return r && Buffer.concat(parts).toString('utf8')
 }
@@ -111,6 +116,34 @@ describe('exporting chosen messages from their conversations alone', () => {
       expect(await fast(ctx, idsOf(expected), { format: 'ndjson' })).toBe(expected)
     }
   })
+
+  it.each(committedCaptures().map((f) => [f.slice(ROOT.length + 1), f] as const))(
+    '%s: the same bytes when each conversation replays from its last detail checkpoint before the first row',
+    async (_n, file) => {
+      // A checkpoint every 3 messages, taken after the open; then selections that start deep in conversations.
+      const ctx = await opened(file, undefined, 1, 3)
+      const details = (core as unknown as { details: DetailPart }).details
+      const before = await core!.detailCheckpoints()
+      const total = ctx.rows.count
+      const random = rng(total + 5)
+      const selections = [
+        Array.from({ length: total }, (_, r) => r).filter((r) => r % 11 === 10),
+        Array.from({ length: total }, (_, r) => r).filter(() => random() < 0.05),
+        total ? [total - 1] : []
+      ]
+      for (const rows of selections) {
+        const ids = rows.map((r) => r + 1)
+        expect(await fast(ctx, rows, { format: 'json' }, details)).toBe(await cli(file, { format: 'json', ids }))
+        expect(await fast(ctx, rows, { format: 'ndjson', tree: 'none', includeKeys: true }, details)).toBe(
+          await cli(file, { format: 'ndjson', tree: 'none', includeKeys: true, ids })
+        )
+      }
+      const perConversation = new Map<number, number>()
+      for (let r = 0; r < total; r++) perConversation.set(ctx.rows.index.conversationAt(r), (perConversation.get(ctx.rows.index.conversationAt(r)) ?? 0) + 1)
+      // Where a conversation is long, some of those replays started from a checkpoint.
+      if ([...perConversation.values()].some((k) => k > 20)) expect((await core!.detailCheckpoints()).resumed).toBeGreaterThan(before.resumed)
+    }
+  )
 
   it('writes in id order a message its replay gives early (a stream cut mid-message ends before another conversation)', async () => {
     // Conversation 1 ends with half a packet: the whole-capture decode gives that message when the capture
