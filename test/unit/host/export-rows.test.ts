@@ -92,24 +92,32 @@ function idsOf(ndjson: string): number[] {
     .map((l) => JSON.parse(l).id - 1)
 }
 
+/** Selections of a capture's rows: those `regular` picks, a random share, and the last row. */
+function selectionsOf(total: number, regular: (row: number) => boolean, share: number, random: () => number): number[][] {
+  const all = Array.from({ length: total }, (_, r) => r)
+  return [all.filter(regular), all.filter(() => random() < share), total ? [total - 1] : []]
+}
+
+/** Each selection exported the fast way (JSON with trees; ndjson without, keys included) equals the CLI's. */
+async function expectLikeCli(ctx: SessionContext, file: string, selections: number[][], details?: DetailPart): Promise<void> {
+  for (const rows of selections) {
+    const ids = rows.map((r) => r + 1)
+    expect(await fast(ctx, rows, { format: 'json' }, details)).toBe(await cli(file, { format: 'json', ids }))
+    expect(await fast(ctx, rows, { format: 'ndjson', tree: 'none', includeKeys: true }, details)).toBe(
+      await cli(file, { format: 'ndjson', tree: 'none', includeKeys: true, ids })
+    )
+  }
+}
+
 describe('exporting chosen messages from their conversations alone', () => {
   const cases = [1, 2].flatMap((jobs) => committedCaptures().map((f) => [f.slice(ROOT.length + 1), jobs, f] as const))
   it.each(cases)('%s, indexed with %i job(s): selections and filters equal the CLI byte for byte', async (_n, jobs, file) => {
     const ctx = await opened(file, undefined, jobs)
-    const total = ctx.rows.count
-    const random = rng(total + 11)
-    const selections = [
-      Array.from({ length: total }, (_, r) => r).filter((r) => r % 7 === 3),
-      Array.from({ length: total }, (_, r) => r).filter(() => random() < 0.1),
-      total ? [total - 1] : []
-    ]
-    for (const rows of selections) {
-      const ids = rows.map((r) => r + 1)
-      expect(await fast(ctx, rows, { format: 'json' })).toBe(await cli(file, { format: 'json', ids }))
-      expect(await fast(ctx, rows, { format: 'ndjson', tree: 'none', includeKeys: true })).toBe(
-        await cli(file, { format: 'ndjson', tree: 'none', includeKeys: true, ids })
-      )
-    }
+    await expectLikeCli(
+      ctx,
+      file,
+      selectionsOf(ctx.rows.count, (r) => r % 7 === 3, 0.1, rng(ctx.rows.count + 11))
+    )
     for (const filter of FILTERS) {
       const expected = await cli(file, { format: 'ndjson', filter })
       // The rows come from the CLI's own matches here: this test is about the replay, not the filter.
@@ -125,19 +133,12 @@ describe('exporting chosen messages from their conversations alone', () => {
       const details = (core as unknown as { details: DetailPart }).details
       const before = await core!.detailCheckpoints()
       const total = ctx.rows.count
-      const random = rng(total + 5)
-      const selections = [
-        Array.from({ length: total }, (_, r) => r).filter((r) => r % 11 === 10),
-        Array.from({ length: total }, (_, r) => r).filter(() => random() < 0.05),
-        total ? [total - 1] : []
-      ]
-      for (const rows of selections) {
-        const ids = rows.map((r) => r + 1)
-        expect(await fast(ctx, rows, { format: 'json' }, details)).toBe(await cli(file, { format: 'json', ids }))
-        expect(await fast(ctx, rows, { format: 'ndjson', tree: 'none', includeKeys: true }, details)).toBe(
-          await cli(file, { format: 'ndjson', tree: 'none', includeKeys: true, ids })
-        )
-      }
+      await expectLikeCli(
+        ctx,
+        file,
+        selectionsOf(total, (r) => r % 11 === 10, 0.05, rng(total + 5)),
+        details
+      )
       const perConversation = new Map<number, number>()
       for (let r = 0; r < total; r++) perConversation.set(ctx.rows.index.conversationAt(r), (perConversation.get(ctx.rows.index.conversationAt(r)) ?? 0) + 1)
       // Where a conversation is long, some of those replays started from a checkpoint.
