@@ -166,16 +166,12 @@ export class DetailPart {
 
   private async takeCheckpoints(token: Token): Promise<void> {
     const rows = this.ctx.rows
-    const counts = new Map<number, number>()
-    for (let r = 0; r < rows.count; r++) {
-      const c = rows.index.conversationAt(r)
-      counts.set(c, (counts.get(c) ?? 0) + 1)
-    }
+    const conversations = Array.from({ length: this.ctx.conversations.conversationCount }, (_, i) => i + 1)
     // A conversation of one spacing or less replays quickly from its start. Past MAX_CHECKPOINTS the spacing grows.
     let total = 0
-    for (const n of counts.values()) if (n > this.minSpacing) total += n
+    for (const c of conversations) if (rows.messagesIn(c) > this.minSpacing) total += rows.messagesIn(c)
     this.spacing = Math.max(this.spacing, Math.ceil(total / MAX_CHECKPOINTS))
-    const long = new Set([...counts].filter(([, n]) => n > this.spacing).map(([c]) => c))
+    const long = new Set(conversations.filter((c) => rows.messagesIn(c) > this.spacing))
     if (long.size === 0) return
     const emitted = new Map<number, number>()
     const fed = new Map<number, number>()
