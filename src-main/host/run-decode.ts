@@ -188,6 +188,8 @@ export async function decodeOnThread(job: DecodeJob, o: OnThreadOptions): Promis
     filter,
     decodeAs: job.decodeAs,
     recording: o.recording || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
+    // Trees built only for the filter go without labels: it reads keys and values.
+    labels: o.recording,
     layers: job.layers,
     onMessage: o.onMessage
   })

@@ -59,6 +59,8 @@ export function createShard(setup: ShardSetup): ShardDecoder {
     filter,
     writeBody: (w, m) => writeMessageBody(w, m, message),
     recording: setup.tree !== 'none' || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
+    // Trees the export leaves out are built only for the filter, which reads no labels.
+    labels: setup.tree !== 'none',
     layers: setup.layers,
     frameConversations: setup.frameConversations
   })

@@ -2,8 +2,8 @@
 // columns show. Also says whether the field trees are needed at all: a filter on frame/IP/port/gamewire
 // fields (a conversation click, a time brush) runs on the fast pass without building trees.
 
-import { compileFilter, targetFromMessage, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
-import { META_KEYS, messageMetaFields, needsLayers } from '../../src-shared/engine/meta-fields'
+import { compileFilter, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
+import { META_KEYS, MessageTargets, needsLayers } from '../../src-shared/engine/meta-fields'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
@@ -82,8 +82,8 @@ export class ViewMatcher {
   /** Trees must carry the frames' layers (a key such as ip.ttl or frame.len). */
   readonly needsLayers: boolean
   readonly plan: ViewPlan
-  /** Every key the filter and the columns read: all a message's target needs to collect. */
-  private readonly keys: readonly string[]
+  /** A decoded message as the target of the filter and the columns: it collects every key they read. */
+  private readonly targets: MessageTargets
 
   /** Throws FilterError for a bad filter. */
   constructor(
@@ -92,7 +92,7 @@ export class ViewMatcher {
   ) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...new Set([...(this.filter?.fields ?? []), ...columns])]
-    this.keys = keys
+    this.targets = new MessageTargets(keys)
     // A column shows values: only the filter's own presence tests read no more than presence.
     const presenceOnly = (this.filter?.presenceOnly ?? []).filter((k) => !columns.includes(k))
     this.needsTree = filterNeedsTree(keys, presenceOnly)
@@ -132,7 +132,7 @@ export class ViewMatcher {
   }
 
   target(m: DecodedMessage, conv: Conversation, dir: WireDir): FilterTarget {
-    return targetFromMessage(m, messageMetaFields(m, conv, dir), this.keys)
+    return this.targets.of(m, conv, dir)
   }
 
   matches(t: FilterTarget): boolean {

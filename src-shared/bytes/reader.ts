@@ -95,7 +95,7 @@ export class FieldReader {
 
   /**
    * Records a field over [start, start+length) without reading (for values computed by the caller). A label
-   * built from values is passed as a function, so the tree-less pass never formats it.
+   * built from values is passed as a function, so the tree-less pass, and a tree without labels, never format it.
    */
   record(def: FieldDef, value: FieldScalar, start: number, length: number, labelText?: string | (() => string)): void {
     if (!this.tree.recording) {
@@ -103,8 +103,8 @@ export class FieldReader {
       if (def.within !== undefined) this.tree.presentKey(def.within)
       return
     }
-    const text = typeof labelText === 'function' ? labelText() : labelText
-    this.tree.add({ key: def.key, label: text ?? label(def, value), type: def.type, value, source: this.source, start, length })
+    const text = !this.tree.labels ? '' : typeof labelText === 'function' ? labelText() : (labelText ?? label(def, value))
+    this.tree.add({ key: def.key, label: text, type: def.type, value, source: this.source, start, length })
   }
 
   /**
@@ -118,7 +118,8 @@ export class FieldReader {
       if (def.within !== undefined) this.tree.presentKey(def.within)
       return null
     }
-    return this.tree.open({ key: def.key, label: labelText ?? def.name, type: def.type, value, source: this.source, start, length: 0 })
+    const text = !this.tree.labels ? '' : (labelText ?? def.name)
+    return this.tree.open({ key: def.key, label: text, type: def.type, value, source: this.source, start, length: 0 })
   }
 
   close(): void {

@@ -1,5 +1,7 @@
 // Builds the decoded field tree while a decoder reads. A builder with `recording = false` keeps nothing,
-// so the same decoder code serves the fast row pass and the full-detail pass.
+// so the same decoder code serves the fast row pass and the full-detail pass. A tree read only for its keys
+// and values (a display filter or a column on a field the index does not keep) is built without `labels`,
+// as Wireshark builds an invisible tree to filter on: the same nodes, byte ranges and values, every label ''.
 
 import type { FieldNode, FieldScalar, DataSource, IndexedValues } from '../model/types'
 import { INDEXED_STRING_MAX, isIndexField, presenceKey, type FieldDef } from './fields'
@@ -13,7 +15,15 @@ export class TreeBuilder {
    */
   indexed: IndexedValues | null = null
 
-  constructor(readonly recording = true) {}
+  /** With `recording`: whether its nodes get their label texts (never without). */
+  readonly labels: boolean
+
+  constructor(
+    readonly recording = true,
+    labels = true
+  ) {
+    this.labels = recording && labels
+  }
 
   /** Keeps an index field's value when no tree is built (with a tree, the tree holds it). */
   indexValue(def: FieldDef, value: FieldScalar): void {
@@ -142,12 +152,17 @@ export function fromHex(hex: string): Uint8Array {
 
 /**
  * Whether trees are built for the messages started now, read per message: the engine's switch, which a detail
- * replay turns on at the message it wants. An object rather than a callback, so that a copy of an engine's
- * state (engine/state-copy.ts) maps it to the copy's own.
+ * replay turns on at the message it wants; and whether their nodes get labels. An object rather than a
+ * callback, so that a copy of an engine's state (engine/state-copy.ts) maps it to the copy's own. A
+ * TreeBuilder is one too: a draft made beside another takes its depth.
  */
 export interface TreeSwitch {
   readonly recording: boolean
+  readonly labels: boolean
 }
+
+/** With trees and labels: what a display or an export needs. */
+export const FULL_TREES: TreeSwitch = Object.freeze({ recording: true, labels: true })
 
 /** A message under construction: lower layers add their sources and fields, the protocol decoder finishes it. */
 export class MessageDraft {
@@ -157,8 +172,9 @@ export class MessageDraft {
   readonly warnings: string[] = []
   error: string | null = null
 
-  constructor(recording = true) {
-    this.tree = new TreeBuilder(recording)
+  /** `trees`: the depth, as a switch (its current state), or true (full trees) or false (none). */
+  constructor(trees: TreeSwitch | boolean = true) {
+    this.tree = typeof trees === 'boolean' ? new TreeBuilder(trees) : new TreeBuilder(trees.recording, trees.labels)
   }
 
   addSource(name: string, bytes: Uint8Array): number {

@@ -11,7 +11,7 @@
 
 import { leftOutOfCopies } from './state-copy'
 import { counted } from '../model/text'
-import { MessageDraft } from '../bytes/tree'
+import { MessageDraft, type TreeSwitch } from '../bytes/tree'
 import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
 import { TcpDirection, type TcpBases, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
 import { detectHttpUpgrade, WebSocketConnection, type WsEvent } from '../net/websocket'
@@ -64,13 +64,15 @@ const HTTP = 3
 /** Ports where TLS is HTTPS for the protocols here (SFS2X BlueBox/WebSocket over TLS: 8443). */
 const HTTPS_PORTS = [443, 8443]
 
-/** What every conversation of an engine shares: one object per engine, not one per conversation. */
-export interface ConversationDeps {
+/**
+ * What every conversation of an engine shares: one object per engine, not one per conversation. Its tree
+ * switch (`recording`, `labels`) is read for every message, so an engine can turn trees on part way through
+ * a replay.
+ */
+export interface ConversationDeps extends TreeSwitch {
   registry: ProtocolRegistry
   keys: KeyStore | undefined
   schemas?: SchemaSet
-  /** Read for every message, so an engine can turn trees on part way through a replay. */
-  readonly recording: boolean
   emit: (conv: Conversation, m: MessageOut) => void
   /** The fallback decoder: it keeps no state, so one serves every conversation. */
   unknown: UnknownDecoder
@@ -100,6 +102,10 @@ class ConversationContext implements DecoderContext {
 
   get recording(): boolean {
     return this.conv.deps.recording
+  }
+
+  get labels(): boolean {
+    return this.conv.deps.labels
   }
 
   setClient(dir: WireDir, from: 'handshake' | 'semantics' = 'handshake'): void {
@@ -355,7 +361,7 @@ export class Conversation implements TcpGapListener {
 
   udpDatagram(dir: WireDir, payload: Uint8Array, frames: number[], time: number, again = false): void {
     if (!again) this.hold({ udp: true, dir, payload, frames, time })
-    const draft = new MessageDraft(this.deps.recording)
+    const draft = new MessageDraft(this.deps)
     const source = draft.addSource('UDP payload', payload)
     const decoder = this.decoderFor('udp', payload, dir) ?? this.deps.unknown
     this.runDatagram(decoder, { dir, frames, time, draft, source, offset: 0, bytes: payload, stack: UDP_STACK })

@@ -48,6 +48,12 @@ export interface EngineOptions {
   /** Build field trees (the CLI export and detail views); off for the fast row pass. */
   recording?: boolean
   /**
+   * With trees, give their nodes labels (default true). Off where trees are read only for their keys and
+   * values (a display filter or a column on a field the index does not keep): formatting labels is a large
+   * part of decoding with trees (bytes/tree.ts).
+   */
+  labels?: boolean
+  /**
    * With trees, put each message's frames first in them (frame, link, IP, UDP/TCP fields, net/layers.ts).
    * Frames are then kept from the moment trees are on until their messages are out (a byte budget).
    */
@@ -162,6 +168,8 @@ export class Engine {
    * messages without trees and turns them on at the first frame of the message it wants.
    */
   recording: boolean
+  /** Whether those trees get labels (EngineOptions.labels). */
+  readonly labels: boolean
   /** The last frame given to network() is an IP fragment the defragmenter keeps until its datagram is whole. */
   heldLastFrame = false
   private readonly udpKeys = new PairKeys('udp')
@@ -171,6 +179,7 @@ export class Engine {
 
   constructor(private readonly opts: EngineOptions) {
     this.recording = opts.recording ?? true
+    this.labels = opts.labels ?? true
     const engine = this
     this.deps = {
       registry: opts.registry,
@@ -179,8 +188,14 @@ export class Engine {
       get recording() {
         return engine.recording
       },
+      labels: this.labels,
       emit: (c, m) => this.emit(c, m),
-      unknown: new UnknownDecoder(() => engine.recording)
+      unknown: new UnknownDecoder({
+        get recording() {
+          return engine.recording
+        },
+        labels: this.labels
+      })
     }
     const ev = opts.eviction
     this.evicting = ev !== false

@@ -8,6 +8,8 @@ import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, LAYER_FAMILIES } from '../net/laye
 import type { DecodedMessage, FieldScalar } from '../model/types'
 import type { Conversation } from './conversation'
 import type { WireDir } from '../protocols/registry'
+import { targetFromMessage } from '../filter/target'
+import type { FilterTarget } from '../filter/compile'
 
 const layer = (d: { key: string; name: string; type: string }) => [d.key, d.name, d.type] as const
 const META_FIELDS = [
@@ -40,6 +42,33 @@ for (const [key, name, type] of META_FIELDS) defineField(key, name, type as Fiel
 
 /** The keys messageMetaFields fills: from the frame, the conversation and the message's own row. */
 export const META_KEYS: ReadonlySet<string> = new Set(META_FIELDS.map(([key]) => key))
+
+// Families whose bare name a filter may test (`ip`): present when one of their meta fields has a value.
+const META_FAMILIES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
+
+/**
+ * Whether a filter or columns on these keys read what messageMetaFields gives (a meta field, a gamewire.*
+ * key, a family's presence).
+ */
+function readsMetaFields(keys: readonly string[]): boolean {
+  return keys.some((k) => META_KEYS.has(k) || k.startsWith('gamewire.') || META_FAMILIES.has(k))
+}
+
+/**
+ * Decoded messages as filter targets for the keys a filter (and columns) read: with the message's meta
+ * fields only when one of the keys reads them, since making them costs more than a small tree's walk.
+ */
+export class MessageTargets {
+  private readonly meta: boolean
+
+  constructor(private readonly keys: readonly string[]) {
+    this.meta = readsMetaFields(keys)
+  }
+
+  of(m: DecodedMessage, conv: Conversation, dir: WireDir): FilterTarget {
+    return targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir) : undefined, this.keys)
+  }
+}
 
 // Bare layer names the message's stack does not give (a tree with layers has them).
 const LINK_LAYERS = new Set(['eth', 'vlan', 'sll', 'null'])

@@ -3,7 +3,7 @@
 
 import { CaptureReader } from '../capture/reader'
 import type { CaptureFrame, CaptureInterface } from '../capture/types'
-import { compileFilter, targetFromMessage, type CompiledFilter } from '../filter'
+import { compileFilter, type CompiledFilter } from '../filter'
 import type { KeyStore } from '../keys/store'
 import { registerSchemaFields, SchemaSet } from '../schema/set'
 import type { SchemaPack } from '../schema/types'
@@ -12,7 +12,7 @@ import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { Conversation } from './conversation'
 import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
-import { messageMetaFields, needsLayers } from './meta-fields'
+import { MessageTargets, needsLayers } from './meta-fields'
 import { withoutLayers } from '../net/layers'
 
 export interface SessionOptions {
@@ -22,6 +22,8 @@ export interface SessionOptions {
   /** Display filter; messages that do not match are not passed on. */
   filter?: string | CompiledFilter
   recording?: boolean
+  /** With trees: whether they get labels (EngineOptions.labels; default true). */
+  labels?: boolean
   /**
    * With trees: the frames' layers first in each message (EngineOptions.layers). Without it they are still
    * built for a filter that reads them, and taken off the messages passed on.
@@ -47,17 +49,19 @@ export class DecodeSession {
     if (opts.schemas?.length) registerSchemaFields(opts.schemas)
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
     const strip = !opts.layers && needsLayers(this.filter?.fields ?? [])
+    const targets = new MessageTargets(this.filter?.fields ?? [])
     this.engine = new Engine({
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,
       schemas: opts.schemas?.length ? new SchemaSet(opts.schemas) : undefined,
       recording: opts.recording ?? true,
+      labels: opts.labels,
       layers: opts.layers || strip,
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       eviction: opts.eviction,
       onMessage: (m, conv, dir) => {
-        if (this.filter && !this.filter.matches(targetFromMessage(m, messageMetaFields(m, conv, dir), this.filter.fields))) return
+        if (this.filter && !this.filter.matches(targets.of(m, conv, dir))) return
         this.matched++
         opts.onMessage(strip ? withoutLayers(m) : m, conv, dir)
       }

@@ -20,12 +20,11 @@ import type { SchemaSet } from '../schema/set'
 import type { ConversationInfo, DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { CompiledFilter } from '../filter/compile'
-import { targetFromMessage } from '../filter/target'
 import type { Conversation, Endpoint } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
 import { conversationKey } from './conversation-table'
 import { endpointString } from './conversation'
-import { messageMetaFields, needsLayers } from './meta-fields'
+import { MessageTargets, needsLayers } from './meta-fields'
 import { withoutLayers } from '../net/layers'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
@@ -201,6 +200,8 @@ export interface ShardOptions {
   writeBody?(w: JsonBytes, m: DecodedMessage): void
   /** Build field trees (export mode: unless the export leaves trees out and the filter needs none). */
   recording?: boolean
+  /** With trees: whether they get labels (none when they are built only for the filter). */
+  labels?: boolean
   /** Export mode: the frames' layers in the messages written (also built, then taken off, for a filter reading them). */
   layers?: boolean
   /** Report which conversation each frame went to (the app's detail replay needs it). */
@@ -210,6 +211,8 @@ export interface ShardOptions {
 /** One shard: an engine over the frames routed to it, reporting tagged events. */
 export class ShardDecoder {
   private readonly engine: Engine
+  /** Export mode with a filter: messages as its targets. */
+  private readonly targets: MessageTargets | undefined
   private events = new Float64Builder()
   private strings: string[] = []
   private stringIds = new Map<string, number>()
@@ -229,11 +232,13 @@ export class ShardDecoder {
   private finishing = false
 
   constructor(private readonly opts: ShardOptions) {
+    this.targets = opts.filter ? new MessageTargets(opts.filter.fields) : undefined
     this.engine = new Engine({
       registry: opts.registry,
       keys: opts.keys,
       schemas: opts.schemas,
       recording: opts.mode === 'export' && (opts.recording ?? true),
+      labels: opts.labels,
       layers: opts.mode === 'export' && (opts.layers || needsLayers(opts.filter?.fields ?? [])),
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
@@ -297,7 +302,7 @@ export class ShardDecoder {
       )
     } else {
       const f = this.opts.filter
-      if (!f || f.matches(targetFromMessage(m, messageMetaFields(m, conv, dir), f.fields))) {
+      if (!f || f.matches(this.targets!.of(m, conv, dir))) {
         this.starts.push(this.written + this.out.buffered)
         this.opts.writeBody!(this.out, this.opts.layers ? m : withoutLayers(m))
         this.ends.push(this.written + this.out.buffered)

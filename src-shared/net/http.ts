@@ -14,7 +14,7 @@
 
 import type { ByteStream } from './byte-stream'
 import { defineField, defineFields } from '../bytes/fields'
-import { MessageDraft, label, type TreeSwitch } from '../bytes/tree'
+import { FULL_TREES, MessageDraft, label, type TreeSwitch } from '../bytes/tree'
 
 // ---------------------------------------------------------------------------------------------------------
 // HTTP head
@@ -310,7 +310,7 @@ export class HttpConnection {
     opts: HttpOptions = {}
   ) {
     this.maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_HTTP_BODY
-    this.trees = opts.recordTree ?? { recording: true }
+    this.trees = opts.recordTree ?? FULL_TREES
   }
 
   stopped(dir: HttpDirection): boolean {
@@ -528,7 +528,7 @@ export class HttpConnection {
     const taken = s.take(Math.min(end, s.available))
     const bytes = taken.bytes
     const n = bytes.length
-    const draft = new MessageDraft(this.trees.recording)
+    const draft = new MessageDraft(this.trees)
     if (cut) draft.error = cut
     draft.addSource('HTTP message', bytes)
     // The body: a view of the message bytes, or the chunks' data joined.

@@ -360,7 +360,7 @@ export class WebSocketConnection {
     this.maxMessageBytes = opts.maxMessageBytes ?? 64 * 1024 * 1024
     this.maxInflateBytes = opts.maxInflateBytes ?? 64 * 1024 * 1024
     const record = opts.recordTree ?? true
-    this.trees = typeof record === 'boolean' ? { recording: record } : record
+    this.trees = typeof record === 'boolean' ? { recording: record, labels: record } : record
     const mk = (): DirState => ({
       stopped: false,
       ended: false,
@@ -459,7 +459,7 @@ export class WebSocketConnection {
     }
     const head = r.head
     const taken = s.take(head.length)
-    const draft = new MessageDraft(this.trees.recording)
+    const draft = new MessageDraft(this.trees)
     draft.addSource('HTTP handshake', taken.bytes)
     const t = draft.tree
     if (t.recording) {
@@ -744,7 +744,7 @@ export class WebSocketConnection {
 
   /** Draft with source 0 (wire bytes), the frame tree, and source 1 (unmasked/joined) when needed. */
   private frameDraft(parts: WireFrame[], kindLabel: string): { draft: MessageDraft; joined: Uint8Array; joinedSource: number; joinedOffset: number } {
-    const draft = new MessageDraft(this.trees.recording)
+    const draft = new MessageDraft(this.trees)
     const wire = concatBytes(parts.map((p) => p.taken.bytes))
     draft.addSource('WebSocket frames', wire)
     const t = draft.tree

@@ -39,8 +39,9 @@ export interface DecoderContext {
   /** Endpoints as `ip:port` strings, for key lookup. */
   readonly a: string
   readonly b: string
-  /** Whether decoders should build full field trees (false in the fast row pass). */
+  /** Whether decoders should build full field trees (false in the fast row pass), and with labels. */
   readonly recording: boolean
+  readonly labels: boolean
   /**
    * Evidence of who the client is: `dir` is the direction the client sends in. Call it before emitting the
    * message that shows it. Stronger evidence than the conversation has changes its roles, and the

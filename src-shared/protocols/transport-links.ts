@@ -7,7 +7,7 @@
 
 import { defineField, type FieldDef } from '../bytes/fields'
 import type { DecodeError } from '../bytes/reader'
-import { MessageDraft } from '../bytes/tree'
+import { MessageDraft, type TreeSwitch } from '../bytes/tree'
 import { FragmentAssembler, type FragmentHeader, type FragmentLimits, type IncompleteReassembly } from '../net/fragments'
 import { ReliabilityTracker, type ReliabilityLimits } from '../net/reliability'
 import type { Pdu, WireDir } from './registry'
@@ -15,9 +15,9 @@ import type { Pdu, WireDir } from './registry'
 const round = (ms: number) => Math.round(ms * 1000) / 1000
 
 /** A fresh draft for the i-th message of a datagram: the first reuses the engine's draft, the others hold the datagram again. */
-export function commandDraft(pdu: Pdu, i: number, recording: boolean, sourceName = 'UDP payload'): { draft: MessageDraft; source: number } {
+export function commandDraft(pdu: Pdu, i: number, trees: TreeSwitch, sourceName = 'UDP payload'): { draft: MessageDraft; source: number } {
   if (i === 0) return { draft: pdu.draft, source: pdu.source }
-  const draft = new MessageDraft(recording)
+  const draft = new MessageDraft(trees)
   return { draft, source: draft.addSource(sourceName, pdu.bytes) }
 }
 

@@ -85,6 +85,16 @@ export interface IndexResults {
 type OnMessage = (m: DecodedMessage, conv: Conversation, dir: WireDir) => void
 
 /**
+ * How deep an engine of the session decodes: with field trees or not; with trees, whether their nodes get
+ * labels (a filter or a column reads only keys and values; default true) and whether they carry the frames' layers.
+ */
+export interface EngineDepth {
+  recording: boolean
+  labels?: boolean
+  layers?: boolean
+}
+
+/**
  * `onMessage` with each message numbered in `conversation` (a conversation engine numbers its one conversation 1).
  * The engine makes each message object afresh for this callback alone: renumbering it in place spares a copy
  * per message of the replay.
@@ -190,6 +200,8 @@ export class SessionContext {
 
   newEngine(o: {
     recording: boolean
+    /** With trees, whether they get labels (EngineOptions.labels; default true). */
+    labels?: boolean
     /** Other keys than the session's (an export decodes with its job's). */
     keys?: KeyStore
     layers?: boolean
@@ -202,6 +214,7 @@ export class SessionContext {
       registry: createDefaultRegistry(),
       keys: o.keys ?? this.keys,
       recording: o.recording,
+      labels: o.labels,
       layers: o.layers,
       interface: (id) => this.store?.interfaces[id],
       decodeAs: o.decodeAs ?? this.decodeAs,
@@ -212,18 +225,22 @@ export class SessionContext {
     })
   }
 
-  /** An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the session's keys and rules. */
-  conversationEngine(conversation: number, recording: boolean, onMessage: OnMessage, layers = false, keys?: KeyStore): Engine {
+  /**
+   * An engine that decodes one conversation's frames alone (it numbers that conversation 1), with the
+   * session's keys and rules; its messages go to `onMessage` with their conversation's own id.
+   */
+  conversationEngine(conversation: number, o: EngineDepth & { onMessage: OnMessage; keys?: KeyStore }): Engine {
     const decodeAs = this.decodeAs.flatMap((r) => (typeof r.match === 'string' ? [r] : r.match === conversation ? [{ ...r, match: 1 }] : []))
     return this.newEngine({
-      recording,
-      layers,
-      keys,
+      recording: o.recording,
+      labels: o.labels,
+      layers: o.layers,
+      keys: o.keys,
       decodeAs,
       // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP
       // close may end it early here too, so its messages come out as in the full decode.
       eviction: { maxLive: Infinity, idleSeconds: Infinity },
-      onMessage: renumbered(conversation, onMessage)
+      onMessage: renumbered(conversation, o.onMessage)
     })
   }
 
@@ -245,10 +262,8 @@ export class SessionContext {
    */
   async replayConversations(
     conversations: ReadonlySet<number>,
-    o: {
+    o: EngineDepth & {
       token: Token
-      recording: boolean
-      layers?: boolean
       keys?: KeyStore
       onMessage: OnMessage
       onProgress?(fraction: number): void
@@ -286,7 +301,7 @@ export class SessionContext {
       (f) => {
         const c = owner[f.number]
         let engine = engines.get(c)
-        if (!engine) engines.set(c, (engine = this.conversationEngine(c, o.recording, o.onMessage, o.layers, o.keys)))
+        if (!engine) engines.set(c, (engine = this.conversationEngine(c, o)))
         if (o.recordingAt) engine.recording = o.recordingAt(c, f.number)
         engine.addFrame(f)
         if (f.number === lastFrame.get(c)) {

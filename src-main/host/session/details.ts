@@ -341,7 +341,7 @@ export class DetailPart {
       c.engine = resumed
       c.next = checkpoint.next
       c.emitted = c.checkpointedAt = checkpoint.emitted
-    } else c.engine = this.ctx.conversationEngine(conversation, false, onMessage, true) // the detail shows the frames under the message
+    } else c.engine = this.ctx.conversationEngine(conversation, { recording: false, layers: true, onMessage }) // the detail shows the frames under the message
     return c
   }
 

@@ -9,7 +9,7 @@ import type { Conversation } from '../../../src-shared/engine/conversation'
 import type { DecodedMessage, WireDir } from '../../../src-shared/model/types'
 import { layerOfFamily, ViewMatcher } from '../view-matcher'
 import { Cancelled, SLICE_MS, tick, Token } from './cancel'
-import { emptyView, type SessionContext, type ViewState } from './context'
+import { emptyView, type EngineDepth, type SessionContext, type ViewState } from './context'
 
 export class ViewPart {
   private spec: ViewSpec
@@ -217,7 +217,8 @@ export class ViewPart {
       }
       matched[row] = matcher.matches(t) ? 1 : 0
     }
-    const recording = matcher.needsTree
+    // Trees only for their keys and values: without labels.
+    const depth: EngineDepth = { recording: matcher.needsTree, labels: false, layers: matcher.needsLayers }
     // Each replayed conversation's rows, in typed arrays (4 bytes a row on big captures).
     let n = 0
     for (let r = 0; r < total; r++) if (replay.has(index.conversationAt(r))) n++
@@ -235,12 +236,12 @@ export class ViewPart {
     }
     if (replay.size * 2 > ctx.conversations.conversationCount) {
       // Most conversations: one pass over the capture in order, skipping the others' frames.
-      await ctx.replayConversations(replay, { token, recording, layers: matcher.needsLayers, onMessage, onProgress: (p) => onProgress(0.1 + 0.9 * p) })
+      await ctx.replayConversations(replay, { ...depth, token, onMessage, onProgress: (p) => onProgress(0.1 + 0.9 * p) })
       return matched
     }
     let done = 0
     for (const conversation of replay) {
-      const engine = ctx.conversationEngine(conversation, recording, onMessage, matcher.needsLayers)
+      const engine = ctx.conversationEngine(conversation, { ...depth, onMessage })
       const store = ctx.requireStore()
       for (const f of store.framesOf(conversation)) engine.addFrame(store.get(f))
       engine.finish()

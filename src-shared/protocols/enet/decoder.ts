@@ -127,7 +127,7 @@ export class EnetTransport implements ProtocolDecoder {
     }
     for (let i = 0; i < n; i++) {
       const cmd = p.commands[i]
-      const { draft, source } = commandDraft(pdu, i, this.ctx.recording)
+      const { draft, source } = commandDraft(pdu, i, this.ctx)
       const r = new FieldReader(pdu.bytes, draft.tree, source)
       const header = this.header(r, draft, choice)
       r.pos = cmd.start
@@ -173,7 +173,7 @@ export class EnetTransport implements ProtocolDecoder {
     at?: number,
     name = at === undefined ? 'Malformed datagram' : 'Malformed command'
   ): void {
-    const { draft, source } = commandDraft(pdu, index, this.ctx.recording)
+    const { draft, source } = commandDraft(pdu, index, this.ctx)
     const r = new FieldReader(pdu.bytes, draft.tree, source)
     try {
       this.header(r, draft, choice)
@@ -211,7 +211,7 @@ export class EnetTransport implements ProtocolDecoder {
   }
 
   private compressed(pdu: Pdu, choice: LayoutChoice, emit: Emit): void {
-    const { draft, source } = commandDraft(pdu, 0, this.ctx.recording)
+    const { draft, source } = commandDraft(pdu, 0, this.ctx)
     const r = new FieldReader(pdu.bytes, draft.tree, source)
     const h = this.header(r, draft, choice)
     const size = pdu.bytes.length - r.pos
@@ -422,7 +422,7 @@ export class EnetTransport implements ProtocolDecoder {
   /** End of capture: every fragmented payload that never completed becomes a message with the frames it had. */
   finish(emit: Emit): void {
     for (const { dir, lane, inc, error } of this.fragments.incomplete()) {
-      const d = new MessageDraft(this.ctx.recording)
+      const d = new MessageDraft(this.ctx)
       d.error = error
       const startSeq = lane === 'unreliable' ? inc.startSeq % 0x10000 : inc.startSeq
       const command = lane === 'unreliable' ? 'SEND_UNRELIABLE_FRAGMENT' : 'SEND_FRAGMENT'

@@ -104,13 +104,13 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
     let name = 'FigNet message'
     let summary = ''
     try {
-      r.open(F_ENV.envelope, r.tree.recording ? `FigNet envelope (${r.remaining} bytes)` : undefined)
+      r.open(F_ENV.envelope, r.tree.labels ? `FigNet envelope (${r.remaining} bytes)` : undefined)
       try {
         const dir = this.directionOf(p.dir)
         const start = r.pos
         const end = r.end
         const decision = this.prefixes.choose(r.bytes, start, end, (at) => this.payloadFit(r.bytes.subarray(start, end), at, dir))
-        r.record(F_ENV.prefix_form, decision.prefix, start, 0, r.tree.recording ? `Prefix form: ${decision.why()}` : undefined)
+        r.record(F_ENV.prefix_form, decision.prefix, start, 0, r.tree.labels ? `Prefix form: ${decision.why()}` : undefined)
         if (decision.revisedFrom && this.prefixRevisions++ < 3) {
           this.ctx.note(
             `FigNet prefix form revised from ${decision.revisedFrom} to ${decision.prefix} at frame ${p.frame}: this message's id and payload read only that way`
@@ -133,7 +133,7 @@ export class FigNetDecoder implements ProtocolDecoder, CarriedDecoder {
             pack.name,
             env.headerStart,
             2,
-            r.tree.recording ? `Schema name: ${JSON.stringify(pack.name)} (pack ${JSON.stringify(pack.pack)})` : undefined
+            r.tree.labels ? `Schema name: ${JSON.stringify(pack.name)} (pack ${JSON.stringify(pack.pack)})` : undefined
           )
         }
         if (this.transportName !== 'WebSocket') {

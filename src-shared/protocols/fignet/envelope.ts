@@ -83,7 +83,7 @@ export function readEnvelope(r: FieldReader, prefix: Prefix, warnings?: { warn(t
       m,
       at,
       2,
-      r.tree.recording
+      r.tree.labels
         ? `Magic: 0x${m.toString(16).toUpperCase().padStart(4, '0')}${wrong ? ` (wrong: expected 0xC0DE, DE C0 on the wire)` : ' (EnableCheckSum magic)'}`
         : undefined
     )
@@ -99,15 +99,15 @@ export function readEnvelope(r: FieldReader, prefix: Prefix, warnings?: { warn(t
   const encrypted = (flags & 0x80) !== 0
   const callbackId = flags & 0x7f
   // Every message passes here: labels only with a tree, as strings (a closure would cost a context per call).
-  const recording = r.tree.recording
-  r.open(F_ENV.flags, recording ? `Flags: 0x${flags.toString(16).padStart(2, '0')}` : undefined, flags)
-  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, recording ? `Encrypted (bit 7): ${encrypted}` : undefined)
+  const labels = r.tree.labels
+  r.open(F_ENV.flags, labels ? `Flags: 0x${flags.toString(16).padStart(2, '0')}` : undefined, flags)
+  r.record(F_ENV.encrypted, encrypted, flagsAt, 1, labels ? `Encrypted (bit 7): ${encrypted}` : undefined)
   r.record(
     F_ENV.callback_id,
     callbackId,
     flagsAt,
     1,
-    recording ? `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}` : undefined
+    labels ? `Callback id (bits 0–6): ${callbackId}${callbackId === 0 ? ' (fire-and-forget)' : ''}` : undefined
   )
   r.tree.close(flagsAt + 1)
   return { prefix, magic, msgId, flags, encrypted, callbackId, headerStart, payloadStart: r.pos }

@@ -119,11 +119,11 @@ export class MemoryPackReader {
     const at = this.r.pos
     const b = this.r.u8(null)
     if (b >= 250 && b !== NULL_OBJECT) {
-      this.r.record(F_MEMORYPACK.header, b, at, 1, this.r.tree.recording ? `Object header: ${b} (reserved code)` : undefined)
+      this.r.record(F_MEMORYPACK.header, b, at, 1, this.r.tree.labels ? `Object header: ${b} (reserved code)` : undefined)
       throw new DecodeError(`${what}: reserved object header ${b} at offset ${at}`, at)
     }
     // Every object passes here: its label (a number to text) only with a tree.
-    this.r.record(F_MEMORYPACK.header, b, at, 1, !this.r.tree.recording ? undefined : b === NULL_OBJECT ? 'Object header: 255 (null)' : `Member count: ${b}`)
+    this.r.record(F_MEMORYPACK.header, b, at, 1, !this.r.tree.labels ? undefined : b === NULL_OBJECT ? 'Object header: 255 (null)' : `Member count: ${b}`)
     return b === NULL_OBJECT ? null : b
   }
 
@@ -183,7 +183,7 @@ export class MemoryPackReader {
       }
       if (typeof v === 'bigint' && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) v = Number(v)
     }
-    if (def) this.r.record(def, typeof v === 'bigint' ? v : BigInt(v), at, this.r.pos - at, this.r.tree.recording ? `${def.name}: ${v}` : undefined)
+    if (def) this.r.record(def, typeof v === 'bigint' ? v : BigInt(v), at, this.r.pos - at, this.r.tree.labels ? `${def.name}: ${v}` : undefined)
     return v
   }
 
@@ -231,7 +231,7 @@ export class MemoryPackReader {
         v = r.f64(null, true)
         break
     }
-    if (def) r.record(def, v, at, r.pos - at, r.tree.recording ? labelText?.(v) : undefined)
+    if (def) r.record(def, v, at, r.pos - at, r.tree.labels ? labelText?.(v) : undefined)
     return v
   }
 
@@ -271,14 +271,14 @@ export class MemoryPackReader {
       return { form: 'empty', bytes: 0, utf16Length: 0 }
     }
     if (n > 0) {
-      this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? `Length: ${n} UTF-16 code units` : undefined)
+      this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.labels ? `Length: ${n} UTF-16 code units` : undefined)
       if (n > Math.floor(this.r.remaining / 2)) {
         throw new DecodeError(`${what}: UTF-16 string of ${n} units needs ${n * 2} bytes at offset ${this.r.pos}, only ${this.r.remaining} present`, at)
       }
       return { form: 'utf16', bytes: n * 2, utf16Length: n }
     }
     const bytes = ~n
-    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)` : undefined)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.labels ? `Length: ${n} (~${bytes}: UTF-8, ${bytes} bytes)` : undefined)
     const u16at = this.r.pos
     const utf16Length = this.r.i32(F_MEMORYPACK.utf16_length, true)
     if (bytes > this.r.remaining) {
@@ -318,7 +318,7 @@ export class MemoryPackReader {
           s,
           at,
           h.bytes,
-          this.r.tree.recording ? `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}` : undefined
+          this.r.tree.labels ? `${h.form === 'utf16' ? 'UTF-16' : 'UTF-8'} text: ${JSON.stringify(s)}` : undefined
         )
       }
       if (node) {
@@ -342,7 +342,7 @@ export class MemoryPackReader {
       this.r.record(F_MEMORYPACK.length, n, at, 4, 'Count: -1 (null)')
       return null
     }
-    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.recording ? `Count: ${n}` : undefined)
+    this.r.record(F_MEMORYPACK.length, n, at, 4, this.r.tree.labels ? `Count: ${n}` : undefined)
     if (n < 0) throw new DecodeError(`${what}: negative count ${n} at offset ${at}`, at)
     if (minElementSize > 0 && n > Math.floor(this.r.remaining / minElementSize)) {
       throw new DecodeError(

@@ -611,7 +611,7 @@ function unmanagedLabel(label: string, def: FieldDef): (x: number | bigint | boo
 // Typed values keep their key order (type, value, name, meaning): the decoded JSON shows it.
 function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDef(fl)): Typed {
   const { mp } = ctx
-  const recording = mp.r.tree.recording
+  const labels = mp.r.tree.labels
   const kind = parseType(fl.type)
   const meaning = ctx.dir === 's2c' ? fl.s2cMeaning : undefined
   const label = meaning ? `${fl.name} (${meaning})` : fl.name
@@ -620,7 +620,7 @@ function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDe
     case 'unmanaged':
     case 'enum': {
       const names = enumNames(fl, kind)
-      const v = mp.unmanaged(kind.k === 'enum' ? 'byte' : kind.t, def, recording ? unmanagedLabel(label, def) : undefined)
+      const v = mp.unmanaged(kind.k === 'enum' ? 'byte' : kind.t, def, labels ? unmanagedLabel(label, def) : undefined)
       const name = typeof v === 'number' ? names?.[v] : undefined
       t = { type: fl.type, value: v }
       if (name !== undefined) t.name = name
@@ -637,7 +637,7 @@ function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDe
     case 'model': {
       mp.enter(fl.name)
       try {
-        const node = mp.openNode(def, recording ? `${label} (${kind.m})` : undefined)
+        const node = mp.openNode(def, labels ? `${label} (${kind.m})` : undefined)
         try {
           const value = readObject(ctx, kind.m, tail)
           if (node && value === null) node.label = `${label}: null`
@@ -666,9 +666,9 @@ function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] |
     if (node) node.label = `${label} (${count} element${count === 1 ? '' : 's'})`
     const out: Typed[] = []
     const kind = parseType(of)
-    const recording = mp.r.tree.recording
+    const { recording, labels } = mp.r.tree
     for (let i = 0; i < count; i++) {
-      const el = recording ? mp.openNode(F_MEMORYPACK.element, `[${i}] ${of}`) : null
+      const el = recording ? mp.openNode(F_MEMORYPACK.element, labels ? `[${i}] ${of}` : undefined) : null
       try {
         if (kind.k === 'model') {
           mp.enter(of)

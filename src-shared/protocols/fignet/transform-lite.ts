@@ -153,7 +153,7 @@ export function unpackTransformData(r: FieldReader, flags: number): UnpackedTran
   if (flags & RESERVED_MASK) warnings.push(`ConfigFlags 0x${flags.toString(16)} set reserved bits 11–15`)
   if (have !== expected) warnings.push(`TransformData has ${have} bytes, ConfigFlags 0x${flags.toString(16)} describe ${expected}`)
 
-  r.open(F_TRANSFORM_ROOT, r.tree.recording ? `TransformData (unpacked, flags 0x${flags.toString(16).padStart(4, '0')})` : undefined)
+  r.open(F_TRANSFORM_ROOT, r.tree.labels ? `TransformData (unpacked, flags 0x${flags.toString(16).padStart(4, '0')})` : undefined)
   try {
     values.X = position(r, T.x, pScale)
     values.Y = position(r, T.y, pScale)
@@ -199,7 +199,7 @@ function float(r: FieldReader, def: FieldDef): Typed {
   const at = r.pos
   const v = r.f32(null, true)
   // A string made only with a tree (record reads it at once): a closure here would cost a context per call.
-  if (r.tree.recording) r.record(def, v, at, 4, `${def.name}: ${v} (float32)`)
+  if (r.tree.labels) r.record(def, v, at, 4, `${def.name}: ${v} (float32)`)
   else r.record(def, v, at, 4)
   return { type: 'float', value: v }
 }
@@ -212,7 +212,7 @@ function scaled(r: FieldReader, def: FieldDef, scale: number): Typed {
   const at = r.pos
   const raw = r.i16(null, true)
   const v = raw / scale
-  if (r.tree.recording) r.record(def, v, at, 2, `${def.name}: ${v} (short ${raw} ÷ ${scale})`)
+  if (r.tree.labels) r.record(def, v, at, 2, `${def.name}: ${v} (short ${raw} ÷ ${scale})`)
   else r.record(def, v, at, 2)
   let wire = WIRE_TEXT.get(scale)
   if (wire === undefined) {

@@ -165,7 +165,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
 
   private draftFor(pdu: Pdu, i: number, base: Base): { draft: MessageDraft; source: number } {
     if (i === 0) return { draft: pdu.draft, source: base.reuse ? pdu.source : pdu.draft.addSource(base.name, base.bytes) }
-    const draft = new MessageDraft(this.ctx.recording)
+    const draft = new MessageDraft(this.ctx)
     return { draft, source: draft.addSource(base.name, base.bytes) }
   }
 
@@ -510,7 +510,7 @@ export class LiteNetLibTransport implements ProtocolDecoder {
   }
 
   private incomplete(dir: WireDir, inc: IncompleteReassembly, emit: Emit): void {
-    const draft = new MessageDraft(this.ctx.recording)
+    const draft = new MessageDraft(this.ctx)
     const channel = inc.channel >> 2
     const delivery = deliveryName(inc.channel & 3)
     const missing = `${inc.missingCount} of ${inc.count} parts missing (${inc.missing.join(', ')}${inc.missingCount > inc.missing.length ? ', …' : ''})`

@@ -286,7 +286,7 @@ export class PhotonDecoder implements ProtocolDecoder {
 
   /** A fresh draft for the i-th message of a datagram (the first reuses the engine's draft). */
   private udpDraft(pdu: Pdu, i: number): { draft: MessageDraft; r: FieldReader; source: number } {
-    const { draft, source } = commandDraft(pdu, i, this.ctx.recording)
+    const { draft, source } = commandDraft(pdu, i, this.ctx)
     return { draft, r: new FieldReader(pdu.bytes, draft.tree, source), source }
   }
 
@@ -368,7 +368,7 @@ export class PhotonDecoder implements ProtocolDecoder {
           header.sentTime,
           4,
           4,
-          r.tree.recording ? `Server time: ${header.sentTime} (this datagram's sent time, acknowledging SERVERTIME)` : undefined
+          r.tree.labels ? `Server time: ${header.sentTime} (this datagram's sent time, acknowledging SERVERTIME)` : undefined
         )
       }
     } else if (cmd.type === CMD.CONNECT && cmd.connect) {
@@ -437,7 +437,7 @@ export class PhotonDecoder implements ProtocolDecoder {
         return
       }
       const t = s.take(fr.size)
-      const draft = new MessageDraft(this.ctx.recording)
+      const draft = new MessageDraft(this.ctx)
       const src = draft.addSource('TCP payload', t.bytes)
       const r = new FieldReader(t.bytes, draft.tree, src)
       const root = draft.tree.recording
@@ -504,7 +504,7 @@ export class PhotonDecoder implements ProtocolDecoder {
 
   private skip(dir: WireDir, s: ByteStream, n: number, stack: string[], emit: Emit, why: string): void {
     const t = s.take(n)
-    const draft = new MessageDraft(this.ctx.recording)
+    const draft = new MessageDraft(this.ctx)
     const src = draft.addSource('TCP payload', t.bytes)
     draft.error = why
     if (draft.tree.recording)
@@ -529,7 +529,7 @@ export class PhotonDecoder implements ProtocolDecoder {
   }
 
   private incomplete({ dir, inc, error }: IncompleteInLane, emit: Emit): void {
-    const draft = new MessageDraft(this.ctx.recording)
+    const draft = new MessageDraft(this.ctx)
     draft.error = error
     emit({
       dir,

@@ -308,6 +308,8 @@ interface DictSlots {
 
 class GpWalker {
   private readonly rec: boolean
+  /** With a tree: whether its nodes get labels (a filter's tree goes without). */
+  private readonly labelled: boolean
   private readonly le: boolean
   private readonly types: readonly (TypeInfo | undefined)[]
   private readonly maxDepth: number
@@ -322,6 +324,7 @@ class GpWalker {
     readonly opts: GpOptions
   ) {
     this.rec = r.tree.recording
+    this.labelled = r.tree.labels
     this.le = version === 18
     this.types = version === 16 ? TYPES16 : TYPES18
     // Bounded so a generous setting cannot exhaust the call stack (the walker recurses per level).
@@ -359,13 +362,22 @@ class GpWalker {
     return this.rec ? this.r.tree.open({ key, label: '', type: 'none', source: this.r.source, start, length: 0 }) : null
   }
 
+  /** Ends a node opened by `open`; `head` starts its label (the callers pass '' for a tree without labels). */
   private finish(node: FieldNode, head: string, v: PhotonValue | undefined, wire: string | undefined): void {
     this.r.tree.close(this.r.pos)
+    if (!this.labelled) {
+      if (v) this.typeNode(node, v)
+      return
+    }
     if (!v) {
       node.label = `${head}: (incomplete)`
       return
     }
     node.label = `${head}: ${this.describe(v, wire)}`
+    this.typeNode(node, v)
+  }
+
+  private typeNode(node: FieldNode, v: PhotonValue): void {
     const scalar = nodeValue(v)
     if (scalar !== undefined) node.value = scalar
     node.type = FIELD_TYPES[v.type] ?? 'none'
@@ -391,7 +403,7 @@ class GpWalker {
       v = read()
       return v
     } finally {
-      this.finish(node, head(), v, this.wireOf(v))
+      this.finish(node, this.labelled ? head() : '', v, this.wireOf(v))
     }
   }
 
@@ -541,7 +553,7 @@ class GpWalker {
     const at = r.pos
     const code = r.u8(null)
     const t = this.info(code, at)
-    if (this.rec) r.record(F_VALUE.type, code, at, 1, this.typeLabel(code, t))
+    if (this.rec) r.record(F_VALUE.type, code, at, 1, this.labelled ? this.typeLabel(code, t) : undefined)
     return this.payload(code, t, key, depth)
   }
 
@@ -897,7 +909,7 @@ class GpWalker {
       value = this.slot(vc, node.key, depth)
       return { key, value }
     } finally {
-      this.finish(node, key ? keyText(key) : '(key)', value, this.wireOf(value))
+      this.finish(node, !this.labelled ? '' : key ? keyText(key) : '(key)', value, this.wireOf(value))
     }
   }
 
@@ -925,7 +937,7 @@ class GpWalker {
       return { type: 'Array', elementType: 'Dictionary', value: out }
     }
     const t = this.info(ec, eAt)
-    if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, this.typeLabel(ec, t, 'Element type'))
+    if (this.rec) r.record(F_VALUE.element_type, ec, eAt, 1, this.labelled ? this.typeLabel(ec, t, 'Element type') : undefined)
     this.checkCount(n, t.min, at, 'Array')
     const out = arrayFor<PhotonValue>(n)
     for (let i = 0; i < n; i++) out[i] = this.rec ? this.payloadItem(ec, t, key, i, depth + 1) : this.payload(ec, t, key, depth + 1)
@@ -952,12 +964,12 @@ class GpWalker {
         if (node) node.key = key
         // Recorded at both depths: photon.key is an index field (a filter on parameter codes reads the index).
         // A string, not a closure: a closure over the loop's `code` costs a context per parameter at both depths.
-        if (this.rec) r.record(F_BODY.key, code, start, 1, `Parameter code: ${this.paramHead(code, prefix)}`)
+        if (this.rec) r.record(F_BODY.key, code, start, 1, this.labelled ? `Parameter code: ${this.paramHead(code, prefix)}` : undefined)
         else r.tree.indexValue(F_BODY.key, code)
         this.wire = undefined
         v = this.typed(key, depth)
       } finally {
-        if (node) this.finish(node, code < 0 ? 'Parameter' : this.paramHead(code, prefix), v, this.wireOf(v))
+        if (node) this.finish(node, !this.labelled ? '' : code < 0 ? 'Parameter' : this.paramHead(code, prefix), v, this.wireOf(v))
         else if (prefix === null && code >= 0) this.indexParam(code, v)
       }
       if (prefix === null) this.opts.onParam?.(code, node, v)

@@ -170,9 +170,9 @@ function typed(r: FieldReader, draft: MessageDraft, session: MessageSession, res
   res.msgType = msgType
   res.name = value.msgTypeName ?? `Message type ${msgType}`
   // Per message: labels as strings, made only with a tree (a closure would cost a context on every call).
-  const recording = r.tree.recording
-  r.record(F_MSG.type, msgType, typeAt, 1, recording ? `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}` : undefined)
-  r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, recording ? `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}` : undefined)
+  const labels = r.tree.labels
+  r.record(F_MSG.type, msgType, typeAt, 1, labels ? `Message type: ${msgType} (${res.name})${value.encrypted ? ', encrypted' : ''}` : undefined)
+  r.record(F_ENC.encrypted, value.encrypted, typeAt, 1, labels ? `Encrypted: ${value.encrypted ? 'yes (bit 7 of the type byte)' : 'no'}` : undefined)
   body(r, draft, session, res)
 }
 
@@ -296,7 +296,7 @@ function gpBody(r: FieldReader, session: MessageSession, res: MessageResult, dra
   }
   v.protocol = ver === 18 ? 'GpBinary18' : 'GpBinary16'
   v.protocolFrom = from
-  r.record(F_MSG.version, ver, r.pos, 0, r.tree.recording ? `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})` : undefined)
+  r.record(F_MSG.version, ver, r.pos, 0, r.tree.labels ? `Protocol: GpBinary ${ver === 18 ? '1.8' : '1.6'} (${note})` : undefined)
   const peekCode = r.remaining > 0 ? r.bytes[r.pos] : -1
   const codeAt = r.pos
   const schema = session.schema

@@ -216,7 +216,7 @@ export function blueboxDatagram(pdu: Pdu, emit: Emit, ctx: DecoderContext, state
   // One message per SFS2X packet in the data (the SDKs feed it to their stream reader, so it may hold several).
   const bounds = packetBounds(data)
   bounds.forEach(([start, end], i) => {
-    const d = i === 0 ? draft : new MessageDraft(draft.tree.recording)
+    const d = i === 0 ? draft : new MessageDraft(draft.tree)
     const source = i === 0 ? dataSource : d.addSource(DATA_SOURCE, data)
     if (d.tree.recording) group(d, source, bounds.length > 1 ? i : undefined)
     else indexOnly(d)

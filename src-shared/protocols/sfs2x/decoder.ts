@@ -83,6 +83,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   private packetContext(dir: WireDir, jsSdk: boolean): PacketContext {
     return {
       recording: this.ctx.recording,
+      labels: this.ctx.labels,
       maxDecompressed: this.maxDecompressed,
       maxDepth: this.maxDepth,
       keys: this.keys(),
@@ -219,7 +220,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
         return
       }
       const bytes = s.peek(size + extra)
-      let draft = new MessageDraft(this.ctx.recording)
+      let draft = new MessageDraft(this.ctx)
       let out = this.decode(dir, { draft, source: draft.addSource('TCP payload', bytes), bytes, start: 0, end: bytes.length, extra })
       let taken = bytes.length
       if (out.bodyEndsEarly !== undefined && out.bodyEndsEarly < bytes.length) {
@@ -227,7 +228,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
         const k = out.bodyEndsEarly
         const rest = s.peek(Math.min(s.available, k + 64))
         if (plausiblePacketAt(arraySource(rest), k, this.firstBlockDecrypter()) === 'yes') {
-          draft = new MessageDraft(this.ctx.recording)
+          draft = new MessageDraft(this.ctx)
           const short = bytes.subarray(0, k)
           out = this.decode(dir, { draft, source: draft.addSource('TCP payload', short), bytes: short, start: 0, end: k, extra: 0, lengthWrong: true })
           taken = k
@@ -260,7 +261,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
   /** Everything left in the stream as one packet that could not complete (decoded as far as it goes). */
   private cutShort(dir: WireDir, s: ByteStream, stack: string[], emit: Emit, why: string): void {
     const t = s.takeAll()
-    const draft = new MessageDraft(this.ctx.recording)
+    const draft = new MessageDraft(this.ctx)
     const source = draft.addSource('TCP payload', t.bytes)
     const out = this.decode(dir, { draft, source, bytes: t.bytes, start: 0, end: t.bytes.length, extra: 0, cutShort: why })
     this.emitOut(emit, dir, t.frames, t.time, stack, draft, out)
@@ -312,7 +313,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
 
   private skip(dir: WireDir, s: ByteStream, n: number, stack: string[], emit: Emit, error: string): void {
     const t = s.take(n)
-    const draft = new MessageDraft(this.ctx.recording)
+    const draft = new MessageDraft(this.ctx)
     const source = draft.addSource('TCP payload', t.bytes)
     draft.error = error
     if (draft.tree.recording) {

@@ -26,6 +26,7 @@ function decodesCleanly(bytes: Uint8Array, size: number): boolean {
     // (the probe's draft and its warnings are thrown away)
     {
       recording: false,
+      labels: false,
       maxDecompressed: PROBE_MAX_DECOMPRESSED,
       maxDepth: DEFAULT_MAX_DEPTH,
       keys: [],

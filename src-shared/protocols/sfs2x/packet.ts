@@ -82,6 +82,8 @@ export function emptyValue(): Sfs2xValue {
 /** What the decoder knows about the conversation, and learns from packets. */
 export interface PacketContext {
   recording: boolean
+  /** With trees: whether their nodes get labels (bytes/tree.ts). */
+  labels: boolean
   maxDecompressed: number
   maxDepth: number
   /** SFS2X_AES keys for this conversation, best first (empty when none). */
@@ -178,7 +180,7 @@ interface BodyArgs {
 }
 
 function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
-  const tree = new TreeBuilder(pc.recording)
+  const tree = new TreeBuilder(pc.recording, pc.labels)
   const at: Attempt = {
     step,
     steps: [],
@@ -706,7 +708,7 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   const p = obj(o.get('p'))
   const rec = pc.recording
   // The envelope's own tree (placed before the body's nodes below); the index pass needs none.
-  const tb = rec ? new TreeBuilder(true) : null
+  const tb = rec ? new TreeBuilder(true, pc.labels) : null
   const fr = tb ? new FieldReader(at.final.bytes, tb, at.final.source) : null
   const field = (d: FieldDef, path: string, v: FieldScalar, labelText?: string) => {
     if (!fr) return at.tree.indexValue(d, v)

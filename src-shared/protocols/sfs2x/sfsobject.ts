@@ -172,6 +172,8 @@ export const ENTRY_PREFIX = 'sfs2x.p'
 /** Decodes SFS2X binary data with a FieldReader (tree nodes only when its tree is recording). */
 export class SfsDecoder {
   private readonly rec: boolean
+  /** With a tree: whether its nodes get labels (a filter's tree goes without). */
+  private readonly labelled: boolean
   private readonly maxDepth: number
   private readonly prefix: string
   readonly warnings: string[] = []
@@ -185,6 +187,7 @@ export class SfsDecoder {
     opts: SfsDecodeOptions = {}
   ) {
     this.rec = r.tree.recording
+    this.labelled = r.tree.labels
     // Bounded so that a generous setting cannot exhaust the call stack (decoding recurses per level).
     this.maxDepth = Math.min(opts.maxDepth ?? DEFAULT_MAX_DEPTH, 1000)
     this.prefix = opts.prefix ?? ENTRY_PREFIX
@@ -255,7 +258,9 @@ export class SfsDecoder {
     if (this.rec) {
       node = r.tree.open({
         key,
-        label: `${label} (${TYPE_NAMES[tag]}, ${count} ${isObject ? (count === 1 ? 'key' : 'keys') : count === 1 ? 'element' : 'elements'})`,
+        label: this.labelled
+          ? `${label} (${TYPE_NAMES[tag]}, ${count} ${isObject ? (count === 1 ? 'key' : 'keys') : count === 1 ? 'element' : 'elements'})`
+          : '',
         type: 'none',
         source: r.source,
         start: tagPos,
@@ -423,7 +428,7 @@ export class SfsDecoder {
         if (n < 0) this.fail(`BYTE_ARRAY length ${n} is negative`, lenPos)
         r.need(n, 'BYTE_ARRAY')
         const v = r.bytesField(null, n)
-        this.leaf(key, tag, v, tagPos, label, `${n} bytes${n ? `: ${formatValue({ type: 'bytes' }, v)}` : ''}`)
+        this.leaf(key, tag, v, tagPos, label, this.labelled ? `${n} bytes${n ? `: ${formatValue({ type: 'bytes' }, v)}` : ''}` : '')
         return { type: 'BYTE_ARRAY', value: v }
       }
       case T.BOOL_ARRAY:
@@ -481,7 +486,15 @@ export class SfsDecoder {
       this.warn(`${TYPE_NAMES[tag]} count ${count} at offset ${countPos} is above 32767 (the game's SDK reads it as a signed 16-bit value: ${count - 0x10000})`)
     const type = FIELD_TYPES[tag]
     let node: FieldNode | null = null
-    if (this.rec) node = r.tree.open({ key, label: `${label} (${TYPE_NAMES[tag]}, ${count})`, type: 'none', source: r.source, start: tagPos, length: 0 })
+    if (this.rec)
+      node = r.tree.open({
+        key,
+        label: this.labelled ? `${label} (${TYPE_NAMES[tag]}, ${count})` : '',
+        type: 'none',
+        source: r.source,
+        start: tagPos,
+        length: 0
+      })
     const vals: (number | bigint | boolean | string)[] = []
     try {
       for (let i = 0; i < count; i++) {
@@ -518,7 +531,7 @@ export class SfsDecoder {
     } finally {
       if (node) {
         r.tree.close(r.pos)
-        node.label = `${label} (${TYPE_NAMES[tag]}, ${count}): ${previewArray(vals, type)}`
+        if (this.labelled) node.label = `${label} (${TYPE_NAMES[tag]}, ${count}): ${previewArray(vals, type)}`
       }
     }
     return { type: TYPE_NAMES[tag], value: vals } as SfsValue

@@ -3,7 +3,7 @@
 import { defineFields } from '../../bytes/fields'
 import type { ByteStream } from '../../net/byte-stream'
 import type { Emit, Pdu, ProtocolDecoder, WireDir } from '../registry'
-import { MessageDraft } from '../../bytes/tree'
+import { FULL_TREES, MessageDraft, type TreeSwitch } from '../../bytes/tree'
 import { counted } from '../../model/text'
 
 const F = defineFields('data', {
@@ -30,8 +30,8 @@ function addDataField(pdu: Pdu): void {
 }
 
 export class UnknownDecoder implements ProtocolDecoder {
-  /** `recording` is asked per message: a replay may turn trees on part way. */
-  constructor(private readonly recording: () => boolean = () => true) {}
+  /** `trees` is read per message: a replay may turn trees on part way. */
+  constructor(private readonly trees: TreeSwitch = FULL_TREES) {}
 
   datagram(pdu: Pdu, emit: Emit): void {
     addDataField(pdu)
@@ -53,7 +53,7 @@ export class UnknownDecoder implements ProtocolDecoder {
   stream(dir: WireDir, stream: ByteStream, stack: string[], emit: Emit, _final: boolean, error: string | null = null): void {
     if (stream.available === 0) return
     const taken = stream.takeAll()
-    const draft = new MessageDraft(this.recording())
+    const draft = new MessageDraft(this.trees)
     draft.error = error
     const source = draft.addSource(payloadName(stack), taken.bytes)
     this.datagram({ dir, frames: taken.frames, time: taken.time, draft, source, offset: 0, bytes: taken.bytes, stack }, emit)

@@ -8,14 +8,16 @@ import { decodeToText } from '../helpers/run-decode'
 import type { DecodeJob } from '../../../src-main/host/decode-job'
 import { committedCaptures } from '../helpers/captures'
 
-// Every DecodeSession's `recording` option, to see what run-decode asked the engine for.
+// Every DecodeSession's `recording` and `labels` options, to see what run-decode asked the engine for.
 const recording = vi.hoisted(() => [] as boolean[])
+const labels = vi.hoisted(() => [] as boolean[])
 vi.mock('../../../src-shared/engine/session', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../../src-shared/engine/session')>()
   class Watched extends real.DecodeSession {
     constructor(opts: ConstructorParameters<typeof real.DecodeSession>[0]) {
       super(opts)
       recording.push(opts.recording ?? true)
+      labels.push(opts.labels ?? true)
     }
   }
   return { ...real, DecodeSession: Watched }
@@ -37,7 +39,10 @@ function withoutTree(line: string): string {
 const lines = async (job: DecodeJob) => (await decodeToText(job)).text.split('\n')
 
 describe('--tree none', () => {
-  afterEach(() => void (recording.length = 0))
+  afterEach(() => {
+    recording.length = 0
+    labels.length = 0
+  })
 
   it('fixtures cover the protocols', () => {
     for (const dir of ['sfs2x', 'enet', 'ui', 'net'])
@@ -63,7 +68,7 @@ describe('--tree none', () => {
     }
   })
 
-  it('builds trees anyway when the filter reads tree fields, and writes none', async () => {
+  it('builds trees anyway when the filter reads tree fields, without labels, and writes none', async () => {
     const file = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
     // photon.param_count is only in the tree (not an index field).
     const filter = 'photon.param_count > 1'
@@ -71,6 +76,8 @@ describe('--tree none', () => {
     const none = await lines({ file, format: 'ndjson', filter, tree: 'none' })
     const meta = await lines({ file, format: 'ndjson', filter: 'udp.port == 5056', tree: 'none' })
     expect(recording).toEqual([true, true, false])
+    // The filter reads keys and values: the trees it alone needs go without labels.
+    expect(labels).toEqual([true, false, false])
     expect(full.length).toBeGreaterThan(100)
     expect(none).toEqual(full.map((l, i) => (i < full.length - 2 ? withoutTree(l) : l)))
     expect(meta.length).toBeGreaterThan(full.length)

@@ -110,6 +110,7 @@ export function runTransport(datagrams: Datagram[], opts: { recording?: boolean;
     a: a ?? 'a',
     b: datagrams[0]?.dst ?? 'b',
     recording: opts.recording ?? true,
+    labels: true,
     setClient(dir) {
       client ??= dir
     },

@@ -54,6 +54,7 @@ export function harness(o: { recording?: boolean; fragmentLimits?: FragmentLimit
     a: '10.0.0.1:50000',
     b: '10.0.0.2:9050',
     recording,
+    labels: true,
     setClient: (d) => void clients.push(d),
     get clientDir() {
       return clients[0] ?? 'a2b'

@@ -286,6 +286,7 @@ export function harness(opts: { keys?: KeyStore; recording?: boolean; options?: 
     a: '10.0.0.1:40000',
     b: '10.0.0.2:9933',
     recording: opts.recording ?? true,
+    labels: true,
     setClient: (d) => clients.push(d),
     get clientDir() {
       return clients[0] ?? 'a2b'
