@@ -198,7 +198,7 @@ function float(r: FieldReader, def: FieldDef): Typed {
   r.need(4, def.name)
   const at = r.pos
   const v = r.f32(null, true)
-  // A string made only with a tree (record reads it at once): a closure here would cost a context per call.
+  // A string made only with labels (record reads it at once): a closure here would cost a context per call.
   if (r.tree.labels) r.record(def, v, at, 4, `${def.name}: ${v} (float32)`)
   else r.record(def, v, at, 4)
   return { type: 'float', value: v }
