@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { JsonExportWriter } from '../../src-shared/export/json'
 import { compileFilter } from '../../src-shared/filter'
-import { filterNeedsTree } from '../host/view-matcher'
+import { decodeDepth } from '../host/view-matcher'
 import { KeyStore } from '../../src-shared/keys/store'
 import { registerSchemaFields } from '../../src-shared/schema/set'
 import type { SchemaPack } from '../../src-shared/schema/types'
@@ -97,7 +97,7 @@ export function runLiveDecoder(): void {
       filter,
       decodeAs: setup.decodeAs,
       // Trees only for NDJSON that has them, or for a filter that reads tree fields (not only index fields).
-      recording: (!!setup.output.ndjson && setup.output.tree !== 'none') || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
+      ...decodeDepth(!!setup.output.ndjson && setup.output.tree !== 'none', filter),
       onMessage: (m) => {
         if (setup.output.ndjson) writer.message(m)
         if (setup.output.rows) rows.push(rowOf(m))

@@ -14,7 +14,7 @@ import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 import type { ConversationInfo, DecodedMessage } from '../../src-shared/model/types'
-import { filterNeedsTree } from './view-matcher'
+import { decodeDepth } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
 import { ShardPool } from './shard-pool'
@@ -187,9 +187,7 @@ export async function decodeOnThread(job: DecodeJob, o: OnThreadOptions): Promis
     schemas: job.schemas,
     filter,
     decodeAs: job.decodeAs,
-    recording: o.recording || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
-    // Trees built only for the filter go without labels: it reads keys and values.
-    labels: o.recording,
+    ...decodeDepth(o.recording, filter),
     layers: job.layers,
     onMessage: o.onMessage
   })

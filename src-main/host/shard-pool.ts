@@ -10,7 +10,7 @@ import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { FrameBatcher, ShardDecoder, ShardMerger, ShardRouter, type FrameBatch, type MergeSink, type ShardReport } from '../../src-shared/engine/shard'
 import { compileFilter } from '../../src-shared/filter'
 import { writeMessageBody, type TreeMode } from '../../src-shared/export/json'
-import { filterNeedsTree } from './view-matcher'
+import { decodeDepth } from './view-matcher'
 import type { KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { registerSchemaFields, SchemaSet } from '../../src-shared/schema/set'
@@ -58,9 +58,7 @@ export function createShard(setup: ShardSetup): ShardDecoder {
     mode: setup.mode,
     filter,
     writeBody: (w, m) => writeMessageBody(w, m, message),
-    recording: setup.tree !== 'none' || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly),
-    // Trees the export leaves out are built only for the filter, which reads no labels.
-    labels: setup.tree !== 'none',
+    ...decodeDepth(setup.tree !== 'none', filter),
     layers: setup.layers,
     frameConversations: setup.frameConversations
   })

@@ -36,6 +36,15 @@ export function filterNeedsTree(keys: readonly string[], presenceOnly: readonly 
   return keys.some((k) => !isMetaKey(k) && !indexKeeps(k, presenceOnly))
 }
 
+/**
+ * How deep a decode goes whose output has trees or not (`outputTrees`) and that `filter` selects from: trees
+ * when the output has them or the filter reads a field the tree-less pass does not keep; labels only for the
+ * output's (the filter reads keys and values).
+ */
+export function decodeDepth(outputTrees: boolean, filter: CompiledFilter | undefined): { recording: boolean; labels: boolean } {
+  return { recording: outputTrees || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly), labels: outputTrees }
+}
+
 /** True when the index keeps what a filter reads of `key`: its values, or its presence where that is all it tests. */
 function indexKeeps(key: string, presenceOnly: readonly string[]): boolean {
   return isIndexKey(key) || (presenceOnly.includes(key) && isPresenceField(key))

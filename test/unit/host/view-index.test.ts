@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
-import { formatCell, ViewMatcher } from '../../../src-main/host/view-matcher'
+import { decodeDepth, formatCell, ViewMatcher } from '../../../src-main/host/view-matcher'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
@@ -75,6 +75,14 @@ describe('views over the message index', () => {
     'sfs2x.p.p.p.buildings && !sfs2x.p.p.p.target',
     'sfs2x.p.p.p.buildings.lvl > 1'
   ]
+
+  it('decodes with trees for the output or a filter on tree fields, with labels for the output only', () => {
+    expect(decodeDepth(true, undefined)).toEqual({ recording: true, labels: true })
+    expect(decodeDepth(true, compileFilter('photon.param_count > 1'))).toEqual({ recording: true, labels: true })
+    expect(decodeDepth(false, compileFilter('photon.param_count > 1'))).toEqual({ recording: true, labels: false })
+    expect(decodeDepth(false, compileFilter('udp.port == 5055 && photon.ev.code == 1'))).toEqual({ recording: false, labels: false })
+    expect(decodeDepth(false, undefined)).toEqual({ recording: false, labels: false })
+  })
 
   it('plans which filters need a decode again', () => {
     expect(new ViewMatcher('udp.port == 5055 && photon.ev.code == 1', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
