@@ -4,44 +4,25 @@
 // the index claims to answer must give the same values and presence for every message.
 
 import { describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { allFields, indexSubtree, isIndexField, isPresenceField, presenceKey } from '../../../src-shared/bytes/fields'
 import type { FieldNode, FieldScalar } from '../../../src-shared/model/types'
-import { CaptureReader } from '../../../src-shared/capture/reader'
-import { Engine, type EngineOptions } from '../../../src-shared/engine/engine'
+import type { EngineOptions } from '../../../src-shared/engine/engine'
 import { IndexTarget, MessageIndex } from '../../../src-shared/engine/message-index'
 import { META_KEYS, messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
-import { parseKeyFile } from '../../../src-shared/keys/keyfile'
-import { KeyStore } from '../../../src-shared/keys/store'
-import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { SchemaSet } from '../../../src-shared/schema/set'
 import { validateSchemaPack } from '../../../src-shared/schema/validate'
 import { filterNeedsTree } from '../../../src-main/host/view-matcher'
-import { committedCaptures } from '../helpers/captures'
+import { committedCaptures, decodeCaptureFile } from '../helpers/captures'
 
 const root = join(__dirname, '../../..')
 
 const files = committedCaptures()
 
-function keys(): KeyStore {
-  const k = new KeyStore()
-  k.addAll(parseKeyFile(readFileSync(join(root, 'test/fixtures/ui/keys.txt'), 'utf8')).keys)
-  return k
-}
-
 /** Decodes a file; `each` sees every message with its conversation and wire direction. */
 function decode(file: string, recording: boolean, each: EngineOptions['onMessage'], schemas?: SchemaSet): void {
-  const engine = new Engine({ registry: createDefaultRegistry(), keys: keys(), schemas, recording, onMessage: each })
-  const reader = new CaptureReader({ onFrame: (f) => engine.addFrame(f), onWarning: () => undefined })
-  try {
-    reader.push(new Uint8Array(readFileSync(file)))
-    reader.end()
-  } catch {
-    // Corrupt-capture fixtures: what was read still counts.
-  }
-  engine.finish()
+  decodeCaptureFile(file, { schemas, recording, onMessage: each })
 }
 
 /** The same values in the same order (bytes byte by byte). */

@@ -4,31 +4,15 @@
 // the same names, summaries, values, warnings and errors. The oracle is the full decode of every committed
 // capture; labels are then blanked on both sides before the comparison.
 import { describe, expect, it } from 'vitest'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { CaptureReader } from '../../../src-shared/capture/reader'
-import { Engine } from '../../../src-shared/engine/engine'
-import { parseKeyFile } from '../../../src-shared/keys/keyfile'
-import { KeyStore } from '../../../src-shared/keys/store'
 import type { DecodedMessage, FieldNode } from '../../../src-shared/model/types'
-import { createDefaultRegistry } from '../../../src-shared/protocols'
-import { committedCaptures } from '../helpers/captures'
+import { committedCaptures, decodeCaptureFile } from '../helpers/captures'
 
 const ROOT = join(__dirname, '../../..')
 
 function decode(file: string, labels: boolean): DecodedMessage[] {
-  const keys = new KeyStore()
-  keys.addAll(parseKeyFile(readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')).keys)
   const out: DecodedMessage[] = []
-  const engine = new Engine({ registry: createDefaultRegistry(), keys, labels, onMessage: (m) => out.push(m) })
-  const reader = new CaptureReader({ onFrame: (f) => engine.addFrame(f), onWarning: () => undefined })
-  try {
-    reader.push(new Uint8Array(readFileSync(file)))
-    reader.end()
-  } catch {
-    // Corrupt-capture fixtures: what was read still counts.
-  }
-  engine.finish()
+  decodeCaptureFile(file, { labels, onMessage: (m) => out.push(m) })
   return out
 }
 

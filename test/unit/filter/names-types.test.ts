@@ -5,19 +5,14 @@
 import { describe, expect, it, test } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { isKnownKey } from '../../../src-shared/bytes/fields'
-import { CaptureReader } from '../../../src-shared/capture/reader'
-import { Engine } from '../../../src-shared/engine/engine'
 import { registerSchemaFields } from '../../../src-shared/schema/set'
 import { parseSchemaPack } from '../../../src-shared/schema/validate'
 import { compileFilter, FilterError } from '../../../src-shared/filter'
 import { FIELD_RE } from '../../../src-shared/filter/lexer'
-import { parseKeyFile } from '../../../src-shared/keys/keyfile'
-import { KeyStore } from '../../../src-shared/keys/store'
 import type { FieldNode } from '../../../src-shared/model/types'
 import { target } from './helpers'
-import { committedCaptures } from '../helpers/captures'
+import { committedCaptures, decodeCaptureFile } from '../helpers/captures'
 
 const root = join(__dirname, '../../..')
 
@@ -127,8 +122,6 @@ describe('every key the decoders put in a tree is a known name', () => {
   // The oracle is the traffic: every tree key of every committed capture, decoded with the UI keys.
   it('on every committed capture', () => {
     const keys = new Map<string, string>()
-    const store = new KeyStore()
-    store.addAll(parseKeyFile(readFileSync(join(root, 'test/fixtures/ui/keys.txt'), 'utf8')).keys)
     for (const file of committedCaptures()) {
       const walk = (nodes: FieldNode[]) => {
         for (const n of nodes) {
@@ -136,15 +129,7 @@ describe('every key the decoders put in a tree is a known name', () => {
           if (n.children) walk(n.children)
         }
       }
-      const engine = new Engine({ registry: createDefaultRegistry(), keys: store, recording: true, onMessage: (m) => walk(m.tree) })
-      const reader = new CaptureReader({ onFrame: (f) => engine.addFrame(f), onWarning: () => undefined })
-      try {
-        reader.push(new Uint8Array(readFileSync(file)))
-        reader.end()
-      } catch {
-        // corrupt-capture fixtures: what was read counts
-      }
-      engine.finish()
+      decodeCaptureFile(file, { recording: true, onMessage: (m) => walk(m.tree) })
     }
     // dynamic families must be exercised, not only registered fields
     for (const k of ['photon.param.255', 'sfs2x.p.p.un']) expect(keys.has(k)).toBe(true)
