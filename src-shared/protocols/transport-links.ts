@@ -63,7 +63,9 @@ export class ReliableLinks {
     if (draft.tree.recording) {
       draft.tree.add({
         key: this.ackFrame.key,
-        label: `Acknowledges the command in frame ${a.ackedMessage}${a.rttMs !== undefined ? `, round trip ${round(a.rttMs)} ms` : ''}${a.duplicate ? ' (acknowledged before)' : ''}`,
+        label: draft.tree.labels
+          ? `Acknowledges the command in frame ${a.ackedMessage}${a.rttMs !== undefined ? `, round trip ${round(a.rttMs)} ms` : ''}${a.duplicate ? ' (acknowledged before)' : ''}`
+          : '',
         type: this.ackFrame.type,
         value: a.ackedMessage
       })
@@ -207,7 +209,7 @@ export function markPosition(draft: MessageDraft, source: number, at: number, i:
   if (n < 2 || !draft.tree.recording) return
   draft.tree.add({
     key: F_DATAGRAM_INDEX.key,
-    label: `${unit[0].toUpperCase()}${unit.slice(1)} ${i + 1} of ${n} in this datagram`,
+    label: draft.tree.labels ? `${unit[0].toUpperCase()}${unit.slice(1)} ${i + 1} of ${n} in this datagram` : '',
     type: 'u8',
     value: i + 1,
     source,

@@ -184,7 +184,7 @@ export function readHeader(r: FieldReader, layout: EnetLayout, connectId: Uint8A
     h.length = r.pos - start
     return h
   } finally {
-    if (node) node.label = headerLabel(h, layout, r.pos - start)
+    if (node && r.tree.labels) node.label = headerLabel(h, layout, r.pos - start)
     r.close()
   }
 }
@@ -278,7 +278,7 @@ export function readCommand(r: FieldReader): EnetCommand {
     if (c.payloadStart === start) c.payloadStart = c.payloadEnd = c.end
     return c
   } finally {
-    if (node) node.label = commandLabel(c, headerDone)
+    if (node && r.tree.labels) node.label = commandLabel(c, headerDone)
     r.close()
   }
 }

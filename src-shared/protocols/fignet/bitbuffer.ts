@@ -182,7 +182,7 @@ export class BitBufferReader {
       if (length) this.record(F_BITBUFFER.chars, s, charsFrom, this.bit)
       if (node) {
         node.value = s
-        node.label = `${def.name}: ${JSON.stringify(s)} ${bitsText(from, this.bit - from)}`
+        if (this.r.tree.labels) node.label = `${def.name}: ${JSON.stringify(s)} ${bitsText(from, this.bit - from)}`
       }
       return s
     } finally {

@@ -250,7 +250,7 @@ export class MemoryPackReader {
       const value = has ? v : null
       if (node) {
         node.value = value
-        node.label = `${def.name}: ${value === null ? 'null' : String(value)}`
+        if (this.r.tree.labels) node.label = `${def.name}: ${value === null ? 'null' : String(value)}`
       }
       return value
     } finally {
@@ -323,7 +323,7 @@ export class MemoryPackReader {
       }
       if (node) {
         node.value = s
-        node.label = `${labelName}: ${s === null ? 'null' : JSON.stringify(s)}`
+        if (this.r.tree.labels) node.label = `${labelName}: ${s === null ? 'null' : JSON.stringify(s)}`
       }
       return s
     } finally {
@@ -361,7 +361,8 @@ export class MemoryPackReader {
       const data = n === null ? null : this.r.bytesField(n ? F_MEMORYPACK.data : null, n)
       if (node) {
         node.value = data
-        node.label = `${labelName}: ${data === null ? 'null' : `${formatValue({ type: 'bytes' }, data)}${data.length <= 24 && data.length ? ` (${data.length} bytes)` : ''}`}`
+        if (this.r.tree.labels)
+          node.label = `${labelName}: ${data === null ? 'null' : `${formatValue({ type: 'bytes' }, data)}${data.length <= 24 && data.length ? ` (${data.length} bytes)` : ''}`}`
       }
       return data
     } finally {

@@ -123,7 +123,7 @@ export class MsgPackReader {
       r.record(F_MSGPACK.format, b, at, 1, () => `Format: 0x${b.toString(16)} (${formatName(b)})`)
       const t = this.body(b, at, depth, elementSlot)
       if (node) {
-        node.label = `${slot.name}: ${show(t)} (${formatName(b)})`
+        if (r.tree.labels) node.label = `${slot.name}: ${show(t)} (${formatName(b)})`
         if (!isContainer(t)) node.value = t.value instanceof Uint8Array || typeof t.value !== 'object' ? (t.value as FieldScalar) : undefined
       }
       return t

@@ -640,7 +640,7 @@ function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDe
         const node = mp.openNode(def, labels ? `${label} (${kind.m})` : undefined)
         try {
           const value = readObject(ctx, kind.m, tail)
-          if (node && value === null) node.label = `${label}: null`
+          if (node && labels && value === null) node.label = `${label}: null`
           return { type: kind.m, value }
         } finally {
           mp.closeNode(node)
@@ -659,11 +659,12 @@ function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] |
   const node = mp.openNode(def, label)
   try {
     const count = mp.collectionCount(label, minSize(of))
+    const labelled = mp.r.tree.labels
     if (count === null) {
-      if (node) node.label = `${label}: null`
+      if (node && labelled) node.label = `${label}: null`
       return null
     }
-    if (node) node.label = `${label} (${count} element${count === 1 ? '' : 's'})`
+    if (node && labelled) node.label = `${label} (${count} element${count === 1 ? '' : 's'})`
     const out: Typed[] = []
     const kind = parseType(of)
     const { recording, labels } = mp.r.tree
@@ -712,7 +713,8 @@ function readConfigFlags(ctx: Ctx, fl: SchemaField): Typed {
     const names = flagNames(flags)
     if (node) {
       node.value = flags
-      node.label = `${fl.name}: 0x${flags.toString(16).padStart(width * 2, '0')}${names.length ? ` (${names.join(', ')})` : ''}${width === 1 ? ' — byte-wide, before the Advanced NetworkTransform change' : ''}`
+      if (r.tree.labels)
+        node.label = `${fl.name}: 0x${flags.toString(16).padStart(width * 2, '0')}${names.length ? ` (${names.join(', ')})` : ''}${width === 1 ? ' — byte-wide, before the Advanced NetworkTransform change' : ''}`
     }
     if (width === 1) {
       mp.warn(BYTE_FLAGS_WARNING)

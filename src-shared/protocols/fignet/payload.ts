@@ -72,7 +72,7 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
   }
   r.pos = r.end
   if (node) {
-    node.label = `Payload (${res.codec}${res.model ? `: ${res.model}` : ''})${res.summary ? `: ${res.summary}` : ''}`
+    if (r.tree.labels) node.label = `Payload (${res.codec}${res.model ? `: ${res.model}` : ''})${res.summary ? `: ${res.summary}` : ''}`
     r.tree.close(r.end)
     // What the decoder decided, as zero-length fields first under the payload node (filterable).
     const decided = (def: typeof F_PAYLOAD.codec, value: string): FieldNode => ({

@@ -208,7 +208,7 @@ export function readPacket(r: FieldReader, version: Version, p: LnlPacket, opts:
     readBody(r, version, p, opts)
     return p
   } finally {
-    if (node) node.label = packetLabel(p, version)
+    if (node && r.tree.labels) node.label = packetLabel(p, version)
     r.tree.close(r.pos)
   }
 }
@@ -417,7 +417,7 @@ function readSocketAddress(r: FieldReader, size: number): SocketAddressValue {
   }
   const text = size === 16 ? `${ip}:${port}` : `[${ip}]:${port}`
   if (node) {
-    node.label = `${group.name}: ${text}`
+    if (r.tree.labels) node.label = `${group.name}: ${text}`
     node.value = text
   }
   r.tree.close(r.pos)

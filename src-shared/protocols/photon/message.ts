@@ -150,7 +150,7 @@ export function decodePhotonMessage(r: FieldReader, draft: MessageDraft, session
     r.close()
   }
   if (!res.summary) res.summary = res.name
-  if (node) node.label = `Photon message: ${res.summary}`
+  if (node && r.tree.labels) node.label = `Photon message: ${res.summary}`
   return res
 }
 

@@ -217,7 +217,7 @@ export function readHeader(r: FieldReader, scanned?: PhotonHeader): PhotonHeader
     }
     return h
   } finally {
-    if (node) node.label = headerLabel(h, r.pos - start)
+    if (node && r.tree.labels) node.label = headerLabel(h, r.pos - start)
     r.close()
   }
 }
@@ -295,7 +295,7 @@ export function readCommand(r: FieldReader): PhotonCommand {
     readBody(b, c)
     return c
   } finally {
-    if (node) node.label = commandLabel(c, headerDone)
+    if (node && r.tree.labels) node.label = commandLabel(c, headerDone)
     r.close()
   }
 }

@@ -590,7 +590,7 @@ export function decodePacket(inp: PacketInput, pc: PacketContext): PacketOutput 
     while (tree.depth > baseDepth + (root ? 1 : 0)) tree.close(r.pos)
     if (root) {
       tree.close(inp.end)
-      root.label = `SmartFoxServer 2X: ${out.name}, ${inp.end - inp.start} bytes${h ? `, ${hex2(h.byte)}` : ''}`
+      if (tree.labels) root.label = `SmartFoxServer 2X: ${out.name}, ${inp.end - inp.start} bytes${h ? `, ${hex2(h.byte)}` : ''}`
     }
   }
   if (!out.summary) out.summary = counted(value.length !== null ? value.length : inp.end - inp.start, 'byte')
