@@ -659,15 +659,14 @@ function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] |
   const node = mp.openNode(def, label)
   try {
     const count = mp.collectionCount(label, minSize(of))
-    const labelled = mp.r.tree.labels
+    const { recording, labels } = mp.r.tree
     if (count === null) {
-      if (node && labelled) node.label = `${label}: null`
+      if (node && labels) node.label = `${label}: null`
       return null
     }
-    if (node && labelled) node.label = `${label} (${count} element${count === 1 ? '' : 's'})`
+    if (node && labels) node.label = `${label} (${count} element${count === 1 ? '' : 's'})`
     const out: Typed[] = []
     const kind = parseType(of)
-    const { recording, labels } = mp.r.tree
     for (let i = 0; i < count; i++) {
       const el = recording ? mp.openNode(F_MEMORYPACK.element, labels ? `[${i}] ${of}` : undefined) : null
       try {
