@@ -3,7 +3,7 @@
 // fields (a conversation click, a time brush) runs on the fast pass without building trees.
 
 import { compileFilter, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
-import { META_KEYS, MessageTargets, needsLayers } from '../../src-shared/engine/meta-fields'
+import { META_FAMILIES, META_KEYS, MessageTargets, needsLayers } from '../../src-shared/engine/meta-fields'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
@@ -16,7 +16,6 @@ const CELL_MAX = 160
 // Keys messageMetaFields fills from the frame and conversation (no tree needed). Other frame.* keys
 // (frame.len…) are the frames' layers, which need trees built with layers.
 const META_PREFIXES = ['gamewire.']
-const META_FAMILIES = new Set(['gamewire', 'frame', 'ip', 'ipv6', 'udp', 'tcp'])
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */
 export function isMetaKey(key: string): boolean {

@@ -12,7 +12,7 @@ import { resized, wideEnough } from '../bytes/columns'
 import { TextPool } from './text-pool'
 import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
-import { META_KEYS } from './meta-fields'
+import { META_FAMILIES, META_KEYS } from './meta-fields'
 import { defineProtocols, indexSubtree, isIndexedFirstLevel, isIndexKey, isPresenceField, presenceKey, presenceOf } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
@@ -83,7 +83,6 @@ class InternTable {
 
 export type { ConversationEnds }
 
-const META_PREFIXES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 /** Names a message's stack can hold: transports, carriers and protocols. */
 export const LAYERS: ReadonlySet<string> = new Set([
   'udp',
@@ -125,7 +124,7 @@ export class IndexTarget implements FilterTarget {
    * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`).
    */
   static answers(key: string): boolean {
-    return (key.includes('.') ? META_KEYS.has(key) : LAYERS.has(key) || META_PREFIXES.has(key)) || isIndexKey(key)
+    return (key.includes('.') ? META_KEYS.has(key) : LAYERS.has(key) || META_FAMILIES.has(key)) || isIndexKey(key)
   }
 
   at(row: number): this {
@@ -189,7 +188,7 @@ export class IndexTarget implements FilterTarget {
     if (!key.includes('.')) {
       if (this.layer(key)) return true
       // 'ip', 'frame', 'gamewire'...: present when one of their fields has a value.
-      if (META_PREFIXES.has(key)) {
+      if (META_FAMILIES.has(key)) {
         for (const k of META_KEYS) if (k.startsWith(key + '.') && this.values(k).length) return true
         return false
       }

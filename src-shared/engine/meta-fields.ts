@@ -44,7 +44,7 @@ for (const [key, name, type] of META_FIELDS) defineField(key, name, type as Fiel
 export const META_KEYS: ReadonlySet<string> = new Set(META_FIELDS.map(([key]) => key))
 
 // Families whose bare name a filter may test (`ip`): present when one of their meta fields has a value.
-const META_FAMILIES = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
+export const META_FAMILIES: ReadonlySet<string> = new Set(['frame', 'ip', 'ipv6', 'udp', 'tcp', 'gamewire'])
 
 /**
  * Whether a filter or columns on these keys read what messageMetaFields gives (a meta field, a gamewire.*

@@ -198,18 +198,16 @@ export class SessionContext {
     return this.store
   }
 
-  newEngine(o: {
-    recording: boolean
-    /** With trees, whether they get labels (EngineOptions.labels; default true). */
-    labels?: boolean
-    /** Other keys than the session's (an export decodes with its job's). */
-    keys?: KeyStore
-    layers?: boolean
-    onMessage: OnMessage
-    onFrameConversation?(frame: number, conv: number): void
-    decodeAs?: DecodeAsRule[]
-    eviction?: EvictionOptions
-  }): Engine {
+  newEngine(
+    o: EngineDepth & {
+      /** Other keys than the session's (an export decodes with its job's). */
+      keys?: KeyStore
+      onMessage: OnMessage
+      onFrameConversation?(frame: number, conv: number): void
+      decodeAs?: DecodeAsRule[]
+      eviction?: EvictionOptions
+    }
+  ): Engine {
     return new Engine({
       registry: createDefaultRegistry(),
       keys: o.keys ?? this.keys,
@@ -268,8 +266,11 @@ export class SessionContext {
       onMessage: OnMessage
       onProgress?(fraction: number): void
       recordingAt?(conversation: number, frame: number): boolean
-      /** After each frame a conversation's engine took (not its last one). */
-      afterFrame?(conversation: number, engine: Engine, frame: number): void
+      /**
+       * After each frame a conversation's engine took (not its last one), with the index into the
+       * conversation's frames of the next one it will be fed.
+       */
+      afterFrame?(conversation: number, engine: Engine, frame: number, next: number): void
       /**
        * Engines already part way through their conversation (resumed from a detail checkpoint, with this
        * replay's onMessage): each is fed its conversation's frames from index `next` on.
@@ -286,10 +287,13 @@ export class SessionContext {
     const owner = new Uint32Array(store.count + 1)
     const lastFrame = new Map<number, number>()
     const engines = new Map<number, Engine>()
+    /** Per conversation, the index into its frames of the next one to feed. */
+    const next = new Map<number, number>()
     for (const c of conversations) {
       const frames = store.framesOf(c)
       const resumed = o.resumed?.get(c)
       if (resumed) engines.set(c, resumed.engine)
+      next.set(c, resumed?.next ?? 0)
       for (let i = resumed?.next ?? 0; i < frames.length; i++) owner[frames[i]] = c
       if (frames.length) lastFrame.set(c, frames[frames.length - 1])
     }
@@ -304,6 +308,8 @@ export class SessionContext {
         if (!engine) engines.set(c, (engine = this.conversationEngine(c, o)))
         if (o.recordingAt) engine.recording = o.recordingAt(c, f.number)
         engine.addFrame(f)
+        const fed = next.get(c)! + 1
+        next.set(c, fed)
         if (f.number === lastFrame.get(c)) {
           engine.finish()
           engines.delete(c)
@@ -312,7 +318,7 @@ export class SessionContext {
           engines.delete(c)
           dropped.add(c)
           open--
-        } else o.afterFrame?.(c, engine, f.number)
+        } else o.afterFrame?.(c, engine, f.number, fed)
         return open > 0
       }
     )

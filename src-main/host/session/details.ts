@@ -173,19 +173,17 @@ export class DetailPart {
     this.spacing = Math.max(this.spacing, Math.ceil(total / MAX_CHECKPOINTS))
     const long = new Set(conversations.filter((c) => rows.messagesIn(c) > this.spacing))
     if (long.size === 0) return
-    const emitted = new Map<number, number>()
-    const fed = new Map<number, number>()
+    /** Messages of each conversation when its last checkpoint was taken. */
     const taken = new Map<number, number>()
     await this.ctx.replayConversations(long, {
       token,
       recording: false,
       layers: true, // as the detail's own replays: a checkpoint's copy keeps its engine's options
       background: true,
-      onMessage: (m) => emitted.set(m.conversation, (emitted.get(m.conversation) ?? 0) + 1),
-      afterFrame: (c, engine, frame) => {
-        const next = (fed.get(c) ?? 0) + 1
-        fed.set(c, next)
-        const e = emitted.get(c) ?? 0
+      onMessage: () => undefined,
+      afterFrame: (c, engine, frame, next) => {
+        // A conversation engine decodes its conversation alone: its message count is the conversation's.
+        const e = engine.stats.messages
         if (e - (taken.get(c) ?? 0) < this.spacing) return
         taken.set(c, e)
         this.checkpoint(c, engine, next, frame, e)
