@@ -37,11 +37,13 @@ export function filterNeedsTree(keys: readonly string[], presenceOnly: readonly 
 
 /**
  * How deep a decode goes whose output has trees or not (`outputTrees`) and that `filter` selects from: trees
- * when the output has them or the filter reads a field the tree-less pass does not keep; labels only for the
- * output's (the filter reads keys and values).
+ * when the output has them or the filter reads a field the tree-less pass does not keep; labels, and every
+ * node, only for the output's (the filter reads the keys it names, and their values).
  */
-export function decodeDepth(outputTrees: boolean, filter: CompiledFilter | undefined): { recording: boolean; labels: boolean } {
-  return { recording: outputTrees || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly), labels: outputTrees }
+export function decodeDepth(outputTrees: boolean, filter: CompiledFilter | undefined): { recording: boolean; labels: boolean; interest?: readonly string[] } {
+  const recording = outputTrees || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly)
+  if (outputTrees || !recording) return { recording, labels: outputTrees }
+  return { recording, labels: false, interest: filter?.fields ?? [] }
 }
 
 /** True when the index keeps what a filter reads of `key`: its values, or its presence where that is all it tests. */
@@ -92,6 +94,8 @@ export class ViewMatcher {
   readonly plan: ViewPlan
   /** A decoded message as the target of the filter and the columns: it collects every key they read. */
   private readonly targets: MessageTargets
+  /** The keys the filter and the columns read: all that trees decoded for this view need keep. */
+  readonly keys: readonly string[]
 
   /** Throws FilterError for a bad filter. */
   constructor(
@@ -100,6 +104,7 @@ export class ViewMatcher {
   ) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...new Set([...(this.filter?.fields ?? []), ...columns])]
+    this.keys = keys
     this.targets = new MessageTargets(keys)
     // A column shows values: only the filter's own presence tests read no more than presence.
     const presenceOnly = (this.filter?.presenceOnly ?? []).filter((k) => !columns.includes(k))

@@ -107,9 +107,14 @@ export function defineField(key: string, name: string, type: FieldType, opts: Fi
   return def
 }
 
+/** True when `key` lies under `prefix`, a dotted prefix of it (`photon.ev.code` under `photon.ev`). */
+export function isUnder(key: string, prefix: string): boolean {
+  return key.length > prefix.length && key.charCodeAt(prefix.length) === 0x2e && key.startsWith(prefix)
+}
+
 /** The presence key of the covering group `key` lies under, if any. */
 function coveringPresence(key: string): string | undefined {
-  for (const c of covering) if (key.startsWith(c) && key.charCodeAt(c.length) === 0x2e) return presenceKey(c)
+  for (const c of covering) if (isUnder(key, c)) return presenceKey(c)
   return undefined
 }
 

@@ -103,6 +103,8 @@ export class FieldReader {
       if (def.within !== undefined) this.tree.presentKey(def.within)
       return
     }
+    // A leaf's key never changes after it is read: one the tree's interest does not keep is not made at all.
+    if (this.tree.interest !== null && !this.tree.interest.wants(def.key)) return
     const text = !this.tree.labels ? '' : typeof labelText === 'function' ? labelText() : (labelText ?? label(def, value))
     this.tree.add({ key: def.key, label: text, type: def.type, value, source: this.source, start, length })
   }

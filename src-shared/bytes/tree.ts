@@ -2,9 +2,11 @@
 // so the same decoder code serves the fast row pass and the full-detail pass. A tree read only for its keys
 // and values (a display filter or a column on a field the index does not keep) is built without `labels`,
 // as Wireshark builds an invisible tree to filter on: the same nodes, byte ranges and values, every label ''.
+// Such a tree can also keep only the nodes of the keys the filter reads (an `interest`), as Wireshark
+// creates only a filter's "interesting" fields in a tree nobody sees.
 
 import type { FieldNode, FieldScalar, DataSource, IndexedValues } from '../model/types'
-import { INDEXED_STRING_MAX, isIndexField, presenceKey, type FieldDef } from './fields'
+import { INDEXED_STRING_MAX, isIndexField, isUnder, presenceKey, type FieldDef } from './fields'
 
 export class TreeBuilder {
   readonly roots: FieldNode[] = []
@@ -17,12 +19,16 @@ export class TreeBuilder {
 
   /** With `recording`: whether its nodes get their label texts (never without). */
   readonly labels: boolean
+  /** With `recording`: the keys whose nodes it keeps (null: all). */
+  readonly interest: TreeInterest | null
 
   constructor(
     readonly recording = true,
-    labels = true
+    labels = true,
+    interest: TreeInterest | null = null
   ) {
     this.labels = recording && labels
+    this.interest = recording ? interest : null
   }
 
   /** Keeps an index field's value when no tree is built (with a tree, the tree holds it). */
@@ -69,17 +75,28 @@ export class TreeBuilder {
     return (top.children ??= [])
   }
 
-  /** Adds a leaf (or an empty group when later opened with `open`). Returns it, or null when not recording. */
+  /**
+   * Adds a leaf (or a group already built). Returns it, or null when not recording or when the interest
+   * does not keep it (a group's kept nodes are then added in its place).
+   */
   add(node: FieldNode): FieldNode | null {
     if (!this.recording) {
       if (node.value !== undefined && isIndexField(node.key)) this.pushIndexed(node.key, node.value)
+      return null
+    }
+    if (this.interest !== null && !this.interest.keeps(node)) {
+      if (node.children) for (const c of node.children) this.add(c)
       return null
     }
     this.siblings.push(node)
     return node
   }
 
-  /** Opens a group node; fields added until `close` become its children. */
+  /**
+   * Opens a group node; fields added until `close` become its children. With an interest, whether the
+   * group is kept is decided when it closes: decoders name some groups once they have read them (a Photon
+   * parameter's key follows its code). So a decoder gives a group all its fields before closing it.
+   */
   open(node: FieldNode): FieldNode | null {
     if (!this.recording) {
       if (node.value !== undefined && isIndexField(node.key)) this.pushIndexed(node.key, node.value)
@@ -95,7 +112,21 @@ export class TreeBuilder {
   close(end?: number): void {
     if (!this.recording) return
     const node = this.stack.pop()
-    if (node && end !== undefined && node.start !== undefined) node.length = Math.max(0, end - node.start)
+    if (!node) return
+    if (end !== undefined && node.start !== undefined) node.length = Math.max(0, end - node.start)
+    if (this.interest !== null && !this.interest.keeps(node)) this.unwrap(node)
+  }
+
+  /** Puts a closed group's children where it was: it is the last node of its parent's list (its fields went into it). */
+  private unwrap(node: FieldNode): void {
+    const list = this.siblings
+    const at = list.lastIndexOf(node)
+    if (at < 0) return
+    const children = node.children ?? []
+    if (at === list.length - 1) {
+      list.pop()
+      for (const c of children) list.push(c)
+    } else list.splice(at, 1, ...children)
   }
 
   /** Closes every group still open (after an error), ending each at `end` when given. */
@@ -159,10 +190,39 @@ export function fromHex(hex: string): Uint8Array {
 export interface TreeSwitch {
   readonly recording: boolean
   readonly labels: boolean
+  /** The keys the trees keep (absent or null: every node). */
+  readonly interest?: TreeInterest | null
 }
 
 /** With trees and labels: what a display or an export needs. */
 export const FULL_TREES: TreeSwitch = Object.freeze({ recording: true, labels: true })
+
+/**
+ * The keys a tree read only by a filter and columns keeps: a node is kept when its key (or its alias) is
+ * one of them or lies under one (`photon.ev.code` under `photon.ev`, which makes `photon.ev` present).
+ * The filter target (filter/target.ts) reads a tree as keys and values, not as a shape, so a node that is
+ * not kept only moves its kept descendants up to its place. Which keys are kept is remembered per key.
+ */
+export class TreeInterest {
+  private readonly memo = new Map<string, boolean>()
+
+  constructor(readonly keys: readonly string[]) {}
+
+  wants(key: string): boolean {
+    let w = this.memo.get(key)
+    if (w === undefined) {
+      w = false
+      for (const k of this.keys) if (key === k || isUnder(key, k)) w = true
+      // Keys made from traffic (table keys) are many: remember a bounded number.
+      if (this.memo.size < 10_000) this.memo.set(key, w)
+    }
+    return w
+  }
+
+  keeps(node: FieldNode): boolean {
+    return this.wants(node.key) || (node.alias !== undefined && this.wants(node.alias))
+  }
+}
 
 /** A message under construction: lower layers add their sources and fields, the protocol decoder finishes it. */
 export class MessageDraft {
@@ -174,7 +234,7 @@ export class MessageDraft {
 
   /** `trees`: the depth, as a switch (its current state), or true (full trees) or false (none). */
   constructor(trees: TreeSwitch | boolean = true) {
-    this.tree = typeof trees === 'boolean' ? new TreeBuilder(trees) : new TreeBuilder(trees.recording, trees.labels)
+    this.tree = typeof trees === 'boolean' ? new TreeBuilder(trees) : new TreeBuilder(trees.recording, trees.labels, trees.interest)
   }
 
   addSource(name: string, bytes: Uint8Array): number {

@@ -11,7 +11,7 @@
 
 import { leftOutOfCopies } from './state-copy'
 import { counted } from '../model/text'
-import { MessageDraft, type TreeSwitch } from '../bytes/tree'
+import { MessageDraft, type TreeInterest, type TreeSwitch } from '../bytes/tree'
 import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
 import { TcpDirection, type TcpBases, type TcpGap, type TcpGapListener, type TcpSegment } from '../net/tcp'
 import { detectHttpUpgrade, WebSocketConnection, type WsEvent } from '../net/websocket'
@@ -106,6 +106,10 @@ class ConversationContext implements DecoderContext {
 
   get labels(): boolean {
     return this.conv.deps.labels
+  }
+
+  get interest(): TreeInterest | null {
+    return this.conv.deps.interest ?? null
   }
 
   setClient(dir: WireDir, from: 'handshake' | 'semantics' = 'handshake'): void {

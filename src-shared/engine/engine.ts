@@ -13,6 +13,7 @@ import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registr
 import type { KeyStore } from '../keys/store'
 import type { SchemaSet } from '../schema/set'
 import { UnknownDecoder } from '../protocols/unknown'
+import { TreeInterest } from '../bytes/tree'
 import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
 import { ConversationTable, conversationKey, type EndReason } from './conversation-table'
 
@@ -53,6 +54,12 @@ export interface EngineOptions {
    * part of decoding with trees (bytes/tree.ts).
    */
   labels?: boolean
+  /**
+   * With trees, keep only the nodes of these keys and of keys under them (TreeInterest, bytes/tree.ts): the
+   * keys a display filter and columns read, where nothing else reads the trees. Not with schema packs,
+   * which name parameter nodes after they are read (`photon.param.itemId`).
+   */
+  interest?: readonly string[]
   /**
    * With trees, put each message's frames first in them (frame, link, IP, UDP/TCP fields, net/layers.ts).
    * Frames are then kept from the moment trees are on until their messages are out (a byte budget).
@@ -170,6 +177,8 @@ export class Engine {
   recording: boolean
   /** Whether those trees get labels (EngineOptions.labels). */
   readonly labels: boolean
+  /** The keys those trees keep (EngineOptions.interest; null: every node). */
+  readonly interest: TreeInterest | null
   /** The last frame given to network() is an IP fragment the defragmenter keeps until its datagram is whole. */
   heldLastFrame = false
   private readonly udpKeys = new PairKeys('udp')
@@ -180,6 +189,7 @@ export class Engine {
   constructor(private readonly opts: EngineOptions) {
     this.recording = opts.recording ?? true
     this.labels = opts.labels ?? true
+    this.interest = opts.interest && !opts.schemas ? new TreeInterest(opts.interest) : null
     const engine = this
     this.deps = {
       registry: opts.registry,
@@ -189,12 +199,14 @@ export class Engine {
         return engine.recording
       },
       labels: this.labels,
+      interest: this.interest,
       emit: (c, m) => this.emit(c, m),
       unknown: new UnknownDecoder({
         get recording() {
           return engine.recording
         },
-        labels: this.labels
+        labels: this.labels,
+        interest: this.interest
       })
     }
     const ev = opts.eviction

@@ -24,6 +24,8 @@ export interface SessionOptions {
   recording?: boolean
   /** With trees: whether they get labels (EngineOptions.labels; default true). */
   labels?: boolean
+  /** With trees: the only keys they keep (EngineOptions.interest). */
+  interest?: readonly string[]
   /**
    * With trees: the frames' layers first in each message (EngineOptions.layers). Without it they are still
    * built for a filter that reads them, and taken off the messages passed on.
@@ -56,6 +58,7 @@ export class DecodeSession {
       schemas: opts.schemas?.length ? new SchemaSet(opts.schemas) : undefined,
       recording: opts.recording ?? true,
       labels: opts.labels,
+      interest: opts.interest,
       layers: opts.layers || strip,
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,

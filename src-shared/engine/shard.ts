@@ -200,8 +200,9 @@ export interface ShardOptions {
   writeBody?(w: JsonBytes, m: DecodedMessage): void
   /** Build field trees (export mode: unless the export leaves trees out and the filter needs none). */
   recording?: boolean
-  /** With trees: whether they get labels (none when they are built only for the filter). */
+  /** With trees: whether they get labels (none when they are built only for the filter), and the only keys they keep. */
   labels?: boolean
+  interest?: readonly string[]
   /** Export mode: the frames' layers in the messages written (also built, then taken off, for a filter reading them). */
   layers?: boolean
   /** Report which conversation each frame went to (the app's detail replay needs it). */
@@ -239,6 +240,7 @@ export class ShardDecoder {
       schemas: opts.schemas,
       recording: opts.mode === 'export' && (opts.recording ?? true),
       labels: opts.labels,
+      interest: opts.interest,
       layers: opts.mode === 'export' && (opts.layers || needsLayers(opts.filter?.fields ?? [])),
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,

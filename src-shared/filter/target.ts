@@ -3,7 +3,7 @@
 
 import type { DecodedMessage, FieldNode, FieldScalar } from '../model/types'
 import type { FilterTarget } from './compile'
-import { presenceOf } from '../bytes/fields'
+import { isUnder, presenceOf } from '../bytes/fields'
 
 const EMPTY: readonly FieldScalar[] = []
 
@@ -79,7 +79,7 @@ class KeysTarget implements FilterTarget, Collector {
       if (key === w) {
         this.present[i] = 1
         if (value !== undefined) (this.found[i] ??= []).push(value)
-      } else if (this.present[i] === 0 && key.length > w.length && key.charCodeAt(w.length) === 46 && key.startsWith(w)) {
+      } else if (this.present[i] === 0 && isUnder(key, w)) {
         this.present[i] = 1 // `w` is a dotted prefix of `key`
       }
     }

@@ -1,7 +1,7 @@
 // The decoder registry. Each protocol offers a probe (how sure it is, from the first bytes) and a
 // stateful per-conversation decoder. Ports only break ties between probes; "decode as" overrides both.
 
-import type { MessageDraft } from '../bytes/tree'
+import type { MessageDraft, TreeInterest } from '../bytes/tree'
 import type { ByteStream } from '../net/byte-stream'
 import type { KeyStore } from '../keys/store'
 import type { AppliedSchema } from '../schema/set'
@@ -42,6 +42,8 @@ export interface DecoderContext {
   /** Whether decoders should build full field trees (false in the fast row pass), and with labels. */
   readonly recording: boolean
   readonly labels: boolean
+  /** With trees: the keys they keep (TreeInterest; null or absent: every node). */
+  readonly interest?: TreeInterest | null
   /**
    * Evidence of who the client is: `dir` is the direction the client sends in. Call it before emitting the
    * message that shows it. Stronger evidence than the conversation has changes its roles, and the

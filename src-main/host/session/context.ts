@@ -92,6 +92,8 @@ export interface EngineDepth {
   recording: boolean
   labels?: boolean
   layers?: boolean
+  /** With trees: the only keys they keep (EngineOptions.interest: a view's filter and columns). */
+  interest?: readonly string[]
 }
 
 /**
@@ -214,6 +216,7 @@ export class SessionContext {
       recording: o.recording,
       labels: o.labels,
       layers: o.layers,
+      interest: o.interest,
       interface: (id) => this.store?.interfaces[id],
       decodeAs: o.decodeAs ?? this.decodeAs,
       schemas: this.schemas,
@@ -233,6 +236,7 @@ export class SessionContext {
       recording: o.recording,
       labels: o.labels,
       layers: o.layers,
+      interest: o.interest,
       keys: o.keys,
       decodeAs,
       // The conversation was not idle or crowded out while it lasted (else it would be two): only a TCP

@@ -217,8 +217,8 @@ export class ViewPart {
       }
       matched[row] = matcher.matches(t) ? 1 : 0
     }
-    // Trees only for their keys and values: without labels.
-    const depth: EngineDepth = { recording: matcher.needsTree, labels: false, layers: matcher.needsLayers }
+    // Trees only for the keys the view reads, and their values: without labels, and without other keys' nodes.
+    const depth: EngineDepth = { recording: matcher.needsTree, labels: false, layers: matcher.needsLayers, interest: matcher.keys }
     // Each replayed conversation's rows, in typed arrays (4 bytes a row on big captures).
     let n = 0
     for (let r = 0; r < total; r++) if (replay.has(index.conversationAt(r))) n++

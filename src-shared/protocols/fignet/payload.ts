@@ -73,8 +73,8 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
   r.pos = r.end
   if (node) {
     if (r.tree.labels) node.label = `Payload (${res.codec}${res.model ? `: ${res.model}` : ''})${res.summary ? `: ${res.summary}` : ''}`
-    r.tree.close(r.end)
-    // What the decoder decided, as zero-length fields first under the payload node (filterable).
+    // What the decoder decided, as zero-length fields first under the payload node (filterable). Added
+    // before it closes: a tree with an interest decides then whether the node stays (bytes/tree.ts).
     const decided = (def: typeof F_PAYLOAD.codec, value: string): FieldNode => ({
       key: def.key,
       label: `${def.name}: ${value}`,
@@ -85,6 +85,7 @@ export function decodeFigNetPayload(r: FieldReader, msgId: number, dir: 'c2s' | 
       length: 0
     })
     node.children!.unshift(decided(F_PAYLOAD.codec, res.codec), ...(res.model ? [decided(F_PAYLOAD.model, res.model)] : []))
+    r.tree.close(r.end)
   } else {
     r.tree.indexValue(F_PAYLOAD.codec, res.codec)
     if (res.model) r.tree.indexValue(F_PAYLOAD.model, res.model)

@@ -84,6 +84,7 @@ export class Sfs2xDecoder implements ProtocolDecoder {
     return {
       recording: this.ctx.recording,
       labels: this.ctx.labels,
+      interest: this.ctx.interest,
       maxDecompressed: this.maxDecompressed,
       maxDepth: this.maxDepth,
       keys: this.keys(),

@@ -3,7 +3,7 @@
 // (one packet per message) and TCP (framed from the byte stream) paths.
 
 import { DecodeError, FieldReader } from '../../bytes/reader'
-import { TreeBuilder, type MessageDraft } from '../../bytes/tree'
+import { TreeBuilder, type MessageDraft, type TreeInterest } from '../../bytes/tree'
 import { presenceKey, type FieldDef } from '../../bytes/fields'
 import type { DataSource, FieldScalar } from '../../model/types'
 import type { KeyEntry } from '../../keys/keyfile'
@@ -82,8 +82,9 @@ export function emptyValue(): Sfs2xValue {
 /** What the decoder knows about the conversation, and learns from packets. */
 export interface PacketContext {
   recording: boolean
-  /** With trees: whether their nodes get labels (bytes/tree.ts). */
+  /** With trees: whether their nodes get labels, and which keys they keep (bytes/tree.ts). */
   labels: boolean
+  interest?: TreeInterest | null
   maxDecompressed: number
   maxDepth: number
   /** SFS2X_AES keys for this conversation, best first (empty when none). */
@@ -180,7 +181,7 @@ interface BodyArgs {
 }
 
 function runAttempt(step: Step, a: BodyArgs, pc: PacketContext): Attempt {
-  const tree = new TreeBuilder(pc.recording, pc.labels)
+  const tree = new TreeBuilder(pc.recording, pc.labels, pc.interest)
   const at: Attempt = {
     step,
     steps: [],
@@ -708,7 +709,7 @@ function envelope(out: PacketOutput, parse: SfsDecodeResult, at: Attempt, pc: Pa
   const p = obj(o.get('p'))
   const rec = pc.recording
   // The envelope's own tree (placed before the body's nodes below); the index pass needs none.
-  const tb = rec ? new TreeBuilder(true, pc.labels) : null
+  const tb = rec ? new TreeBuilder(true, pc.labels, pc.interest) : null
   const fr = tb ? new FieldReader(at.final.bytes, tb, at.final.source) : null
   const field = (d: FieldDef, path: string, v: FieldScalar, labelText?: string) => {
     if (!fr) return at.tree.indexValue(d, v)

@@ -8,9 +8,10 @@ import { decodeToText } from '../helpers/run-decode'
 import type { DecodeJob } from '../../../src-main/host/decode-job'
 import { committedCaptures } from '../helpers/captures'
 
-// Every DecodeSession's `recording` and `labels` options, to see what run-decode asked the engine for.
+// Every DecodeSession's `recording`, `labels` and `interest` options, to see what run-decode asked the engine for.
 const recording = vi.hoisted(() => [] as boolean[])
 const labels = vi.hoisted(() => [] as boolean[])
+const interest = vi.hoisted(() => [] as (readonly string[] | undefined)[])
 vi.mock('../../../src-shared/engine/session', async (importOriginal) => {
   const real = await importOriginal<typeof import('../../../src-shared/engine/session')>()
   class Watched extends real.DecodeSession {
@@ -18,6 +19,7 @@ vi.mock('../../../src-shared/engine/session', async (importOriginal) => {
       super(opts)
       recording.push(opts.recording ?? true)
       labels.push(opts.labels ?? true)
+      interest.push(opts.interest)
     }
   }
   return { ...real, DecodeSession: Watched }
@@ -42,6 +44,7 @@ describe('--tree none', () => {
   afterEach(() => {
     recording.length = 0
     labels.length = 0
+    interest.length = 0
   })
 
   it('fixtures cover the protocols', () => {
@@ -68,7 +71,7 @@ describe('--tree none', () => {
     }
   })
 
-  it('builds trees anyway when the filter reads tree fields, without labels, and writes none', async () => {
+  it('builds trees anyway when the filter reads tree fields, without labels or other keys, and writes none', async () => {
     const file = join(ROOT, 'test/fixtures/ui/photon-session.pcapng')
     // photon.param_count is only in the tree (not an index field).
     const filter = 'photon.param_count > 1'
@@ -76,8 +79,9 @@ describe('--tree none', () => {
     const none = await lines({ file, format: 'ndjson', filter, tree: 'none' })
     const meta = await lines({ file, format: 'ndjson', filter: 'udp.port == 5056', tree: 'none' })
     expect(recording).toEqual([true, true, false])
-    // The filter reads keys and values: the trees it alone needs go without labels.
+    // The filter reads keys and values: the trees it alone needs go without labels, and keep only its keys.
     expect(labels).toEqual([true, false, false])
+    expect(interest).toEqual([undefined, ['photon.param_count'], undefined])
     expect(full.length).toBeGreaterThan(100)
     expect(none).toEqual(full.map((l, i) => (i < full.length - 2 ? withoutTree(l) : l)))
     expect(meta.length).toBeGreaterThan(full.length)

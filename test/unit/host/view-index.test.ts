@@ -76,10 +76,15 @@ describe('views over the message index', () => {
     'sfs2x.p.p.p.buildings.lvl > 1'
   ]
 
-  it('decodes with trees for the output or a filter on tree fields, with labels for the output only', () => {
+  it('decodes with trees for the output or a filter on tree fields, with labels and every node for the output only', () => {
     expect(decodeDepth(true, undefined)).toEqual({ recording: true, labels: true })
     expect(decodeDepth(true, compileFilter('photon.param_count > 1'))).toEqual({ recording: true, labels: true })
-    expect(decodeDepth(false, compileFilter('photon.param_count > 1'))).toEqual({ recording: true, labels: false })
+    // Trees for the filter alone keep only the keys it reads.
+    expect(decodeDepth(false, compileFilter('photon.param_count > 1 && udp.port == 5055'))).toEqual({
+      recording: true,
+      labels: false,
+      interest: ['photon.param_count', 'udp.port']
+    })
     expect(decodeDepth(false, compileFilter('udp.port == 5055 && photon.ev.code == 1'))).toEqual({ recording: false, labels: false })
     expect(decodeDepth(false, undefined)).toEqual({ recording: false, labels: false })
   })
