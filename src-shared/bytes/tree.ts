@@ -6,7 +6,7 @@
 // creates only a filter's "interesting" fields in a tree nobody sees.
 
 import type { FieldNode, FieldScalar, DataSource, IndexedValues } from '../model/types'
-import { INDEXED_STRING_MAX, isIndexField, isUnder, presenceKey, type FieldDef } from './fields'
+import { INDEXED_STRING_MAX, isIndexField, presenceKey, type FieldDef } from './fields'
 
 export class TreeBuilder {
   readonly roots: FieldNode[] = []
@@ -201,22 +201,20 @@ export const FULL_TREES: TreeSwitch = Object.freeze({ recording: true, labels: t
  * The keys a tree read only by a filter and columns keeps: a node is kept when its key (or its alias) is
  * one of them or lies under one (`photon.ev.code` under `photon.ev`, which makes `photon.ev` present).
  * The filter target (filter/target.ts) reads a tree as keys and values, not as a shape, so a node that is
- * not kept only moves its kept descendants up to its place. Which keys are kept is remembered per key.
+ * not kept only moves its kept descendants up to its place.
  */
 export class TreeInterest {
-  private readonly memo = new Map<string, boolean>()
-
   constructor(readonly keys: readonly string[]) {}
 
+  // Asked for every node: a filter names a few keys, and comparing their starts costs less than hashing
+  // the node's key (many are made per message, such as SFS2X paths) to look an answer up.
   wants(key: string): boolean {
-    let w = this.memo.get(key)
-    if (w === undefined) {
-      w = false
-      for (const k of this.keys) if (key === k || isUnder(key, k)) w = true
-      // Keys made from traffic (table keys) are many: remember a bounded number.
-      if (this.memo.size < 10_000) this.memo.set(key, w)
+    const keys = this.keys
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]
+      if (key.startsWith(k) && (key.length === k.length || key.charCodeAt(k.length) === 0x2e)) return true
     }
-    return w
+    return false
   }
 
   keeps(node: FieldNode): boolean {
