@@ -6,7 +6,7 @@
 // creates only a filter's "interesting" fields in a tree nobody sees.
 
 import type { FieldNode, FieldScalar, DataSource, IndexedValues } from '../model/types'
-import { INDEXED_STRING_MAX, isIndexField, presenceKey, type FieldDef } from './fields'
+import { INDEXED_STRING_MAX, isIndexField, isUnder, presenceKey, type FieldDef } from './fields'
 
 export class TreeBuilder {
   readonly roots: FieldNode[] = []
@@ -206,14 +206,11 @@ export const FULL_TREES: TreeSwitch = Object.freeze({ recording: true, labels: t
 export class TreeInterest {
   constructor(readonly keys: readonly string[]) {}
 
-  // Asked for every node: a filter names a few keys, and comparing their starts costs less than hashing
-  // the node's key (many are made per message, such as SFS2X paths) to look an answer up.
+  // Asked for every node: a filter names a few keys, and comparing with each costs less than hashing the
+  // node's key (many are made per message, such as SFS2X paths) to look an answer up.
   wants(key: string): boolean {
     const keys = this.keys
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]
-      if (key.startsWith(k) && (key.length === k.length || key.charCodeAt(k.length) === 0x2e)) return true
-    }
+    for (let i = 0; i < keys.length; i++) if (key === keys[i] || isUnder(key, keys[i])) return true
     return false
   }
 

@@ -154,6 +154,25 @@ describe('views over the message index', () => {
     expect(rows.some((r) => r.cells[0] !== '') && rows.some((r) => r.cells[1] !== '') && rows.some((r) => r.cells[3] !== '')).toBe(true)
   })
 
+  it('shows a message of a view decoded again with its whole tree (that view decoded trees with its keys only)', async () => {
+    const keys = new KeyStore()
+    keys.addAll(parseKeyFile(KEYS).keys)
+    const nodes = (ns: readonly { children?: readonly unknown[] }[]): number => ns.reduce((n, x) => n + 1 + nodes((x.children ?? []) as typeof ns), 0)
+    const reference: number[] = []
+    const s = new DecodeSession({ keys, layers: true, onMessage: (m) => reference.push(nodes(m.tree)) })
+    s.push(new Uint8Array(readFileSync(DEMO)))
+    s.end()
+    const c = await openDemo()
+    const view = await c.setView({ filter: 'photon.param_count > 1', sort: null, columns: ['photon.param.245'] })
+    const ids = c.getRows(view.id, 0, 100_000).rows.map((r) => r.id)
+    expect(ids.length).toBeGreaterThan(10)
+    for (const id of [ids[0], ids[Math.floor(ids.length / 2)], ids[ids.length - 1]]) {
+      const tree = c.getMessage(id).tree
+      expect({ id, nodes: nodes(tree) }).toEqual({ id, nodes: reference[id - 1] })
+      expect(tree.every((n) => n.label !== '')).toBe(true)
+    }
+  })
+
   it('sorts on index columns: time, length, protocol and summary, ties in capture order', async () => {
     const c = await openDemo()
     for (const column of ['time', 'length', 'protocol', 'summary'] as const) {
