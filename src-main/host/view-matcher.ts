@@ -41,9 +41,10 @@ export function filterNeedsTree(keys: readonly string[], presenceOnly: readonly 
  * node, only for the output's (the filter reads the keys it names, and their values).
  */
 export function decodeDepth(outputTrees: boolean, filter: CompiledFilter | undefined): { recording: boolean; labels: boolean; interest?: readonly string[] } {
-  const recording = outputTrees || filterNeedsTree(filter?.fields ?? [], filter?.presenceOnly)
+  const fields = filter?.fields ?? []
+  const recording = outputTrees || filterNeedsTree(fields, filter?.presenceOnly)
   if (outputTrees || !recording) return { recording, labels: outputTrees }
-  return { recording, labels: false, interest: filter?.fields ?? [] }
+  return { recording, labels: false, interest: fields }
 }
 
 /** True when the index keeps what a filter reads of `key`: its values, or its presence where that is all it tests. */

@@ -13,7 +13,7 @@ import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registr
 import type { KeyStore } from '../keys/store'
 import type { SchemaSet } from '../schema/set'
 import { UnknownDecoder } from '../protocols/unknown'
-import { TreeInterest } from '../bytes/tree'
+import { TreeInterest, type TreeSwitch } from '../bytes/tree'
 import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
 import { ConversationTable, conversationKey, type EndReason } from './conversation-table'
 
@@ -146,7 +146,7 @@ class LiveList {
   }
 }
 
-export class Engine {
+export class Engine implements TreeSwitch {
   /** Open conversations by address pair (conversationKey). */
   private live = new Map<string, Conversation>()
   /** UDP conversations and closed TCP connections, which end when idle. */
@@ -201,13 +201,8 @@ export class Engine {
       labels: this.labels,
       interest: this.interest,
       emit: (c, m) => this.emit(c, m),
-      unknown: new UnknownDecoder({
-        get recording() {
-          return engine.recording
-        },
-        labels: this.labels,
-        interest: this.interest
-      })
+      // The engine is a tree switch itself (recording, labels, interest).
+      unknown: new UnknownDecoder(this)
     }
     const ev = opts.eviction
     this.evicting = ev !== false
@@ -232,6 +227,8 @@ export class Engine {
       [this.deps, twin.deps],
       [this.deps.unknown, twin.deps.unknown]
     ])
+    // Made from the same options: the twin keeps its own, the one its deps hold.
+    if (this.interest && twin.interest) shared.set(this.interest, twin.interest)
     for (const s of [this.opts.registry, this.opts.schemas]) if (s) shared.set(s, s)
     if (this.opts.keys) shared.set(this.opts.keys, twin.opts.keys ?? this.opts.keys)
     const own: Record<string, unknown> = {}
