@@ -1,17 +1,17 @@
-// The timeline: @tanstack/react-table owns the columns (sizes, resizing), @tanstack/react-virtual renders
-// only the visible rows, which come from the row cache in blocks. A header click sorts ascending, again
+// The timeline: @tanstack/react-table owns the columns (sizes, resizing), useRowWindow renders only the
+// visible rows (of any number: see row-window.ts), which come from the row cache in blocks. A header click sorts ascending, again
 // descending, a third time back to capture order; the host sorts (the view spec's sort), never the
 // renderer. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click picks extra rows,
 // Shift+click a range.
 
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { columnResizingFeature, columnSizingFeature, createColumnHelper, tableFeatures, useTable } from '@tanstack/react-table'
-import { useVirtualizer } from '@tanstack/react-virtual'
 import { MAX_ROWS_PER_REQUEST, type TimelineRow } from '../../../src-shared/api'
 import { clock, DIRECTION_ARROW, num, protocolClass, relative } from '../format'
 import { rowCache, useInspector } from '../state/store'
 import { ColumnPicker } from './ColumnPicker'
 import { FrameLinks } from './FrameLinks'
+import { useRowWindow } from './row-window'
 
 const ROW_HEIGHT = 24
 const features = tableFeatures({ columnSizingFeature, columnResizingFeature })
@@ -100,13 +100,8 @@ export function Timeline() {
   const headers = table.getHeaderGroups()[0]?.headers ?? []
   const totalWidth = table.getTotalSize()
 
-  const virtualizer = useVirtualizer({
-    count,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 20
-  })
-  const items = virtualizer.getVirtualItems()
+  const rowWindow = useRowWindow(scroller, count, ROW_HEIGHT, 20)
+  const items = rowWindow.rows
   const first = items[0]?.index ?? 0
   const last = items[items.length - 1]?.index ?? -1
 
@@ -133,7 +128,7 @@ export function Timeline() {
       setCursor(i)
       // the rows moved: a range now starts at the selected row
       if (newView) anchor.current = i
-      if (i >= 0) virtualizer.scrollToIndex(i, { align: 'auto' })
+      if (i >= 0) rowWindow.scrollToIndex(i)
     })
     return () => {
       live = false
@@ -169,7 +164,7 @@ export function Timeline() {
     const idx = Math.max(0, Math.min(count - 1, i))
     anchor.current = idx
     setCursor(idx)
-    virtualizer.scrollToIndex(idx, { align: 'auto' })
+    rowWindow.scrollToIndex(idx)
     const row = rowCache.get(idx)
     if (row) select(row.id)
     else {
@@ -313,11 +308,11 @@ export function Timeline() {
         {empty ? (
           <div className="empty-state">{empty}</div>
         ) : (
-          <div className="timeline-rows" style={{ height: virtualizer.getTotalSize(), width: totalWidth, position: 'relative' }}>
+          <div className="timeline-rows" style={{ height: rowWindow.height, width: totalWidth, position: 'relative' }}>
             {items.map((item) => {
               const row = rowCache.get(item.index)
               if (!row) {
-                return <div key={item.key} className="tr loading" style={{ transform: `translateY(${item.start}px)`, width: totalWidth }} />
+                return <div key={item.index} className="tr loading" style={{ transform: `translateY(${item.top}px)`, width: totalWidth }} />
               }
               const selected = row.id === selectedId
               const classes = [
@@ -331,14 +326,14 @@ export function Timeline() {
               ]
               return (
                 <div
-                  key={item.key}
+                  key={item.index}
                   role="row"
                   data-testid="timeline-row"
                   data-id={row.id}
                   data-index={item.index}
                   aria-selected={selected}
                   className={classes.filter(Boolean).join(' ')}
-                  style={{ transform: `translateY(${item.start}px)`, width: totalWidth }}
+                  style={{ transform: `translateY(${item.top}px)`, width: totalWidth }}
                   title={row.error ? 'Decode error (see the detail tree)' : row.warning ? 'Decoded with warnings' : undefined}
                   onMouseDown={(e) => {
                     if (e.button !== 0) return
