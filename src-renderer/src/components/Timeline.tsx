@@ -1,8 +1,8 @@
-// The timeline: @tanstack/react-table owns the columns (sizes, resizing), useRowWindow renders only the
-// visible rows (of any number: see row-window.ts), which come from the row cache in blocks. A header click sorts ascending, again
-// descending, a third time back to capture order; the host sorts (the view spec's sort), never the
-// renderer. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click picks extra rows,
-// Shift+click a range.
+// The timeline: @tanstack/react-table owns the columns (sizes, resizing), useRowWindow (row-window.ts)
+// renders only the visible rows, of any number, which come from the row cache in blocks. A header click
+// sorts ascending, again descending, a third time back to capture order; the host sorts (the view spec's
+// sort), never the renderer. Keyboard: arrows, Page Up/Down, Home/End move the selection; Ctrl/Cmd+click
+// picks extra rows, Shift+click a range.
 
 import { useEffect, useMemo, useRef, useState } from 'react'
 import { columnResizingFeature, columnSizingFeature, createColumnHelper, tableFeatures, useTable } from '@tanstack/react-table'
