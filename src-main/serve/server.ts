@@ -21,8 +21,15 @@ export const DEFAULT_PORT = 7790
 export const API_PATH = '/api'
 /** Requests one browser may have in flight at once. */
 const MAX_IN_FLIGHT = 64
-/** Output a client may leave unread before it is dropped: a client that never reads must not grow the server. */
+/**
+ * A client that never reads must not grow the server: one that leaves more than MAX_UNREAD_BYTES unread
+ * and takes none of it for UNREAD_STALL_MS is dropped, and none may leave more than MAX_QUEUED_BYTES. A
+ * reply may be larger than the first (the conversation list of 150,000 conversations is 34 MB of JSON):
+ * dropping a client that is reading it made the page reconnect, ask again and be dropped again, forever.
+ */
 export const MAX_UNREAD_BYTES = 32 << 20
+export const UNREAD_STALL_MS = 5_000
+const MAX_QUEUED_BYTES = 1 << 30
 /** Prefix of the private export folders; the pid after it lets a later run remove a crashed run's folder. */
 const EXPORT_DIR_PREFIX = 'gamewire-serve-'
 
@@ -187,10 +194,11 @@ export async function startServer(opts: ServeOptions = {}): Promise<RunningServe
       return { path, fileName, downloadUrl: `/download/${token}/${encodeURIComponent(fileName)}` }
     }
   })
-  /** Sends unless the client has left too much unread; then it is dropped, freeing what it held. */
+  /** Sends, unless the client has left far too much unread; a client that stops reading is dropped, freeing what it held. */
   const sendTo = (ws: WebSocketConnection, text: string): void => {
-    if (ws.unreadBytes > MAX_UNREAD_BYTES) return ws.drop(CLOSE_POLICY, 'too much unread output: the client is not reading')
+    if (ws.unreadBytes > MAX_QUEUED_BYTES) return ws.drop(CLOSE_POLICY, 'too much unread output')
     ws.send(text)
+    ws.watchUnread(MAX_UNREAD_BYTES, UNREAD_STALL_MS, 'too much unread output: the client is not reading')
   }
   session.onEvent((event: InspectorEvent) => {
     const text = JSON.stringify({ event })

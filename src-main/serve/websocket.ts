@@ -67,6 +67,9 @@ export class WebSocketConnection {
   private fragmentBytes = 0
   private fragmentOpcode = -1
   private closed = false
+  /** Frame bytes this has written (what the peer has taken is this less what the socket still queues). */
+  private sent = 0
+  private stallTimer: ReturnType<typeof setTimeout> | null = null
 
   constructor(
     private readonly socket: Duplex,
@@ -90,12 +93,30 @@ export class WebSocketConnection {
 
   send(text: string): void {
     if (this.closed) return
-    this.socket.write(encodeFrame(OP_TEXT, Buffer.from(text, 'utf8')))
+    const frame = encodeFrame(OP_TEXT, Buffer.from(text, 'utf8'))
+    this.sent += frame.length
+    this.socket.write(frame)
   }
 
   /** Bytes written but not yet taken by the peer (what a client that never reads makes the server hold). */
   get unreadBytes(): number {
     return this.socket.writableLength
+  }
+
+  /**
+   * While more than `limit` bytes wait for the peer: drops the connection once it has taken none of them
+   * for `ms`. A peer that is still reading (one large reply, say) is watched again instead.
+   */
+  watchUnread(limit: number, ms: number, reason: string): void {
+    if (this.closed || this.stallTimer || this.unreadBytes <= limit) return
+    const taken = this.sent - this.unreadBytes
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = null
+      if (this.closed || this.unreadBytes <= limit) return
+      if (this.sent - this.unreadBytes === taken) this.drop(CLOSE_POLICY, reason)
+      else this.watchUnread(limit, ms, reason)
+    }, ms)
+    this.stallTimer.unref?.()
   }
 
   /**
@@ -121,6 +142,8 @@ export class WebSocketConnection {
   private finish(code: number, reason: string): void {
     if (this.closed) return
     this.closed = true
+    if (this.stallTimer) clearTimeout(this.stallTimer)
+    this.stallTimer = null
     this.pending = Buffer.alloc(0)
     this.fragments = []
     this.handlers.close(code, reason)

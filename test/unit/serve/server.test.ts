@@ -10,13 +10,14 @@ import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
-import { startServer, defaultKeysDir, allowedHosts, removeStaleExportDirs, type RunningServer } from '../../../src-main/serve/server'
+import { startServer, defaultKeysDir, allowedHosts, removeStaleExportDirs, MAX_UNREAD_BYTES, type RunningServer } from '../../../src-main/serve/server'
 import { acceptKey } from '../../../src-main/serve/websocket'
 import { decodeToText } from '../helpers/run-decode'
 import { RENDERER_CSP } from '../../../src-main/host/renderer-files'
 import { KEY_FILE_NAME } from '../../../src-main/host/inspector-session'
 import { PHOTON_KEY_LINE } from '../../fixtures/ui/build-captures'
 import { decodeFile } from '../helpers/decode'
+import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
 
 const PHOTON = join(__dirname, '../../fixtures/ui/photon-session.pcapng')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-serve-test-'))
@@ -271,7 +272,13 @@ describe('gamewire serve: the WebSocket API', () => {
       sock.write(frame(i))
       if (i % 20 === 0) await new Promise((r) => setTimeout(r, 10))
     }
-    await Promise.race([closed, new Promise((r) => setTimeout(r, 20_000))])
+    // It goes on asking (a paused client notices the drop when it writes): the server drops it once it has
+    // taken none of the output for UNREAD_STALL_MS.
+    const start = Date.now()
+    for (let i = 2001; !dropped && Date.now() - start < 20_000; i++) {
+      sock.write(frame(i))
+      await new Promise((r) => setTimeout(r, 200))
+    }
     expect(dropped).toBe(true)
     // the server is still fine for others
     expect((await (await client()).call('getStatus')).phase).toBe('ready')
@@ -436,4 +443,40 @@ describe('gamewire serve: WebSocket framing', () => {
         .readUInt16BE(0)
     ).toBe(1007)
   })
+})
+
+describe('gamewire serve: a reply larger than the unread limit', () => {
+  // 150,000 UDP conversations: the conversation list is about 34 MB of JSON, more than MAX_UNREAD_BYTES.
+  // A client that reads it must keep its connection while it does, and get the replies after it.
+  let big: RunningServer
+  beforeAll(async () => {
+    const file = join(tmp, 'conversations.pcap')
+    await writeConversationsCapture(file, { udp: 150_000 })
+    big = await startServer({ port: 0, capture: file, rendererDir: renderer, keysDir: join(tmp, 'config-big'), inProcess: true })
+    await big.opened
+  }, 120_000)
+  afterAll(async () => {
+    await big?.close()
+  })
+
+  it('keeps a client that is reading it, and answers what was asked after it', async () => {
+    const c = await Client.open(`ws://127.0.0.1:${big.port}/api?token=${big.token}`, `http://127.0.0.1:${big.port}`)
+    clients.push(c)
+    let closed = false
+    c.ws.on('close', () => (closed = true))
+    const sizes: number[] = []
+    c.ws.on('message', (data: Buffer) => sizes.push(data.length))
+    const list = c.send('getConversations')
+    const after = [c.send('getStatus'), c.send('listKeys'), c.send('getStatus')]
+    const [conversations, ...rest] = await Promise.race([
+      Promise.all([list, ...after]),
+      new Promise<never>((_r, reject) => c.ws.once('close', (code) => reject(new Error(`dropped (${code})`))))
+    ])
+    expect(Math.max(...sizes)).toBeGreaterThan(MAX_UNREAD_BYTES)
+    expect(conversations.result).toHaveLength(150_000)
+    expect(conversations.result[149_999].id).toBe(150_000)
+    expect(rest.map((m) => m.error ?? null)).toEqual([null, null, null])
+    expect(rest[0].result.conversations).toBe(150_000)
+    expect(closed).toBe(false)
+  }, 60_000)
 })
