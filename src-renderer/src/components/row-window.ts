@@ -17,7 +17,7 @@ export interface RowGeometry {
   rowHeight: number
   /** The scroller's visible height. */
   viewport: number
-  /** The content height past which scrolling is proportional (MAX_SCROLL_HEIGHT unless a test sets it). */
+  /** The content height past which scrolling is proportional (default MAX_SCROLL_HEIGHT; tests set a small one). */
   limit?: number
 }
 
@@ -94,10 +94,10 @@ export interface RowWindow {
  * taken here (by pixels, as the browser would) and the scrollbar is set to match; a scroll this did not
  * make (the thumb dragged, a touch) sets the offset from the position.
  */
-export function useRowWindow(scroller: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan: number, limit?: number): RowWindow {
+export function useRowWindow(scroller: RefObject<HTMLElement | null>, count: number, rowHeight: number, overscan: number): RowWindow {
   const [viewport, setViewport] = useState(0)
   const [pos, setPos] = useState({ scrollTop: 0, offset: 0 })
-  const g: RowGeometry = { count, rowHeight, viewport, limit }
+  const g: RowGeometry = { count, rowHeight, viewport }
   const geometry = useRef(g)
   geometry.current = g
   const current = useRef(pos)
@@ -163,7 +163,7 @@ export function useRowWindow(scroller: RefObject<HTMLElement | null>, count: num
     const o = Math.min(offset, maxOffset(g))
     if (Math.abs(scrollTop - scrollTopFor(g, o)) >= 1) moveTo(o)
     else if (o !== offset) setPos((p) => ({ ...p, offset: o }))
-  }, [count, viewport, rowHeight, limit, moveTo])
+  }, [count, viewport, rowHeight, moveTo])
 
   return {
     rows: windowRows(g, pos.scrollTop, pos.offset, overscan),
