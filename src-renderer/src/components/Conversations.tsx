@@ -1,14 +1,14 @@
 // Conversations: client/server (and what decided them), protocol and stack, frames, bytes, duration. Only the visible entries are
-// in the DOM (@tanstack/react-virtual), so captures with thousands of conversations open and click at
-// once; the list sorts by id, protocol, frames, bytes or duration. Clicking one filters the timeline to
+// in the DOM (useRowWindow: entries of one height, so a million of them scroll to the last), so captures
+// with thousands of conversations open and click at once; the list sorts by id, protocol, frames, bytes or duration. Clicking one filters the timeline to
 // it; "decode as" forces a protocol (or switches detection off) and re-decodes.
 
 import { useMemo, useRef, useState } from 'react'
-import { useVirtualizer } from '@tanstack/react-virtual'
 import type { ConversationInfo } from '../../../src-shared/model/types'
 import { bytes, duration, num, plural, protocolClass } from '../format'
 import { useInspector } from '../state/store'
 import type { RoleFrom } from '../../../src-shared/model/types'
+import { useRowWindow } from './row-window'
 
 // `enet`/`litenetlib`: the transport alone, its payloads as bytes (FigNet not decoded on top).
 const PROTOCOLS = ['auto', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown']
@@ -29,6 +29,8 @@ const SORTS: { key: SortKey; label: string }[] = [
   { key: 'duration', label: 'Duration' }
 ]
 const SORT_KEY = 'gamewire.conversationSort'
+/** Every entry's height (app.css `.conv`: its lines do not wrap, and the notes line is kept for all). */
+const ENTRY_HEIGHT = 96
 
 const span = (c: ConversationInfo) => Math.max(0, c.lastTime - c.firstTime)
 const compare: Record<SortKey, (a: ConversationInfo, b: ConversationInfo) => number> = {
@@ -76,13 +78,7 @@ export function Conversations() {
     return [...conversations].sort((a, b) => cmp(a, b) * dir || a.id - b.id)
   }, [conversations, sort])
 
-  const virtualizer = useVirtualizer({
-    count: sorted.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => 74,
-    overscan: 6,
-    getItemKey: (i) => sorted[i].id
-  })
+  const rowWindow = useRowWindow(scroller, sorted.length, ENTRY_HEIGHT, 6)
 
   const forced = (id: number) => rules.find((r) => r.match === id)?.protocol ?? 'auto'
   const setRule = (id: number, protocol: string) => {
@@ -117,24 +113,24 @@ export function Conversations() {
           ))}
         </div>
       )}
-      {conversations.length === 0 ? (
-        <div className="empty-state small">
-          <p>No conversations yet.</p>
-        </div>
-      ) : (
-        <div className="conv-scroll" ref={scroller} data-testid="conversation-list">
-          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-            {virtualizer.getVirtualItems().map((item) => {
+      {/* The scroller stays while the list is empty: the row window listens to it from the start. */}
+      <div className="conv-scroll" ref={scroller} data-testid="conversation-list">
+        {conversations.length === 0 ? (
+          <div className="empty-state small">
+            <p>No conversations yet.</p>
+          </div>
+        ) : (
+          <div style={{ height: rowWindow.height, position: 'relative' }}>
+            {rowWindow.rows.map((item) => {
               const c = sorted[item.index]
               const selectFilter = `gamewire.conversation == ${c.id}`
               const active = filter === selectFilter
               return (
                 <div
-                  key={item.key}
-                  ref={virtualizer.measureElement}
+                  key={c.id}
                   data-index={item.index}
                   className={`conv ${active ? 'active' : ''}`}
-                  style={{ transform: `translateY(${item.start}px)` }}
+                  style={{ transform: `translateY(${item.top}px)`, height: ENTRY_HEIGHT }}
                   data-testid="conversation"
                   data-id={c.id}
                   role="button"
@@ -180,8 +176,8 @@ export function Conversations() {
               )
             })}
           </div>
-        </div>
-      )}
+        )}
+      </div>
     </section>
   )
 }
