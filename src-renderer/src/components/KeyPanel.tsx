@@ -3,7 +3,7 @@
 // written into exports unless asked.
 
 import { useMemo, useRef, useState } from 'react'
-import { plural } from '../format'
+import { num, plural } from '../format'
 import { useInspector } from '../state/store'
 
 type KeyType = 'PHOTON_AES_KEY' | 'PHOTON_SECRET' | 'PHOTON_DH_PRIVATE' | 'SFS2X_AES' | 'FIGNET_KEY'
@@ -33,9 +33,17 @@ export function keyHex(text: string): string | null {
   return null
 }
 
+/**
+ * Conversations the choice lists at most (a choice of 200,000 took 10.7 s to show). The one the timeline is
+ * filtered to (a click in the Conversations panel) comes first, so any conversation can be picked.
+ */
+const MAX_CHOICES = 1000
+const CONVERSATION_FILTER = /^gamewire\.conversation == (\d+)$/
+
 export function KeyPanel() {
   const keys = useInspector((s) => s.keys)
   const conversations = useInspector((s) => s.conversations)
+  const filter = useInspector((s) => s.spec.filter)
   const { addKeys, removeKey, notify } = useInspector.getState()
   const [type, setType] = useState<KeyType>('PHOTON_AES_KEY')
   const [conv, setConv] = useState('*')
@@ -45,10 +53,19 @@ export function KeyPanel() {
   const [busy, setBusy] = useState(false)
   const file = useRef<HTMLInputElement>(null)
   const spec = TYPES.find((t) => t.type === type)!
-  const convOptions = useMemo(
-    () => conversations.filter((c) => c.protocol === spec.protocol || c.protocol === 'unknown' || spec.protocol === 'fignet'),
-    [conversations, spec.protocol]
-  )
+  const convOptions = useMemo(() => {
+    const fits = (c: (typeof conversations)[number]) => c.protocol === spec.protocol || c.protocol === 'unknown' || spec.protocol === 'fignet'
+    const filtered = Number(CONVERSATION_FILTER.exec(filter)?.[1])
+    const first = conversations.find((c) => c.id === filtered && fits(c))
+    const list = first ? [first] : []
+    let more = 0
+    for (const c of conversations) {
+      if (c === first || !fits(c)) continue
+      if (list.length < MAX_CHOICES) list.push(c)
+      else more++
+    }
+    return { list, more }
+  }, [conversations, spec.protocol, filter])
   const keyBytes = keyHex(key)
   const ivBytes = keyHex(iv)
   const keyProblem = !key.trim()
@@ -140,11 +157,16 @@ export function KeyPanel() {
           <span>Conversation</span>
           <select value={conv} onChange={(e) => setConv(e.target.value)} data-testid="key-conversation">
             <option value="*">Any conversation (*)</option>
-            {convOptions.map((c) => (
+            {convOptions.list.map((c) => (
               <option key={c.id} value={`${c.client}-${c.server}`}>
                 #{c.id} {c.client} ⇄ {c.server}
               </option>
             ))}
+            {convOptions.more > 0 && (
+              <option disabled value="" data-testid="key-conversation-more">
+                … {num(convOptions.more)} more: click one in Conversations to list it first
+              </option>
+            )}
           </select>
         </label>
         {spec.direction && (

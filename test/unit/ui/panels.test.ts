@@ -210,6 +210,41 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     await viewDone()
   })
 
+  it("the key panel's conversation choice lists the first 1,000 and says how many more; the timeline's conversation comes first", async () => {
+    if (!(await page.locator('[data-testid=status-bar]').innerText()).includes('conversations-3000.pcap')) {
+      await openFile(CONVERSATIONS)
+      await page.locator('[data-testid=status-bar]').filter({ hasText: 'conversations-3000.pcap' }).waitFor()
+      await viewDone()
+    }
+    // which of its 3,000 conversations a Photon key may name, from `gamewire stats --json` (a separate process)
+    const r = spawnSync(process.execPath, [BIN, 'stats', CONVERSATIONS, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 })
+    const cli = JSON.parse(r.stdout) as { conversations: { id: number; protocol: string; client: string; server: string }[] }
+    const fit = cli.conversations.filter((c) => c.protocol === 'photon' || c.protocol === 'unknown').sort((a, b) => a.id - b.id)
+    expect(fit.length).toBeGreaterThan(1000)
+    await closePanels()
+    await openPanel('keys')
+    const select = page.locator('[data-testid=key-conversation]')
+    await select.waitFor()
+    const labels = async () => select.locator('option').allInnerTexts()
+    let options = await labels()
+    expect(options.length).toBe(1 + 1000 + 1) // any, the first 1,000, the line saying how many more
+    expect(options[1]).toBe(`#${fit[0].id} ${fit[0].client} ⇄ ${fit[0].server}`)
+    expect(options[1000]).toBe(`#${fit[999].id} ${fit[999].client} ⇄ ${fit[999].server}`)
+    expect(options[1001]).toBe(`… ${(fit.length - 1000).toLocaleString('en-US')} more: click one in Conversations to list it first`)
+    // a conversation past the first 1,000, once the timeline is filtered to it, is listed first and can be picked
+    const late = fit[fit.length - 1]
+    await applyFilter(`gamewire.conversation == ${late.id}`)
+    await viewDone()
+    await expect.poll(async () => (await labels())[1]).toBe(`#${late.id} ${late.client} ⇄ ${late.server}`)
+    options = await labels()
+    expect(options.length).toBe(1 + 1000 + 1)
+    await select.selectOption(`${late.client}-${late.server}`)
+    expect(await select.inputValue()).toBe(`${late.client}-${late.server}`)
+    await applyFilter('')
+    await viewDone()
+    await closePanels()
+  })
+
   it('the chart is drawn at its shown size at 1600×1000 and 1100×700, with top-N conversation lists and "others"', async () => {
     await openPanel('stats')
     const chart = page.locator('[data-testid=rate-chart]')
