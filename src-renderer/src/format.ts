@@ -54,3 +54,14 @@ export function filterLiteral(value: string | number | boolean | null | undefine
   if (/^-?\d+$/.test(value) && /^[iu]\d+|varint$/.test(type)) return value
   return JSON.stringify(value)
 }
+
+/** The display filter that shows one conversation (a click in Conversations or Statistics). */
+export function conversationFilter(id: number): string {
+  return `gamewire.conversation == ${id}`
+}
+
+/** The conversation a filter made by conversationFilter shows, or null for any other filter. */
+export function filteredConversation(filter: string): number | null {
+  const m = /^gamewire\.conversation == (\d+)$/.exec(filter)
+  return m ? Number(m[1]) : null
+}

@@ -5,7 +5,7 @@
 
 import { useMemo, useRef, useState } from 'react'
 import type { ConversationInfo } from '../../../src-shared/model/types'
-import { bytes, duration, num, plural, protocolClass } from '../format'
+import { bytes, conversationFilter, duration, num, plural, protocolClass } from '../format'
 import { useInspector } from '../state/store'
 import type { RoleFrom } from '../../../src-shared/model/types'
 import { useRowWindow } from './row-window'
@@ -123,7 +123,7 @@ export function Conversations() {
           <div style={{ height: rowWindow.height, position: 'relative' }}>
             {rowWindow.rows.map((item) => {
               const c = sorted[item.index]
-              const selectFilter = `gamewire.conversation == ${c.id}`
+              const selectFilter = conversationFilter(c.id)
               const active = filter === selectFilter
               return (
                 <div

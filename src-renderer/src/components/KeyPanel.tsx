@@ -3,7 +3,7 @@
 // written into exports unless asked.
 
 import { useMemo, useRef, useState } from 'react'
-import { num, plural } from '../format'
+import { filteredConversation, num, plural } from '../format'
 import { useInspector } from '../state/store'
 
 type KeyType = 'PHOTON_AES_KEY' | 'PHOTON_SECRET' | 'PHOTON_DH_PRIVATE' | 'SFS2X_AES' | 'FIGNET_KEY'
@@ -38,7 +38,6 @@ export function keyHex(text: string): string | null {
  * filtered to (a click in the Conversations panel) comes first, so any conversation can be picked.
  */
 const MAX_CHOICES = 1000
-const CONVERSATION_FILTER = /^gamewire\.conversation == (\d+)$/
 
 export function KeyPanel() {
   const keys = useInspector((s) => s.keys)
@@ -55,7 +54,7 @@ export function KeyPanel() {
   const spec = TYPES.find((t) => t.type === type)!
   const convOptions = useMemo(() => {
     const fits = (c: (typeof conversations)[number]) => c.protocol === spec.protocol || c.protocol === 'unknown' || spec.protocol === 'fignet'
-    const filtered = Number(CONVERSATION_FILTER.exec(filter)?.[1])
+    const filtered = filteredConversation(filter)
     const first = conversations.find((c) => c.id === filtered && fits(c))
     const list = first ? [first] : []
     let more = 0

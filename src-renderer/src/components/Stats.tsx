@@ -5,7 +5,7 @@
 
 import { useLayoutEffect, useRef, useState } from 'react'
 import type { CaptureStatistics, ConversationStat, OthersStat } from '../../../src-shared/api'
-import { bytes, clock, num, plural, protocolClass } from '../format'
+import { bytes, clock, conversationFilter, num, plural, protocolClass } from '../format'
 import { useInspector } from '../state/store'
 
 const CHART_H = 140
@@ -143,7 +143,7 @@ function ConversationBars({ list, others, by, testid }: { list: ConversationStat
           key={c.id}
           data-testid="stat-item"
           title={`${c.client} ⇄ ${c.server}: ${plural(c.messages, 'message')}, ${bytes(c.bytes)}`}
-          onClick={() => void applyFilter(`gamewire.conversation == ${c.id}`)}
+          onClick={() => void applyFilter(conversationFilter(c.id))}
         >
           <span className="bar-label">
             #{c.id} <span className="muted">{c.protocol}</span> {c.client}
