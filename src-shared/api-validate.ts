@@ -6,11 +6,15 @@
 import { isIgnorePattern } from './analysis/diff/fields'
 import {
   BUILTIN_COLUMNS,
+  CONVERSATION_SORTS,
+  MAX_CONVERSATIONS_PER_REQUEST,
   MAX_DIFF_IGNORES,
   MAX_ROWS_PER_REQUEST,
   MAX_SOURCE_PAGE,
   REQUEST_NAMES,
   type CaptureOptions,
+  type ConversationQuery,
+  type ConversationSort,
   type DecodeAsRule,
   type DiffWithOptions,
   type ExportRequest,
@@ -126,6 +130,31 @@ function decodeAsRules(name: string, v: unknown): DecodeAsRule[] {
   })
 }
 
+/** Protocols a conversation query may name (a few; each a protocol id). */
+const MAX_QUERY_PROTOCOLS = 16
+
+function conversationQuery(name: string, v: unknown): ConversationQuery {
+  const o = plainObject(name, 'query', v, ['sort', 'desc', 'start', 'count', 'protocols', 'first'])
+  const out: ConversationQuery = { start: int(name, 'start', o.start, 0, UINT32), count: int(name, 'count', o.count, 0, MAX_CONVERSATIONS_PER_REQUEST) }
+  if (o.sort !== undefined) {
+    if (!CONVERSATION_SORTS.includes(o.sort as ConversationSort))
+      throw new ApiArgumentError(`${name}: sort must be one of ${CONVERSATION_SORTS.join(', ')}, got '${String(o.sort).slice(0, 40)}'`)
+    out.sort = o.sort as ConversationSort
+  }
+  if (o.desc !== undefined) out.desc = bool(name, 'desc', o.desc)
+  if (o.protocols !== undefined) {
+    if (!Array.isArray(o.protocols)) throw new ApiArgumentError(`${name}: protocols must be an array, got ${describe(o.protocols)}`)
+    if (o.protocols.length > MAX_QUERY_PROTOCOLS) throw new ApiArgumentError(`${name}: at most ${MAX_QUERY_PROTOCOLS} protocols`)
+    out.protocols = o.protocols.map((p, i) => {
+      const t = text(name, `protocols[${i}]`, p, 32)
+      if (!PROTOCOL_RE.test(t)) throw new ApiArgumentError(`${name}: protocols[${i}] is not a protocol id: '${t}'`)
+      return t
+    })
+  }
+  if (o.first !== undefined) out.first = int(name, 'first', o.first, 1, UINT32)
+  return out
+}
+
 function exportRequest(name: string, v: unknown): ExportRequest {
   const o = plainObject(name, 'request', v, ['format', 'scope', 'ids', 'includeKeys', 'tree'])
   if (o.format !== 'json' && o.format !== 'ndjson' && o.format !== 'pcapng') {
@@ -202,7 +231,10 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
     return path === undefined ? [] : [text('openCapture', 'path', path, MAX_PATH_LENGTH)]
   },
   getStatus: (args) => (arity('getStatus', args, 0, 0), []),
-  getConversations: (args) => (arity('getConversations', args, 0, 0), []),
+  getConversationPage(args) {
+    const [query] = arity('getConversationPage', args, 1, 1)
+    return [conversationQuery('getConversationPage', query)]
+  },
   getFields: (args) => (arity('getFields', args, 0, 0), []),
   checkFilter(args) {
     const [t] = arity('checkFilter', args, 1, 1)

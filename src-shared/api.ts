@@ -181,6 +181,34 @@ export interface RowBatch {
   rows: TimelineRow[]
 }
 
+// ---- conversations ----
+
+/** What the conversation list can be sorted by; ties keep id order. */
+export type ConversationSort = 'id' | 'protocol' | 'frames' | 'bytes' | 'duration'
+export const CONVERSATION_SORTS: readonly ConversationSort[] = ['id', 'protocol', 'frames', 'bytes', 'duration']
+
+/** One page of the conversation list, sorted and filtered on the host (a million conversations are never sent whole). */
+export interface ConversationQuery {
+  /** Default `id`. */
+  sort?: ConversationSort
+  desc?: boolean
+  /** Position of the first conversation wanted in the sorted list. */
+  start: number
+  /** At most MAX_CONVERSATIONS_PER_REQUEST. */
+  count: number
+  /** Only conversations whose protocol is one of these (all when absent). */
+  protocols?: string[]
+  /** This conversation comes first in the list (when it is in it), the rest in sort order after it. */
+  first?: number
+}
+
+export interface ConversationPage {
+  /** Conversations in the whole list the query describes. */
+  total: number
+  start: number
+  conversations: ConversationInfo[]
+}
+
 // ---- message detail ----
 
 export interface TreeNode {
@@ -448,7 +476,8 @@ export interface InspectorRequests {
   /** Opens a capture file on the host. Without a path, opens the bundled demo capture. */
   openCapture(path?: string): Promise<SessionStatus>
   getStatus(): Promise<SessionStatus>
-  getConversations(): Promise<ConversationInfo[]>
+  /** A page of the conversation list, sorted and filtered as asked. */
+  getConversationPage(query: ConversationQuery): Promise<ConversationPage>
   /** Every field key the decoders know (autocomplete, column picker). */
   getFields(): Promise<FieldInfo[]>
   checkFilter(text: string): Promise<FilterCheck>
@@ -520,7 +549,7 @@ export interface DroppedFile {
 export const REQUEST_NAMES: readonly RequestName[] = [
   'openCapture',
   'getStatus',
-  'getConversations',
+  'getConversationPage',
   'getFields',
   'checkFilter',
   'setView',
@@ -567,3 +596,5 @@ export const IPC_CHANNELS = {
 
 /** Largest number of rows one getRows call returns. */
 export const MAX_ROWS_PER_REQUEST = 5000
+/** Largest number of conversations one getConversationPage call returns (about 230 bytes of JSON each). */
+export const MAX_CONVERSATIONS_PER_REQUEST = 5000

@@ -22,7 +22,8 @@ import type {
   RoomsView,
   SessionStatus,
   StatsOptions,
-  ViewSpec
+  ViewSpec,
+  ConversationQuery
 } from '../../src-shared/api'
 import { deviceTraffic, captureUnavailableReason, listDevices } from '../capture/devices'
 import { DEFAULT_RING_BYTES, DEFAULT_RING_FRAMES } from '../capture/frame-ring'
@@ -262,8 +263,8 @@ export class InspectorSession implements InspectorRequests {
   getStatus(): Promise<SessionStatus> {
     return this.call('status')
   }
-  getConversations() {
-    return this.call<Awaited<ReturnType<InspectorRequests['getConversations']>>>('getConversations')
+  getConversationPage(query: ConversationQuery) {
+    return this.call<Awaited<ReturnType<InspectorRequests['getConversationPage']>>>('getConversationPage', [query])
   }
   getFields() {
     return this.call<Awaited<ReturnType<InspectorRequests['getFields']>>>('getFields')

@@ -11,10 +11,12 @@
 //   live.ts     a live capture's frames as the open capture      keys.ts     the key store; stats.ts statistics
 //   rooms.ts    Photon rooms (the Rooms panel)                   diff.ts     the open capture against another file
 //   schemas.ts  the loaded schema packs                          query.ts    SQL over the open capture (DuckDB)
+//   conversation-pages.ts  the conversation list, sorted and filtered, a page at a time
 
-import { withSessionLinks } from '../../src-shared/engine/session-links'
 import type {
   CaptureDiff,
+  ConversationPage,
+  ConversationQuery,
   CaptureStatistics,
   CaptureStatus,
   DiffWithOptions,
@@ -39,12 +41,12 @@ import type {
   ViewSpec
 } from '../../src-shared/api'
 import '../../src-shared/engine/meta-fields'
-import type { ConversationInfo } from '../../src-shared/model/types'
 import type { PackedFrames } from '../capture/live-protocol'
 import { readFileSync } from 'node:fs'
 import { demoKeysPath } from './paths'
 import { CapturePart } from './session/capture'
 import { SessionContext, type SessionCoreOptions } from './session/context'
+import { ConversationPages } from './session/conversation-pages'
 import { DetailPart } from './session/details'
 import { ExportPart, type ExportTarget } from './session/exports'
 import { KeysPart } from './session/keys'
@@ -71,6 +73,7 @@ export class SessionCore {
   private readonly keys: KeysPart
   private readonly schemas: SchemasPart
   private readonly query: QueryPart
+  private readonly conversationPages: ConversationPages
 
   constructor(opts: SessionCoreOptions) {
     this.ctx = new SessionContext(opts)
@@ -82,6 +85,7 @@ export class SessionCore {
     this.keys = new KeysPart(this.ctx, () => this.redecode())
     this.schemas = new SchemasPart(this.ctx, () => this.redecode())
     this.query = new QueryPart(this.ctx)
+    this.conversationPages = new ConversationPages(this.ctx)
   }
 
   /** Decodes the open capture again after keys or decode-as rules changed: a live capture's frames, or a file's. */
@@ -139,8 +143,8 @@ export class SessionCore {
 
   // ---- conversations, fields, filters, decode-as ----
 
-  getConversations(): ConversationInfo[] {
-    return [...withSessionLinks(() => this.ctx.conversations.conversations())]
+  getConversationPage(query: ConversationQuery): ConversationPage {
+    return this.conversationPages.page(query)
   }
   getFields(): FieldInfo[] {
     return getFields(this.ctx.phase === 'ready' ? this.ctx.rows.index.presentFamilies() : undefined)

@@ -6,7 +6,7 @@ import type { InspectorEvent } from '../../src-shared/api'
 export const CORE_METHODS = [
   'open',
   'status',
-  'getConversations',
+  'getConversationPage',
   'getFields',
   'checkFilter',
   'setView',

@@ -60,8 +60,9 @@ export function conversationFilter(id: number): string {
   return `gamewire.conversation == ${id}`
 }
 
-/** The conversation a filter made by conversationFilter shows, or null for any other filter. */
+/** The conversation a filter made by conversationFilter shows, or null for any other filter (or no possible id). */
 export function filteredConversation(filter: string): number | null {
-  const m = /^gamewire\.conversation == (\d+)$/.exec(filter)
-  return m ? Number(m[1]) : null
+  const m = /^gamewire\.conversation == (\d{1,10})$/.exec(filter)
+  const id = m ? Number(m[1]) : 0
+  return id >= 1 && id <= 0xffffffff ? id : null
 }

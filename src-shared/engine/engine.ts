@@ -545,6 +545,23 @@ export class Engine implements TreeSwitch {
   conversationList(): ConversationInfo[] {
     return [...this.conversations()]
   }
+
+  /** The summaries of the conversations with these ids, in the same order (undefined for an unknown id): one page of the list. */
+  conversationInfos(ids: readonly number[]): (ConversationInfo | undefined)[] {
+    let open: Map<number, Conversation> | undefined
+    return ids.map((id) => {
+      if (this.ended.has(id)) return this.ended.get(id)
+      if (!open) {
+        open = new Map()
+        for (const c of this.live.values()) open.set(c.id, c)
+      }
+      const conv = open.get(id)
+      if (!conv) return undefined
+      const info = conv.info()
+      this.ended.linkNotes(id, info.notes, conv.previous)
+      return info
+    })
+  }
 }
 
 /** The wire direction of a packet from `src` in `conv`: a2b when it comes from the conversation's side a. */

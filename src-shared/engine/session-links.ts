@@ -6,29 +6,38 @@
 const SESSION_NOTE = /^BlueBox session (\S+)$/
 
 /**
+ * Reads `list` once and returns what adds, to a conversation that shares a session with others, the note
+ * naming them all (the conversation itself when it shares none): for a page of a long list.
+ */
+export function sessionLinker<C extends { id: number; notes: string[] }>(list: Iterable<C>): (c: C) => C {
+  const members = new Map<string, number[]>()
+  for (const c of list) {
+    for (const n of c.notes) {
+      const m = SESSION_NOTE.exec(n)
+      if (!m) continue
+      const ids = members.get(m[1])
+      if (ids) ids.push(c.id)
+      else members.set(m[1], [c.id])
+    }
+  }
+  const shared = new Map([...members].filter(([, ids]) => ids.length > 1))
+  if (shared.size === 0) return (c) => c
+  return (c) => {
+    const extra: string[] = []
+    for (const n of c.notes) {
+      const session = SESSION_NOTE.exec(n)?.[1]
+      const ids = session === undefined ? undefined : shared.get(session)
+      if (ids) extra.push(`BlueBox session ${session} spans conversations ${ids.map((id) => `#${id}`).join(', ')} (one HTTP connection per request)`)
+    }
+    return extra.length ? { ...c, notes: [...c.notes, ...extra] } : c
+  }
+}
+
+/**
  * The conversations, each sharing a session with others given a note naming them all. Reads `list()` twice
  * (once to group, once to write) so a long list is never held whole.
  */
 export function* withSessionLinks<C extends { id: number; notes: string[] }>(list: () => Iterable<C>): Generator<C> {
-  const members = new Map<string, number[]>()
-  for (const c of list()) {
-    for (const n of c.notes) {
-      const m = SESSION_NOTE.exec(n)
-      if (m) members.set(m[1], [...(members.get(m[1]) ?? []), c.id])
-    }
-  }
-  const shared = new Map([...members].filter(([, ids]) => ids.length > 1))
-  for (const c of list()) {
-    if (shared.size === 0) {
-      yield c
-      continue
-    }
-    const extra: string[] = []
-    for (const n of c.notes) {
-      const ids = shared.get(SESSION_NOTE.exec(n)?.[1] ?? '')
-      if (ids)
-        extra.push(`BlueBox session ${SESSION_NOTE.exec(n)![1]} spans conversations ${ids.map((id) => `#${id}`).join(', ')} (one HTTP connection per request)`)
-    }
-    yield extra.length ? { ...c, notes: [...c.notes, ...extra] } : c
-  }
+  const link = sessionLinker(list())
+  for (const c of list()) yield link(c)
 }

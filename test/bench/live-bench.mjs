@@ -186,7 +186,7 @@ async function appBurst(rate, n, port) {
     decoded: status.messages,
     delivered: status.messages,
     dropped: s.outputDropped + s.decodeDropped + s.framesNotSent,
-    photon: core.getConversations().some((c) => c.protocol === 'photon') || status.messages > 0
+    photon: core.getConversationPage({ start: 0, count: 1, protocols: ['photon'] }).total > 0 || status.messages > 0
   }
 }
 

@@ -1,8 +1,9 @@
 // Opens a capture the way the app does (the built session worker's SessionCore.open: index pass, frame
 // store, conversation list) and waits until the session is ready, for measuring peak RSS of the index pass:
 //   /usr/bin/time -f '%M' node test/bench/open-session.mjs FILE [--conversations]
-// Prints frames, messages and conversations; with --conversations also fetches the conversation list as
-// the UI's conversation panel does (copied to the calling thread). Needs `npm run build` first.
+// Prints frames, messages and conversations; with --conversations also fetches pages of the conversation
+// list as the UI's conversation panel does (its first entries, then sorted by bytes, its last), copied to
+// the calling thread. Needs `npm run build` first.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,7 +17,7 @@ usage(
 Opens CAPTURE the way the app does (the built session worker: index pass, frame store, conversation list),
 waits until the session is ready and prints frames, messages and conversations; for measuring peak RSS:
   /usr/bin/time -f '%M' node test/bench/open-session.mjs CAPTURE
---conversations  also fetches the conversation list, as the UI's conversation panel does.
+--conversations  also fetches pages of the conversation list, as the UI's conversation panel does.
 --keylog FILE    adds the keys in FILE first, as the app's key panel does.
 --filter EXPR    then applies the display filter EXPR to the whole index, as typing it and Enter does,
                  three times, and prints the rows it shows and the best time (repeatable).
@@ -56,8 +57,14 @@ try {
   const started = performance.now()
   const status = await call('open', resolve(file))
   if (process.argv.includes('--conversations')) {
-    const list = await call('getConversations')
-    if (list.length !== status.conversations) throw new Error(`getConversations gave ${list.length}, status says ${status.conversations}`)
+    // What the Conversations panel asks: the first entries, then sorted by bytes and scrolled to the end.
+    const first = await call('getConversationPage', { start: 0, count: 200 })
+    const end = Math.max(0, status.conversations - 200)
+    const last = await call('getConversationPage', { sort: 'bytes', desc: true, start: end, count: 200 })
+    if (first.total !== status.conversations || last.total !== status.conversations || last.conversations.length !== status.conversations - end)
+      throw new Error(
+        `getConversationPage gave ${first.total} and ${last.total} (${last.conversations.length} at the end), status says ${status.conversations}`
+      )
   }
   console.log(
     `${status.frames} frames, ${status.messages} messages, ${status.conversations} conversations in ${((performance.now() - started) / 1000).toFixed(1)} s`

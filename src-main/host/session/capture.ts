@@ -33,7 +33,9 @@ function listSource(list: ConversationInfo[]): ConversationSource {
     conversationCount: list.length,
     *conversations() {
       yield* list
-    }
+    },
+    // ids run 1..count, in list order
+    conversationInfos: (ids) => ids.map((id) => list[id - 1])
   }
 }
 

@@ -35,8 +35,12 @@ export interface SessionCoreOptions {
 }
 
 /** Where the session's conversation list comes from: the engine that decoded the capture. */
-export type ConversationSource = Pick<Engine, 'conversationCount' | 'conversations'>
-export const NO_CONVERSATIONS: ConversationSource = { conversationCount: 0, conversations: function* () {} }
+export type ConversationSource = Pick<Engine, 'conversationCount' | 'conversations' | 'conversationInfos'>
+export const NO_CONVERSATIONS: ConversationSource = {
+  conversationCount: 0,
+  conversations: function* () {},
+  conversationInfos: (ids) => ids.map(() => undefined)
+}
 
 export interface ViewState {
   id: number

@@ -1,12 +1,14 @@
-// Conversations: client/server (and what decided them), protocol and stack, frames, bytes, duration. Only the visible entries are
-// in the DOM (useRowWindow: entries of one height, so a million of them scroll to the last), so captures
-// with thousands of conversations open and click at once; the list sorts by id, protocol, frames, bytes or duration. Clicking one filters the timeline to
-// it; "decode as" forces a protocol (or switches detection off) and re-decodes.
+// Conversations: client/server (and what decided them), protocol and stack, frames, bytes, duration. The host
+// sorts the list (by id, protocol, frames, bytes or duration) and sends the entries in view, a block at a
+// time (conversationCache); only those are in the DOM (useRowWindow: entries of one height, so a million
+// of them scroll to the last). Clicking one filters the timeline to it; "decode as" forces a protocol (or
+// switches detection off) and re-decodes.
 
-import { useMemo, useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
+import type { ConversationSort } from '../../../src-shared/api'
 import type { ConversationInfo } from '../../../src-shared/model/types'
 import { bytes, conversationFilter, duration, num, plural, protocolClass } from '../format'
-import { useInspector } from '../state/store'
+import { conversationCache, useInspector } from '../state/store'
 import type { RoleFrom } from '../../../src-shared/model/types'
 import { useRowWindow } from './row-window'
 
@@ -20,7 +22,7 @@ const ROLE_TEXT: Record<RoleFrom, string> = {
   'first-packet': 'the sender of the first packet seen (no better evidence)'
 }
 
-type SortKey = 'id' | 'protocol' | 'frames' | 'bytes' | 'duration'
+type SortKey = ConversationSort
 const SORTS: { key: SortKey; label: string }[] = [
   { key: 'id', label: 'No.' },
   { key: 'protocol', label: 'Protocol' },
@@ -33,13 +35,6 @@ const SORT_KEY = 'gamewire.conversationSort'
 const ENTRY_HEIGHT = 96
 
 const span = (c: ConversationInfo) => Math.max(0, c.lastTime - c.firstTime)
-const compare: Record<SortKey, (a: ConversationInfo, b: ConversationInfo) => number> = {
-  id: (a, b) => a.id - b.id,
-  protocol: (a, b) => a.protocol.localeCompare(b.protocol),
-  frames: (a, b) => a.frames - b.frames,
-  bytes: (a, b) => a.bytes - b.bytes,
-  duration: (a, b) => span(a) - span(b)
-}
 
 function loadSort(): { key: SortKey; desc: boolean } {
   try {
@@ -52,8 +47,9 @@ function loadSort(): { key: SortKey; desc: boolean } {
 }
 
 export function Conversations() {
-  const conversations = useInspector((s) => s.conversations)
   const status = useInspector((s) => s.status)
+  const listsVersion = useInspector((s) => s.listsVersion)
+  useInspector((s) => s.conversationsVersion) // entries arrived: render them
   const filter = useInspector((s) => s.spec.filter)
   const { applyFilter, setDecodeAs } = useInspector.getState()
   const rules = status?.decodeAs ?? []
@@ -71,14 +67,26 @@ export function Conversations() {
     }
   }
 
-  const sorted = useMemo(() => {
-    const cmp = compare[sort.key]
-    const dir = sort.desc ? -1 : 1
-    // Ties keep id order either way.
-    return [...conversations].sort((a, b) => cmp(a, b) * dir || a.id - b.id)
-  }, [conversations, sort])
+  const count = status?.conversations ?? 0
+  // Another capture state, count or sort is another list, and so is a live capture's list after each new
+  // frame (its conversations' counts grow). While the decoding and the sort stay, the old entries show
+  // until the new arrive.
+  const generation = status?.generation ?? -1
+  const live = status?.source?.kind === 'interface' ? status.frames : ''
+  const list = `${generation}|${count}|${listsVersion}|${live}|${sort.key}|${sort.desc}`
+  const shown = conversationCache.key
+  if (shown.text !== list)
+    conversationCache.reset(
+      { text: list, generation, sort: sort.key, desc: sort.desc },
+      shown.generation === generation && shown.sort === sort.key && shown.desc === sort.desc
+    )
 
-  const rowWindow = useRowWindow(scroller, sorted.length, ENTRY_HEIGHT, 6)
+  const rowWindow = useRowWindow(scroller, count, ENTRY_HEIGHT, 6)
+  const first = rowWindow.rows[0]?.index ?? 0
+  const last = rowWindow.rows[rowWindow.rows.length - 1]?.index ?? -1
+  useEffect(() => {
+    if (last >= first) conversationCache.ensure(first, last + 1, count)
+  })
 
   const forced = (id: number) => rules.find((r) => r.match === id)?.protocol ?? 'auto'
   const setRule = (id: number, protocol: string) => {
@@ -91,10 +99,10 @@ export function Conversations() {
       <header className="side-head">
         <h2>Conversations</h2>
         <span className="muted" data-testid="conversation-count">
-          {num(conversations.length)}
+          {num(count)}
         </span>
       </header>
-      {conversations.length > 0 && (
+      {count > 0 && (
         <div className="conv-sort" role="toolbar" aria-label="Sort conversations" data-sort={sort.key} data-desc={sort.desc}>
           <span className="muted small">Sort</span>
           {SORTS.map((s) => (
@@ -115,14 +123,23 @@ export function Conversations() {
       )}
       {/* The scroller stays while the list is empty: the row window listens to it from the start. */}
       <div className="conv-scroll" ref={scroller} data-testid="conversation-list">
-        {conversations.length === 0 ? (
+        {count === 0 ? (
           <div className="empty-state small">
             <p>No conversations yet.</p>
           </div>
         ) : (
           <div style={{ height: rowWindow.height, position: 'relative' }}>
             {rowWindow.rows.map((item) => {
-              const c = sorted[item.index]
+              const c = conversationCache.get(item.index)
+              if (!c)
+                return (
+                  <div
+                    key={`wait-${item.index}`}
+                    className="conv waiting"
+                    style={{ transform: `translateY(${item.top}px)`, height: ENTRY_HEIGHT }}
+                    aria-busy="true"
+                  />
+                )
               const selectFilter = conversationFilter(c.id)
               const active = filter === selectFilter
               return (

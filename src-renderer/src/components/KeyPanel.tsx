@@ -2,7 +2,8 @@
 // Adding a key re-decodes the conversations it covers at once; keys persist on the host and are never
 // written into exports unless asked.
 
-import { useMemo, useRef, useState } from 'react'
+import { useEffect, useRef, useState } from 'react'
+import type { ConversationInfo } from '../../../src-shared/model/types'
 import { filteredConversation, num, plural } from '../format'
 import { useInspector } from '../state/store'
 
@@ -41,7 +42,9 @@ const MAX_CHOICES = 1000
 
 export function KeyPanel() {
   const keys = useInspector((s) => s.keys)
-  const conversations = useInspector((s) => s.conversations)
+  const api = useInspector((s) => s.api)
+  const listsVersion = useInspector((s) => s.listsVersion)
+  const status = useInspector((s) => s.status)
   const filter = useInspector((s) => s.spec.filter)
   const { addKeys, removeKey, notify } = useInspector.getState()
   const [type, setType] = useState<KeyType>('PHOTON_AES_KEY')
@@ -52,19 +55,21 @@ export function KeyPanel() {
   const [busy, setBusy] = useState(false)
   const file = useRef<HTMLInputElement>(null)
   const spec = TYPES.find((t) => t.type === type)!
-  const convOptions = useMemo(() => {
-    const fits = (c: (typeof conversations)[number]) => c.protocol === spec.protocol || c.protocol === 'unknown' || spec.protocol === 'fignet'
-    const filtered = filteredConversation(filter)
-    const first = conversations.find((c) => c.id === filtered && fits(c))
-    const list = first ? [first] : []
-    let more = 0
-    for (const c of conversations) {
-      if (c === first || !fits(c)) continue
-      if (list.length < MAX_CHOICES) list.push(c)
-      else more++
+  const [convOptions, setConvOptions] = useState<{ list: ConversationInfo[]; more: number }>({ list: [], more: 0 })
+  // The host lists those the key type fits (a FigNet key: any transport may carry FigNet), the filtered one first.
+  const filtered = filteredConversation(filter)
+  useEffect(() => {
+    if (!api) return
+    let current = true
+    const protocols = spec.protocol === 'fignet' ? undefined : [spec.protocol, 'unknown']
+    api.getConversationPage({ start: 0, count: MAX_CHOICES, protocols, first: filtered ?? undefined }).then(
+      (page) => current && setConvOptions({ list: page.conversations, more: page.total - page.conversations.length }),
+      () => undefined
+    )
+    return () => {
+      current = false
     }
-    return { list, more }
-  }, [conversations, spec.protocol, filter])
+  }, [api, spec.protocol, filtered, listsVersion, status?.generation, status?.conversations])
   const keyBytes = keyHex(key)
   const ivBytes = keyHex(iv)
   const keyProblem = !key.trim()

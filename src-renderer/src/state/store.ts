@@ -21,10 +21,9 @@ import type {
   ViewInfo,
   ViewSpec
 } from '../../../src-shared/api'
-import type { ConversationInfo } from '../../../src-shared/model/types'
 import { plural } from '../format'
 import { registerFields } from './fields'
-import { RowCache } from './row-cache'
+import { conversationListCache, timelineRowCache } from './row-cache'
 
 export type Panel = 'conversations' | 'keys' | 'stats' | 'rooms' | 'diff' | 'schemas' | 'query'
 export type Theme = 'dark' | 'light'
@@ -93,7 +92,10 @@ export interface InspectorState {
   spec: ViewSpec
   filterCheck: FilterCheck | null
   rowsVersion: number
-  conversations: ConversationInfo[]
+  /** Bumps when the host's lists (conversations, keys, fields) may have changed: the conversation list is fetched again. */
+  listsVersion: number
+  /** Bumps when entries of the conversation list arrive (conversationCache). */
+  conversationsVersion: number
   fields: FieldInfo[]
   keys: KeyInfo[]
   stats: CaptureStatistics | null
@@ -160,9 +162,14 @@ export interface InspectorState {
   refreshFields(): Promise<void>
 }
 
-export const rowCache = new RowCache(
+export const rowCache = timelineRowCache(
   () => useInspector.getState().api,
   () => useInspector.setState((s) => ({ rowsVersion: s.rowsVersion + 1 }))
+)
+
+export const conversationCache = conversationListCache(
+  () => useInspector.getState().api,
+  () => useInspector.setState((s) => ({ conversationsVersion: s.conversationsVersion + 1 }))
 )
 
 const prefs = loadJson<{ theme?: Theme; timeMode?: TimeMode; columns?: string[] }>(PREFS_KEY, {})
@@ -224,10 +231,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
   const refreshLists = () => {
     const api = get().api
     if (!api) return
-    void api.getConversations().then(
-      (conversations) => set({ conversations }),
-      () => undefined
-    )
+    set((s) => ({ listsVersion: s.listsVersion + 1 }))
     void api.listKeys().then(
       (keys) => set({ keys }),
       () => undefined
@@ -270,7 +274,7 @@ export const useInspector = create<InspectorState>()((set, get) => {
       }
       case 'view': {
         const v = e.view
-        if (v.id !== rowCache.viewId) rowCache.reset(v.id)
+        if (v.id !== rowCache.key) rowCache.reset(v.id)
         set((s) => ({ view: v, rowsVersion: s.rowsVersion + 1 }))
         // The statistics follow the display filter: count again once a new view is computed.
         if (v.state === 'done' && v.id !== statsView && get().panel === 'stats') {
@@ -330,7 +334,8 @@ export const useInspector = create<InspectorState>()((set, get) => {
     spec: { filter: '', sort: null, columns: Array.isArray(prefs.columns) ? prefs.columns.filter((c) => typeof c === 'string').slice(0, 8) : [] },
     filterCheck: null,
     rowsVersion: 0,
-    conversations: [],
+    listsVersion: 0,
+    conversationsVersion: 0,
     fields: [],
     keys: [],
     stats: null,

@@ -72,6 +72,11 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
         return r.rows.filter((x) => x.protocol === 'photon' && x.name.includes('100')).length >= 5 ? r : undefined
       })
       expect(first.status.captureState.state).toBe('capturing')
+      // While capturing, the conversation list has the conversation, with the frames seen so far.
+      const page = await s.getConversationPage({ start: 0, count: 100 })
+      expect(page.total).toBe(1)
+      expect(page.conversations[0]).toMatchObject({ id: 1, protocol: 'photon', transport: 'udp', server: `127.0.0.1:${port}` })
+      expect(page.conversations[0].frames).toBeGreaterThanOrEqual(9)
       expect(first.status.captureState.frames).toBeGreaterThanOrEqual(9)
       const evIds = first.rows.filter((x) => x.name.includes('100')).map((x) => x.id)
       const sent = await Promise.all(evIds.map(async (id) => (await value(s, id)).parameters['1']))
@@ -125,6 +130,15 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       expect(end.messages).toBe(cli.messages.length)
       expect(end.errors).toBe(cli.messages.filter((m: { error: unknown }) => m.error !== null).length)
       expect(live.conversations).toEqual(cli.conversations)
+      // The conversations panel's pages of the live capture: the same list (the export leaves out empty
+      // notes), also asked by protocol.
+      const listed = cli.conversations.map((c: object) => ({ notes: [], ...c }))
+      expect((await s.getConversationPage({ start: 0, count: 100 })).conversations).toEqual(listed)
+      expect(await s.getConversationPage({ sort: 'frames', desc: true, start: 0, count: 100, protocols: ['photon'] })).toEqual({
+        total: listed.length,
+        start: 0,
+        conversations: listed
+      })
     } finally {
       peers.close()
       await s.close()

@@ -312,7 +312,7 @@ describe('decode-as and statistics', () => {
     expect(rows.length).toBe(323)
     expect(c.getMessage(5).protocol).toBe('unknown')
     await c.setDecodeAs([])
-    expect(c.getConversations()[0].protocol).toBe('photon')
+    expect(c.getConversationPage({ start: 0, count: 1 }).conversations[0].protocol).toBe('photon')
   })
 
   it('counts the ENet commands alone as enet; decode as enet leaves FigNet off that conversation', async () => {
@@ -323,13 +323,13 @@ describe('decode-as and statistics', () => {
       { protocol: 'enet', count: 31 },
       { protocol: 'fignet', count: 7 }
     ])
-    expect(c.getConversations()[0]).toMatchObject({ protocol: 'fignet', stack: ['udp', 'enet', 'fignet'] })
+    expect(c.getConversationPage({ start: 0, count: 1 }).conversations[0]).toMatchObject({ protocol: 'fignet', stack: ['udp', 'enet', 'fignet'] })
     const acks = await c.setView({ filter: 'gamewire.protocol == enet && gamewire.name == "ACKNOWLEDGE"', sort: null, columns: [] })
     expect(c.getRows(acks.id, 0, 100).rows.map((r) => r.protocol)).toEqual(Array(16).fill('enet'))
     await c.setDecodeAs([{ match: 1, protocol: 'enet' }])
     const view = await c.setView({ filter: '', sort: null, columns: [] })
     expect(new Set(c.getRows(view.id, 0, 100).rows.map((r) => r.protocol))).toEqual(new Set(['enet']))
-    expect(c.getConversations()[0]).toMatchObject({ protocol: 'enet', stack: ['udp', 'enet'] })
+    expect(c.getConversationPage({ start: 0, count: 1 }).conversations[0]).toMatchObject({ protocol: 'enet', stack: ['udp', 'enet'] })
     expect((await c.getStats()).byProtocol).toEqual([{ protocol: 'enet', count: 38 }])
   })
 

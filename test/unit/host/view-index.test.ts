@@ -207,7 +207,7 @@ describe('opening a capture in shards', () => {
         warnings: one.status().warnings,
         linkTypes: one.status().linkTypes
       })
-      expect(three.getConversations()).toEqual(one.getConversations())
+      expect(three.getConversationPage({ start: 0, count: 5000 })).toEqual(one.getConversationPage({ start: 0, count: 5000 }))
       for (const filter of ['', 'udp.port == 5055 || sfs2x.cmd', 'photon.key == 245', 'ip.src == 127.0.0.1']) {
         const [a, b] = await Promise.all([
           one.setView({ filter, sort: null, columns: ['photon.ev.code'] }),

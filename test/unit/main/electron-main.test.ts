@@ -143,7 +143,7 @@ const h = vi.hoisted(() => {
   for (const name of [
     'openCapture',
     'getStatus',
-    'getConversations',
+    'getConversationPage',
     'getFields',
     'checkFilter',
     'setView',

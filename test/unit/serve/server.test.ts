@@ -5,12 +5,20 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
-import { connect } from 'node:net'
+import { connect, type Socket } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import WebSocket from 'ws'
-import { startServer, defaultKeysDir, allowedHosts, removeStaleExportDirs, MAX_UNREAD_BYTES, type RunningServer } from '../../../src-main/serve/server'
+import {
+  startServer,
+  defaultKeysDir,
+  allowedHosts,
+  removeStaleExportDirs,
+  MAX_UNREAD_BYTES,
+  UNREAD_STALL_MS,
+  type RunningServer
+} from '../../../src-main/serve/server'
 import { acceptKey } from '../../../src-main/serve/websocket'
 import { decodeToText } from '../helpers/run-decode'
 import { RENDERER_CSP } from '../../../src-main/host/renderer-files'
@@ -445,9 +453,11 @@ describe('gamewire serve: WebSocket framing', () => {
   })
 })
 
-describe('gamewire serve: a reply larger than the unread limit', () => {
-  // 150,000 UDP conversations: the conversation list is about 34 MB of JSON, more than MAX_UNREAD_BYTES.
-  // A client that reads it must keep its connection while it does, and get the replies after it.
+describe('gamewire serve: a client that stops reading for a moment', () => {
+  // 150,000 UDP conversations: the whole list is about 34 MB of JSON in pages of 5,000. Asked for twice while
+  // the client does not read, far more than MAX_UNREAD_BYTES waits for it (the kernel's socket buffers hold
+  // a few MB). A client that then reads again, within UNREAD_STALL_MS, keeps its connection and gets every
+  // reply, the ones asked after the pages too.
   let big: RunningServer
   beforeAll(async () => {
     const file = join(tmp, 'conversations.pcap')
@@ -459,22 +469,27 @@ describe('gamewire serve: a reply larger than the unread limit', () => {
     await big?.close()
   })
 
-  it('keeps a client that is reading it, and answers what was asked after it', async () => {
+  it('keeps it while more than the unread limit waits, and answers everything asked', async () => {
     const c = await Client.open(`ws://127.0.0.1:${big.port}/api?token=${big.token}`, `http://127.0.0.1:${big.port}`)
     clients.push(c)
     let closed = false
     c.ws.on('close', () => (closed = true))
-    const sizes: number[] = []
-    c.ws.on('message', (data: Buffer) => sizes.push(data.length))
-    const list = c.send('getConversations')
+    let received = 0
+    c.ws.on('message', (data: Buffer) => (received += data.length))
+    const socket = (c.ws as unknown as { _socket: Socket })._socket
+    socket.pause()
+    const pages = Array.from({ length: 60 }, (_, i) => c.send('getConversationPage', [{ start: (i % 30) * 5000, count: 5000 }]))
     const after = [c.send('getStatus'), c.send('listKeys'), c.send('getStatus')]
-    const [conversations, ...rest] = await Promise.race([
-      Promise.all([list, ...after]),
+    await new Promise((r) => setTimeout(r, UNREAD_STALL_MS / 2))
+    socket.resume()
+    const [listed, rest] = await Promise.race([
+      Promise.all([Promise.all(pages), Promise.all(after)]),
       new Promise<never>((_r, reject) => c.ws.once('close', (code) => reject(new Error(`dropped (${code})`))))
     ])
-    expect(Math.max(...sizes)).toBeGreaterThan(MAX_UNREAD_BYTES)
-    expect(conversations.result).toHaveLength(150_000)
-    expect(conversations.result[149_999].id).toBe(150_000)
+    expect(received).toBeGreaterThan(2 * MAX_UNREAD_BYTES)
+    const ids = listed.slice(0, 30).flatMap((m) => m.result.conversations.map((v: { id: number }) => v.id))
+    expect(ids).toEqual(Array.from({ length: 150_000 }, (_, i) => i + 1))
+    expect(listed.slice(30).map((m) => m.result.conversations.length)).toEqual(Array(30).fill(5000))
     expect(rest.map((m) => m.error ?? null)).toEqual([null, null, null])
     expect(rest[0].result.conversations).toBe(150_000)
     expect(closed).toBe(false)

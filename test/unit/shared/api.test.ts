@@ -1,7 +1,15 @@
 // The request table and the shared argument validators both transports use (IPC and the serve
 // WebSocket): what they accept, what they refuse, and that hostile sizes are capped.
 import { describe, expect, it } from 'vitest'
-import { BUILTIN_COLUMNS, IPC_CHANNELS, MAX_ROWS_PER_REQUEST, REQUEST_NAMES, requestChannel, type InspectorRequests } from '../../../src-shared/api'
+import {
+  BUILTIN_COLUMNS,
+  IPC_CHANNELS,
+  MAX_CONVERSATIONS_PER_REQUEST,
+  MAX_ROWS_PER_REQUEST,
+  REQUEST_NAMES,
+  requestChannel,
+  type InspectorRequests
+} from '../../../src-shared/api'
 import {
   ApiArgumentError,
   MAX_COLUMNS,
@@ -60,6 +68,9 @@ describe('validateRequest', () => {
     expect(validateRequest('startCapture', [{ interface: 'eth0', filter: 'udp port 5055' }])).toEqual([{ interface: 'eth0', filter: 'udp port 5055' }])
     expect(validateRequest('addKeys', ['PHOTON_SECRET * 00'])).toEqual(['PHOTON_SECRET * 00'])
     expect(validateRequest('checkFilter', [''])).toEqual([''])
+    expect(validateRequest('getConversationPage', [{ start: 0, count: 200 }])).toEqual([{ start: 0, count: 200 }])
+    const page = { sort: 'bytes', desc: true, start: 400, count: MAX_CONVERSATIONS_PER_REQUEST, protocols: ['photon', 'unknown'], first: 7 }
+    expect(validateRequest('getConversationPage', [page])).toEqual([page])
   })
 
   it.each([
@@ -73,6 +84,17 @@ describe('validateRequest', () => {
     ['getRows', [1, -1, 1], /start must be between/],
     ['getRows', [1, 0.5, 1], /start must be an integer/],
     ['getRows', ['1', 0, 1], /viewId must be an integer/],
+    ['getConversationPage', [], /expected 1 argument/],
+    ['getConversationPage', [{ start: 0 }], /count must be an integer/],
+    ['getConversationPage', [{ start: 0, count: MAX_CONVERSATIONS_PER_REQUEST + 1 }], /count must be between/],
+    ['getConversationPage', [{ start: -1, count: 1 }], /start must be between/],
+    ['getConversationPage', [{ start: 0, count: 1, sort: 'notes' }], /sort must be one of id, protocol, frames, bytes, duration/],
+    ['getConversationPage', [{ start: 0, count: 1, desc: 1 }], /true or false/],
+    ['getConversationPage', [{ start: 0, count: 1, protocols: 'photon' }], /protocols must be an array/],
+    ['getConversationPage', [{ start: 0, count: 1, protocols: ['Photon!'] }], /not a protocol id/],
+    ['getConversationPage', [{ start: 0, count: 1, protocols: Array(17).fill('photon') }], /at most 16 protocols/],
+    ['getConversationPage', [{ start: 0, count: 1, first: 0 }], /first must be between 1/],
+    ['getConversationPage', [{ start: 0, count: 1, filter: 'x' }], /unknown property 'filter'/],
     ['getMessage', [0], /between 1/],
     ['getMessage', [Number.NaN], /integer/],
     ['setView', [null], /view must be an object/],

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { createSocket } from 'node:dgram'
 import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { openPage, startServe } from './harness'
@@ -71,6 +72,44 @@ describe('live capture in the browser', { timeout: 60_000 }, () => {
     expect(download.suggestedFilename()).toMatch(/^capture-lo-.*\.pcapng$/)
     expect(tsharkFrames(file)).toBe(10)
     await expect.poll(() => page.locator('[data-testid=capture-saved]').innerText()).toMatch(/Saved 10 frames/)
+    expect(problems).toEqual([])
+  })
+
+  it('the conversations panel follows a live capture: frames grow, a new conversation appears', async () => {
+    const port = await freePort()
+    if (!(await page.locator('[data-testid=capture-panel]').count())) await page.click('[data-testid=capture-button]')
+    await page.selectOption('[data-testid=capture-device]', 'lo')
+    await page.fill('[data-testid=capture-filter]', `udp port ${port}`)
+    await page.click('[data-testid=capture-start]')
+    await expect.poll(captureState, { timeout: 10_000 }).toMatch(/Capturing on lo/)
+    await page.click('[data-testid=capture-close]')
+    const tab = page.locator('[data-testid=panel-conversations]')
+    if ((await tab.getAttribute('aria-pressed')) !== 'true') await tab.click()
+    const entries = page.locator('[data-testid=conversations] [data-testid=conversation]')
+    const frames = (i: number) => entries.nth(i).locator('[data-testid=conv-frames]').innerText()
+    const peers = await PhotonPeers.open(port)
+    const other = createSocket('udp4')
+    try {
+      await peers.handshake()
+      for (let i = 0; i < 2; i++) await peers.event(100, [[1, pv.int(i)]])
+      await expect.poll(() => entries.count(), { timeout: 10_000 }).toBe(1)
+      await expect.poll(() => frames(0), { timeout: 10_000 }).toBe('6 frames')
+      expect(await entries.first().locator('.proto-badge').innerText()).toBe('photon')
+      // more frames on the same conversation: its count follows without a new conversation
+      for (let i = 2; i < 5; i++) await peers.event(100, [[1, pv.int(i)]])
+      await expect.poll(() => frames(0), { timeout: 10_000 }).toBe('9 frames')
+      // another client on the same server port is a second conversation
+      await new Promise<void>((r) => other.send(Buffer.from('hello'), port, '127.0.0.1', () => r()))
+      await expect.poll(() => page.locator('[data-testid=conversation-count]').innerText(), { timeout: 10_000 }).toBe('2')
+      await expect.poll(() => entries.count(), { timeout: 10_000 }).toBe(2)
+      expect(await frames(1)).toBe('1 frame')
+    } finally {
+      other.close()
+      peers.close()
+    }
+    await page.click('[data-testid=capture-button]')
+    await page.click('[data-testid=capture-stop]')
+    await expect.poll(captureState, { timeout: 10_000 }).toBe('Not capturing')
     expect(problems).toEqual([])
   })
 })

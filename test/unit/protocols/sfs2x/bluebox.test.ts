@@ -14,6 +14,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SessionCore } from '../../../../src-main/host/session-core'
 
 const C = '10.0.0.1'
 const S = '10.0.0.2'
@@ -256,6 +257,33 @@ describe('SFS2X BlueBox over HTTP', () => {
 })
 
 describe('one BlueBox session over several connections', () => {
+  it("the app's conversation pages note it too, on a page holding one conversation of the session", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gw-bluebox-'))
+    const file = join(dir, 'bluebox.pcapng')
+    const w = new PcapngWriter()
+    writeFileSync(
+      file,
+      Buffer.concat([
+        w.header([{ linkType: 1, tsUnitsPerSecond: 1e6 }]),
+        ...bluebox().map((f) => w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: f.tsNsec, data: f.data }))
+      ])
+    )
+    const core = new SessionCore({ emit: () => undefined, demoCapturePath: () => file, tempDir: dir })
+    try {
+      await core.open(file)
+      const note = `BlueBox session ${SESSION} spans conversations #1, #2, #3, #4 (one HTTP connection per request)`
+      for (const sort of ['id', 'bytes'] as const)
+        for (let start = 0; start < 4; start++) {
+          const page = core.getConversationPage({ sort, start, count: 1 })
+          expect(page.total).toBe(4)
+          expect(page.conversations[0].notes, `${sort} from ${start}`).toContain(note)
+        }
+    } finally {
+      core.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   it('the exported conversation list notes, on each, every conversation of its session (1 job and 2)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gw-bluebox-'))
     try {

@@ -1,0 +1,125 @@
+// The conversation list, a page at a time: sorted and filtered here, so the app asks only for the entries it
+// shows. Sent whole, a million conversations were 230 MB of JSON, and serve peaked at 2.1 GB sending them.
+// One pass over the list (a scan) keeps each conversation's sort keys in typed arrays and finds the BlueBox
+// sessions that span conversations; each sort order is built from those once. Both stay until the list
+// changes: another capture state (generation), more conversations, or, while capturing, a second passing.
+
+import type { ConversationPage, ConversationQuery, ConversationSort } from '../../../src-shared/api'
+import { sessionLinker } from '../../../src-shared/engine/session-links'
+import type { ConversationInfo } from '../../../src-shared/model/types'
+import type { ConversationSource, SessionContext } from './context'
+
+/** A live capture's list changes all the time: its scan is redone when older than this. */
+const LIVE_SCAN_MS = 1000
+/** `protocol` of an id the list does not have. */
+const ABSENT = 0xffff
+
+interface Scan {
+  source: ConversationSource
+  count: number
+  generation: number
+  at: number
+  link: (c: ConversationInfo) => ConversationInfo
+  /** Distinct protocol names in sort order; `protocol[id - 1]` is an index into it (ABSENT: no such conversation). */
+  names: string[]
+  protocol: Uint16Array
+  frames: Float64Array
+  bytes: Float64Array
+  duration: Float64Array
+  /** Conversation ids in the order a query asks for, by sortKey(). */
+  orders: Map<string, Uint32Array>
+}
+
+function scanList(ctx: SessionContext): Scan {
+  const source = ctx.conversations
+  const count = source.conversationCount
+  const protocol = new Uint16Array(count).fill(ABSENT)
+  const frames = new Float64Array(count)
+  const bytes = new Float64Array(count)
+  const duration = new Float64Array(count)
+  const nameIndex = new Map<string, number>()
+  const found: string[] = []
+  function* columns(): Generator<ConversationInfo> {
+    for (const c of source.conversations()) {
+      const i = c.id - 1
+      if (i >= 0 && i < count) {
+        let n = nameIndex.get(c.protocol)
+        if (n === undefined) nameIndex.set(c.protocol, (n = found.push(c.protocol) - 1))
+        protocol[i] = n
+        frames[i] = c.frames
+        bytes[i] = c.bytes
+        duration[i] = Math.max(0, c.lastTime - c.firstTime)
+      }
+      yield c
+    }
+  }
+  const link = sessionLinker(columns())
+  // Protocols numbered in name order, so sorting by protocol compares numbers.
+  const names = [...found].sort((a, b) => a.localeCompare(b))
+  const rank = found.map((n) => names.indexOf(n))
+  for (let i = 0; i < count; i++) if (protocol[i] !== ABSENT) protocol[i] = rank[protocol[i]]
+  return { source, count, generation: ctx.generation, at: performance.now(), link, names, protocol, frames, bytes, duration, orders: new Map() }
+}
+
+function sortKey(q: ConversationQuery): string {
+  return `${q.sort ?? 'id'}|${q.desc === true}|${q.protocols ? [...q.protocols].sort().join(',') : '*'}`
+}
+
+/** The ids of the conversations `q` lists, in its order; ties keep id order either way. */
+function orderFor(scan: Scan, q: ConversationQuery): Uint32Array {
+  const wanted = q.protocols ? new Set(q.protocols.map((p) => scan.names.indexOf(p)).filter((n) => n >= 0)) : null
+  let n = 0
+  const ids = new Uint32Array(scan.count)
+  for (let i = 0; i < scan.count; i++) {
+    const p = scan.protocol[i]
+    if (p !== ABSENT && (!wanted || wanted.has(p))) ids[n++] = i + 1
+  }
+  const order = ids.subarray(0, n)
+  const sort: ConversationSort = q.sort ?? 'id'
+  const dir = q.desc ? -1 : 1
+  if (sort === 'id') {
+    if (dir < 0) order.reverse()
+    return order
+  }
+  const key = sort === 'protocol' ? scan.protocol : scan[sort]
+  return order.sort((a, b) => (key[a - 1] - key[b - 1]) * dir || a - b)
+}
+
+export class ConversationPages {
+  private scan: Scan | null = null
+
+  constructor(private readonly ctx: SessionContext) {}
+
+  private current(): Scan {
+    const ctx = this.ctx
+    const s = this.scan
+    const fresh =
+      s &&
+      s.source === ctx.conversations &&
+      s.count === ctx.conversations.conversationCount &&
+      s.generation === ctx.generation &&
+      (ctx.source?.kind !== 'interface' || performance.now() - s.at < LIVE_SCAN_MS)
+    if (!fresh) this.scan = scanList(ctx)
+    return this.scan!
+  }
+
+  page(q: ConversationQuery): ConversationPage {
+    const scan = this.current()
+    const key = sortKey(q)
+    let order = scan.orders.get(key)
+    if (!order) scan.orders.set(key, (order = orderFor(scan, q)))
+    const total = order.length
+    const end = Math.min(total, q.start + q.count)
+    // With `first`, the list is that conversation, then the order without it.
+    const at = q.first === undefined ? -1 : order.indexOf(q.first)
+    const ids: number[] = []
+    for (let i = q.start; i < end; i++) {
+      if (at < 0) ids.push(order[i])
+      else if (i === 0) ids.push(order[at])
+      else ids.push(order[i - 1 < at ? i - 1 : i])
+    }
+    const conversations: ConversationInfo[] = []
+    for (const c of scan.source.conversationInfos(ids)) if (c) conversations.push(scan.link(c))
+    return { total, start: q.start, conversations }
+  }
+}
