@@ -92,7 +92,8 @@ export async function captureStats(
       }
       if (bytes > 0) reader.end()
       const r = await pool.end()
-      ;({ frames, errors, conversations } = r)
+      ;({ frames, errors } = r)
+      conversations = [...r.conversations.conversations()]
       warnings = list.list
     } finally {
       pool.close()

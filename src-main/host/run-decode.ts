@@ -251,7 +251,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     })
     const r = await pool.end()
     const name = held ? held.name : basename(job.file)
-    await endExport(writer, io, { file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, () => r.conversations, {
+    await endExport(writer, io, { file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, () => r.conversations.conversations(), {
       messages: written,
       errors: r.errors
     })

@@ -3,7 +3,7 @@
 // workers in batches with their buffers transferred; at most WINDOW batches per worker are in flight, so
 // reading slows down to the decoders' pace instead of filling memory.
 
-import { DECODE_WORKER_LIMITS } from './worker-limits'
+import { SHARD_WORKER_LIMITS } from './worker-limits'
 import { Worker } from 'node:worker_threads'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
@@ -15,7 +15,7 @@ import type { KeyEntry } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
 import { registerSchemaFields, SchemaSet } from '../../src-shared/schema/set'
 import type { SchemaPack } from '../../src-shared/schema/types'
-import type { ConversationInfo } from '../../src-shared/model/types'
+import type { ConversationList } from '../../src-shared/engine/conversation-table'
 import { createDefaultRegistry } from '../../src-shared/protocols'
 import { workerScriptPath } from './worker-host'
 import { availableParallelism } from 'node:os'
@@ -96,7 +96,7 @@ interface ShardSlot {
 }
 
 export interface ShardPoolResult {
-  conversations: ConversationInfo[]
+  conversations: ConversationList
   frames: number
   messages: number
   errors: number
@@ -130,7 +130,7 @@ export class ShardPool {
   }
 
   private workerSlot(i: number, setup: ShardSetup): ShardSlot {
-    const w = new Worker(workerScriptPath('shard-worker.js'), { workerData: setup, resourceLimits: DECODE_WORKER_LIMITS })
+    const w = new Worker(workerScriptPath('shard-worker.js'), { workerData: setup, resourceLimits: SHARD_WORKER_LIMITS })
     w.on('message', (r: ShardReply) => (r.type === 'report' ? this.reported(i, r.report) : this.fail(new Error(r.message))))
     w.on('error', (e) => this.fail(new Error(`internal error in a decode worker: ${e.message}`)))
     // A worker stops only when closed: before its last report, an exit is a failure.

@@ -9,3 +9,12 @@
 import type { ResourceLimits } from 'node:worker_threads'
 
 export const DECODE_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 192 }
+
+/**
+ * Shard workers (`--jobs 2` and more) each add their own young generation and their own old-generation
+ * garbage from the conversations open at once. With a 192 MiB young generation, opening a million TCP
+ * connections in two shards peaked at 1,549 MiB, with 96 MiB at 1,309 MiB (`open-session.mjs --jobs 2`);
+ * on the game capture `stats` and `decode` with two shards took the same time with either, within the
+ * noise. The one decoding thread of `--jobs 1` keeps the larger size.
+ */
+export const SHARD_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 96 }

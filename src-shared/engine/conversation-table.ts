@@ -65,6 +65,13 @@ class Interned<T> {
   private readonly ids = new Map<string, number>()
   readonly values: T[] = []
 
+  /** Interns `values` in order (ids 0..n-1), each under its key. */
+  static of<T>(values: readonly T[], key: (v: T) => string): Interned<T> {
+    const t = new Interned<T>()
+    for (const v of values) t.id(key(v), () => v)
+    return t
+  }
+
   id(key: string, value: () => T): number {
     let id = this.ids.get(key)
     if (id === undefined) {
@@ -80,6 +87,42 @@ class Interned<T> {
 export interface EndLimits {
   idleSeconds: number
   maxLive: number
+}
+
+/** A capture's conversations as the session and the exports read them: ids run 1..conversationCount. */
+export interface ConversationList {
+  readonly conversationCount: number
+  /** Every conversation's summary, in id order, made one at a time. */
+  conversations(): Iterable<ConversationInfo>
+  /** The summaries with these ids, in the same order (undefined for an unknown id). */
+  conversationInfos(ids: readonly number[]): (ConversationInfo | undefined)[]
+}
+
+export const NO_CONVERSATIONS: ConversationList = { conversationCount: 0, conversations: () => [], conversationInfos: (ids) => ids.map(() => undefined) }
+
+/**
+ * A table's columns as plain data, for another thread: a shard sends its ended conversations so, and the
+ * merge renumbers them into one table (ConversationTable.copy) without an object per conversation.
+ */
+export interface ConversationTableData {
+  limits: EndLimits
+  top: number
+  flags: Uint8Array
+  frames: Uint32Array
+  bytes: Float64Array
+  first: Float64Array
+  last: Float64Array
+  clientIp: Uint32Array
+  serverIp: Uint32Array
+  clientPort: Uint16Array
+  serverPort: Uint16Array
+  shape: Uint32Array
+  noteRef: Uint32Array
+  previous: Uint32Array
+  next: Uint32Array
+  otherEndpoints: [number, string, string][]
+  shapes: { protocol: string; stack: string[] }[]
+  notes: string[][]
 }
 
 export class ConversationTable {
@@ -102,15 +145,108 @@ export class ConversationTable {
   private previous = new Uint32Array(0)
   private next = new Uint32Array(0)
   private readonly otherEndpoints = new Map<number, [string, string]>()
-  private readonly shapes = new Interned<{ protocol: string; stack: string[] }>()
+  private shapes = new Interned<{ protocol: string; stack: string[] }>()
   // Entry 0 is "no notes".
-  private readonly notes = new Interned<string[]>()
+  private notes = new Interned<string[]>()
   /** Open-addressing index from key hash to the latest ended conversation id on that key (0 = empty). */
   private slots = new Uint32Array(1024)
   private used = 0
 
   constructor(private readonly limits: EndLimits) {
     this.notes.id('', () => [])
+  }
+
+  /** The columns up to the highest id stored, as plain data (see ConversationTableData). */
+  data(): ConversationTableData {
+    const n = this.top
+    return {
+      limits: this.limits,
+      top: n,
+      flags: this.flags.slice(0, n),
+      frames: this.frames.slice(0, n),
+      bytes: this.bytes.slice(0, n),
+      first: this.first.slice(0, n),
+      last: this.last.slice(0, n),
+      clientIp: this.clientIp.slice(0, n),
+      serverIp: this.serverIp.slice(0, n),
+      clientPort: this.clientPort.slice(0, n),
+      serverPort: this.serverPort.slice(0, n),
+      shape: this.shape.slice(0, n),
+      noteRef: this.noteRef.slice(0, n),
+      previous: this.previous.slice(0, n),
+      next: this.next.slice(0, n),
+      otherEndpoints: [...this.otherEndpoints].map(([id, [c, s]]) => [id, c, s]),
+      shapes: this.shapes.values,
+      notes: this.notes.values
+    }
+  }
+
+  /** The table as the list of conversations 1..count (a merged capture's, every one ended). */
+  list(count: number): ConversationList {
+    return {
+      conversationCount: count,
+      conversations: () => this.inOrder(count),
+      conversationInfos: (ids) => ids.map((id) => this.get(id))
+    }
+  }
+
+  private *inOrder(count: number): Generator<ConversationInfo> {
+    for (let id = 1; id <= count; id++) {
+      const c = this.get(id)
+      if (c) yield c
+    }
+  }
+
+  /** A table read back from data() (its address index is not rebuilt: find() knows none of them). */
+  static fromData(d: ConversationTableData): ConversationTable {
+    const t = new ConversationTable(d.limits)
+    t.reserve(d.top)
+    t.top = d.top
+    t.flags.set(d.flags)
+    t.frames.set(d.frames)
+    t.bytes.set(d.bytes)
+    t.first.set(d.first)
+    t.last.set(d.last)
+    t.clientIp.set(d.clientIp)
+    t.serverIp.set(d.serverIp)
+    t.clientPort.set(d.clientPort)
+    t.serverPort.set(d.serverPort)
+    t.shape.set(d.shape)
+    t.noteRef.set(d.noteRef)
+    t.previous.set(d.previous)
+    t.next.set(d.next)
+    for (const [id, c, s] of d.otherEndpoints) t.otherEndpoints.set(id, [c, s])
+    t.shapes = Interned.of(d.shapes, (v) => `${v.protocol}\u0000${v.stack.join('\u0000')}`)
+    t.notes = Interned.of(d.notes, (v) => v.join('\n'))
+    return t
+  }
+
+  /**
+   * Stores conversation `id` of `from` here as `to`, with the ids it links to (the one it continues and the
+   * one continuing it) renumbered by `renumber` (0 when it has none here).
+   */
+  copy(from: ConversationTable, id: number, to: number, renumber: (id: number) => number): void {
+    if (!from.has(id) || !Number.isInteger(to) || to < 1) return
+    const i = id - 1
+    const j = to - 1
+    this.reserve(to)
+    this.flags[j] = from.flags[i]
+    this.frames[j] = from.frames[i]
+    this.bytes[j] = from.bytes[i]
+    this.first[j] = from.first[i]
+    this.last[j] = from.last[i]
+    this.clientIp[j] = from.clientIp[i]
+    this.serverIp[j] = from.serverIp[i]
+    this.clientPort[j] = from.clientPort[i]
+    this.serverPort[j] = from.serverPort[i]
+    const other = from.otherEndpoints.get(id)
+    if (other) this.otherEndpoints.set(to, other)
+    const shape = from.shapes.values[from.shape[i]]
+    this.shape[j] = this.shapes.id(`${shape.protocol}\u0000${shape.stack.join('\u0000')}`, () => shape)
+    this.noteRef[j] = this.noteList(from.notes.values[from.noteRef[i]])
+    this.previous[j] = from.previous[i] ? renumber(from.previous[i]) : 0
+    this.next[j] = from.next[i] ? renumber(from.next[i]) : 0
+    this.top = Math.max(this.top, to)
   }
 
   has(id: number): boolean {

@@ -15,7 +15,7 @@ import type { SchemaSet } from '../schema/set'
 import { UnknownDecoder } from '../protocols/unknown'
 import { TreeInterest, type TreeSwitch } from '../bytes/tree'
 import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
-import { ConversationTable, conversationKey, type EndReason } from './conversation-table'
+import { ConversationTable, conversationKey, type ConversationTableData, type EndReason } from './conversation-table'
 
 export interface DecodeAsRule {
   /** Conversation id, or an endpoint `ip:port` that either side of the conversation has. */
@@ -248,6 +248,11 @@ export class Engine implements TreeSwitch {
   /** Conversations open now (the rest are kept as summaries). */
   get liveConversations(): number {
     return this.live.size
+  }
+
+  /** The ended conversations' table as data (after finish(), every conversation): for a shard's report. */
+  endedData(): ConversationTableData {
+    return this.ended.data()
   }
 
   /** Conversations seen so far, open or ended (ids run 1..count). */

@@ -17,12 +17,12 @@
 import type { CaptureFrame, CaptureInterface } from '../capture/types'
 import type { KeyStore } from '../keys/store'
 import type { SchemaSet } from '../schema/set'
-import type { ConversationInfo, DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
+import type { DecodedMessage, Direction, FieldScalar, Transport } from '../model/types'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { CompiledFilter } from '../filter/compile'
 import type { Conversation, Endpoint } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
-import { conversationKey } from './conversation-table'
+import { ConversationTable, conversationKey, NO_CONVERSATIONS, type ConversationList, type ConversationTableData } from './conversation-table'
 import { endpointString } from './conversation'
 import { MessageTargets, needsLayers } from './meta-fields'
 import { withoutLayers } from '../net/layers'
@@ -183,7 +183,8 @@ export interface ShardReport {
    */
   bodies?: { bytes: Uint8Array; starts: Int32Array; ends: Int32Array }
   /** Set on the last report: the shard's conversations (local ids) and counts. */
-  end?: { conversations: ConversationInfo[]; messages: number; errors: number }
+  /** The shard's conversations, all ended, as table columns (a million objects would not fit through a message). */
+  end?: { conversations: ConversationTableData; messages: number; errors: number }
   /** The highest frame number the shard has taken. */
   watermark: number
 }
@@ -333,7 +334,7 @@ export class ShardDecoder {
     this.finishing = true
     this.engine.finish(lastFrame)
     const r = this.report()
-    r.end = { conversations: this.engine.conversationList(), messages: this.engine.stats.messages, errors: this.engine.stats.errors }
+    r.end = { conversations: this.engine.endedData(), messages: this.engine.stats.messages, errors: this.engine.stats.errors }
     return r
   }
 
@@ -573,7 +574,7 @@ export class ShardMerger {
   private nextMessage = 1
   messages = 0
   errors = 0
-  private readonly ends: ConversationInfo[][]
+  private readonly ends: (ConversationTableData | undefined)[]
   /** The coordinator's network-stage warnings by frame, and those raised at the end. */
   private own: { frame: number; text: string }[] = []
   private ownAtEnd: string[] = []
@@ -584,7 +585,7 @@ export class ShardMerger {
   ) {
     this.queues = Array.from({ length: shards }, () => [])
     this.localToGlobal = Array.from({ length: shards }, () => new Map())
-    this.ends = Array.from({ length: shards }, () => [])
+    this.ends = Array.from({ length: shards }, () => undefined)
   }
 
   /** A warning of the coordinator's network stage, raised at `frame` (0: at the end). */
@@ -678,7 +679,7 @@ export class ShardMerger {
    * finishes its conversations in creation order), then the coordinator's warnings raised at the end.
    * Returns every conversation with its global id.
    */
-  finish(): ConversationInfo[] {
+  finish(): ConversationList {
     this.drain(END_TAG - 1)
     // What is left is the flushes: each starts with a Finish event naming its conversation.
     const segments: { id: number; s: number; p: Pending; at: number; rowAt: number; events: number }[] = []
@@ -706,10 +707,17 @@ export class ShardMerger {
     this.queues = this.queues.map(() => [])
     for (const w of this.own.splice(0)) this.sink.warning(w.text)
     for (const w of this.ownAtEnd.splice(0)) this.sink.warning(w)
-    const all: ConversationInfo[] = []
-    this.ends.forEach((list, s) => {
-      for (const c of list) all.push({ ...c, id: this.localToGlobal[s].get(c.id) ?? 0 })
+    // One table of every shard's conversations by their ids here, and the links between them renumbered too.
+    let all: ConversationTable | undefined
+    this.ends.forEach((data, s) => {
+      if (!data) return
+      all ??= new ConversationTable(data.limits)
+      const table = ConversationTable.fromData(data)
+      const map = this.localToGlobal[s]
+      const renumber = (id: number) => map.get(id) ?? 0
+      for (let id = 1; id <= data.top; id++) all.copy(table, id, renumber(id), renumber)
     })
-    return all.sort((x, y) => x.id - y.id)
+    this.ends.fill(undefined)
+    return all ? all.list(this.nextConversation - 1) : NO_CONVERSATIONS
   }
 }

@@ -13,10 +13,11 @@ import { Worker } from 'node:worker_threads'
 import { usage } from '../script-usage.mjs'
 
 usage(
-  `usage: node test/bench/open-session.mjs CAPTURE [--conversations] [--keylog FILE] [--filter EXPR]... [--sort FIELD]...
+  `usage: node test/bench/open-session.mjs CAPTURE [--jobs N] [--conversations] [--keylog FILE] [--filter EXPR]... [--sort FIELD]...
 Opens CAPTURE the way the app does (the built session worker: index pass, frame store, conversation list),
 waits until the session is ready and prints frames, messages and conversations; for measuring peak RSS:
   /usr/bin/time -f '%M' node test/bench/open-session.mjs CAPTURE
+--jobs N         decoding threads for the open (default: the app's, cores - 1).
 --conversations  also fetches pages of the conversation list, as the UI's conversation panel does.
 --keylog FILE    adds the keys in FILE first, as the app's key panel does.
 --filter EXPR    then applies the display filter EXPR to the whole index, as typing it and Enter does,
@@ -24,7 +25,7 @@ waits until the session is ready and prints frames, messages and conversations; 
 --sort FIELD     then adds FIELD as a column and sorts every row by it, three times (repeatable).
 Needs \`npm run build\` first. Its session files go to a temporary directory, removed at the end.
 `,
-  { options: ['--conversations', '--keylog', '--filter', '--sort'] }
+  { options: ['--jobs', '--conversations', '--keylog', '--filter', '--sort'] }
 )
 
 const file = process.argv[2]
@@ -34,7 +35,17 @@ if (!file) {
 }
 const root = join(fileURLToPath(import.meta.url), '..', '..', '..')
 const tempDir = mkdtempSync(join(tmpdir(), 'gamewire-open-bench-'))
-const worker = new Worker(join(root, 'out/main/session-worker.js'), { workerData: { demoCapturePath: resolve(file), tempDir } })
+const jobsOption = () => {
+  const at = process.argv.indexOf('--jobs')
+  if (at < 0) return {}
+  const jobs = Number(process.argv[at + 1])
+  if (!Number.isInteger(jobs) || jobs < 1) {
+    console.error('open-session.mjs: --jobs needs a whole number of at least 1')
+    process.exit(2)
+  }
+  return { jobs }
+}
+const worker = new Worker(join(root, 'out/main/session-worker.js'), { workerData: { demoCapturePath: resolve(file), tempDir, ...jobsOption() } })
 let nextId = 1
 const waiting = new Map()
 worker.on('message', (m) => {

@@ -7,11 +7,11 @@ import type { SessionStatus, SourceInfo } from '../../../src-shared/api'
 import { CaptureReader } from '../../../src-shared/capture/reader'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
 import { WarningList } from '../../../src-shared/engine/engine'
-import type { ConversationInfo } from '../../../src-shared/model/types'
 import { FrameStore } from '../frame-store'
 import { ShardPool } from '../shard-pool'
 import { Cancelled, Token } from './cancel'
-import { NO_CONVERSATIONS, type ConversationSource, type IndexResults, type SessionContext } from './context'
+import { NO_CONVERSATIONS } from '../../../src-shared/engine/conversation-table'
+import type { IndexResults, SessionContext } from './context'
 import type { DetailPart } from './details'
 import type { ExportPart } from './exports'
 import { RowIndex } from './row-index'
@@ -25,18 +25,6 @@ interface Indexer {
   frames(): number
   end(): Promise<IndexResults>
   close(): void
-}
-
-/** A conversation list already in memory (a sharded open's), as a ConversationSource. */
-function listSource(list: ConversationInfo[]): ConversationSource {
-  return {
-    conversationCount: list.length,
-    *conversations() {
-      yield* list
-    },
-    // ids run 1..count, in list order
-    conversationInfos: (ids) => ids.map((id) => list[id - 1])
-  }
 }
 
 export class CapturePart {
@@ -160,7 +148,7 @@ export class CapturePart {
         frames: () => pool.frames,
         end: async () => {
           const r = await pool.end()
-          return { frames: r.frames, warnings: warnings.list, linkTypes: r.linkTypes, conversations: listSource(r.conversations) }
+          return { frames: r.frames, warnings: warnings.list, linkTypes: r.linkTypes, conversations: r.conversations }
         },
         close: () => pool.close()
       }

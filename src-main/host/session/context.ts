@@ -6,6 +6,7 @@
 
 import type { CaptureStatus, DecodeAsRule, InspectorEvent, SessionStatus, SourceInfo, ViewInfo, ViewSpec } from '../../../src-shared/api'
 import { Engine, type EvictionOptions } from '../../../src-shared/engine/engine'
+import { NO_CONVERSATIONS, type ConversationList } from '../../../src-shared/engine/conversation-table'
 import { StateCopyRefused } from '../../../src-shared/engine/state-copy'
 import type { Conversation } from '../../../src-shared/engine/conversation'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -32,14 +33,6 @@ export interface SessionCoreOptions {
   shardsInProcess?: boolean
   /** Messages between two detail checkpoints of a conversation (session/details.ts; tests make it small). */
   checkpointSpacing?: number
-}
-
-/** Where the session's conversation list comes from: the engine that decoded the capture. */
-export type ConversationSource = Pick<Engine, 'conversationCount' | 'conversations' | 'conversationInfos'>
-export const NO_CONVERSATIONS: ConversationSource = {
-  conversationCount: 0,
-  conversations: function* () {},
-  conversationInfos: (ids) => ids.map(() => undefined)
 }
 
 export interface ViewState {
@@ -83,7 +76,7 @@ export interface IndexResults {
   frames: number
   warnings: string[]
   linkTypes: string[]
-  conversations: ConversationSource
+  conversations: ConversationList
 }
 
 type OnMessage = (m: DecodedMessage, conv: Conversation, dir: WireDir) => void
@@ -127,7 +120,7 @@ export class SessionContext {
   readerWarnings: ReaderWarning[] = []
   linkTypes: string[] = []
   /** The engine that decoded the open capture, for its conversations (kept there compactly, not copied). */
-  conversations: ConversationSource = NO_CONVERSATIONS
+  conversations: ConversationList = NO_CONVERSATIONS
   captureState: CaptureStatus = { state: 'off' }
   readonly keys = new KeyStore()
   /** Lines of the keys that came with the demo capture (KeysPart.setDemoKeys), not the user's. */

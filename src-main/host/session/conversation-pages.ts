@@ -7,7 +7,8 @@
 import type { ConversationPage, ConversationQuery, ConversationSort } from '../../../src-shared/api'
 import { sessionLinker } from '../../../src-shared/engine/session-links'
 import type { ConversationInfo } from '../../../src-shared/model/types'
-import type { ConversationSource, SessionContext } from './context'
+import type { ConversationList } from '../../../src-shared/engine/conversation-table'
+import type { SessionContext } from './context'
 
 /** A live capture's list changes all the time: its scan is redone when older than this. */
 const LIVE_SCAN_MS = 1000
@@ -15,7 +16,7 @@ const LIVE_SCAN_MS = 1000
 const ABSENT = 0xffff
 
 interface Scan {
-  source: ConversationSource
+  source: ConversationList
   count: number
   generation: number
   at: number

@@ -136,6 +136,27 @@ describe('an idle conversation', () => {
     expect(messages.map((m) => m.conversation)).toEqual([1, 1, 2])
   })
 
+  it('is worded with the same conversation ids when shards decode it: the links are renumbered with the merge', async () => {
+    // Twelve address pairs, each idle for longer than 60 s and then continued: spread over the shards, a
+    // shard's own conversation numbers are not the capture's.
+    const frames: CaptureFrame[] = []
+    for (let k = 0; k < 12; k++) frames.push(at(k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'a')))
+    for (let k = 0; k < 12; k++) frames.push(at(30 + k * 0.1, udpFrame(S, 6000, C, 5000 + k, 'b')))
+    for (let k = 0; k < 12; k++) frames.push(at(100 + k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'c')))
+    frames.forEach((f, i) => (f.number = i + 1))
+    const one = run(frames).conversations
+    expect(one).toHaveLength(24)
+    expect(one[12].notes).toEqual(['continues conversation 1, which was ended after 60 s of capture time without packets'])
+    for (const jobs of [2, 3]) {
+      const pool = new ShardPool(jobs, { mode: 'index', keys: [] }, { row: () => undefined, warning: () => undefined }, true)
+      for (const f of frames) pool.push(f)
+      await pool.drain()
+      const r = await pool.end()
+      expect([...r.conversations.conversations()], `${jobs} shards`).toEqual(one)
+      expect(r.conversations.conversationInfos([24, 1, 99])).toEqual([one[23], one[0], undefined])
+    }
+  })
+
   it('names the conversation it continues while still open', () => {
     const engine = new Engine({ registry: createDefaultRegistry(), onMessage: () => undefined })
     for (const f of datagrams(61)) engine.addFrame(f)
@@ -320,11 +341,11 @@ describe('a capture of 20,000 conversations', () => {
     }
     reader.end()
     const r = await pool.end()
-    writer.end({ file: 'conversations.pcap', frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, {
+    writer.end({ file: 'conversations.pcap', frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations.conversations(), {
       messages,
       errors: r.errors
     })
-    return { digest: hash.digest('hex'), messages, conversations: r.conversations.length }
+    return { digest: hash.digest('hex'), messages, conversations: r.conversations.conversationCount }
   }
 
   it('ends idle conversations in shards exactly where one engine does: the same export for 1, 2 and 3 shards', async () => {

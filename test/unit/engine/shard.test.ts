@@ -105,7 +105,7 @@ describe('sharded decode equals one engine', () => {
       const ex = await sharded(list, jobs, 'export')
       expect(ex.texts.length, `jobs ${jobs}`).toBe(want.texts.length)
       for (let i = 0; i < want.texts.length; i++) expect(ex.texts[i], `jobs ${jobs} message ${i + 1}`).toBe(want.texts[i])
-      expect(ex.result.conversations).toEqual(want.conversations as ConversationInfo[])
+      expect([...ex.result.conversations.conversations()]).toEqual(want.conversations as ConversationInfo[])
       expect(ex.warnings).toEqual(want.warnings)
       expect({ frames: ex.result.frames, messages: ex.result.messages, errors: ex.result.errors, linkTypes: ex.result.linkTypes }).toEqual({
         frames: want.stats.frames,
