@@ -15,7 +15,7 @@ import type { SchemaSet } from '../schema/set'
 import { UnknownDecoder } from '../protocols/unknown'
 import { TreeInterest, type TreeSwitch } from '../bytes/tree'
 import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
-import { ConversationTable, conversationKey, type ConversationTableData, type EndReason } from './conversation-table'
+import { ConversationTable, conversationKey, type ConversationList, type ConversationTableData, type EndReason } from './conversation-table'
 
 export interface DecodeAsRule {
   /** Conversation id, or an endpoint `ip:port` that either side of the conversation has. */
@@ -146,7 +146,7 @@ class LiveList {
   }
 }
 
-export class Engine implements TreeSwitch {
+export class Engine implements TreeSwitch, ConversationList {
   /** Open conversations by address pair (conversationKey). */
   private live = new Map<string, Conversation>()
   /** UDP conversations and closed TCP connections, which end when idle. */

@@ -119,7 +119,7 @@ export class SessionContext {
   /** The capture reader's warnings, each with the number of frames read before it. */
   readerWarnings: ReaderWarning[] = []
   linkTypes: string[] = []
-  /** The engine that decoded the open capture, for its conversations (kept there compactly, not copied). */
+  /** The open capture's conversations: the engine's that decoded it, or the shards' merged table (both compact). */
   conversations: ConversationList = NO_CONVERSATIONS
   captureState: CaptureStatus = { state: 'off' }
   readonly keys = new KeyStore()
