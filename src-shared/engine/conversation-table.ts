@@ -104,26 +104,19 @@ export const NO_CONVERSATIONS: ConversationList = { conversationCount: 0, conver
  * A table's columns as plain data, for another thread: a shard sends its ended conversations so, and the
  * merge renumbers them into one table (ConversationTable.copy) without an object per conversation.
  */
-export interface ConversationTableData {
+export interface ConversationTableData extends Record<Column, Uint8Array | Uint16Array | Uint32Array | Float64Array> {
   limits: EndLimits
   top: number
-  flags: Uint8Array
-  frames: Uint32Array
-  bytes: Float64Array
-  first: Float64Array
-  last: Float64Array
-  clientIp: Uint32Array
-  serverIp: Uint32Array
-  clientPort: Uint16Array
-  serverPort: Uint16Array
-  shape: Uint32Array
-  noteRef: Uint32Array
-  previous: Uint32Array
-  next: Uint32Array
   otherEndpoints: [number, string, string][]
   shapes: { protocol: string; stack: string[] }[]
   notes: string[][]
 }
+
+/** The columns that copy as they are (indexed by id - 1); `shape` and `noteRef` index interned values, `previous` and `next` are ids. */
+const VALUE_COLUMNS = ['flags', 'frames', 'bytes', 'first', 'last', 'clientIp', 'serverIp', 'clientPort', 'serverPort'] as const
+/** Every column data() carries. */
+const COLUMNS = [...VALUE_COLUMNS, 'shape', 'noteRef', 'previous', 'next'] as const
+type Column = (typeof COLUMNS)[number]
 
 export class ConversationTable {
   private cap = 0
@@ -158,23 +151,11 @@ export class ConversationTable {
 
   /** The columns up to the highest id stored, as plain data (see ConversationTableData). */
   data(): ConversationTableData {
-    const n = this.top
+    const columns = Object.fromEntries(COLUMNS.map((k) => [k, this[k].slice(0, this.top)])) as Record<Column, Uint32Array>
     return {
+      ...columns,
       limits: this.limits,
-      top: n,
-      flags: this.flags.slice(0, n),
-      frames: this.frames.slice(0, n),
-      bytes: this.bytes.slice(0, n),
-      first: this.first.slice(0, n),
-      last: this.last.slice(0, n),
-      clientIp: this.clientIp.slice(0, n),
-      serverIp: this.serverIp.slice(0, n),
-      clientPort: this.clientPort.slice(0, n),
-      serverPort: this.serverPort.slice(0, n),
-      shape: this.shape.slice(0, n),
-      noteRef: this.noteRef.slice(0, n),
-      previous: this.previous.slice(0, n),
-      next: this.next.slice(0, n),
+      top: this.top,
       otherEndpoints: [...this.otherEndpoints].map(([id, [c, s]]) => [id, c, s]),
       shapes: this.shapes.values,
       notes: this.notes.values
@@ -202,19 +183,7 @@ export class ConversationTable {
     const t = new ConversationTable(d.limits)
     t.reserve(d.top)
     t.top = d.top
-    t.flags.set(d.flags)
-    t.frames.set(d.frames)
-    t.bytes.set(d.bytes)
-    t.first.set(d.first)
-    t.last.set(d.last)
-    t.clientIp.set(d.clientIp)
-    t.serverIp.set(d.serverIp)
-    t.clientPort.set(d.clientPort)
-    t.serverPort.set(d.serverPort)
-    t.shape.set(d.shape)
-    t.noteRef.set(d.noteRef)
-    t.previous.set(d.previous)
-    t.next.set(d.next)
+    for (const k of COLUMNS) t[k].set(d[k])
     for (const [id, c, s] of d.otherEndpoints) t.otherEndpoints.set(id, [c, s])
     t.shapes = Interned.of(d.shapes, (v) => `${v.protocol}\u0000${v.stack.join('\u0000')}`)
     t.notes = Interned.of(d.notes, (v) => v.join('\n'))
@@ -230,15 +199,7 @@ export class ConversationTable {
     const i = id - 1
     const j = to - 1
     this.reserve(to)
-    this.flags[j] = from.flags[i]
-    this.frames[j] = from.frames[i]
-    this.bytes[j] = from.bytes[i]
-    this.first[j] = from.first[i]
-    this.last[j] = from.last[i]
-    this.clientIp[j] = from.clientIp[i]
-    this.serverIp[j] = from.serverIp[i]
-    this.clientPort[j] = from.clientPort[i]
-    this.serverPort[j] = from.serverPort[i]
+    for (const k of VALUE_COLUMNS) this[k][j] = from[k][i]
     const other = from.otherEndpoints.get(id)
     if (other) this.otherEndpoints.set(to, other)
     const shape = from.shapes.values[from.shape[i]]
