@@ -59,7 +59,7 @@ function readAll(q: Omit<ConversationQuery, 'start' | 'count'>, size: number): {
 describe('the conversation list in pages', () => {
   let many: ConversationInfo[]
   beforeAll(async () => {
-    // 1,500 UDP and 700 TCP conversations: two frame counts and a few byte counts, so most sorts have ties
+    // 1,500 UDP and 700 TCP conversations: two frame counts, so sorting by frames is mostly ties
     await writeConversationsCapture(MANY, { udp: 1500, tcp: 700 })
     many = decodeFile(MANY).conversations
     expect(many).toHaveLength(2200)
