@@ -226,8 +226,9 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     const select = page.locator('[data-testid=key-conversation]')
     await select.waitFor()
     const labels = async () => select.locator('option').allInnerTexts()
+    // the choices come from the host after the panel shows: any, the first 1,000, the line saying how many more
+    await expect.poll(async () => (await labels()).length, { timeout: 10_000 }).toBe(1 + 1000 + 1)
     let options = await labels()
-    expect(options.length).toBe(1 + 1000 + 1) // any, the first 1,000, the line saying how many more
     expect(options[1]).toBe(`#${fit[0].id} ${fit[0].client} ⇄ ${fit[0].server}`)
     expect(options[1000]).toBe(`#${fit[999].id} ${fit[999].client} ⇄ ${fit[999].server}`)
     expect(options[1001]).toBe(`… ${(fit.length - 1000).toLocaleString('en-US')} more: click one in Conversations to list it first`)
@@ -235,7 +236,7 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     const late = fit[fit.length - 1]
     await applyFilter(`gamewire.conversation == ${late.id}`)
     await viewDone()
-    await expect.poll(async () => (await labels())[1]).toBe(`#${late.id} ${late.client} ⇄ ${late.server}`)
+    await expect.poll(async () => (await labels())[1], { timeout: 10_000 }).toBe(`#${late.id} ${late.client} ⇄ ${late.server}`)
     options = await labels()
     expect(options.length).toBe(1 + 1000 + 1)
     await select.selectOption(`${late.client}-${late.server}`)
