@@ -23,9 +23,9 @@ export const API_PATH = '/api'
 const MAX_IN_FLIGHT = 64
 /**
  * A client that never reads must not grow the server: one that leaves more than MAX_UNREAD_BYTES unread
- * and takes none of it for UNREAD_STALL_MS is dropped, and none may leave more than MAX_QUEUED_BYTES. A
- * reply may be larger than the first (the conversation list of 150,000 conversations is 34 MB of JSON):
- * dropping a client that is reading it made the page reconnect, ask again and be dropped again, forever.
+ * and takes none of it for UNREAD_STALL_MS is dropped, and none may leave more than MAX_QUEUED_BYTES. Replies
+ * asked together may be larger than the first (30 pages of 5,000 conversations are 34 MB of JSON): dropping
+ * a client that is reading them made the page reconnect, ask again and be dropped again, forever.
  */
 export const MAX_UNREAD_BYTES = 32 << 20
 export const UNREAD_STALL_MS = 5_000
