@@ -532,17 +532,9 @@ export class Engine implements TreeSwitch, ConversationList {
 
   /** Every conversation's summary, in id order, made one at a time (for writing out a long list). */
   *conversations(): Generator<ConversationInfo> {
-    const open = new Map<number, Conversation>()
-    for (const c of this.live.values()) open.set(c.id, c)
+    const open = this.openById()
     for (let id = 1; id < this.nextId; id++) {
-      const conv = open.get(id)
-      if (conv) {
-        const info = conv.info()
-        this.ended.linkNotes(id, info.notes, conv.previous)
-        yield info
-        continue
-      }
-      const info = this.ended.get(id)
+      const info = this.summary(id, open)
       if (info) yield info
     }
   }
@@ -553,19 +545,24 @@ export class Engine implements TreeSwitch, ConversationList {
 
   /** The summaries of the conversations with these ids, in the same order (undefined for an unknown id): one page of the list. */
   conversationInfos(ids: readonly number[]): (ConversationInfo | undefined)[] {
-    let open: Map<number, Conversation> | undefined
-    return ids.map((id) => {
-      if (this.ended.has(id)) return this.ended.get(id)
-      if (!open) {
-        open = new Map()
-        for (const c of this.live.values()) open.set(c.id, c)
-      }
-      const conv = open.get(id)
-      if (!conv) return undefined
-      const info = conv.info()
-      this.ended.linkNotes(id, info.notes, conv.previous)
-      return info
-    })
+    const open = this.openById()
+    return ids.map((id) => this.summary(id, open))
+  }
+
+  /** The open conversations by id (`live` is keyed by address pair). */
+  private openById(): Map<number, Conversation> {
+    const open = new Map<number, Conversation>()
+    for (const c of this.live.values()) open.set(c.id, c)
+    return open
+  }
+
+  /** Conversation `id`'s summary: an open one's made now, with the links to those it continues. */
+  private summary(id: number, open: Map<number, Conversation>): ConversationInfo | undefined {
+    const conv = open.get(id)
+    if (!conv) return this.ended.get(id)
+    const info = conv.info()
+    this.ended.linkNotes(id, info.notes, conv.previous)
+    return info
   }
 }
 
