@@ -37,14 +37,13 @@ import { MAX_SNAPLEN } from '../capture/live'
 // the same field names and named values as the worker that applies the filter.
 import '../../src-shared/engine/session'
 import { captureStats } from '../host/capture-stats'
+import { chunked, statsJson, statsText } from './stats-output'
 import { captureRooms } from '../host/capture-rooms'
 import { roomsText } from '../../src-shared/analysis/photon-rooms'
 import { CaptureFormatError } from '../../src-shared/capture/types'
 import { diffFiles } from '../host/capture-diff'
 import { diffText } from '../../src-shared/analysis/diff'
 import { isIgnorePattern } from '../../src-shared/analysis/diff/fields'
-import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
-import type { ConversationInfo } from '../../src-shared/model/types'
 import { serveCommand } from '../serve/command'
 // The SQL modules load DuckDB, a native module: imported when a command needs them, not at every start.
 import type { LoadOptions } from '../sql/load'
@@ -246,53 +245,9 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
       : undefined
   })
   if (showProgress) process.stderr.write('\r\x1b[K')
-  if (a.flags.has('json')) {
-    process.stdout.write(JSON.stringify(s, null, 2) + '\n')
-    return 0
-  }
-  const lines = [
-    `file: ${s.file} (${s.bytes} bytes)`,
-    `frames: ${s.frames}`,
-    `messages: ${s.messages} (${
-      Object.entries(s.protocols)
-        .map(([p, n]) => `${p} ${n}`)
-        .join(', ') || 'none'
-    }), ${s.errors} with errors`,
-    `conversations: ${s.conversations.length}`,
-    ...s.conversations.map((c) => `  #${c.id} ${c.transport} ${c.client} -> ${c.server} ${c.stack.join('/')} ${c.frames} frames ${c.bytes} bytes`),
-    ...s.warnings.map((w) => `warning: ${w}`)
-  ]
-  if (s.operations) lines.push(...operationLines(s.operations, s.conversations))
-  process.stdout.write(lines.join('\n') + '\n')
+  const write = writeWithBackpressure(process.stdout)
+  for (const chunk of chunked(a.flags.has('json') ? statsJson(s) : statsText(s))) await write(chunk)
   return 0
-}
-
-/** `stats --ops` as text: one table overall, then one per conversation with requests or responses. */
-function operationLines(r: OperationsReport, conversations: ConversationInfo[]): string[] {
-  const fmt = (v: number | null) => (v === null ? '-' : String(Math.round(v * 1000) / 1000))
-  const table = (ops: OperationStat[], indent: string): string[] => {
-    const rows = [
-      ['protocol', 'operation', 'requests', 'responses', 'unanswered', 'p50 ms', 'p95 ms', 'max ms'],
-      ...ops.map((o) => [o.protocol, o.name, String(o.count), String(o.responses), String(o.unanswered), fmt(o.p50), fmt(o.p95), fmt(o.max)])
-    ]
-    const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
-    return rows.map(
-      (row) =>
-        indent +
-        row
-          .map((cell, k) => (k < 2 ? cell.padEnd(widths[k]) : cell.padStart(widths[k])))
-          .join('  ')
-          .trimEnd()
-    )
-  }
-  if (r.overall.length === 0) return ['operations: no requests or responses']
-  const info = new Map(conversations.map((c) => [c.id, c]))
-  const out = ['operations (all conversations):', ...table(r.overall, '  ')]
-  for (const c of r.conversations) {
-    const conv = info.get(c.conversation)
-    out.push(`operations in #${c.conversation}${conv ? ` ${conv.client} -> ${conv.server}` : ''}:`, ...table(c.operations, '  '))
-  }
-  return out
 }
 
 async function diffCommand(a: ParsedArgs): Promise<number> {

@@ -5,9 +5,9 @@ import { createReadStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
 import { MessageIndex } from '../../src-shared/engine/message-index'
-import type { ConversationInfo } from '../../src-shared/model/types'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
+import type { ConversationList } from '../../src-shared/engine/conversation-table'
 import { ShardPool } from './shard-pool'
 import type { KeyStore } from '../../src-shared/keys/store'
 import type { SchemaPack } from '../../src-shared/schema/types'
@@ -22,7 +22,8 @@ export interface CaptureStats {
   errors: number
   seconds: number
   protocols: Record<string, number>
-  conversations: ConversationInfo[]
+  /** Read one summary at a time (`conversations()`): a list of a million is not held as objects. */
+  conversations: ConversationList
   warnings: string[]
   index: { bytesPerMessage: number; columnBytesPerMessage: number; heapBytesPerMessage: number }
   /** With `ops`: requests, responses and latency per operation, overall and per conversation. */
@@ -64,7 +65,7 @@ export async function captureStats(
   const count = (protocol: string) => (protocols[protocol] = (protocols[protocol] ?? 0) + 1)
   let frames: number
   let errors: number
-  let conversations: ConversationInfo[]
+  let conversations: ConversationList
   let warnings: string[]
   const chunks = () => createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>
   if (jobs > 1) {
@@ -93,7 +94,7 @@ export async function captureStats(
       if (bytes > 0) reader.end()
       const r = await pool.end()
       ;({ frames, errors } = r)
-      conversations = [...r.conversations.conversations()]
+      conversations = r.conversations
       warnings = list.list
     } finally {
       pool.close()
@@ -117,7 +118,7 @@ export async function captureStats(
     session.end()
     frames = session.engine.stats.frames
     errors = session.engine.stats.errors
-    conversations = session.engine.conversationList()
+    conversations = session.engine
     warnings = session.engine.stats.warnings
   }
   index.trim()

@@ -1,0 +1,82 @@
+// `gamewire stats` output, text or JSON, made a piece at a time: the conversation list is read one
+// summary at a time from the engine's table, so a capture of a million conversations is never a
+// million objects or one string of a hundred megabytes.
+
+import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
+import type { CaptureStats } from '../host/capture-stats'
+
+/** The text report, line by line (each ends in a newline). */
+export function* statsText(s: CaptureStats): Generator<string> {
+  yield `file: ${s.file} (${s.bytes} bytes)\n`
+  yield `frames: ${s.frames}\n`
+  const protocols =
+    Object.entries(s.protocols)
+      .map(([p, n]) => `${p} ${n}`)
+      .join(', ') || 'none'
+  yield `messages: ${s.messages} (${protocols}), ${s.errors} with errors\n`
+  yield `conversations: ${s.conversations.conversationCount}\n`
+  for (const c of s.conversations.conversations())
+    yield `  #${c.id} ${c.transport} ${c.client} -> ${c.server} ${c.stack.join('/')} ${c.frames} frames ${c.bytes} bytes\n`
+  for (const w of s.warnings) yield `warning: ${w}\n`
+  if (s.operations) for (const line of operationLines(s.operations, s)) yield `${line}\n`
+}
+
+/**
+ * The JSON report: the same bytes as `JSON.stringify(report, null, 2)` with `conversations` as an array,
+ * the array written one conversation at a time (the rest of the report is small).
+ */
+export function* statsJson(s: CaptureStats): Generator<string> {
+  const mark = '\u0000conversations'
+  const whole = JSON.stringify({ ...s, conversations: mark }, null, 2)
+  const at = whole.indexOf(JSON.stringify(mark))
+  yield whole.slice(0, at)
+  // The array is a value of the top object: its items are indented four spaces, its `]` two.
+  let first = true
+  for (const c of s.conversations.conversations()) {
+    yield `${first ? '[' : ','}\n    ${JSON.stringify(c, null, 2).replaceAll('\n', '\n    ')}`
+    first = false
+  }
+  yield first ? '[]' : '\n  ]'
+  yield `${whole.slice(at + JSON.stringify(mark).length)}\n`
+}
+
+/** Joins small pieces into chunks of about `size` characters, for fewer writes. */
+export function* chunked(pieces: Iterable<string>, size = 1 << 16): Generator<string> {
+  let buf = ''
+  for (const p of pieces) {
+    buf += p
+    if (buf.length >= size) {
+      yield buf
+      buf = ''
+    }
+  }
+  if (buf) yield buf
+}
+
+/** `stats --ops` as text: one table overall, then one per conversation with requests or responses. */
+function operationLines(r: OperationsReport, s: CaptureStats): string[] {
+  const fmt = (v: number | null) => (v === null ? '-' : String(Math.round(v * 1000) / 1000))
+  const table = (ops: OperationStat[], indent: string): string[] => {
+    const rows = [
+      ['protocol', 'operation', 'requests', 'responses', 'unanswered', 'p50 ms', 'p95 ms', 'max ms'],
+      ...ops.map((o) => [o.protocol, o.name, String(o.count), String(o.responses), String(o.unanswered), fmt(o.p50), fmt(o.p95), fmt(o.max)])
+    ]
+    const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
+    return rows.map(
+      (row) =>
+        indent +
+        row
+          .map((cell, k) => (k < 2 ? cell.padEnd(widths[k]) : cell.padStart(widths[k])))
+          .join('  ')
+          .trimEnd()
+    )
+  }
+  if (r.overall.length === 0) return ['operations: no requests or responses']
+  const infos = s.conversations.conversationInfos(r.conversations.map((c) => c.conversation))
+  const out = ['operations (all conversations):', ...table(r.overall, '  ')]
+  r.conversations.forEach((c, k) => {
+    const conv = infos[k]
+    out.push(`operations in #${c.conversation}${conv ? ` ${conv.client} -> ${conv.server}` : ''}:`, ...table(c.operations, '  '))
+  })
+  return out
+}
