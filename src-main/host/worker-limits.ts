@@ -12,9 +12,11 @@ export const DECODE_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 
 
 /**
  * Shard workers (`--jobs 2` and more) each add their own young generation and their own old-generation
- * garbage from the conversations open at once. With a 192 MiB young generation, opening a million TCP
- * connections in two shards peaked at 1,549 MiB, with 96 MiB at 1,309 MiB (`open-session.mjs --jobs 2`);
- * on the game capture `stats` and `decode` with two shards took the same time with either, within the
- * noise. The one decoding thread of `--jobs 1` keeps the larger size.
+ * garbage from the conversations open at once. Opening a million TCP connections in two shards
+ * (`open-session.mjs --jobs 2`) peaked at 1,549 MiB with a 192 MiB young generation, 1,323–1,328 MiB with
+ * 96 MiB, 1,166–1,220 MiB with 48 MiB and 1,178 MiB with 32 MiB; `serve --jobs 2` with the conversation
+ * panel open, 1,426 MiB with 96 and 1,311 MiB with 48. On the game capture `stats`, `decode --tree none`
+ * and `decode` with two shards took the same time with 192, 96 and 48 MiB, alternating, within the noise.
+ * The one decoding thread of `--jobs 1` keeps the larger size.
  */
-export const SHARD_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 96 }
+export const SHARD_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 48 }
