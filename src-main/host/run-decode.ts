@@ -2,6 +2,7 @@
 // chunks. Plain Node, no worker specifics, so tests can run it in-process; decode-worker.ts wraps it.
 
 import { withSessionLinks } from '../../src-shared/engine/session-links'
+import type { ConversationList } from '../../src-shared/engine/conversation-table'
 import { createReadStream, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { DecodeSession } from '../../src-shared/engine/session'
@@ -13,7 +14,7 @@ import { registerSchemaFields } from '../../src-shared/schema/set'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { DecodeJob } from './decode-job'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
-import type { ConversationInfo, DecodedMessage } from '../../src-shared/model/types'
+import type { DecodedMessage } from '../../src-shared/model/types'
 import { decodeDepth } from './view-matcher'
 import { CaptureReader } from '../../src-shared/capture/reader'
 import { WarningList } from '../../src-shared/engine/engine'
@@ -111,7 +112,7 @@ export async function endExport(
   writer: JsonExportWriter,
   io: DecodeIo,
   source: ExportSourceInfo,
-  conversations: () => Iterable<ConversationInfo>,
+  conversations: ConversationList,
   stats: { messages: number; errors: number }
 ): Promise<void> {
   for (const _ of writer.endPieces(source, withSessionLinks(conversations), stats)) await io.flush()
@@ -156,7 +157,7 @@ export async function runDecode(job: DecodeJob, io: DecodeIo, held?: HeldFrames)
   })
   const stats = session.engine.stats
   const warnings = [...stats.warnings]
-  await endExport(writer, io, { file: name, frames: stats.frames, linkTypes: stats.linkTypes, warnings }, () => session.engine.conversations(), {
+  await endExport(writer, io, { file: name, frames: stats.frames, linkTypes: stats.linkTypes, warnings }, session.engine, {
     messages: written,
     errors: stats.errors
   })
@@ -251,7 +252,7 @@ async function runSharded(job: DecodeJob, io: DecodeIo, writer: JsonExportWriter
     })
     const r = await pool.end()
     const name = held ? held.name : basename(job.file)
-    await endExport(writer, io, { file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, () => r.conversations.conversations(), {
+    await endExport(writer, io, { file: name, frames: r.frames, linkTypes: r.linkTypes, warnings: warnings.list }, r.conversations, {
       messages: written,
       errors: r.errors
     })

@@ -122,7 +122,7 @@ async function loadInto(
         if (e instanceof CaptureFormatError) throw new SqlError(`${input.file}: ${e.message}`)
         throw e
       })
-      for (const c of withSessionLinks(() => session.engine.conversations())) rows.conversation(capture, c)
+      for (const c of withSessionLinks(session.engine)) rows.conversation(capture, c)
       rows.flush(0)
       const s = session.engine.stats
       loaded.push({ capture, frames: s.frames, messages: session.matched, errors: s.errors, warnings: [...s.warnings] })

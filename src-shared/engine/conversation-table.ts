@@ -89,6 +89,21 @@ export interface EndLimits {
   maxLive: number
 }
 
+/**
+ * What sorting and grouping the conversation list needs of one conversation: its protocol, counts and
+ * times, and its own notes (not the notes linking it to others on its addresses). `notes` is shared: read it,
+ * do not keep or change it.
+ */
+export type ConversationKeys = (
+  id: number,
+  protocol: string,
+  frames: number,
+  bytes: number,
+  firstTime: number,
+  lastTime: number,
+  notes: readonly string[]
+) => void
+
 /** A capture's conversations as the session and the exports read them: ids run 1..conversationCount. */
 export interface ConversationList {
   readonly conversationCount: number
@@ -96,9 +111,16 @@ export interface ConversationList {
   conversations(): Iterable<ConversationInfo>
   /** The summaries with these ids, in the same order (undefined for an unknown id). */
   conversationInfos(ids: readonly number[]): (ConversationInfo | undefined)[]
+  /** Calls `visit` for every conversation in id order, without making its summary (for a long list). */
+  visitKeys(visit: ConversationKeys): void
 }
 
-export const NO_CONVERSATIONS: ConversationList = { conversationCount: 0, conversations: () => [], conversationInfos: (ids) => ids.map(() => undefined) }
+export const NO_CONVERSATIONS: ConversationList = {
+  conversationCount: 0,
+  conversations: () => [],
+  conversationInfos: (ids) => ids.map(() => undefined),
+  visitKeys: () => undefined
+}
 
 /**
  * A table's columns as plain data, for another thread: a shard sends its ended conversations so, and the
@@ -167,8 +189,19 @@ export class ConversationTable {
     return {
       conversationCount: count,
       conversations: () => this.inOrder(count),
-      conversationInfos: (ids) => ids.map((id) => this.get(id))
+      conversationInfos: (ids) => ids.map((id) => this.get(id)),
+      visitKeys: (visit) => {
+        for (let id = 1; id <= count; id++) this.keysOf(id, visit)
+      }
     }
+  }
+
+  /** Calls `visit` with stored conversation `id`'s sort keys (see ConversationKeys); false when it is not stored. */
+  keysOf(id: number, visit: ConversationKeys): boolean {
+    if (!this.has(id)) return false
+    const i = id - 1
+    visit(id, this.shapes.values[this.shape[i]].protocol, this.frames[i], this.bytes[i], this.first[i], this.last[i], this.notes.values[this.noteRef[i]])
+    return true
   }
 
   private *inOrder(count: number): Generator<ConversationInfo> {

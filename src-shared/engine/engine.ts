@@ -15,7 +15,14 @@ import type { SchemaSet } from '../schema/set'
 import { UnknownDecoder } from '../protocols/unknown'
 import { TreeInterest, type TreeSwitch } from '../bytes/tree'
 import { Conversation, endpointString, type ConversationDeps, type Endpoint } from './conversation'
-import { ConversationTable, conversationKey, type ConversationList, type ConversationTableData, type EndReason } from './conversation-table'
+import {
+  ConversationTable,
+  conversationKey,
+  type ConversationKeys,
+  type ConversationList,
+  type ConversationTableData,
+  type EndReason
+} from './conversation-table'
 
 export interface DecodeAsRule {
   /** Conversation id, or an endpoint `ip:port` that either side of the conversation has. */
@@ -547,6 +554,19 @@ export class Engine implements TreeSwitch, ConversationList {
   conversationInfos(ids: readonly number[]): (ConversationInfo | undefined)[] {
     const open = this.openById()
     return ids.map((id) => this.summary(id, open))
+  }
+
+  /** Every conversation's sort keys in id order: an ended one's from the table, an open one's from its state. */
+  visitKeys(visit: ConversationKeys): void {
+    const open = this.openById()
+    for (let id = 1; id < this.nextId; id++) {
+      const conv = open.get(id)
+      if (!conv) this.ended.keysOf(id, visit)
+      else {
+        const c = conv.info()
+        visit(id, c.protocol, c.frames, c.bytes, c.firstTime, c.lastTime, c.notes)
+      }
+    }
   }
 
   /** The open conversations by id (`live` is keyed by address pair). */

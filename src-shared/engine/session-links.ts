@@ -3,13 +3,16 @@
 // id on each (docs/sfs2x.md, "BlueBox"). Only the whole conversation list shows which belong together, so
 // the link is made where the list is final: the export's conversation list and the app's.
 
+import type { ConversationInfo } from '../model/types'
+import type { ConversationList } from './conversation-table'
+
 const SESSION_NOTE = /^BlueBox session (\S+)$/
 
 /**
  * Reads `list` once and returns what adds, to a conversation that shares a session with others, the note
  * naming them all (the conversation itself when it shares none): for a page of a long list.
  */
-export function sessionLinker<C extends { id: number; notes: string[] }>(list: Iterable<C>): (c: C) => C {
+export function sessionLinker(list: Iterable<{ id: number; notes: readonly string[] }>): <C extends { notes: string[] }>(c: C) => C {
   const members = new Map<string, number[]>()
   for (const c of list) {
     for (const n of c.notes) {
@@ -34,10 +37,19 @@ export function sessionLinker<C extends { id: number; notes: string[] }>(list: I
 }
 
 /**
- * The conversations, each sharing a session with others given a note naming them all. Reads `list()` twice
- * (once to group, once to write) so a long list is never held whole.
+ * The conversations, each sharing a session with others given a note naming them all. Reads the list twice,
+ * its columns to group and its summaries to write, so a long list is never held whole.
  */
-export function* withSessionLinks<C extends { id: number; notes: string[] }>(list: () => Iterable<C>): Generator<C> {
-  const link = sessionLinker(list())
-  for (const c of list()) yield link(c)
+export function* withSessionLinks(list: ConversationList): Generator<ConversationInfo> {
+  const link = sessionLinker(notedConversations(list))
+  for (const c of list.conversations()) yield link(c)
+}
+
+/** The conversations with notes of their own (only those can share a session), read from the list's columns. */
+export function notedConversations(list: ConversationList): { id: number; notes: readonly string[] }[] {
+  const noted: { id: number; notes: readonly string[] }[] = []
+  list.visitKeys((id, _protocol, _frames, _bytes, _first, _last, notes) => {
+    if (notes.length) noted.push({ id, notes })
+  })
+  return noted
 }

@@ -103,7 +103,7 @@ export async function exportRows(
     onProgress: progress
   })
   if (written < rows.length) return null
-  await endExport(writer, io, { file: name, frames: ctx.frames, linkTypes: ctx.linkTypes, warnings }, () => ctx.conversations.conversations(), {
+  await endExport(writer, io, { file: name, frames: ctx.frames, linkTypes: ctx.linkTypes, warnings }, ctx.conversations, {
     messages: written,
     errors: ctx.rows.errors
   })

@@ -47,7 +47,10 @@ function countingList(n: number): ConversationList & { made: number } {
         yield conversation(id)
       }
     },
-    conversationInfos: (ids: readonly number[]) => ids.map((id) => (id >= 1 && id <= n ? conversation(id) : undefined))
+    conversationInfos: (ids: readonly number[]) => ids.map((id) => (id >= 1 && id <= n ? conversation(id) : undefined)),
+    visitKeys: () => {
+      throw new Error('stats does not sort the list')
+    }
   }
   return list
 }

@@ -17,7 +17,7 @@ import { createDefaultRegistry } from '../../../src-shared/protocols'
 import { ProtocolRegistry, type Pdu, type ProtocolModule } from '../../../src-shared/protocols/registry'
 import { MessageDraft } from '../../../src-shared/bytes/tree'
 import type { CaptureFrame } from '../../../src-shared/capture/types'
-import type { DecodedMessage } from '../../../src-shared/model/types'
+import type { ConversationInfo, DecodedMessage } from '../../../src-shared/model/types'
 import { ACK, FIN, PSH, RST, SYN, resetFrames, tcpFrame, udpFrame } from '../helpers/frames'
 import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
 
@@ -154,6 +154,58 @@ describe('an idle conversation', () => {
       const r = await pool.end()
       expect([...r.conversations.conversations()], `${jobs} shards`).toEqual(one)
       expect(r.conversations.conversationInfos([24, 1, 99])).toEqual([one[23], one[0], undefined])
+    }
+  })
+
+  it("gives each conversation's sort keys without its summary: the summary's numbers and its own notes, not the links", async () => {
+    const frames: CaptureFrame[] = []
+    for (let k = 0; k < 12; k++) frames.push(at(k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'a')))
+    for (let k = 0; k < 12; k++) frames.push(at(30 + k * 0.1, udpFrame(S, 6000, C, 5000 + k, 'bb')))
+    for (let k = 0; k < 12; k++) frames.push(at(100 + k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'ccc')))
+    frames.forEach((f, i) => (f.number = i + 1))
+    // A note of its own for the conversations on port 5003 (4, and 16 which continues it).
+    const decodeAs = [{ match: `${C}:5003`, protocol: 'no-such-protocol' }]
+    type Keys = { id: number; protocol: string; frames: number; bytes: number; firstTime: number; lastTime: number; notes: string[] }
+    const keysOf = (list: { visitKeys: Engine['visitKeys'] }) => {
+      const keys: Keys[] = []
+      list.visitKeys((id, protocol, frames, bytes, firstTime, lastTime, notes) =>
+        keys.push({ id, protocol, frames, bytes, firstTime, lastTime, notes: [...notes] })
+      )
+      return keys
+    }
+    const LINK = /^(continues conversation \d+|ended after 60 s .* are conversation \d+$)/
+    const expected = (list: Iterable<ConversationInfo>) =>
+      [...list].map((c) => ({
+        id: c.id,
+        protocol: c.protocol,
+        frames: c.frames,
+        bytes: c.bytes,
+        firstTime: c.firstTime,
+        lastTime: c.lastTime,
+        notes: c.notes.filter((n) => !LINK.test(n))
+      }))
+    // Mid-capture: 1-12 ended, 13-24 open.
+    const engine = new Engine({ registry: createDefaultRegistry(), decodeAs, onMessage: () => undefined })
+    for (const f of frames) engine.addFrame(f)
+    expect(engine.liveConversations).toBe(12)
+    const mid = keysOf(engine)
+    expect(mid).toEqual(expected(engine.conversations()))
+    expect(mid.map((k) => k.id)).toEqual(Array.from({ length: 24 }, (_, i) => i + 1))
+    expect(mid.filter((k) => k.notes.length).map((k) => [k.id, k.notes])).toEqual([
+      [4, ['decode as no-such-protocol: no such protocol, detecting instead']],
+      [16, ['decode as no-such-protocol: no such protocol, detecting instead']]
+    ])
+    expect(mid.map((k) => k.frames)).toEqual([...Array(12).fill(2), ...Array(12).fill(1)])
+    engine.finish()
+    const ended = keysOf(engine)
+    expect(ended).toEqual(expected(engine.conversations()))
+    // Merged from shards, the list's table gives the same keys.
+    for (const jobs of [2, 3]) {
+      const pool = new ShardPool(jobs, { mode: 'index', keys: [], decodeAs }, { row: () => undefined, warning: () => undefined }, true)
+      for (const f of frames) pool.push(f)
+      await pool.drain()
+      const r = await pool.end()
+      expect(keysOf(r.conversations), `${jobs} shards`).toEqual(ended)
     }
   })
 
