@@ -136,14 +136,22 @@ describe('an idle conversation', () => {
     expect(messages.map((m) => m.conversation)).toEqual([1, 1, 2])
   })
 
-  it('is worded with the same conversation ids when shards decode it: the links are renumbered with the merge', async () => {
-    // Twelve address pairs, each idle for longer than 60 s and then continued: spread over the shards, a
-    // shard's own conversation numbers are not the capture's.
+  /**
+   * Twelve address pairs (client ports 5000-5011), each a datagram and its reply, then idle for longer than
+   * 60 s and continued by one more datagram: conversations 1-12, continued as 13-24.
+   */
+  function continuedPairs(payloads = ['a', 'b', 'c']): CaptureFrame[] {
     const frames: CaptureFrame[] = []
-    for (let k = 0; k < 12; k++) frames.push(at(k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'a')))
-    for (let k = 0; k < 12; k++) frames.push(at(30 + k * 0.1, udpFrame(S, 6000, C, 5000 + k, 'b')))
-    for (let k = 0; k < 12; k++) frames.push(at(100 + k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'c')))
+    for (let k = 0; k < 12; k++) frames.push(at(k * 0.1, udpFrame(C, 5000 + k, S, 6000, payloads[0])))
+    for (let k = 0; k < 12; k++) frames.push(at(30 + k * 0.1, udpFrame(S, 6000, C, 5000 + k, payloads[1])))
+    for (let k = 0; k < 12; k++) frames.push(at(100 + k * 0.1, udpFrame(C, 5000 + k, S, 6000, payloads[2])))
     frames.forEach((f, i) => (f.number = i + 1))
+    return frames
+  }
+
+  it('is worded with the same conversation ids when shards decode it: the links are renumbered with the merge', async () => {
+    // Spread over the shards, a shard's own conversation numbers are not the capture's.
+    const frames = continuedPairs()
     const one = run(frames).conversations
     expect(one).toHaveLength(24)
     expect(one[12].notes).toEqual(['continues conversation 1, which was ended after 60 s of capture time without packets'])
@@ -158,11 +166,8 @@ describe('an idle conversation', () => {
   })
 
   it("gives each conversation's sort keys without its summary: the summary's numbers and its own notes, not the links", async () => {
-    const frames: CaptureFrame[] = []
-    for (let k = 0; k < 12; k++) frames.push(at(k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'a')))
-    for (let k = 0; k < 12; k++) frames.push(at(30 + k * 0.1, udpFrame(S, 6000, C, 5000 + k, 'bb')))
-    for (let k = 0; k < 12; k++) frames.push(at(100 + k * 0.1, udpFrame(C, 5000 + k, S, 6000, 'ccc')))
-    frames.forEach((f, i) => (f.number = i + 1))
+    // Payloads of three sizes, so bytes differ from frames.
+    const frames = continuedPairs(['a', 'bb', 'ccc'])
     // A note of its own for the conversations on port 5003 (4, and 16 which continues it).
     const decodeAs = [{ match: `${C}:5003`, protocol: 'no-such-protocol' }]
     type Keys = { id: number; protocol: string; frames: number; bytes: number; firstTime: number; lastTime: number; notes: string[] }
