@@ -91,8 +91,8 @@ export interface EndLimits {
 
 /**
  * What sorting and grouping the conversation list needs of one conversation: its protocol, counts and
- * times, and its own notes (not the notes linking it to others on its addresses). `notes` is shared: read it,
- * do not keep or change it.
+ * times, and its own notes (not the notes linking it to others on its addresses). `notes` may be the table's
+ * own array: never change it.
  */
 export type ConversationKeys = (
   id: number,
