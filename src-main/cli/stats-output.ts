@@ -28,7 +28,8 @@ export function* statsText(s: CaptureStats): Generator<string> {
 export function* statsJson(s: CaptureStats): Generator<string> {
   const mark = '\u0000conversations'
   const whole = JSON.stringify({ ...s, conversations: mark }, null, 2)
-  const at = whole.indexOf(JSON.stringify(mark))
+  const quoted = JSON.stringify(mark)
+  const at = whole.indexOf(quoted)
   yield whole.slice(0, at)
   // The array is a value of the top object: its items are indented four spaces, its `]` two.
   let first = true
@@ -37,7 +38,7 @@ export function* statsJson(s: CaptureStats): Generator<string> {
     first = false
   }
   yield first ? '[]' : '\n  ]'
-  yield `${whole.slice(at + JSON.stringify(mark).length)}\n`
+  yield `${whole.slice(at + quoted.length)}\n`
 }
 
 /** Joins small pieces into chunks of about `size` characters, for fewer writes. */

@@ -60,6 +60,10 @@ function packEndpoint(e: string): { ip: number; port: number } | null {
   return { ip, port }
 }
 
+/** The interning keys of a conversation's shape (protocol and stack) and of its notes. */
+const shapeKey = (s: { protocol: string; stack: readonly string[] }) => `${s.protocol}\u0000${s.stack.join('\u0000')}`
+const notesKey = (notes: readonly string[]) => notes.join('\n')
+
 /** Interns values by a text key: each distinct one is stored once and referred to by number. */
 class Interned<T> {
   private readonly ids = new Map<string, number>()
@@ -218,8 +222,8 @@ export class ConversationTable {
     t.top = d.top
     for (const k of COLUMNS) t[k].set(d[k])
     for (const [id, c, s] of d.otherEndpoints) t.otherEndpoints.set(id, [c, s])
-    t.shapes = Interned.of(d.shapes, (v) => `${v.protocol}\u0000${v.stack.join('\u0000')}`)
-    t.notes = Interned.of(d.notes, (v) => v.join('\n'))
+    t.shapes = Interned.of(d.shapes, shapeKey)
+    t.notes = Interned.of(d.notes, notesKey)
     return t
   }
 
@@ -236,7 +240,7 @@ export class ConversationTable {
     const other = from.otherEndpoints.get(id)
     if (other) this.otherEndpoints.set(to, other)
     const shape = from.shapes.values[from.shape[i]]
-    this.shape[j] = this.shapes.id(`${shape.protocol}\u0000${shape.stack.join('\u0000')}`, () => shape)
+    this.shape[j] = this.shapes.id(shapeKey(shape), () => shape)
     this.noteRef[j] = this.noteList(from.notes.values[from.noteRef[i]])
     this.previous[j] = from.previous[i] ? renumber(from.previous[i]) : 0
     this.next[j] = from.next[i] ? renumber(from.next[i]) : 0
@@ -274,7 +278,7 @@ export class ConversationTable {
     this.bytes[i] = info.bytes
     this.first[i] = info.firstTime
     this.last[i] = info.lastTime
-    this.shape[i] = this.shapes.id(`${info.protocol}\u0000${info.stack.join('\u0000')}`, () => ({ protocol: info.protocol, stack: [...info.stack] }))
+    this.shape[i] = this.shapes.id(shapeKey(info), () => ({ protocol: info.protocol, stack: [...info.stack] }))
     this.noteRef[i] = this.noteList(info.notes)
     this.previous[i] = previous
     this.top = Math.max(this.top, info.id)
@@ -353,7 +357,7 @@ export class ConversationTable {
   }
 
   private noteList(notes: readonly string[]): number {
-    return notes.length ? this.notes.id(notes.join('\n'), () => [...notes]) : 0
+    return notes.length ? this.notes.id(notesKey(notes), () => [...notes]) : 0
   }
 
   /** Points the key's slot at `id`, replacing an older conversation on the same key. */

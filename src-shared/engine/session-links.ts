@@ -46,7 +46,7 @@ export function* withSessionLinks(list: ConversationList): Generator<Conversatio
 }
 
 /** The conversations with notes of their own (only those can share a session), read from the list's columns. */
-export function notedConversations(list: ConversationList): { id: number; notes: readonly string[] }[] {
+function notedConversations(list: ConversationList): { id: number; notes: readonly string[] }[] {
   const noted: { id: number; notes: readonly string[] }[] = []
   list.visitKeys((id, _protocol, _frames, _bytes, _first, _last, notes) => {
     if (notes.length) noted.push({ id, notes })

@@ -5,7 +5,7 @@
 // changes: another capture state (generation), more conversations, or, while capturing, a second passing.
 
 import type { ConversationPage, ConversationQuery, ConversationSort } from '../../../src-shared/api'
-import { notedConversations, sessionLinker } from '../../../src-shared/engine/session-links'
+import { sessionLinker } from '../../../src-shared/engine/session-links'
 import type { ConversationInfo } from '../../../src-shared/model/types'
 import type { ConversationList } from '../../../src-shared/engine/conversation-table'
 import type { SessionContext } from './context'
@@ -40,9 +40,12 @@ function scanList(ctx: SessionContext): Scan {
   const duration = new Float64Array(count)
   const nameIndex = new Map<string, number>()
   const found: string[] = []
-  // The keys are read from the list's columns: making each summary (endpoint texts, notes) took 337 ms of
-  // the first page for a million conversations.
-  source.visitKeys((id, name, f, b, firstTime, lastTime) => {
+  // Only conversations with notes of their own can share a BlueBox session (sessionLinker).
+  const noted: { id: number; notes: readonly string[] }[] = []
+  // The keys are read from the list's columns, in one pass: making each summary (endpoint texts, notes)
+  // took 337 ms of the first page for a million conversations.
+  source.visitKeys((id, name, f, b, firstTime, lastTime, notes) => {
+    if (notes.length) noted.push({ id, notes })
     const i = id - 1
     if (i < 0 || i >= count) return
     let n = nameIndex.get(name)
@@ -52,7 +55,7 @@ function scanList(ctx: SessionContext): Scan {
     bytes[i] = b
     duration[i] = Math.max(0, lastTime - firstTime)
   })
-  const link = sessionLinker(notedConversations(source))
+  const link = sessionLinker(noted)
   // Protocols numbered in name order, so sorting by protocol compares numbers.
   const names = [...found].sort((a, b) => a.localeCompare(b))
   const rank = found.map((n) => names.indexOf(n))
