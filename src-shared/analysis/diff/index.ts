@@ -188,39 +188,72 @@ function serverPort(address: string): string {
   return address.slice(address.lastIndexOf(':') + 1)
 }
 
-/** Pairs conversations per protocol: the same server port first, then the rest in order of appearance. */
-function pairConversations(
-  a: readonly DiffConversationInput[],
-  b: readonly DiffConversationInput[]
-): { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }[] {
-  const out: { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }[] = []
-  const protocols = [...new Set([...a, ...b].map((c) => c.protocol))]
-  for (const p of protocols) {
-    const as = a.filter((c) => c.protocol === p).sort((x, y) => x.id - y.id)
-    const bs = b.filter((c) => c.protocol === p).sort((x, y) => x.id - y.id)
-    const usedB = new Set<number>()
-    const pairs = new Map<number, { b: DiffConversationInput; by: 'server-port' | 'order' }>()
-    for (const ca of as) {
-      const cb = bs.find((c) => !usedB.has(c.id) && serverPort(c.server) === serverPort(ca.server))
+/** A list taken from the front (Array.shift is linear, and a capture can have a million conversations). */
+class Queue<T> {
+  private next = 0
+  constructor(private readonly items: T[] = []) {}
+  push(item: T): void {
+    this.items.push(item)
+  }
+  take(): T | undefined {
+    return this.next < this.items.length ? this.items[this.next++] : undefined
+  }
+}
+
+type ConversationPair = { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }
+
+/**
+ * Pairs conversations per protocol: the same server port first, then the rest in order of appearance.
+ * Each A conversation takes the first B conversation left with its server port: B's are queued per
+ * protocol and port, so pairing is linear in the number of conversations.
+ */
+function pairConversations(a: readonly DiffConversationInput[], b: readonly DiffConversationInput[]): ConversationPair[] {
+  const byProtocol = (list: readonly DiffConversationInput[]) => {
+    const out = new Map<string, DiffConversationInput[]>()
+    for (const c of list) {
+      const same = out.get(c.protocol)
+      if (same) same.push(c)
+      else out.set(c.protocol, [c])
+    }
+    for (const same of out.values()) same.sort((x, y) => x.id - y.id)
+    return out
+  }
+  const as = byProtocol(a)
+  const bs = byProtocol(b)
+  const out: ConversationPair[] = []
+  for (const p of new Set([...as.keys(), ...bs.keys()])) {
+    const pa = as.get(p) ?? []
+    const pb = bs.get(p) ?? []
+    const byPort = new Map<string, Queue<DiffConversationInput>>()
+    for (const cb of pb) {
+      const port = serverPort(cb.server)
+      const q = byPort.get(port)
+      if (q) q.push(cb)
+      else byPort.set(port, new Queue([cb]))
+    }
+    const usedB = new Set<DiffConversationInput>()
+    const pairs = new Map<DiffConversationInput, { b: DiffConversationInput; by: 'server-port' | 'order' }>()
+    for (const ca of pa) {
+      const cb = byPort.get(serverPort(ca.server))?.take()
       if (cb) {
-        usedB.add(cb.id)
-        pairs.set(ca.id, { b: cb, by: 'server-port' })
+        usedB.add(cb)
+        pairs.set(ca, { b: cb, by: 'server-port' })
       }
     }
-    const restB = bs.filter((c) => !usedB.has(c.id))
-    for (const ca of as) {
-      if (pairs.has(ca.id)) continue
-      const cb = restB.shift()
+    const restB = new Queue(pb.filter((c) => !usedB.has(c)))
+    for (const ca of pa) {
+      if (pairs.has(ca)) continue
+      const cb = restB.take()
       if (cb) {
-        usedB.add(cb.id)
-        pairs.set(ca.id, { b: cb, by: 'order' })
+        usedB.add(cb)
+        pairs.set(ca, { b: cb, by: 'order' })
       }
     }
-    for (const ca of as) {
-      const pb = pairs.get(ca.id)
-      out.push({ a: ca, b: pb?.b ?? null, by: pb?.by ?? null })
+    for (const ca of pa) {
+      const pair = pairs.get(ca)
+      out.push({ a: ca, b: pair?.b ?? null, by: pair?.by ?? null })
     }
-    for (const cb of bs) if (!usedB.has(cb.id)) out.push({ a: null, b: cb, by: null })
+    for (const cb of pb) if (!usedB.has(cb)) out.push({ a: null, b: cb, by: null })
   }
   return out
 }
@@ -335,11 +368,16 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
         matchedB.add(db[j])
       }
       // What the alignment left on both sides with the same name came in another order: pair it in order.
-      const leftB = new Map<string, Msg[]>()
-      for (const y of db) if (!matchedB.has(y)) leftB.set(y.key, [...(leftB.get(y.key) ?? []), y])
+      const leftB = new Map<string, Queue<Msg>>()
+      for (const y of db) {
+        if (matchedB.has(y)) continue
+        const q = leftB.get(y.key)
+        if (q) q.push(y)
+        else leftB.set(y.key, new Queue([y]))
+      }
       for (const x of da) {
         if (matchedA.has(x)) continue
-        const y = leftB.get(x.key)?.shift()
+        const y = leftB.get(x.key)?.take()
         if (!y) continue
         pairs.push({ x, y, reordered: true })
         matchedA.add(x)

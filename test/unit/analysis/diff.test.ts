@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { diffFiles } from '../../../src-main/host/capture-diff'
 import { alignKeys } from '../../../src-shared/analysis/diff/align'
 import { compilePattern, valueLeaves } from '../../../src-shared/analysis/diff/fields'
-import type { DiffReport } from '../../../src-shared/analysis/diff'
+import { diffCaptures, type DiffConversationInput, type DiffReport } from '../../../src-shared/analysis/diff'
 import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
 import { EXPECTED, REFERENCE_B_OPTIONS, facts } from '../../fixtures/analysis/diff-pair'
 import { gw } from '../helpers/cli'
@@ -98,6 +98,29 @@ describe('capture diff', () => {
     expect(compilePattern('/enet')('enet.sentTime')).toBe(true)
     expect(compilePattern('p.*.uid')('body.p.p.uid')).toBe(true)
     expect(compilePattern('parameters.221')('parameters.2210')).toBe(false)
+  })
+
+  it('pairs each conversation with the first one left on the other side with its server port, then the rest in order', () => {
+    const conv = (id: number, port: number, protocol = 'photon'): DiffConversationInput => ({
+      id,
+      protocol,
+      client: `10.0.0.${id}:5000${id}`,
+      server: `10.1.0.1:${port}`
+    })
+    // Listed out of id order: pairing goes by id (the order the conversations began in).
+    const a = [conv(4, 7000), conv(1, 7000), conv(2, 7000), conv(3, 8000), conv(5, 9000), conv(6, 6000, 'sfs2x')]
+    const b = [conv(11, 8000), conv(12, 7000), conv(13, 7000), conv(14, 5000), conv(15, 5001), conv(16, 6000, 'sfs2x'), conv(17, 6000, 'sfs2x')]
+    const r = diffCaptures({ conversations: a, messages: [] }, { conversations: b, messages: [] })
+    expect(r.conversations.map((c) => [c.protocol, c.a?.id ?? null, c.b?.id ?? null, c.pairedBy])).toEqual([
+      ['photon', 1, 12, 'server-port'],
+      ['photon', 2, 13, 'server-port'],
+      ['photon', 3, 11, 'server-port'],
+      // Port 7000 has no B conversation left: the first of B's unpaired ones, in order.
+      ['photon', 4, 14, 'order'],
+      ['photon', 5, 15, 'order'],
+      ['sfs2x', 6, 16, 'server-port'],
+      ['sfs2x', null, 17, null]
+    ])
   })
 
   it('through the CLI: --json is the same report, the text names each difference, bad arguments exit 2', () => {
