@@ -37,7 +37,8 @@ import { MAX_SNAPLEN } from '../capture/live'
 // the same field names and named values as the worker that applies the filter.
 import '../../src-shared/engine/session'
 import { captureStats } from '../host/capture-stats'
-import { chunked, statsJson, statsText } from './stats-output'
+import { statsJson, statsText } from './stats-output'
+import { chunked, jsonWithArray } from './output-pieces'
 import { captureRooms } from '../host/capture-rooms'
 import { roomsText } from '../../src-shared/analysis/photon-rooms'
 import { CaptureFormatError } from '../../src-shared/capture/types'
@@ -259,7 +260,8 @@ async function diffCommand(a: ParsedArgs): Promise<number> {
   const ignore = a.options.get('ignore') ?? []
   for (const p of ignore) if (!isIgnorePattern(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
   const report = await diffFiles(fileA, fileB, { keysA: keys, keysB: keys, schemas: schemaOption(a), ignore, noDefaults: a.flags.has('no-default-ignores') })
-  process.stdout.write(a.flags.has('json') ? JSON.stringify(report, null, 2) + '\n' : diffText(report))
+  const write = writeWithBackpressure(process.stdout)
+  for (const chunk of chunked(a.flags.has('json') ? jsonWithArray(report, 'conversations', report.conversations) : diffText(report))) await write(chunk)
   return 0
 }
 

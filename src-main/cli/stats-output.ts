@@ -4,6 +4,7 @@
 
 import type { OperationsReport, OperationStat } from '../../src-shared/analysis/operations'
 import type { CaptureStats } from '../host/capture-stats'
+import { jsonWithArray } from './output-pieces'
 
 /** The text report, line by line (each ends in a newline). */
 export function* statsText(s: CaptureStats): Generator<string> {
@@ -21,37 +22,9 @@ export function* statsText(s: CaptureStats): Generator<string> {
   if (s.operations) for (const line of operationLines(s.operations, s)) yield `${line}\n`
 }
 
-/**
- * The JSON report: the same bytes as `JSON.stringify(report, null, 2)` with `conversations` as an array,
- * the array written one conversation at a time (the rest of the report is small).
- */
-export function* statsJson(s: CaptureStats): Generator<string> {
-  const mark = '\u0000conversations'
-  const whole = JSON.stringify({ ...s, conversations: mark }, null, 2)
-  const quoted = JSON.stringify(mark)
-  const at = whole.indexOf(quoted)
-  yield whole.slice(0, at)
-  // The array is a value of the top object: its items are indented four spaces, its `]` two.
-  let first = true
-  for (const c of s.conversations.conversations()) {
-    yield `${first ? '[' : ','}\n    ${JSON.stringify(c, null, 2).replaceAll('\n', '\n    ')}`
-    first = false
-  }
-  yield first ? '[]' : '\n  ]'
-  yield `${whole.slice(at + quoted.length)}\n`
-}
-
-/** Joins small pieces into chunks of about `size` characters, for fewer writes. */
-export function* chunked(pieces: Iterable<string>, size = 1 << 16): Generator<string> {
-  let buf = ''
-  for (const p of pieces) {
-    buf += p
-    if (buf.length >= size) {
-      yield buf
-      buf = ''
-    }
-  }
-  if (buf) yield buf
+/** The JSON report: the same bytes as `JSON.stringify(report, null, 2)`, the conversations one at a time. */
+export function statsJson(s: CaptureStats): Generator<string> {
+  return jsonWithArray(s, 'conversations', s.conversations.conversations())
 }
 
 /** `stats --ops` as text: one table overall, then one per conversation with requests or responses. */

@@ -339,6 +339,9 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
     const protocol = (pair.a ?? pair.b)!.protocol
     const la = pair.a ? (msgsA.get(pair.a.id) ?? []) : []
     const lb = pair.b ? (msgsB.get(pair.b.id) ?? []) : []
+    // Each conversation is compared once: its working copies go as the report grows.
+    if (pair.a) msgsA.delete(pair.a.id)
+    if (pair.b) msgsB.delete(pair.b.id)
     const skip = rules.matcher(protocol)
     const d: ConversationDiff = {
       protocol,
@@ -473,46 +476,36 @@ export function compactRows(rows: readonly DiffRow[], context: number, max: numb
   return out
 }
 
-/** The report as text, for a terminal. */
-export function diffText(r: DiffReport): string {
-  const lines: string[] = []
+/** The report as text, for a terminal, line by line (each ends in a newline; a long report is never one string). */
+export function* diffText(r: DiffReport): Generator<string> {
   const side = (s: ConversationSide | null) => (s ? `#${s.id} ${s.client} -> ${s.server}` : '(none)')
   const ref = (m: MessageRef) => `#${m.id} ${m.direction} ${m.name} (frame${m.frames.length > 1 ? 's' : ''} ${m.frames.join(',')})`
   const val = (v: Scalar) => (typeof v === 'string' ? JSON.stringify(v) : String(v))
-  lines.push(`A: ${r.a.file ?? 'A'}: ${r.a.conversations} conversations, ${r.a.messages} messages`)
-  lines.push(`B: ${r.b.file ?? 'B'}: ${r.b.conversations} conversations, ${r.b.messages} messages`)
+  yield `A: ${r.a.file ?? 'A'}: ${r.a.conversations} conversations, ${r.a.messages} messages\n`
+  yield `B: ${r.b.file ?? 'B'}: ${r.b.conversations} conversations, ${r.b.messages} messages\n`
   for (const c of r.conversations) {
-    lines.push('', `${c.protocol}: A ${side(c.a)}  <->  B ${side(c.b)}${c.pairedBy ? ` (paired by ${c.pairedBy})` : ''}`)
-    lines.push(
-      `  ${c.aligned} aligned, ${c.changed.filter((x) => x.fields.length).length} with differences, ${c.onlyA.length} only in A, ${c.onlyB.length} only in B`
-    )
-    for (const m of c.onlyA) lines.push(`  only in A: ${ref(m)}`)
-    for (const m of c.onlyB) lines.push(`  only in B: ${ref(m)}`)
+    yield `\n${c.protocol}: A ${side(c.a)}  <->  B ${side(c.b)}${c.pairedBy ? ` (paired by ${c.pairedBy})` : ''}\n`
+    yield `  ${c.aligned} aligned, ${c.changed.filter((x) => x.fields.length).length} with differences, ${c.onlyA.length} only in A, ${c.onlyB.length} only in B\n`
+    for (const m of c.onlyA) yield `  only in A: ${ref(m)}\n`
+    for (const m of c.onlyB) yield `  only in B: ${ref(m)}\n`
     for (const x of c.changed) {
-      lines.push(
-        `  ${x.fields.length ? 'changed' : 'reordered'}: A ${ref(x.a)}  B #${x.b.id} (frame${x.b.frames.length > 1 ? 's' : ''} ${x.b.frames.join(',')})${x.reordered && x.fields.length ? ' (out of order)' : ''}`
-      )
+      yield `  ${x.fields.length ? 'changed' : 'reordered'}: A ${ref(x.a)}  B #${x.b.id} (frame${x.b.frames.length > 1 ? 's' : ''} ${x.b.frames.join(',')})${x.reordered && x.fields.length ? ' (out of order)' : ''}\n`
       for (const f of x.fields) {
         const types = f.aType !== f.bType && (f.aType || f.bType) ? ` [${f.aType ?? '-'} -> ${f.bType ?? '-'}]` : ''
-        lines.push(`      ${f.path}: ${f.only === 'b' ? '(absent)' : val(f.a)} -> ${f.only === 'a' ? '(absent)' : val(f.b)}${types}`)
+        yield `      ${f.path}: ${f.only === 'b' ? '(absent)' : val(f.a)} -> ${f.only === 'a' ? '(absent)' : val(f.b)}${types}\n`
       }
     }
   }
-  lines.push('', 'per operation:')
+  yield '\nper operation:\n'
   const rows = [
     ['protocol', 'dir', 'operation', 'A', 'B', 'aligned', 'changed', 'onlyA', 'onlyB'],
     ...r.summary.map((s) => [s.protocol, s.direction, s.name, ...[s.a, s.b, s.aligned, s.changed, s.onlyA, s.onlyB].map(String)])
   ]
   const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
-  for (const row of rows)
-    lines.push(
-      '  ' +
-        row
-          .map((cell, k) => (k < 3 ? cell.padEnd(widths[k]) : cell.padStart(widths[k])))
-          .join('  ')
-          .trimEnd()
-    )
+  for (const row of rows) {
+    const cells = row.map((cell, k) => (k < 3 ? cell.padEnd(widths[k]) : cell.padStart(widths[k])))
+    yield `  ${cells.join('  ').trimEnd()}\n`
+  }
   const t = r.totals
-  lines.push('', `total: ${t.aligned} aligned, ${t.changed} with differences, ${t.onlyA} only in A, ${t.onlyB} only in B`)
-  return lines.join('\n') + '\n'
+  yield `\ntotal: ${t.aligned} aligned, ${t.changed} with differences, ${t.onlyA} only in A, ${t.onlyB} only in B\n`
 }

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { captureStats, type CaptureStats } from '../../../src-main/host/capture-stats'
-import { chunked, statsJson, statsText } from '../../../src-main/cli/stats-output'
+import { statsJson, statsText } from '../../../src-main/cli/stats-output'
 import type { ConversationList } from '../../../src-shared/engine/conversation-table'
 import type { ConversationInfo } from '../../../src-shared/model/types'
 import { ROOT, gw } from '../helpers/cli'
@@ -99,14 +99,6 @@ describe('gamewire stats output', () => {
       expect(written).toBe(5000)
       expect(list.made).toBe(5000)
     }
-  })
-
-  it('chunks pieces into writes of about the asked size, losing nothing', () => {
-    const pieces = Array.from({ length: 1000 }, (_, k) => `${k},`)
-    const chunks = [...chunked(pieces, 100)]
-    expect(chunks.join('')).toBe(pieces.join(''))
-    expect(chunks.slice(0, -1).every((c) => c.length >= 100 && c.length < 104)).toBe(true)
-    expect(chunks.length).toBeLessThan(pieces.length / 20)
   })
 
   it('lists in text what `decode` lists as the capture’s conversations', () => {
