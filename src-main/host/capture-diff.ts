@@ -25,7 +25,7 @@ export async function diffSide(
   )
   // Held messages (roles not yet known) can come out after later ones: the diff wants them by id.
   messages.sort((x, y) => x.id - y.id)
-  const conversations = session.engine.conversationList().map((c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
+  const conversations = Array.from(session.engine.conversations(), (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
   return { file: basename(path), conversations, messages }
 }
 

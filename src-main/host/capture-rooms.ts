@@ -38,6 +38,6 @@ export async function captureRooms(
       pause: async () => {}
     }
   )
-  const conversations = session.engine.conversationList().map((c) => ({ id: c.id, server: c.server }))
+  const conversations = Array.from(session.engine.conversations(), (c) => ({ id: c.id, server: c.server }))
   return { doc: analyzeRooms(messages, conversations), warnings: session.engine.stats.warnings }
 }

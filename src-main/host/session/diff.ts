@@ -37,7 +37,7 @@ const sideA = new RowsPass<{ side: DiffSideInput; timelineIds: boolean }>(async 
     onMessage: (m) => messages.push(diffMessage(m))
   })
   messages.sort((x, y) => x.id - y.id)
-  const conversations = engine.conversationList().map((c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
+  const conversations = Array.from(engine.conversations(), (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
   const source = ctx.source
   const file = source?.kind === 'file' ? source.file : source?.kind === 'interface' ? source.name : undefined
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.

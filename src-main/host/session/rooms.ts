@@ -42,7 +42,7 @@ const roomsPass = new RowsPass<RoomsView>(async (ctx, rows, token) => {
   })
   const doc: RoomsView = analyzeRooms(
     messages,
-    engine.conversationList().map((c) => ({ id: c.id, server: c.server }))
+    Array.from(engine.conversations(), (c) => ({ id: c.id, server: c.server }))
   )
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.
   if (engine.stats.messages === rows.count && ctx.rows === rows) {
