@@ -313,18 +313,24 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
   const rules = ignoreRules(options)
   const convA = new Map(A.conversations.map((c) => [c.id, c]))
   const convB = new Map(B.conversations.map((c) => [c.id, c]))
+  // Each conversation's compared messages, as positions in its side's list: the working copies (Msg) are
+  // made for one pair at a time, so a capture of many conversations does not hold them all at once.
   const byConv = (side: DiffSideInput, convs: Map<number, DiffConversationInput>) => {
-    const out = new Map<number, Msg[]>()
-    for (const m of side.messages) {
-      if (!compared(m, convs.get(m.conversation))) continue
-      const name = displayName(m)
-      const msg: Msg = { m, key: `${m.direction}\u0000${name}`, ref: { id: m.id, frames: [...m.frames], direction: m.direction, name } }
+    const out = new Map<number, number[]>()
+    side.messages.forEach((m, k) => {
+      if (!compared(m, convs.get(m.conversation))) return
       const list = out.get(m.conversation)
-      if (list) list.push(msg)
-      else out.set(m.conversation, [msg])
-    }
+      if (list) list.push(k)
+      else out.set(m.conversation, [k])
+    })
     return out
   }
+  const working = (side: DiffSideInput, at: readonly number[] | undefined): Msg[] =>
+    (at ?? []).map((k) => {
+      const m = side.messages[k]
+      const name = displayName(m)
+      return { m, key: `${m.direction}\u0000${name}`, ref: { id: m.id, frames: [...m.frames], direction: m.direction, name } }
+    })
   const msgsA = byConv(A, convA)
   const msgsB = byConv(B, convB)
   const summary = new Map<string, OperationDiff>()
@@ -337,11 +343,8 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
   const conversations: ConversationDiff[] = []
   for (const pair of pairConversations(A.conversations, B.conversations)) {
     const protocol = (pair.a ?? pair.b)!.protocol
-    const la = pair.a ? (msgsA.get(pair.a.id) ?? []) : []
-    const lb = pair.b ? (msgsB.get(pair.b.id) ?? []) : []
-    // Each conversation is compared once: its working copies go as the report grows.
-    if (pair.a) msgsA.delete(pair.a.id)
-    if (pair.b) msgsB.delete(pair.b.id)
+    const la = pair.a ? working(A, msgsA.get(pair.a.id)) : []
+    const lb = pair.b ? working(B, msgsB.get(pair.b.id)) : []
     const skip = rules.matcher(protocol)
     const d: ConversationDiff = {
       protocol,
