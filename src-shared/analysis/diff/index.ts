@@ -5,7 +5,7 @@
 // the decoder (src-main/host/capture-diff.ts in the CLI); the app can call diffCaptures on its own.
 
 import { alignKeys } from './align'
-import { compilePattern, valueLeaves, type Leaf, type Scalar } from './fields'
+import { compilePattern, sameLeaves, valueLeaves, type Leaf, type Scalar } from './fields'
 
 export const DIFF_FORMAT = 'gamewire-diff/1'
 
@@ -261,6 +261,7 @@ function pairConversations(a: readonly DiffConversationInput[], b: readonly Diff
 type Matcher = (path: string) => boolean
 
 function changes(a: DiffMessageInput, b: DiffMessageInput, skip: Matcher): FieldChange[] {
+  if (sameLeaves(a.value, b.value, skip)) return []
   const la = valueLeaves(a.value)
   const lb = valueLeaves(b.value)
   const out: FieldChange[] = []

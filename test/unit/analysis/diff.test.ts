@@ -8,9 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { diffFiles } from '../../../src-main/host/capture-diff'
+import { diffFiles, diffSide } from '../../../src-main/host/capture-diff'
 import { alignKeys } from '../../../src-shared/analysis/diff/align'
-import { compilePattern, valueLeaves } from '../../../src-shared/analysis/diff/fields'
+import { compilePattern, sameLeaves, valueLeaves } from '../../../src-shared/analysis/diff/fields'
 import { diffCaptures, type DiffConversationInput, type DiffReport } from '../../../src-shared/analysis/diff'
 import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
 import { EXPECTED, REFERENCE_B_OPTIONS, facts } from '../../fixtures/analysis/diff-pair'
@@ -20,6 +20,7 @@ import { pv } from '../protocols/photon/gp-encoder'
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-diff-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
+const DEFAULT_SKIP = ['/responseTo', '/responseTimeMs', '/sentTime', '/reliableSeq', '_id'].map(compilePattern)
 const A = join(tmp, 'reference.pcapng')
 const B = join(tmp, 'reimplementation.pcapng')
 writeFileSync(A, scriptedCapture())
@@ -121,6 +122,82 @@ describe('capture diff', () => {
       ['sfs2x', 6, 16, 'server-port'],
       ['sfs2x', null, 17, null]
     ])
+  })
+
+  it('finds no difference outside skipped fields only where the leaves have none (the shortcut before comparing leaves)', async () => {
+    // The independent answer: compare every leaf as the report does.
+    const leafChanges = (x: unknown, y: unknown, skip: (path: string) => boolean) => {
+      const la = valueLeaves(x)
+      const lb = valueLeaves(y)
+      return [...new Set([...la.keys(), ...lb.keys()])].filter((path) => {
+        const l = la.get(path)
+        const r = lb.get(path)
+        return !skip(path) && !(l && r && l.value === r.value && l.type === r.type)
+      })
+    }
+    // The places of a value's leaves, to change one: a container and its key.
+    const places = (v: unknown, out: [object, unknown][] = []): [object, unknown][] => {
+      if (v instanceof Uint8Array) return out
+      if (v instanceof Map) for (const [k, x] of v) typeof x === 'object' && x !== null && !(x instanceof Uint8Array) ? places(x, out) : out.push([v, k])
+      else if (v !== null && typeof v === 'object')
+        for (const [k, x] of Object.entries(v)) typeof x === 'object' && x !== null && !(x instanceof Uint8Array) ? places(x, out) : out.push([v, k])
+      return out
+    }
+    const changed = (x: unknown) =>
+      typeof x === 'number'
+        ? x + 1
+        : typeof x === 'string'
+          ? `${x}!`
+          : typeof x === 'boolean'
+            ? !x
+            : x instanceof Uint8Array
+              ? Uint8Array.from(x, (b, i) => (i === 0 ? b ^ 1 : b))
+              : 'other'
+    const none = () => false
+    const values = [...(await diffSide(A)).messages, ...(await diffSide(B)).messages].map((m) => m.value)
+    let kept = 0
+    let found = 0
+    for (const [k, value] of values.entries()) {
+      // The same value in other objects: the same leaves.
+      expect(sameLeaves(value, structuredClone(value), none)).toBe(true)
+      const list = places(value)
+      if (!list.length) continue
+      const copy = structuredClone(value)
+      const [container, key] = places(copy)[k % list.length]
+      const before = container instanceof Map ? container.get(key) : (container as Record<string, unknown>)[key as string]
+      const after = changed(before)
+      if (container instanceof Map) container.set(key, after)
+      else (container as Record<string, unknown>)[key as string] = after
+      const paths = leafChanges(value, copy, none)
+      if (paths.length === 0) continue
+      // A real difference is never passed over; covered by a skip pattern, the values are the same.
+      expect(sameLeaves(value, copy, none)).toBe(false)
+      found++
+      const skipIt = (path: string) => paths.includes(path) || paths.some((p) => path.startsWith(`${p}.`))
+      expect(leafChanges(value, copy, skipIt)).toEqual([])
+      expect(sameLeaves(value, copy, skipIt)).toBe(true)
+      kept++
+    }
+    expect(found).toBeGreaterThan(40)
+    expect(kept).toBe(found)
+    // Against messages of the other capture: true only where the leaves agree outside the skipped fields.
+    const skip = (path: string) => DEFAULT_SKIP.some((t) => t(path))
+    for (let i = 0; i < values.length; i++) {
+      const j = (i * 7 + 3) % values.length
+      const agree = leafChanges(values[i], values[j], skip).length === 0
+      if (!agree) expect(sameLeaves(values[i], values[j], skip)).toBe(false)
+    }
+    // Edge cases: an empty key at the root adds no dot to the path; bytes by content; a wrapper's type counts.
+    expect(sameLeaves({ '': { x: 1 } }, { '': { x: 2 } }, compilePattern('/x'))).toBe(true)
+    expect(sameLeaves({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 2]) }, none)).toBe(true)
+    expect(sameLeaves({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 3]) }, none)).toBe(false)
+    expect(sameLeaves({ v: { type: 'Int32', value: 1 } }, { v: { type: 'Int64', value: 1 } }, none)).toBe(false)
+    expect(sameLeaves({ v: {} }, { v: [] }, none)).toBe(false)
+    // A difference inside each kind of container.
+    expect(sameLeaves({ list: [1, 2] }, { list: [1, 3] }, none)).toBe(false)
+    expect(sameLeaves(new Map([[1, 'a']]), new Map([[1, 'b']]), none)).toBe(false)
+    expect(sameLeaves([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], none)).toBe(false)
+    expect(sameLeaves([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], compilePattern('/1'))).toBe(true)
   })
 
   it('through the CLI: --json is the same report, the text names each difference, bad arguments exit 2', () => {
