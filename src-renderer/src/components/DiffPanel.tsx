@@ -5,7 +5,7 @@
 // again; clicking an A message selects it in the timeline. The host keeps both sides decoded
 // (src-main/host/session/diff.ts), so a new ignore list answers without decoding again.
 
-import { useEffect, useRef } from 'react'
+import { memo, useEffect, useRef, useState } from 'react'
 import { create } from 'zustand'
 import type { CaptureDiff, ConversationDiff, DiffRow, MessageRef } from '../../../src-shared/api'
 import { baseName, DIRECTION_ARROW, num, plural } from '../format'
@@ -90,7 +90,16 @@ function rowKind(r: DiffRow, c: ConversationDiff): string {
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v))
 
-function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
+/**
+ * Lines a pair shows at first, and more per "Show more": a long capture against another has pairs of
+ * thousands of lines (the host sends up to MAX_ROWS each), and a page of every line of every pair at once
+ * took seconds per keystroke.
+ */
+export const PAIR_LINES_SHOWN = 100
+
+// Memoized: typing in the form re-renders the panel, not the pairs of an unchanged result.
+const Pair = memo(function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
+  const [limit, setLimit] = useState(PAIR_LINES_SHOWN)
   const side = (s: ConversationDiff['a']) => (s ? `#${s.id} ${s.client} → ${s.server}` : '(none)')
   const changed = c.changed.filter((x) => x.fields.length).length
   const differs = changed + c.onlyA.length + c.onlyB.length > 0
@@ -111,7 +120,7 @@ function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
           </tr>
         </thead>
         <tbody>
-          {(c.rows ?? []).map((r, i) => {
+          {(c.rows ?? []).slice(0, limit).map((r, i) => {
             const kind = rowKind(r, c)
             if ('gap' in r) {
               return (
@@ -156,9 +165,14 @@ function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
           })}
         </tbody>
       </table>
+      {(c.rows?.length ?? 0) > limit && (
+        <button type="button" className="button small" data-testid="diff-more" onClick={() => setLimit(limit + PAIR_LINES_SHOWN)}>
+          Show {num(Math.min(PAIR_LINES_SHOWN, (c.rows?.length ?? 0) - limit))} more of {num((c.rows?.length ?? 0) - limit)} lines
+        </button>
+      )}
     </details>
   )
-}
+})
 
 export function DiffPanel() {
   const api = useInspector((s) => s.api)
@@ -265,8 +279,8 @@ export function DiffPanel() {
             <span className={r.totals.changed ? 'diff-changed-text' : ''}>{num(r.totals.changed)} with differences</span>, {num(r.totals.onlyA)} only in A,{' '}
             {num(r.totals.onlyB)} only in B
           </p>
-          {r.conversations.map((c, i) => (
-            <Pair key={i} c={c} byId={r.timelineIds} />
+          {r.conversations.map((c) => (
+            <Pair key={`${c.a?.id ?? ''}-${c.b?.id ?? ''}`} c={c} byId={r.timelineIds} />
           ))}
           <h3>Per operation</h3>
           <table className="ops-table" data-testid="diff-summary">

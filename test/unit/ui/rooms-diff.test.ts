@@ -17,6 +17,8 @@ import { removalIgnored } from '../analysis/helpers/photon-room-sessions'
 import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
 import { EXPECTED, REFERENCE_B_OPTIONS } from '../../fixtures/analysis/diff-pair'
 import type { DiffReport } from '../../../src-shared/analysis/diff'
+import { writeGameCapture } from '../../bench/game-traffic'
+import { PAIR_LINES_SHOWN } from '../../../src-renderer/src/components/DiffPanel'
 
 const ARTIFACTS = join(ROOT, 'test/artifacts')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-rooms-diff-ui-'))
@@ -177,6 +179,56 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     await expect.poll(selectedRow).toBe(String(leaveId))
     await expect.poll(detailId).toBe(String(leaveId))
     expect(await page.locator('[data-testid=timeline-row][aria-selected="true"]').innerText()).toMatch(/Leave response/)
+    expect(problems).toEqual([])
+  })
+
+  it('a long pair shows its first lines and more on each "Show more", up to every line the CLI reports', async () => {
+    // Two runs of the bench's game traffic (other seeds): pairs of hundreds of lines, each with differences.
+    const gameA = join(tmp, 'game-a.pcapng')
+    const gameB = join(tmp, 'game-b.pcapng')
+    writeGameCapture(gameA, join(tmp, 'game-a.keys'), { frames: 4000, seed: 3 })
+    writeGameCapture(gameB, join(tmp, 'game-b.keys'), { frames: 6000, seed: 4 })
+    await openFile(gameA)
+    await page.locator('[data-testid=status-bar]').filter({ hasText: 'game-a.pcapng' }).waitFor()
+    await viewDone()
+    if (!(await page.locator('[data-testid=diff]').count())) await page.click('[data-testid=panel-diff]')
+    await page.fill('[data-testid=diff-path]', gameB)
+    await page.click('[data-testid=diff-run]')
+    await page.waitForSelector('[data-testid=diff][data-state=done]')
+    await expect.poll(() => page.locator('[data-testid=diff-totals]').innerText()).toContain('game-a.pcapng')
+    const report = JSON.parse(
+      spawnSync(process.execPath, [BIN, 'diff', gameA, gameB, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 }).stdout
+    ) as DiffReport
+    // The first pair shown open with more lines, held by its place (it loses its button on the way).
+    const at = await page
+      .locator('[data-testid=diff-pair]')
+      .evaluateAll((pairs) => pairs.findIndex((p) => p.hasAttribute('open') && p.querySelector('[data-testid=diff-more]')))
+    expect(at).toBeGreaterThanOrEqual(0)
+    const pair = page.locator('[data-testid=diff-pair]').nth(at)
+    const rows = pair.locator('[data-testid=diff-row]')
+    expect(await rows.count()).toBe(PAIR_LINES_SHOWN)
+    // Which pair: its A conversation, as the CLI names it.
+    const aId = Number(/A #(\d+)/.exec(await pair.locator('summary').innerText())![1])
+    const want = report.conversations.find((c) => c.a?.id === aId)!
+    const more = pair.locator('[data-testid=diff-more]')
+    let clicks = 0
+    while (await more.count()) {
+      const shown = await rows.count()
+      await more.click()
+      await expect.poll(() => rows.count()).toBeGreaterThan(shown)
+      clicks++
+    }
+    expect(clicks).toBeGreaterThan(1)
+    // Every line is there now: each message of A and of B once, the lone ones as the CLI lists them.
+    const ids = (side: 'a' | 'b', kind: string) =>
+      pair
+        .locator(`[data-testid=diff-row][data-kind=${kind}] [data-testid=diff-${side}]`)
+        .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-id'))))
+    // (The lines are in A's order with B's lone messages where B has them; the CLI lists them by id.)
+    const byId = (list: number[]) => [...list].sort((x, y) => x - y)
+    expect(byId(await ids('b', 'only-b'))).toEqual(want.onlyB.map((m) => m.id))
+    expect(byId(await ids('a', 'only-a'))).toEqual(want.onlyA.map((m) => m.id))
+    expect(await rows.count()).toBe(want.aligned + want.onlyA.length + want.onlyB.length)
     expect(problems).toEqual([])
   })
 })
