@@ -16,7 +16,8 @@
 import { DECODE_WORKER_LIMITS } from '../host/worker-limits'
 import { isMainThread, Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
-import { FORMAT, conversationJson } from '../../src-shared/export/json'
+import { FORMAT } from '../../src-shared/export/json'
+import { utf8 } from '../../src-shared/export/json-bytes'
 import { LinkTypeName, type CaptureFrame } from '../../src-shared/capture/types'
 import { concatBytes } from '../../src-shared/bytes/concat'
 import type { IndexRow } from '../../src-shared/engine/message-index'
@@ -149,6 +150,10 @@ class CaptureRun {
   private keyRequests = new Map<number, number>() // decoder request id -> host request id
   private nextKeyRequest = 1
   private onEnded: ((r: Extract<DecoderReport, { type: 'ended' }>) => void) | undefined
+  private onConversations: ((r: Extract<DecoderReport, { type: 'conversations' }> | undefined) => void) | undefined
+  private decoderExited = false
+  /** Called when the host acknowledges a batch (the summary's pieces wait for the window). */
+  private onAck: (() => void) | undefined
 
   constructor(private readonly opts: LiveStartOptions) {
     checkStartOptions(opts)
@@ -175,6 +180,10 @@ class CaptureRun {
       if (ready.type === 'setup-failed') throw Object.assign(new Error(ready.message), { name: ready.name })
       if (ready.type === 'ready') this.warnings.push(...ready.warnings)
       decoder.on('message', (r: DecoderReport) => this.fromDecoder(r))
+      decoder.on('exit', () => {
+        this.decoderExited = true
+        this.onConversations?.(undefined)
+      })
       decoder.on('error', (e) => {
         this.warnings.push(`the decoder failed: ${e.message}`)
         this.stop('requested')
@@ -285,6 +294,9 @@ class CaptureRun {
       case 'ended':
         this.onEnded?.(r)
         return
+      case 'conversations':
+        this.onConversations?.(r)
+        return
     }
   }
 
@@ -333,6 +345,9 @@ class CaptureRun {
 
   ack(seq: number): void {
     this.acked = Math.max(this.acked, Math.min(seq, this.seq))
+    const waiting = this.onAck
+    this.onAck = undefined
+    waiting?.()
   }
 
   addKeys(hostId: number, text: string): void {
@@ -406,37 +421,63 @@ class CaptureRun {
     const stats = this.stats()
     const warnings = [...this.warnings, ...(ended?.warnings ?? [])]
     if (stats.dropped === null) warnings.push('libpcap drop counts are not available through the cap binding')
-    const conversations = ended?.conversationList ?? []
-    const summary = {
-      format: FORMAT,
+    const source = {
+      interface: this.opts.device,
+      file: this.opts.writeFile ?? null,
       // Without a decoder the frames are the ones captured (and forwarded).
-      source: {
-        interface: this.opts.device,
-        file: this.opts.writeFile ?? null,
-        frames: this.decoder ? this.decoded.frames : this.frameNumber,
-        linkTypes: ended?.linkTypes ?? [],
-        warnings
-      },
-      conversations: conversations.map(conversationJson),
-      stats: { messages: stats.matched, errors: stats.errors },
-      capture: {
-        filter: this.opts.filter ?? '',
-        stoppedBy: reason,
-        seconds: Math.round(stats.seconds * 1000) / 1000,
-        received: stats.received,
-        truncated: stats.truncated,
-        dropped: stats.dropped,
-        ifDropped: stats.ifDropped,
-        decodeDropped: stats.decodeDropped,
-        written: stats.written,
-        ringDropped: stats.ringDropped,
-        outputDropped: stats.outputDropped,
-        bufferSize: this.opts.bufferSize ?? DEFAULT_BUFFER_BYTES,
-        snapLen: this.opts.snapLen ?? MAX_SNAPLEN
+      frames: this.decoder ? this.decoded.frames : this.frameNumber,
+      linkTypes: ended?.linkTypes ?? [],
+      warnings
+    }
+    const capture = {
+      filter: this.opts.filter ?? '',
+      stoppedBy: reason,
+      seconds: Math.round(stats.seconds * 1000) / 1000,
+      received: stats.received,
+      truncated: stats.truncated,
+      dropped: stats.dropped,
+      ifDropped: stats.ifDropped,
+      decodeDropped: stats.decodeDropped,
+      written: stats.written,
+      ringDropped: stats.ringDropped,
+      outputDropped: stats.outputDropped,
+      bufferSize: this.opts.bufferSize ?? DEFAULT_BUFFER_BYTES,
+      snapLen: this.opts.snapLen ?? MAX_SNAPLEN
+    }
+    // The summary line, after the last messages, in pieces: the same bytes as JSON.stringify({ summary })
+    // with summary = { format, source, conversations, stats, capture }, its conversation list read from
+    // the decoder a piece at a time (a million conversations would not fit in one string).
+    await this.sendSummary(utf8(`{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`))
+    if (this.decoder && ended) {
+      for (;;) {
+        const piece = await this.nextConversations(this.decoder)
+        if (!piece) {
+          process.stderr.write('the decoder stopped while listing the conversations: the summary lists only some\n')
+          break
+        }
+        await this.sendSummary(piece.json)
+        if (piece.done) break
       }
     }
-    const stopped: LiveStopped = { reason, stats, conversations, warnings, summaryLine: JSON.stringify({ summary }) }
+    const counts = { messages: stats.matched, errors: stats.errors }
+    await this.sendSummary(utf8(`],"stats":${JSON.stringify(counts)},"capture":${JSON.stringify(capture)}}}\n`))
+    const stopped: LiveStopped = { reason, stats, warnings }
     exitAfter({ type: 'stopped', ...stopped }, 0)
+  }
+
+  /** A batch with a piece of the summary line, once the host is less than WINDOW batches behind. */
+  private async sendSummary(summary: Uint8Array): Promise<void> {
+    while (this.seq - this.acked >= WINDOW) await new Promise<void>((resolve) => (this.onAck = resolve))
+    send({ type: 'batch', seq: ++this.seq, stats: this.stats(), summary })
+  }
+
+  /** The decoder's next piece of the conversation list; undefined if it is gone. */
+  private nextConversations(decoder: Worker): Promise<Extract<DecoderReport, { type: 'conversations' }> | undefined> {
+    if (this.decoderExited) return Promise.resolve(undefined)
+    return new Promise((resolve) => {
+      this.onConversations = resolve
+      decoder.postMessage({ type: 'conversations' } satisfies DecoderCommand)
+    })
   }
 }
 

@@ -5,7 +5,8 @@
 
 import { parentPort, workerData } from 'node:worker_threads'
 import { DecodeSession } from '../../src-shared/engine/session'
-import { JsonExportWriter } from '../../src-shared/export/json'
+import { JsonExportWriter, conversationListItems } from '../../src-shared/export/json'
+import { utf8 } from '../../src-shared/export/json-bytes'
 import { compileFilter } from '../../src-shared/filter'
 import { decodeDepth } from '../host/view-matcher'
 import { KeyStore } from '../../src-shared/keys/store'
@@ -16,9 +17,11 @@ import type { CaptureFrame } from '../../src-shared/capture/types'
 import { concatBytes } from '../../src-shared/bytes/concat'
 import type { DecodedMessage } from '../../src-shared/model/types'
 import type { IndexRow } from '../../src-shared/engine/message-index'
-import type { ConversationInfo } from '../../src-shared/model/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { unpackFrames, type LiveOutputOptions, type PackedFrames } from './live-protocol'
+
+/** About 256 KiB of conversation summaries per piece (about a thousand): one batch to the host each. */
+const CONVERSATION_PIECE_CHARS = 1 << 18
 
 export interface DecoderSetup {
   displayFilter?: string
@@ -29,7 +32,13 @@ export interface DecoderSetup {
 }
 
 /** Main thread → decoder. */
-export type DecoderCommand = { type: 'frames'; frames: PackedFrames } | { type: 'add-keys'; id: number; text: string } | { type: 'end' }
+export type DecoderCommand =
+  | { type: 'frames'; frames: PackedFrames }
+  | { type: 'add-keys'; id: number; text: string }
+  | { type: 'end' }
+  // After 'ended': the next piece of the summary's conversation list (each is asked for, so the list
+  // moves at the pace of the host's output, never whole in memory).
+  | { type: 'conversations' }
 
 export interface DecoderProgress {
   /** Frames decoded so far. */
@@ -47,7 +56,9 @@ export type DecoderReport =
   | ({ type: 'decoded'; ndjson?: Uint8Array; rows?: IndexRow[] } & DecoderProgress)
   | { type: 'keys'; id: number; added: number; total: number; warnings: string[] }
   | { type: 'keys-failed'; id: number; message: string }
-  | ({ type: 'ended'; conversationList: ConversationInfo[]; linkTypes: string[]; warnings: string[] } & DecoderProgress)
+  | ({ type: 'ended'; linkTypes: string[]; warnings: string[] } & DecoderProgress)
+  /** Items of the summary's `conversations` array as JSON text, comma-separated (conversationListItems), UTF-8. */
+  | { type: 'conversations'; json: Uint8Array; done: boolean }
 
 export function rowOf(m: DecodedMessage): IndexRow {
   return {
@@ -70,7 +81,10 @@ export function runLiveDecoder(): void {
   const port = parentPort!
   const setup = workerData as DecoderSetup
   // The NDJSON bytes of a batch are this thread's own copy: moved, not cloned.
-  const send = (r: DecoderReport): void => port.postMessage(r, r.type === 'decoded' && r.ndjson ? [r.ndjson.buffer as ArrayBuffer] : [])
+  const send = (r: DecoderReport): void => {
+    const moved = r.type === 'decoded' ? r.ndjson : r.type === 'conversations' ? r.json : undefined
+    port.postMessage(r, moved ? [moved.buffer as ArrayBuffer] : [])
+  }
   const keys = new KeyStore()
   // The writer's buffer is reused: each batch's bytes are copied out whole (a batch is whole lines).
   let text: Uint8Array[] = []
@@ -82,6 +96,7 @@ export function runLiveDecoder(): void {
   let rows: IndexRow[] = []
   let session: DecodeSession
   let internalErrors = 0
+  let listed: Generator<string> | undefined
   const warnings: string[] = []
   try {
     if (setup.keylog) {
@@ -155,15 +170,23 @@ export function runLiveDecoder(): void {
           warnings.push(`internal decode error at the end: ${(e as Error).message}`)
         }
         send({ type: 'decoded', ...takeOutput(), ...progress() })
-        send({
-          type: 'ended',
-          conversationList: session.engine.conversationList(),
-          linkTypes: session.engine.stats.linkTypes,
-          warnings: [...warnings, ...session.engine.stats.warnings],
-          ...progress()
-        })
-        port.close()
+        send({ type: 'ended', linkTypes: session.engine.stats.linkTypes, warnings: [...warnings, ...session.engine.stats.warnings], ...progress() })
         return
+      case 'conversations': {
+        // One summary at a time from the engine's compact storage: a million conversations never
+        // become one list or one string.
+        listed ??= conversationListItems(session.engine.conversations())
+        let piece = ''
+        let next = listed.next()
+        for (; !next.done; next = listed.next()) {
+          piece += next.value
+          if (piece.length >= CONVERSATION_PIECE_CHARS) break
+        }
+        const done = !!next.done
+        send({ type: 'conversations', json: utf8(piece), done })
+        if (done) port.close()
+        return
+      }
     }
   })
 }

@@ -106,6 +106,7 @@ interface Pending {
   reject(e: Error): void
 }
 
+/** How long a stopping capture process may stay silent before it is killed. */
 const STOP_TIMEOUT_MS = 15_000
 
 export class LiveCaptureHost {
@@ -121,12 +122,17 @@ export class LiveCaptureHost {
   private settled = false
   private resolveStop: ((s: LiveStopped) => void) | undefined
   private rejectStop: ((e: Error) => void) | undefined
+  /** While stopping: kills a capture process that has sent nothing for the stop timeout. */
+  private stopTimer: NodeJS.Timeout | undefined
+  /** Batches received whose handler has not finished (not acknowledged yet). */
+  private unhandled = 0
   /** The stats of the last batch. */
   lastStats: LiveStats | undefined
 
   constructor(
     private readonly handlers: LiveCaptureHandlers = {},
-    private readonly config: { spawn?: CaptureSpawner; script?: string } = {}
+    /** `stopTimeoutMs`: how long a stopping capture process may stay silent (default STOP_TIMEOUT_MS). */
+    private readonly config: { spawn?: CaptureSpawner; script?: string; stopTimeoutMs?: number } = {}
   ) {}
 
   get state(): State {
@@ -153,6 +159,7 @@ export class LiveCaptureHost {
     this.lastStats = undefined
     this.settled = false
     this.chain = Promise.resolve()
+    this.unhandled = 0
     const channel = (this.config.spawn ?? forkCaptureProcess)(script, (line) => this.handlers.onLog?.(line))
     this.channel = channel
     this.stopWait = new Promise<LiveStopped>((resolve, reject) => {
@@ -169,16 +176,24 @@ export class LiveCaptureHost {
     return started
   }
 
-  /** Stops the capture; resolves once every batch has been handled, with the final stats and summary line. */
+  /** Stops the capture; resolves once every batch (the summary line's pieces last) has been handled, with the final stats. */
   stop(): Promise<LiveStopped> {
     if (this.current === 'idle' || !this.channel || !this.stopWait) return Promise.reject(new LiveCaptureFailure('options', 'not capturing'))
     if (this.current !== 'stopping') {
       this.current = 'stopping'
       const channel = this.channel
       channel.send({ type: 'stop' })
-      const timer = setTimeout(() => channel.kill(), STOP_TIMEOUT_MS)
+      // Killed only if it goes quiet on its own: a summary of a million conversations takes a while to
+      // send, and while our handlers hold batches unacknowledged (a slow stdout) it is waiting for us.
+      const timer = setTimeout(() => (this.unhandled > 0 ? timer.refresh() : channel.kill()), this.config.stopTimeoutMs ?? STOP_TIMEOUT_MS)
       timer.unref()
-      this.stopWait.finally(() => clearTimeout(timer)).catch(() => {})
+      this.stopTimer = timer
+      this.stopWait
+        .finally(() => {
+          clearTimeout(timer)
+          if (this.stopTimer === timer) this.stopTimer = undefined
+        })
+        .catch(() => {})
     }
     return this.stopWait
   }
@@ -217,6 +232,7 @@ export class LiveCaptureHost {
 
   private report(channel: CaptureChannel, r: CaptureReport): void {
     if (channel !== this.channel) return
+    this.stopTimer?.refresh()
     switch (r.type) {
       case 'started': {
         this.current = this.current === 'stopping' ? 'stopping' : 'capturing'
@@ -228,10 +244,15 @@ export class LiveCaptureHost {
       case 'batch': {
         this.lastStats = r.stats
         const { type: _, ...batch } = r
+        this.unhandled++
         this.chain = this.chain
           .then(() => this.handlers.onBatch?.(batch))
           .catch((e: Error) => this.handlers.onLog?.(`batch handler failed: ${e.message}`))
-          .then(() => channel.send({ type: 'ack', seq: r.seq }))
+          .then(() => {
+            this.unhandled--
+            this.stopTimer?.refresh()
+            channel.send({ type: 'ack', seq: r.seq })
+          })
         return
       }
       case 'keys':

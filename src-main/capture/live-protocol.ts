@@ -3,7 +3,6 @@
 
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import type { IndexRow } from '../../src-shared/engine/message-index'
-import type { ConversationInfo } from '../../src-shared/model/types'
 import type { TreeMode } from '../../src-shared/export/json'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { validateSchemaPack } from '../../src-shared/schema/validate'
@@ -99,6 +98,11 @@ export interface LiveBatch {
   seq: number
   /** Whole NDJSON lines, UTF-8. */
   ndjson?: Uint8Array
+  /**
+   * A piece of the NDJSON summary line `{"summary": {...}}` and its newline, UTF-8. The line comes in
+   * the last batches, after every message, split across as many as its conversation list needs.
+   */
+  summary?: Uint8Array
   rows?: IndexRow[]
   frames?: PackedFrames
   stats: LiveStats
@@ -117,10 +121,7 @@ export type StopReason = 'requested' | 'count' | 'duration' | 'parent-gone'
 export interface LiveStopped {
   reason: StopReason
   stats: LiveStats
-  conversations: ConversationInfo[]
   warnings: string[]
-  /** The NDJSON summary line (without newline): `{"summary": {...}}`. */
-  summaryLine: string
 }
 
 export type LiveFailureKind = CaptureErrorKind | 'unavailable' | 'output' | 'internal'

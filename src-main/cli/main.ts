@@ -326,7 +326,11 @@ async function captureCommand(a: ParsedArgs): Promise<number> {
 
   const write = writeWithBackpressure(process.stdout)
   const host = new LiveCaptureHost({
-    onBatch: (b) => (b.ndjson ? write(b.ndjson) : undefined),
+    // The messages, then (in the last batches) the summary line's pieces.
+    onBatch: async (b) => {
+      if (b.ndjson) await write(b.ndjson)
+      if (b.summary) await write(b.summary)
+    },
     onLog: (line) => process.stderr.write(`gamewire: capture: ${line}\n`)
   })
   // Signals count from before the start: a Ctrl-C while libpcap opens the device stops right after.
@@ -354,7 +358,6 @@ async function captureCommand(a: ParsedArgs): Promise<number> {
   } catch (e) {
     fail((e as Error).message, 1)
   }
-  await write(stopped.summaryLine + '\n')
   const s = stopped.stats
   const written = opts.writeFile ? `, ${s.written} written to ${opts.writeFile}` : ''
   const lost = s.outputDropped ? `, ${s.outputDropped} messages not printed (output too slow)` : ''

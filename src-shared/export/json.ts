@@ -291,6 +291,15 @@ export function conversationJson(c: ConversationInfo): Record<string, unknown> {
   return o
 }
 
+/** The items of a summary's `conversations` array, one JSON text each, the comma before all but the first. */
+export function* conversationListItems(conversations: Iterable<ConversationInfo>): Generator<string> {
+  let first = true
+  for (const c of conversations) {
+    yield (first ? '' : ',') + JSON.stringify(conversationJson(c))
+    first = false
+  }
+}
+
 const MESSAGE_SEPARATOR = utf8(',\n')
 
 /**
@@ -358,8 +367,8 @@ export class JsonExportWriter {
         : `{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`
     )
     let n = 0
-    for (const c of conversations) {
-      this.out.json((n ? ',' : '') + JSON.stringify(conversationJson(c)))
+    for (const piece of conversationListItems(conversations)) {
+      this.out.json(piece)
       // About 64 KiB at a time: the caller may wait for its output to drain between pieces.
       if (++n % 256 === 0) {
         this.out.flush()

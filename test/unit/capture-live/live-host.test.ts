@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LiveCaptureHost, LiveCaptureFailure, type CaptureSpawner } from '../../../src-main/capture/live-host'
+import { LiveCaptureHost, LiveCaptureFailure, forkCaptureProcess, type CaptureSpawner } from '../../../src-main/capture/live-host'
+import { createSocket } from 'node:dgram'
 import { unpackFrames, type LiveBatch } from '../../../src-main/capture/live-protocol'
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from './photon-traffic'
@@ -47,7 +48,14 @@ function collectingHost(config: { spawn?: CaptureSpawner } = {}) {
       waiters.add(check)
       check()
     })
-  return { host, batches, messages, until, rows: () => batches.flatMap((b) => b.batch.rows ?? []) }
+  return { host, batches, messages, until, rows: () => batches.flatMap((b) => b.batch.rows ?? []), summary: () => summaryOf(batches.map((b) => b.batch)) }
+}
+
+/** The summary line the batches' pieces make up, parsed (it must be one whole line). */
+function summaryOf(batches: LiveBatch[]): Line {
+  const text = Buffer.concat(batches.flatMap((b) => (b.summary ? [b.summary] : []))).toString('utf8')
+  expect(text.indexOf('\n')).toBe(text.length - 1)
+  return JSON.parse(text).summary
 }
 
 const running: LiveCaptureHost[] = []
@@ -58,7 +66,7 @@ afterEach(async () => {
 describe('LiveCaptureHost on lo', () => {
   it('keys added while capturing decrypt the encrypted messages that come after them', async () => {
     const port = await freePort()
-    const { host, messages, until } = collectingHost()
+    const { host, messages, until, summary } = collectingHost()
     running.push(host)
     await host.start({ device: 'lo', filter: `udp port ${port}`, output: { ndjson: true }, batchMs: 50 })
     const peers = await PhotonPeers.open(port)
@@ -83,6 +91,12 @@ describe('LiveCaptureHost on lo', () => {
       const stopped = await host.stop()
       expect(stopped.stats).toMatchObject({ received: 6, messages: 6, matched: 6 })
       expect(host.state).toBe('idle')
+      expect(summary()).toMatchObject({
+        source: { interface: 'lo', frames: 6 },
+        conversations: [{ id: 1, client: `127.0.0.1:${peers.clientPort}`, server: `127.0.0.1:${port}`, protocol: 'photon', frames: 6 }],
+        stats: { messages: 6, errors: 0 },
+        capture: { received: 6, stoppedBy: 'requested' }
+      })
     } finally {
       peers.close()
     }
@@ -90,7 +104,7 @@ describe('LiveCaptureHost on lo', () => {
 
   it('keeps at most the ring limit for saving, counts what it pushed out, and saves while capturing', async () => {
     const port = await freePort()
-    const { host, until, rows } = collectingHost()
+    const { host, until, rows, summary } = collectingHost()
     running.push(host)
     await host.start({ device: 'lo', filter: `udp port ${port}`, ring: { frames: 5 }, output: { rows: true }, batchMs: 50 })
     const peers = await PhotonPeers.open(port)
@@ -112,7 +126,7 @@ describe('LiveCaptureHost on lo', () => {
       await until(() => (rows().length >= 15 ? true : undefined), '15 rows')
       const stopped = await host.stop()
       expect(stopped.stats).toMatchObject({ received: 15, ringFrames: 5, ringDropped: 10 })
-      expect(JSON.parse(stopped.summaryLine).summary.capture).toMatchObject({ received: 15, ringDropped: 10 })
+      expect(summary().capture).toMatchObject({ received: 15, ringDropped: 10 })
     } finally {
       peers.close()
     }
@@ -153,7 +167,7 @@ describe('LiveCaptureHost on lo', () => {
 
   it("forwardOnly (the app's path) starts no decoder: it forwards the frames and libpcap's counters, nothing decoded", async () => {
     const port = await freePort()
-    const { host, batches, until } = collectingHost({ spawn: noDecoderSpawner })
+    const { host, batches, until, summary } = collectingHost({ spawn: noDecoderSpawner })
     running.push(host)
     // The trap works: a capture that decodes cannot start under it.
     await expect(host.start({ device: 'lo', filter: `udp port ${port}`, output: { rows: true, frames: true } })).rejects.toMatchObject({
@@ -189,12 +203,83 @@ describe('LiveCaptureHost on lo', () => {
         decodeDropped: 0,
         framesNotSent: 0
       })
-      expect(stopped.conversations).toEqual([])
       expect(stopped.warnings.join('\n')).not.toMatch(/decoder/)
-      expect(JSON.parse(stopped.summaryLine).summary).toMatchObject({ source: { frames: 14 }, stats: { messages: 0, errors: 0 } })
+      expect(summary()).toMatchObject({ source: { frames: 14 }, conversations: [], stats: { messages: 0, errors: 0 } })
     } finally {
       peers.close()
     }
+  })
+
+  it('sends the summary line after every message, its conversation list in pieces at the pace the host takes them', async () => {
+    const port = await freePort()
+    // Counts, at the channel, the batches received and not yet acknowledged while the summary comes.
+    let unacked = 0
+    let mostUnackedInSummary = 0
+    const counting: CaptureSpawner = (script, onLog) => {
+      const channel = forkCaptureProcess(script, onLog)
+      return {
+        pid: channel.pid,
+        send: (c) => {
+          if (c.type === 'ack') unacked--
+          channel.send(c)
+        },
+        onMessage: (cb) =>
+          channel.onMessage((r) => {
+            if (r.type === 'batch') unacked++
+            if (r.type === 'batch' && r.summary) mostUnackedInSummary = Math.max(mostUnackedInSummary, unacked)
+            cb(r)
+          }),
+        onExit: (cb) => channel.onExit(cb),
+        kill: () => channel.kill()
+      }
+    }
+    const batches: LiveBatch[] = []
+    const host = new LiveCaptureHost(
+      {
+        // A slow consumer of the summary (a full pipe): the pieces wait for it, and a capture process
+        // waiting for us is not taken for a stuck one (its first piece is held past the stop timeout).
+        onBatch: async (b) => {
+          batches.push(b)
+          if (b.summary) await new Promise((r) => setTimeout(r, batches.filter((x) => x.summary).length === 1 ? 1000 : 25))
+        }
+      },
+      { spawn: counting, stopTimeoutMs: 300 }
+    )
+    running.push(host)
+    await host.start({ device: 'lo', filter: `udp dst port ${port}`, ring: null, output: { ndjson: true, tree: 'none' }, batchMs: 50 })
+    // One datagram from each of 6,000 sockets: each source port is a conversation (the kernel may
+    // hand a closed socket's port to a later one, which then sends its second datagram).
+    const sent = new Map<number, number>()
+    for (let i = 0; i < 6000; i++) {
+      const s = createSocket('udp4')
+      await new Promise<void>((r) => s.bind(0, '127.0.0.1', r))
+      const from = s.address().port
+      sent.set(from, (sent.get(from) ?? 0) + 1)
+      await new Promise((r) => s.send(Buffer.from(`datagram ${i}`), port, '127.0.0.1', r))
+      s.close()
+    }
+    const messages = () => batches.reduce((n, b) => n + (b.ndjson ? Buffer.from(b.ndjson).toString('utf8').split('\n').length - 1 : 0), 0)
+    for (const t0 = Date.now(); messages() < 6000 && Date.now() - t0 < 15_000; ) await new Promise((r) => setTimeout(r, 50))
+    await host.stop()
+    const firstPiece = batches.findIndex((b) => b.summary)
+    expect(batches.slice(firstPiece).some((b) => b.ndjson)).toBe(false)
+    const pieces = batches.filter((b) => b.summary).length
+    // The list is about 1.3 MB: several pieces, however many it takes, never more than the window unacknowledged.
+    expect(pieces).toBeGreaterThanOrEqual(5)
+    expect(mostUnackedInSummary).toBeLessThanOrEqual(4)
+    const summary = summaryOf(batches)
+    expect(summary.stats).toEqual({ messages: 6000, errors: 0 })
+    expect(summary.conversations.map((c: Line) => c.id)).toEqual(Array.from({ length: sent.size }, (_, i) => i + 1))
+    // Each conversation is one source port's, with as many frames as it sent (either side may be the client).
+    const listed = new Map<number, number>(
+      summary.conversations.map((c: Line) => {
+        const ends = [c.client, c.server]
+        expect(ends).toContain(`127.0.0.1:${port}`)
+        const other = ends.find((e) => e !== `127.0.0.1:${port}`)
+        return [Number(other.split(':')[1]), c.frames]
+      })
+    )
+    expect(listed).toEqual(sent)
   })
 
   it('rejects with a failure kind: bad filter, unknown device, already running, not capturing', async () => {
