@@ -21,6 +21,7 @@
 import { realpathSync } from 'node:fs'
 import { LinkType } from '../../src-shared/capture/types'
 import { loadCap, type CapHandle } from './devices'
+import { copyBytes } from '../../src-shared/bytes/slab'
 
 /** cap's snapshot length (fixed in the binding) and so the largest frame it copies. */
 export const CAP_SNAPLEN = 65535
@@ -198,8 +199,9 @@ export class LiveCapture {
       const tsSec = Math.floor(ms / 1000)
       const tsNsec = Math.min(999_999_999, Math.round((ms - tsSec * 1000) * 1e3) * 1000)
       const kept = Math.min(nbytes, snapLen)
-      const data = new Uint8Array(kept)
-      data.set(live.packetBuffer.subarray(0, kept))
+      // A view of a shared slab, not a buffer of its own per frame: the frame is copied on (to the
+      // decoder's batch, the ring, the -w file) and dropped soon after.
+      const data = copyBytes(live.packetBuffer, 0, kept)
       live.received++
       if (kept < nbytes) live.truncated++
       onFrame({ linkType, tsSec, tsNsec, originalLength: nbytes, data })
