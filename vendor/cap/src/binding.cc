@@ -12,19 +12,8 @@
 # include <sys/ioctl.h>
 #endif
 
-#if __linux__
-# include <dlfcn.h>
-  // Without immediate mode some architectures (e.g. Linux with TPACKET_V3)
-  // will buffer replies and potentially cause a *long* delay in packet
-  // reception
-
-  // pcap_set_immediate_mode is new as of libpcap 1.5.1, so we check for
-  // this new method dynamically ...
-  typedef void* (*set_immediate_fn)(pcap_t *p, int immediate);
-  void* _pcap_lib_handle = dlopen("libpcap.so", RTLD_LAZY);
-  set_immediate_fn set_immediate_mode =
-    (set_immediate_fn)(dlsym(_pcap_lib_handle, "pcap_set_immediate_mode"));
-#endif
+// gamewire: cap 0.2.1 turned on immediate mode here (looked up with dlsym) and read with a 1000 ms
+// timeout; see the note at pcap_set_timeout below.
 
 using namespace node;
 using namespace v8;
@@ -332,15 +321,15 @@ class Pcap : public Nan::ObjectWrap {
       if (pcap_set_buffer_size(obj->pcap_handle, buffer_size) != 0)
         return Nan::ThrowError("Unable to set buffer size");
 
-      // Set "timeout" on read, even though we are also setting nonblock below.
-      // On Linux this is required.
-      if (pcap_set_timeout(obj->pcap_handle, 1000) != 0)
+      // gamewire: no immediate mode, and a 10 ms timeout. On Linux, immediate mode makes libpcap use
+      // TPACKET_V2, whose ring has one fixed slot per packet sized for the snapshot length (65535 here):
+      // a 128 MiB buffer held about 2,000 packets, 80 ms at 25,000 packets/s, and any longer pause of
+      // the reading thread lost packets. Without it libpcap uses TPACKET_V3, which packs packets into
+      // blocks back to back (the same buffer holds hundreds of thousands of small ones) and hands a
+      // block over when it is full or after the timeout (pcap-linux.c sets tp_retire_blk_tov to it):
+      // at most 10 ms of added latency. Elsewhere the timeout bounds the read buffering the same way.
+      if (pcap_set_timeout(obj->pcap_handle, 10) != 0)
         return Nan::ThrowError("Unable to set read timeout");
-
-#if __linux__
-      if (set_immediate_mode != nullptr)
-        set_immediate_mode(obj->pcap_handle, 1);
-#endif
 
       if (pcap_activate(obj->pcap_handle) != 0)
         return Nan::ThrowError(pcap_geterr(obj->pcap_handle));
