@@ -11,7 +11,7 @@
 import { fork, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { runnerImport } from 'vite'
 import { usage } from '../script-usage.mjs'
 
@@ -45,23 +45,13 @@ async function freePort() {
   })
 }
 
-// The sender runs as its own process so pacing is not disturbed by this one. Its datagrams: a Photon UDP
-// header (peer id, flags, 1 command, sent time, challenge), one SEND_UNRELIABLE command (type 7, channel 0,
-// length, reliable seq, unreliable seq) carrying a GpBinary16 event F3 04: code 200, one Int32 parameter
-// (key 1, type 'i') holding the datagram's number. Layouts from docs/photon.md
+// The sender runs as its own process so pacing is not disturbed by this one. Its datagrams: see
+// photon-datagram.mjs.
 const SENDER = `
-const dgram = require('node:dgram')
+import { createSocket } from 'node:dgram'
+import { photonEventDatagram as datagram } from ${JSON.stringify(pathToFileURL(join(root, 'test/bench/photon-datagram.mjs')).href)}
 const [port, n, rate] = process.argv.slice(-3).map(Number)
-const s = dgram.createSocket('udp4')
-function datagram(i) {
-  const b = Buffer.alloc(12 + 16 + 11)
-  b.writeInt16BE(1, 0); b[2] = 0; b[3] = 1
-  b.writeUInt32BE(i >>> 0, 4); b.writeUInt32BE(0x1234, 8)
-  b[12] = 7; b[13] = 0; b[14] = 0; b[15] = 4
-  b.writeInt32BE(16 + 11, 16); b.writeInt32BE(0, 20); b.writeInt32BE(i + 1, 24)
-  b[28] = 0xf3; b[29] = 0x04; b[30] = 200; b.writeInt16BE(1, 31); b[33] = 1; b[34] = 0x69; b.writeInt32BE(i, 35)
-  return b
-}
+const s = createSocket('udp4')
 s.bind(0, '127.0.0.1', () => {
   const start = process.hrtime.bigint()
   let sent = 0
@@ -97,7 +87,7 @@ function run(cmd, args, { onStderr } = {}) {
 }
 
 async function sendBurst(port, n, rate) {
-  const sender = run(process.execPath, ['-e', SENDER, String(port), String(n), String(rate)])
+  const sender = run(process.execPath, ['--input-type=module', '-e', SENDER, String(port), String(n), String(rate)])
   const sent = await sender.done
   if (sent.code !== 0) throw new Error(`the sender failed: ${sent.stderr.trim()}`)
   return Number(sent.stdoutTail)
