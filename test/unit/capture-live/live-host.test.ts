@@ -247,14 +247,16 @@ describe('LiveCaptureHost on lo', () => {
     )
     running.push(host)
     await host.start({ device: 'lo', filter: `udp dst port ${port}`, ring: null, output: { ndjson: true, tree: 'none' }, batchMs: 50 })
-    // One datagram from each of 6,000 sockets: each source port is a conversation (the kernel may
-    // hand a closed socket's port to a later one, which then sends its second datagram).
-    const sent = new Map<number, number>()
+    // One datagram from each of 6,000 sockets, each bound to an address of its own in 127/8 and all to one
+    // port nobody else holds: each is a conversation. (Sources on ephemeral ports were picked up by other
+    // tests running at the same time, whose filters name a port that had just been free.)
+    const from = await freePort()
+    const sent = new Map<string, number>()
     for (let i = 0; i < 6000; i++) {
       const s = createSocket('udp4')
-      await new Promise<void>((r) => s.bind(0, '127.0.0.1', r))
-      const from = s.address().port
-      sent.set(from, (sent.get(from) ?? 0) + 1)
+      const address = `127.2.${i >> 8}.${i & 255}`
+      await new Promise<void>((r) => s.bind(from, address, r))
+      sent.set(`${address}:${from}`, 1)
       await new Promise((r) => s.send(Buffer.from(`datagram ${i}`), port, '127.0.0.1', r))
       s.close()
     }
@@ -269,14 +271,13 @@ describe('LiveCaptureHost on lo', () => {
     expect(mostUnackedInSummary).toBeLessThanOrEqual(4)
     const summary = summaryOf(batches)
     expect(summary.stats).toEqual({ messages: 6000, errors: 0 })
-    expect(summary.conversations.map((c: Line) => c.id)).toEqual(Array.from({ length: sent.size }, (_, i) => i + 1))
-    // Each conversation is one source port's, with as many frames as it sent (either side may be the client).
-    const listed = new Map<number, number>(
+    expect(summary.conversations.map((c: Line) => c.id)).toEqual(Array.from({ length: 6000 }, (_, i) => i + 1))
+    // Each conversation is one source's, with the one frame it sent (either side may be the client).
+    const listed = new Map<string, number>(
       summary.conversations.map((c: Line) => {
         const ends = [c.client, c.server]
         expect(ends).toContain(`127.0.0.1:${port}`)
-        const other = ends.find((e) => e !== `127.0.0.1:${port}`)
-        return [Number(other.split(':')[1]), c.frames]
+        return [ends.find((e) => e !== `127.0.0.1:${port}`), c.frames]
       })
     )
     expect(listed).toEqual(sent)
@@ -290,8 +291,10 @@ describe('LiveCaptureHost on lo', () => {
     // The capture process is stopped while the burst is sent, so every datagram waits in the kernel's
     // buffer (the default 128 MiB). In ring slots of 64 KiB each (libpcap's immediate mode) that buffer
     // held about 2,000; packed in blocks, all of them.
+    // From a port freePort() found free, not an ephemeral one another test's capture may be filtering on.
     const s = createSocket('udp4')
-    await new Promise<void>((r) => s.bind(0, '127.0.0.1', r))
+    const from = await freePort()
+    await new Promise<void>((r) => s.bind(from, '127.3.0.1', r))
     process.kill(host.pid!, 'SIGSTOP')
     try {
       for (let i = 0; i < 20_000; i++) {
