@@ -6,7 +6,15 @@ import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { decodeOnThread } from './run-decode'
-import { diffCaptures, diffMessage, type DiffMessageInput, type DiffOptions, type DiffReport, type DiffSideInput } from '../../src-shared/analysis/diff'
+import {
+  diffCaptures,
+  diffMessage,
+  diffSideOf,
+  type DiffMessageInput,
+  type DiffOptions,
+  type DiffReport,
+  type DiffSideInput
+} from '../../src-shared/analysis/diff'
 
 /** One capture's conversations and messages, as the diff takes them. `pause` runs between read chunks (the app yields and cancels there). */
 export async function diffSide(
@@ -23,10 +31,7 @@ export async function diffSide(
       pause: o.pause ?? (async () => {})
     }
   )
-  // Held messages (roles not yet known) can come out after later ones: the diff wants them by id.
-  messages.sort((x, y) => x.id - y.id)
-  const conversations = Array.from(session.engine.conversations(), (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
-  return { file: basename(path), conversations, messages }
+  return diffSideOf(messages, session.engine.conversations(), basename(path))
 }
 
 export async function diffFiles(

@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type { CaptureDiff, DiffWithOptions } from '../../../src-shared/api'
-import { compactRows, diffCaptures, diffMessage, type DiffMessageInput, type DiffSideInput } from '../../../src-shared/analysis/diff'
+import { compactRows, diffCaptures, diffMessage, diffSideOf, type DiffMessageInput, type DiffSideInput } from '../../../src-shared/analysis/diff'
 import { diffSide } from '../capture-diff'
 import { RowsPass, RowsToken } from './analysis-token'
 import { tick } from './cancel'
@@ -36,12 +36,10 @@ const sideA = new RowsPass<{ side: DiffSideInput; timelineIds: boolean }>(async 
     recording: false,
     onMessage: (m) => messages.push(diffMessage(m))
   })
-  messages.sort((x, y) => x.id - y.id)
-  const conversations = Array.from(engine.conversations(), (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
   const source = ctx.source
   const file = source?.kind === 'file' ? source.file : source?.kind === 'interface' ? source.name : undefined
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.
-  return { side: { ...(file !== undefined ? { file } : {}), conversations, messages }, timelineIds: messages.length === rows.count && ctx.rows === rows }
+  return { side: diffSideOf(messages, engine.conversations(), file), timelineIds: messages.length === rows.count && ctx.rows === rows }
 })
 
 function sideB(ctx: SessionContext, path: string): SideB['promise'] {

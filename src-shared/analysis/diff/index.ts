@@ -39,6 +39,16 @@ export interface DiffSideInput {
   messages: readonly DiffMessageInput[]
 }
 
+/**
+ * A side from a decode: its messages (diffMessage's, sorted here by id, since held messages, whose roles
+ * were not known yet, come out after later ones) and its engine's conversations, read one at a time.
+ */
+export function diffSideOf(messages: DiffMessageInput[], conversations: Iterable<DiffConversationInput>, file?: string): DiffSideInput {
+  messages.sort((x, y) => x.id - y.id)
+  const list = Array.from(conversations, (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
+  return { ...(file !== undefined ? { file } : {}), conversations: list, messages }
+}
+
 export interface DiffOptions {
   /** More volatile-field patterns (see compilePattern), for every protocol. */
   ignore?: readonly string[]
