@@ -10,6 +10,7 @@ import {
   MAX_CONVERSATIONS_PER_REQUEST,
   MAX_DIFF_IGNORES,
   MAX_ROWS_PER_REQUEST,
+  MAX_DIFF_PAIRS_PER_REQUEST,
   MAX_SOURCE_PAGE,
   REQUEST_NAMES,
   type CaptureOptions,
@@ -311,6 +312,14 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
     const [path, o] = arity('diffWith', args, 1, 2)
     const p = text('diffWith', 'path', path, MAX_PATH_LENGTH)
     return o === undefined ? [p] : [p, diffWithOptions('diffWith', o)]
+  },
+  getDiffPairs(args) {
+    const [report, start, count] = arity('getDiffPairs', args, 3, 3)
+    return [
+      int('getDiffPairs', 'report', report, 1, UINT32),
+      int('getDiffPairs', 'start', start, 0, UINT32),
+      int('getDiffPairs', 'count', count, 0, MAX_DIFF_PAIRS_PER_REQUEST)
+    ]
   },
   listSchemas: (args) => (arity('listSchemas', args, 0, 0), []),
   addSchema(args) {

@@ -381,7 +381,7 @@ export type {
 } from './analysis/photon-rooms/document'
 import type { RoomsDocument } from './analysis/photon-rooms/document'
 export type { DiffReport, ConversationDiff, ChangedMessage, FieldChange, MessageRef, OperationDiff, DiffRow } from './analysis/diff'
-import type { DiffReport } from './analysis/diff'
+import type { ConversationDiff, DiffReport } from './analysis/diff'
 
 /** The rooms document, and which message each frame it names stands for. */
 export interface RoomsView extends RoomsDocument {
@@ -406,7 +406,16 @@ export interface DiffWithOptions {
 export interface CaptureDiff extends DiffReport {
   /** A's message ids are the timeline's (false when the open capture's rows cannot be matched: select by frame then). */
   timelineIds: boolean
+  /** Conversation pairs in the report; `conversations` holds the first DIFF_PAIRS_PAGE of them, getDiffPairs the rest. */
+  pairs: number
+  /** This report's number, for getDiffPairs. */
+  report: number
 }
+
+/** Conversation pairs diffWith sends with its report (a capture of 200,000 conversations has as many pairs). */
+export const DIFF_PAIRS_PAGE = 50
+/** Most conversation pairs one getDiffPairs call returns (each carries up to 5,000 lines). */
+export const MAX_DIFF_PAIRS_PER_REQUEST = 500
 
 /** Most ignore patterns one diffWith takes. */
 export const MAX_DIFF_IGNORES = 256
@@ -515,6 +524,8 @@ export interface InspectorRequests {
   getRooms(): Promise<RoomsView>
   /** Compares the open capture (A) with the capture file at `path` on the host (B), as `gamewire diff --json`. */
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff>
+  /** Pairs [start, start + count) of diffWith's report `report`; throws once another comparison or a change of the capture replaced it. */
+  getDiffPairs(report: number, start: number, count: number): Promise<ConversationDiff[]>
   /** The loaded schema packs (the Schemas panel). */
   listSchemas(): Promise<SchemaInfo[]>
   /** Adds (or replaces, by name) a pack given as its JSON text; re-decodes the open capture. Throws SchemaError (JSON path: why). */
@@ -573,6 +584,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'saveCapture',
   'getRooms',
   'diffWith',
+  'getDiffPairs',
   'listSchemas',
   'addSchema',
   'removeSchema',

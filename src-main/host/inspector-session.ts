@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type {
   CaptureDiff,
+  ConversationDiff,
   CaptureDeviceList,
   CaptureOptions,
   CaptureSaved,
@@ -522,6 +523,9 @@ export class InspectorSession implements InspectorRequests {
   }
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff> {
     return this.call('diffWith', options === undefined ? [path] : [path, options])
+  }
+  getDiffPairs(report: number, start: number, count: number): Promise<ConversationDiff[]> {
+    return this.call('getDiffPairs', [report, start, count])
   }
 
   /** Stops the worker and removes the session's temporary files. */

@@ -15,6 +15,7 @@
 
 import type {
   CaptureDiff,
+  ConversationDiff,
   ConversationPage,
   ConversationQuery,
   CaptureStatistics,
@@ -56,7 +57,7 @@ import { SchemasPart } from './session/schemas'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { getStats } from './session/stats'
 import { getRooms } from './session/rooms'
-import { diffWith } from './session/diff'
+import { diffPairs, diffWith } from './session/diff'
 import { checkFilter, getFields, ViewPart } from './session/view'
 
 export { Cancelled } from './session/cancel'
@@ -216,6 +217,9 @@ export class SessionCore {
   /** The open capture (A) against the capture file `path` (B), with the pairs side by side. */
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff> {
     return diffWith(this.ctx, path, options)
+  }
+  getDiffPairs(report: number, start: number, count: number): ConversationDiff[] {
+    return diffPairs(this.ctx, report, start, count)
   }
 
   // ---- schema packs ----

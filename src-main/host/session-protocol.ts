@@ -31,6 +31,7 @@ export const CORE_METHODS = [
   'close',
   'getRooms',
   'diffWith',
+  'getDiffPairs',
   'listSchemas',
   'addSchema',
   'removeSchema',

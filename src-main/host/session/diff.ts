@@ -5,7 +5,7 @@
 
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import type { CaptureDiff, DiffWithOptions } from '../../../src-shared/api'
+import { DIFF_PAIRS_PAGE, type CaptureDiff, type ConversationDiff, type DiffWithOptions } from '../../../src-shared/api'
 import { compactRows, diffCaptures, diffMessage, diffSideOf, type DiffMessageInput, type DiffSideInput } from '../../../src-shared/analysis/diff'
 import { diffSide } from '../capture-diff'
 import { RowsPass, RowsToken } from './analysis-token'
@@ -76,14 +76,39 @@ function sideB(ctx: SessionContext, path: string): SideB['promise'] {
   return promise
 }
 
+/**
+ * The last report's pairs, for getDiffPairs: a capture of 200,000 conversations has as many pairs, and the
+ * whole report at once stalled the page until the browser ran out of memory.
+ */
+interface LastReport {
+  id: number
+  rows: RowIndex
+  pairs: ConversationDiff[]
+}
+const lastReports = new WeakMap<SessionContext, LastReport>()
+let nextReport = 1
+
 export async function diffWith(ctx: SessionContext, path: string, options: DiffWithOptions = {}): Promise<CaptureDiff> {
   await ctx.indexing
   if (!ctx.store) throw new Error('no capture is open')
   const target = resolve(path)
   const [a, b] = await Promise.all([sideA.get(ctx), sideB(ctx, target)])
   const report = diffCaptures(a.side, b, { ignore: options.ignore, noDefaults: options.noDefaults, rows: true })
-  for (const c of report.conversations) {
-    if (c.rows && c.rows.length > FULL_ROWS) c.rows = compactRows(c.rows, CONTEXT_ROWS, MAX_ROWS)
-  }
-  return { ...report, timelineIds: a.timelineIds }
+  const last: LastReport = { id: nextReport++, rows: ctx.rows, pairs: report.conversations }
+  lastReports.set(ctx, last)
+  return { ...report, conversations: pairsToSend(last, 0, DIFF_PAIRS_PAGE), pairs: last.pairs.length, report: last.id, timelineIds: a.timelineIds }
+}
+
+/** Pairs [start, start + count) of report `id`, the open capture's last; an older one is gone. */
+export function diffPairs(ctx: SessionContext, id: number, start: number, count: number): ConversationDiff[] {
+  const last = lastReports.get(ctx)
+  if (!last || last.id !== id || last.rows !== ctx.rows) throw new Error('that comparison is no longer current: compare again')
+  return pairsToSend(last, start, count)
+}
+
+/** Long pairs go as their differences with context lines around them. */
+function pairsToSend(last: LastReport, start: number, count: number): ConversationDiff[] {
+  return last.pairs
+    .slice(start, start + count)
+    .map((c) => (c.rows && c.rows.length > FULL_ROWS ? { ...c, rows: compactRows(c.rows, CONTEXT_ROWS, MAX_ROWS) } : c))
 }

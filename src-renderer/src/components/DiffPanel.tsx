@@ -7,7 +7,7 @@
 
 import { memo, useEffect, useRef, useState } from 'react'
 import { create } from 'zustand'
-import type { CaptureDiff, ConversationDiff, DiffRow, MessageRef } from '../../../src-shared/api'
+import { DIFF_PAIRS_PAGE, type CaptureDiff, type ConversationDiff, type DiffRow, type MessageRef } from '../../../src-shared/api'
 import { baseName, DIRECTION_ARROW, num, plural } from '../format'
 import { errorMessage, useInspector } from '../state/store'
 
@@ -17,13 +17,15 @@ interface DiffState {
   ignore: string
   noDefaults: boolean
   result: CaptureDiff | null
+  /** The result's pairs after its first page, as Show more fetched them. */
+  more: ConversationDiff[]
   /** The generation of the open capture the result is for. */
   generation: number | null
   busy: boolean
   error: string | null
 }
 
-const useDiff = create<DiffState>()(() => ({ path: '', ignore: '', noDefaults: false, result: null, generation: null, busy: false, error: null }))
+const useDiff = create<DiffState>()(() => ({ path: '', ignore: '', noDefaults: false, result: null, more: [], generation: null, busy: false, error: null }))
 
 let request = 0
 
@@ -43,7 +45,22 @@ async function compare(): Promise<void> {
   useDiff.setState({ busy: true, error: null })
   try {
     const result = await api.diffWith(path.trim(), { ignore: ignoreList(ignore), noDefaults })
-    if (req === request) useDiff.setState({ result, generation: status?.generation ?? null, busy: false })
+    if (req === request) useDiff.setState({ result, more: [], generation: status?.generation ?? null, busy: false })
+  } catch (e) {
+    if (req === request) useDiff.setState({ busy: false, error: errorMessage(e) })
+  }
+}
+
+/** The next page of the result's conversation pairs from the host (the report arrives with its first page). */
+async function morePairs(): Promise<void> {
+  const { api } = useInspector.getState()
+  const { result, more } = useDiff.getState()
+  if (!api || !result) return
+  const req = ++request
+  useDiff.setState({ busy: true, error: null })
+  try {
+    const pairs = await api.getDiffPairs(result.report, result.conversations.length + more.length, DIFF_PAIRS_PAGE)
+    if (req === request) useDiff.setState({ more: [...more, ...pairs], busy: false })
   } catch (e) {
     if (req === request) useDiff.setState({ busy: false, error: errorMessage(e) })
   }
@@ -104,7 +121,15 @@ const Pair = memo(function Pair({ c, byId }: { c: ConversationDiff; byId: boolea
   const changed = c.changed.filter((x) => x.fields.length).length
   const differs = changed + c.onlyA.length + c.onlyB.length > 0
   return (
-    <details className="diff-pair" data-testid="diff-pair" data-protocol={c.protocol} data-paired-by={c.pairedBy ?? ''} open={differs}>
+    <details
+      className="diff-pair"
+      data-testid="diff-pair"
+      data-protocol={c.protocol}
+      data-paired-by={c.pairedBy ?? ''}
+      data-a={c.a?.id ?? ''}
+      data-b={c.b?.id ?? ''}
+      open={differs}
+    >
       <summary>
         <span className="strong">{c.protocol}</span> <span className="mono small">A {side(c.a)}</span> ⇄ <span className="mono small">B {side(c.b)}</span>
         {c.pairedBy && <span className="muted small"> (paired by {c.pairedBy})</span>}
@@ -282,6 +307,17 @@ export function DiffPanel() {
           {r.conversations.map((c) => (
             <Pair key={`${c.a?.id ?? ''}-${c.b?.id ?? ''}`} c={c} byId={r.timelineIds} />
           ))}
+          {d.more.map((c) => (
+            <Pair key={`${c.a?.id ?? ''}-${c.b?.id ?? ''}`} c={c} byId={r.timelineIds} />
+          ))}
+          {r.pairs > r.conversations.length + d.more.length && (
+            <p className="pad">
+              <button type="button" className="button small" data-testid="diff-more-pairs" disabled={d.busy} onClick={() => void morePairs()}>
+                Show {num(Math.min(DIFF_PAIRS_PAGE, r.pairs - r.conversations.length - d.more.length))} more of{' '}
+                {plural(r.pairs - r.conversations.length - d.more.length, 'conversation pair')}
+              </button>
+            </p>
+          )}
           <h3>Per operation</h3>
           <table className="ops-table" data-testid="diff-summary">
             <thead>

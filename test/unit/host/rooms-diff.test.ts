@@ -11,7 +11,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
-import { REQUEST_NAMES, type CaptureDiff, type DiffRow, type RoomsDocument, type RoomsView } from '../../../src-shared/api'
+import {
+  DIFF_PAIRS_PAGE,
+  MAX_DIFF_PAIRS_PER_REQUEST,
+  REQUEST_NAMES,
+  type CaptureDiff,
+  type DiffRow,
+  type RoomsDocument,
+  type RoomsView
+} from '../../../src-shared/api'
 import { ApiArgumentError, validateRequest } from '../../../src-shared/api-validate'
 import { compactRows, type DiffReport, type MessageRef } from '../../../src-shared/analysis/diff'
 import { encryptedReplay, photonSession, removalIgnored } from '../analysis/helpers/photon-room-sessions'
@@ -70,9 +78,9 @@ function carried(file: string, frame: number): { id: number; name: string }[] {
   return all.filter((m) => m.frames[0] === frame || m.frames.at(-1) === frame)
 }
 
-/** The report without what only the app adds (rows, timelineIds). */
+/** The report without what only the app adds (rows, timelineIds, the paging). */
 function report(d: CaptureDiff): DiffReport {
-  const { timelineIds: _t, ...rest } = d
+  const { timelineIds: _t, pairs: _p, report: _n, ...rest } = d
   return { ...rest, conversations: rest.conversations.map(({ rows: _r, ...c }) => c) }
 }
 
@@ -154,6 +162,35 @@ describe('diffWith', () => {
     c.close()
   })
 
+  it('sends a report of many conversation pairs a page at a time: the pages together are the CLI report', async () => {
+    const [a, b] = [join(tmp, 'pairs-a.pcap'), join(tmp, 'pairs-b.pcap')]
+    await writeConversationsCapture(a, { udp: 90, tcp: 40, seed: 1 })
+    await writeConversationsCapture(b, { udp: 80, tcp: 45, seed: 2 })
+    const c = core()
+    await c.open(a)
+    const d = await c.diffWith(b)
+    const whole = cli('diff', a, b, '--json') as DiffReport
+    expect(whole.conversations.length).toBeGreaterThan(2 * DIFF_PAIRS_PAGE)
+    expect(d.pairs).toBe(whole.conversations.length)
+    expect(d.conversations).toHaveLength(DIFF_PAIRS_PAGE)
+    // Two more calls, the last cut short by the end; together the CLI's pairs in its order.
+    const second = c.getDiffPairs(d.report, DIFF_PAIRS_PAGE, DIFF_PAIRS_PAGE)
+    const rest = c.getDiffPairs(d.report, 2 * DIFF_PAIRS_PAGE, MAX_DIFF_PAIRS_PER_REQUEST)
+    expect(second).toHaveLength(DIFF_PAIRS_PAGE)
+    expect(rest).toHaveLength(whole.conversations.length - 2 * DIFF_PAIRS_PAGE)
+    expect(report({ ...d, conversations: [...d.conversations, ...second, ...rest] })).toEqual(whole)
+    expect(c.getDiffPairs(d.report, whole.conversations.length, 10)).toEqual([])
+    // Each page's pairs come with their lines, as the first page's do.
+    expect(rest.every((p) => Array.isArray(p.rows))).toBe(true)
+    // A new comparison replaces the report; opening a capture drops it.
+    const again = await c.diffWith(b, { noDefaults: true })
+    expect(() => c.getDiffPairs(d.report, DIFF_PAIRS_PAGE, 10)).toThrow(/no longer current/)
+    expect(c.getDiffPairs(again.report, DIFF_PAIRS_PAGE, 1)).toHaveLength(1)
+    await c.open(b)
+    expect(() => c.getDiffPairs(again.report, DIFF_PAIRS_PAGE, 1)).toThrow(/no longer current/)
+    c.close()
+  })
+
   it('gives each pair side by side: both columns in order, lone messages beside an empty cell, changed lines with their fields', async () => {
     const c = core()
     await c.open(F.A)
@@ -223,7 +260,11 @@ describe('compactRows', () => {
 
 describe('arguments from the untrusted side', () => {
   it('getRooms takes none; diffWith a path and optional { ignore, noDefaults } with field paths', () => {
-    expect(REQUEST_NAMES).toEqual(expect.arrayContaining(['getRooms', 'diffWith']))
+    expect(REQUEST_NAMES).toEqual(expect.arrayContaining(['getRooms', 'diffWith', 'getDiffPairs']))
+    expect(validateRequest('getDiffPairs', [3, 50, 50])).toEqual([3, 50, 50])
+    for (const bad of [[], [1, 0], [0, 0, 1], [1, -1, 1], [1, 0, MAX_DIFF_PAIRS_PER_REQUEST + 1], [1, 0.5, 1], ['1', 0, 1], [1, 0, 1, 2]]) {
+      expect(() => validateRequest('getDiffPairs', bad)).toThrow(ApiArgumentError)
+    }
     expect(validateRequest('getRooms', [])).toEqual([])
     expect(() => validateRequest('getRooms', [1])).toThrow(ApiArgumentError)
     expect(validateRequest('diffWith', ['/a.pcapng'])).toEqual(['/a.pcapng'])

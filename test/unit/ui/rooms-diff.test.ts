@@ -18,6 +18,8 @@ import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
 import { EXPECTED, REFERENCE_B_OPTIONS } from '../../fixtures/analysis/diff-pair'
 import type { DiffReport } from '../../../src-shared/analysis/diff'
 import { writeGameCapture } from '../../bench/game-traffic'
+import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
+import { DIFF_PAIRS_PAGE } from '../../../src-shared/api'
 import { PAIR_LINES_SHOWN } from '../../../src-renderer/src/components/DiffPanel'
 
 const ARTIFACTS = join(ROOT, 'test/artifacts')
@@ -229,6 +231,42 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     expect(byId(await ids('b', 'only-b'))).toEqual(want.onlyB.map((m) => m.id))
     expect(byId(await ids('a', 'only-a'))).toEqual(want.onlyA.map((m) => m.id))
     expect(await rows.count()).toBe(want.aligned + want.onlyA.length + want.onlyB.length)
+    expect(problems).toEqual([])
+  })
+})
+
+describe('the Diff tab with many conversation pairs', { timeout: 120_000 }, () => {
+  it('shows the first pairs and more on each "Show more", in the order and number the CLI reports; comparing again starts over', async () => {
+    const [a, b] = [join(tmp, 'pairs-a.pcap'), join(tmp, 'pairs-b.pcap')]
+    await writeConversationsCapture(a, { udp: 90, tcp: 40, seed: 1 })
+    await writeConversationsCapture(b, { udp: 80, tcp: 45, seed: 2 })
+    const report = JSON.parse(spawnSync(process.execPath, [BIN, 'diff', a, b, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }).stdout) as DiffReport
+    expect(report.conversations.length).toBeGreaterThan(2 * DIFF_PAIRS_PAGE)
+    await openFile(a)
+    await page.locator('[data-testid=status-bar]').filter({ hasText: 'pairs-a.pcap' }).waitFor()
+    await viewDone()
+    if (!(await page.locator('[data-testid=diff]').count())) await page.click('[data-testid=panel-diff]')
+    await page.fill('[data-testid=diff-path]', b)
+    await page.click('[data-testid=diff-run]')
+    await expect.poll(() => page.locator('[data-testid=diff-totals]').innerText()).toContain('pairs-a.pcap')
+    await page.waitForSelector('[data-testid=diff][data-state=done]')
+    const pairs = page.locator('[data-testid=diff-pair]')
+    expect(await pairs.count()).toBe(DIFF_PAIRS_PAGE)
+    const more = page.locator('[data-testid=diff-more-pairs]')
+    expect(await more.innerText()).toBe(`Show ${DIFF_PAIRS_PAGE} more of ${report.conversations.length - DIFF_PAIRS_PAGE} conversation pairs`)
+    while (await more.count()) {
+      const shown = await pairs.count()
+      await more.click()
+      await expect.poll(() => pairs.count()).toBeGreaterThan(shown)
+    }
+    const ids = await pairs.evaluateAll((els) => els.map((e) => [e.getAttribute('data-a'), e.getAttribute('data-b')]))
+    expect(ids).toEqual(report.conversations.map((c) => [String(c.a?.id ?? ''), String(c.b?.id ?? '')]))
+    expect(await page.locator('[data-testid=diff-totals]').getAttribute('data-only-a')).toBe(String(report.totals.onlyA))
+    // Another comparison is a new report: its first page again.
+    await page.fill('[data-testid=diff-ignore]', 'gold')
+    await page.locator('[data-testid=diff-ignore]').press('Enter')
+    await expect.poll(() => pairs.count()).toBe(DIFF_PAIRS_PAGE)
+    expect(await more.count()).toBe(1)
     expect(problems).toEqual([])
   })
 })
