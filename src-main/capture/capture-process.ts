@@ -16,7 +16,7 @@
 import { DECODE_WORKER_LIMITS } from '../host/worker-limits'
 import { isMainThread, Worker } from 'node:worker_threads'
 import { fileURLToPath } from 'node:url'
-import { FORMAT } from '../../src-shared/export/json'
+import { summaryLineHead, summaryLineTail } from '../../src-shared/export/json'
 import { utf8 } from '../../src-shared/export/json-bytes'
 import { LinkTypeName, type CaptureFrame } from '../../src-shared/capture/types'
 import { concatBytes } from '../../src-shared/bytes/concat'
@@ -447,7 +447,7 @@ class CaptureRun {
     // The summary line, after the last messages, in pieces: the same bytes as JSON.stringify({ summary })
     // with summary = { format, source, conversations, stats, capture }, its conversation list read from
     // the decoder a piece at a time (a million conversations would not fit in one string).
-    await this.sendSummary(utf8(`{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`))
+    await this.sendSummary(utf8(summaryLineHead(source)))
     if (this.decoder && ended) {
       for (;;) {
         const piece = await this.nextConversations(this.decoder)
@@ -459,8 +459,7 @@ class CaptureRun {
         if (piece.done) break
       }
     }
-    const counts = { messages: stats.matched, errors: stats.errors }
-    await this.sendSummary(utf8(`],"stats":${JSON.stringify(counts)},"capture":${JSON.stringify(capture)}}}\n`))
+    await this.sendSummary(utf8(summaryLineTail({ messages: stats.matched, errors: stats.errors }, { capture })))
     const stopped: LiveStopped = { reason, stats, warnings }
     exitAfter({ type: 'stopped', ...stopped }, 0)
   }

@@ -291,6 +291,26 @@ export function conversationJson(c: ConversationInfo): Record<string, unknown> {
   return o
 }
 
+// The NDJSON summary line, `{"summary": {format, source, conversations, stats, ...more}}` in JSON.stringify's
+// key order, in three parts so its conversation list can be written between them a piece at a time (the
+// file export's and a live capture's).
+
+/** The summary line up to its conversation list's first item. */
+export function summaryLineHead(source: object): string {
+  return `{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`
+}
+
+/** The summary line after its conversation list: the stats, then `more`'s fields (`keys`, a live capture's `capture`), and the newline. */
+export function summaryLineTail(stats: { messages: number; errors: number }, more: Record<string, unknown> = {}): string {
+  return `${afterConversations(stats, more)}}}\n`
+}
+
+function afterConversations(stats: { messages: number; errors: number }, more: Record<string, unknown>): string {
+  let text = `],"stats":${JSON.stringify(stats)}`
+  for (const [k, v] of Object.entries(more)) text += `,${JSON.stringify(k)}:${JSON.stringify(v)}`
+  return text
+}
+
 /** The items of a summary's `conversations` array, one JSON text each, the comma before all but the first. */
 export function* conversationListItems(conversations: Iterable<ConversationInfo>): Generator<string> {
   let first = true
@@ -360,12 +380,7 @@ export class JsonExportWriter {
    */
   *endPieces(source: ExportSourceInfo, conversations: Iterable<ConversationInfo>, stats: { messages: number; errors: number }): Generator<void> {
     const json = this.opts.format === 'json'
-    // Key order as JSON.stringify of {format, source, conversations, stats, keys} (ndjson's summary line).
-    this.out.json(
-      json
-        ? `\n],"source":${JSON.stringify(source)},"conversations":[`
-        : `{"summary":{"format":${JSON.stringify(FORMAT)},"source":${JSON.stringify(source)},"conversations":[`
-    )
+    this.out.json(json ? `\n],"source":${JSON.stringify(source)},"conversations":[` : summaryLineHead(source))
     let n = 0
     for (const piece of conversationListItems(conversations)) {
       this.out.json(piece)
@@ -375,9 +390,8 @@ export class JsonExportWriter {
         yield
       }
     }
-    let tail = `],"stats":${JSON.stringify(stats)}`
-    if (this.opts.keys) tail += `,"keys":${JSON.stringify(this.opts.keys)}`
-    this.out.json(tail + (json ? '}\n' : '}}\n'))
+    const more = this.opts.keys ? { keys: this.opts.keys } : {}
+    this.out.json(json ? `${afterConversations(stats, more)}}\n` : summaryLineTail(stats, more))
     this.out.flush()
   }
 

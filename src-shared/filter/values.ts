@@ -5,6 +5,7 @@
 
 import type { FieldScalar } from '../model/types'
 import { parseIP, prefixEqual } from './ip'
+import { bytesEqual } from '../bytes/equal'
 
 /** A literal with every interpretation its text allows; the field value's runtime type picks one. */
 export interface Literal {
@@ -70,12 +71,6 @@ function cmpNumLit(v: number | bigint, lit: Literal): number {
 }
 
 // ---- bytes ----
-
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
 
 export function bytesCompare(a: Uint8Array, b: Uint8Array): number {
   const n = Math.min(a.length, b.length)

@@ -2,12 +2,11 @@
 // `find`; the engine listens with `onChange` to re-decode the affected conversations.
 
 import { normalizeEndpoint, type KeyDirection, type KeyEntry, type KeyType } from './keyfile'
+import { bytesEqual } from '../bytes/equal'
 
-function bytesEqual(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === b) return true
-  if (!a || !b || a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
+/** Both absent, or the same bytes. */
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && bytesEqual(a, b))
 }
 
 /** Same key material for the same conversation (the line number does not matter). */
@@ -19,7 +18,7 @@ export function sameKey(a: KeyEntry, b: KeyEntry): boolean {
   } else if (a.conversation.client !== b.conversation.client || a.conversation.server !== b.conversation.server) {
     return false
   }
-  return bytesEqual(a.key, b.key) && bytesEqual(a.iv, b.iv)
+  return sameBytes(a.key, b.key) && sameBytes(a.iv, b.iv)
 }
 
 function normalize(e: KeyEntry): KeyEntry {

@@ -213,6 +213,7 @@ export function DiffPanel() {
   }, [generation, phase])
 
   const r = d.result
+  const pairsLeft = r ? r.pairs - r.conversations.length - d.more.length : 0
   return (
     <section className="side-panel diff-panel" data-testid="diff" aria-label="Compare captures" data-state={d.busy ? 'running' : r ? 'done' : 'empty'}>
       <header className="side-head">
@@ -304,17 +305,13 @@ export function DiffPanel() {
             <span className={r.totals.changed ? 'diff-changed-text' : ''}>{num(r.totals.changed)} with differences</span>, {num(r.totals.onlyA)} only in A,{' '}
             {num(r.totals.onlyB)} only in B
           </p>
-          {r.conversations.map((c) => (
+          {[...r.conversations, ...d.more].map((c) => (
             <Pair key={`${c.a?.id ?? ''}-${c.b?.id ?? ''}`} c={c} byId={r.timelineIds} />
           ))}
-          {d.more.map((c) => (
-            <Pair key={`${c.a?.id ?? ''}-${c.b?.id ?? ''}`} c={c} byId={r.timelineIds} />
-          ))}
-          {r.pairs > r.conversations.length + d.more.length && (
+          {pairsLeft > 0 && (
             <p className="pad">
               <button type="button" className="button small" data-testid="diff-more-pairs" disabled={d.busy} onClick={() => void morePairs()}>
-                Show {num(Math.min(DIFF_PAIRS_PAGE, r.pairs - r.conversations.length - d.more.length))} more of{' '}
-                {plural(r.pairs - r.conversations.length - d.more.length, 'conversation pair')}
+                Show {num(Math.min(DIFF_PAIRS_PAGE, pairsLeft))} more of {plural(pairsLeft, 'conversation pair')}
               </button>
             </p>
           )}

@@ -4,6 +4,7 @@
 // `body.p.p.uid`, `payload.RoomName`. Photon Hashtable/Dictionary entries are keyed by their key's value.
 
 import { toHex } from '../../bytes/tree'
+import { bytesEqual } from '../../bytes/equal'
 
 export type Scalar = string | number | boolean | null
 
@@ -50,17 +51,16 @@ export function valueLeaves(value: unknown): Map<string, Leaf> {
   return out
 }
 
-function walk(v: unknown, path: string, type: string | undefined, depth: number, out: Map<string, Leaf>): void {
-  const s = scalar(v)
-  if (s !== undefined || v === undefined || v === null || typeof v !== 'object' || depth > MAX_DEPTH) {
-    if (v !== undefined) out.set(path, type === undefined ? { value: s ?? null } : { value: s ?? null, type })
+function walk(x: unknown, path: string, type: string | undefined, depth: number, out: Map<string, Leaf>): void {
+  if (isLeaf(x, depth)) {
+    const s = scalar(x) ?? null
+    if (x !== undefined) out.set(path, type === undefined ? { value: s } : { value: s, type })
     return
   }
+  const v = x as object
   const at = (seg: string) => (path ? `${path}.${seg}` : seg)
   if (isWrapper(v)) {
-    // A decoded form (Photon Custom types, FigNet TransformLite bytes) reads better than its bytes.
-    const inner = v.decoded !== undefined && v.decoded !== null ? v.decoded : v.value
-    return walk(inner, path, v.type, depth + 1, out)
+    return walk(wrapped(v), path, v.type, depth + 1, out)
   }
   if (v instanceof Map) {
     if (v.size === 0) out.set(path, { value: '{}', ...(type ? { type } : {}) })
@@ -109,13 +109,7 @@ function isLeaf(v: unknown, depth: number): boolean {
   return v === undefined || v === null || typeof v !== 'object' || v instanceof Uint8Array || depth > MAX_DEPTH
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
-/** What valueLeaves walks into for a wrapper: its decoded form when it has one. */
+/** What valueLeaves walks into for a wrapper: its decoded form when it has one (Photon Custom types, FigNet TransformLite bytes read better than their bytes). */
 function wrapped(w: { value: unknown; decoded?: unknown }): unknown {
   return w.decoded !== undefined && w.decoded !== null ? w.decoded : w.value
 }
@@ -155,7 +149,7 @@ class LeafWalk {
     if (leafX) {
       if (x === undefined || y === undefined) return x === y || this.skipped()
       if (typeX !== typeY) return this.skipped()
-      if (x instanceof Uint8Array && y instanceof Uint8Array) return sameBytes(x, y) || this.skipped()
+      if (x instanceof Uint8Array && y instanceof Uint8Array) return bytesEqual(x, y) || this.skipped()
       return (scalar(x) ?? null) === (scalar(y) ?? null) || this.skipped()
     }
     const ox = x as object

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { BIN, openPage, ROOT, startServe } from './harness'
 import { removalIgnored } from '../analysis/helpers/photon-room-sessions'
@@ -190,14 +190,7 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     const gameB = join(tmp, 'game-b.pcapng')
     writeGameCapture(gameA, join(tmp, 'game-a.keys'), { frames: 4000, seed: 3 })
     writeGameCapture(gameB, join(tmp, 'game-b.keys'), { frames: 6000, seed: 4 })
-    await openFile(gameA)
-    await page.locator('[data-testid=status-bar]').filter({ hasText: 'game-a.pcapng' }).waitFor()
-    await viewDone()
-    if (!(await page.locator('[data-testid=diff]').count())) await page.click('[data-testid=panel-diff]')
-    await page.fill('[data-testid=diff-path]', gameB)
-    await page.click('[data-testid=diff-run]')
-    await page.waitForSelector('[data-testid=diff][data-state=done]')
-    await expect.poll(() => page.locator('[data-testid=diff-totals]').innerText()).toContain('game-a.pcapng')
+    await compareInDiffTab(gameA, gameB)
     const report = JSON.parse(
       spawnSync(process.execPath, [BIN, 'diff', gameA, gameB, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 }).stdout
     ) as DiffReport
@@ -242,14 +235,7 @@ describe('the Diff tab with many conversation pairs', { timeout: 120_000 }, () =
     await writeConversationsCapture(b, { udp: 80, tcp: 45, seed: 2 })
     const report = JSON.parse(spawnSync(process.execPath, [BIN, 'diff', a, b, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }).stdout) as DiffReport
     expect(report.conversations.length).toBeGreaterThan(2 * DIFF_PAIRS_PAGE)
-    await openFile(a)
-    await page.locator('[data-testid=status-bar]').filter({ hasText: 'pairs-a.pcap' }).waitFor()
-    await viewDone()
-    if (!(await page.locator('[data-testid=diff]').count())) await page.click('[data-testid=panel-diff]')
-    await page.fill('[data-testid=diff-path]', b)
-    await page.click('[data-testid=diff-run]')
-    await expect.poll(() => page.locator('[data-testid=diff-totals]').innerText()).toContain('pairs-a.pcap')
-    await page.waitForSelector('[data-testid=diff][data-state=done]')
+    await compareInDiffTab(a, b)
     const pairs = page.locator('[data-testid=diff-pair]')
     expect(await pairs.count()).toBe(DIFF_PAIRS_PAGE)
     const more = page.locator('[data-testid=diff-more-pairs]')
@@ -270,6 +256,21 @@ describe('the Diff tab with many conversation pairs', { timeout: 120_000 }, () =
     expect(problems).toEqual([])
   })
 })
+
+/** Opens capture `a`, then compares it with `b` in the Diff tab and waits for the report on `a`. */
+async function compareInDiffTab(a: string, b: string): Promise<void> {
+  await openFile(a)
+  await page
+    .locator('[data-testid=status-bar]')
+    .filter({ hasText: basename(a) })
+    .waitFor()
+  await viewDone()
+  if (!(await page.locator('[data-testid=diff]').count())) await page.click('[data-testid=panel-diff]')
+  await page.fill('[data-testid=diff-path]', b)
+  await page.click('[data-testid=diff-run]')
+  await page.waitForSelector('[data-testid=diff][data-state=done]')
+  await expect.poll(() => page.locator('[data-testid=diff-totals]').innerText()).toContain(basename(a))
+}
 
 /** What the panel shows, in the shape of the CLI test's facts: per pair, the lone lines and the changed ones. */
 async function seen() {
