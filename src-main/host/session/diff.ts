@@ -1,14 +1,15 @@
 // The Diff panel: the open capture (A, its stored frames replayed without trees, so a live capture works
 // too) against a capture file on the host (B, decoded with the session's keys), as `gamewire diff --json`
-// reports it, plus each conversation pair's messages side by side. Both sides' decoded messages are kept
-// until the rows change, so a new ignore list compares again without decoding again.
+// reports it, plus each conversation pair's messages side by side. Each side is decoded once for the
+// comparison and again only for the values of messages that differ (src-shared/analysis/diff); the sides
+// are kept, so more ignored fields compare again without decoding.
 
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { DIFF_PAIRS_PAGE, type CaptureDiff, type ConversationDiff, type DiffWithOptions } from '../../../src-shared/api'
-import { compactRows, diffCaptures, diffMessage, diffSideOf, type DiffMessageInput, type DiffSideInput } from '../../../src-shared/analysis/diff'
-import { diffSide } from '../capture-diff'
-import { RowsPass, RowsToken } from './analysis-token'
+import { compactRows, compareSources, type DiffSides, type DiffSource } from '../../../src-shared/analysis/diff'
+import { fileDiffSource } from '../capture-diff'
+import { RowsToken } from './analysis-token'
 import { tick } from './cancel'
 import type { SessionContext } from './context'
 import type { RowIndex } from './row-index'
@@ -19,30 +20,20 @@ export const CONTEXT_ROWS = 3
 /** Most lines a pair's side-by-side view carries. */
 export const MAX_ROWS = 5000
 
-interface SideB {
-  rows: RowIndex
-  /** The file and its size and time: a changed file is decoded again. */
-  key: string
-  token: RowsToken
-  promise: Promise<DiffSideInput>
-}
-const sidesB = new WeakMap<SessionContext, SideB>()
-
-/** A: the open capture's messages, from one replay without trees per set of rows. */
-const sideA = new RowsPass<{ side: DiffSideInput; timelineIds: boolean }>(async (ctx, rows, token) => {
-  const messages: DiffMessageInput[] = []
-  const engine = await ctx.replayAll({
-    token,
-    recording: false,
-    onMessage: (m) => messages.push(diffMessage(m))
-  })
+/** A: the open capture's messages, replayed without trees. */
+function openCapture(ctx: SessionContext, token: RowsToken): DiffSource {
   const source = ctx.source
-  const file = source?.kind === 'file' ? source.file : source?.kind === 'interface' ? source.name : undefined
-  // The replay numbers messages as the index does unless a live capture's ring dropped frames.
-  return { side: diffSideOf(messages, engine.conversations(), file), timelineIds: messages.length === rows.count && ctx.rows === rows }
-})
+  return {
+    file: source?.kind === 'file' ? source.file : source?.kind === 'interface' ? source.name : undefined,
+    async decode(onMessage) {
+      const engine = await ctx.replayAll({ token, recording: false, onMessage })
+      return engine.conversations()
+    }
+  }
+}
 
-function sideB(ctx: SessionContext, path: string): SideB['promise'] {
+/** B: a capture file on the host, decoded with the session's keys, packs and endpoint rules; `key` changes with the file. */
+function otherFile(ctx: SessionContext, path: string, token: RowsToken): DiffSource & { key: string } {
   let st: ReturnType<typeof statSync>
   try {
     st = statSync(path)
@@ -51,30 +42,34 @@ function sideB(ctx: SessionContext, path: string): SideB['promise'] {
     throw new Error(code === 'ENOENT' ? `no such file: ${path}` : `cannot read ${path} (${code ?? (e as Error).message})`)
   }
   if (st.isDirectory()) throw new Error(`${path} is a directory`)
-  const key = `${path}\u0000${st.size}\u0000${st.mtimeMs}`
-  const known = sidesB.get(ctx)
-  if (known && known.rows === ctx.rows && known.key === key) return known.promise
-  known?.token.cancel()
-  const rows = ctx.rows
-  const token = new RowsToken(ctx, rows)
-  // Rules naming conversation ids are about the open capture's conversations; endpoint rules hold for B too.
-  const decodeAs = ctx.decodeAs.filter((r) => typeof r.match === 'string')
-  const promise = diffSide(path, {
+  const source = fileDiffSource(path, {
     keys: ctx.keys,
-    // B is named and laid out by the same packs as A (a pack change re-decodes A: new rows, a new B)
+    // B is named and laid out by the same packs as A (a pack change re-decodes A: new rows)
     schemas: ctx.schemaPacks.length ? ctx.schemaPacks : undefined,
-    decodeAs,
+    // Rules naming conversation ids are about the open capture's conversations; endpoint rules hold for B too.
+    decodeAs: ctx.decodeAs.filter((r) => typeof r.match === 'string'),
     pause: async () => {
       await tick()
       token.check()
     }
   })
-  const entry: SideB = { rows, key, token, promise }
-  sidesB.set(ctx, entry)
-  // A failed or cancelled decode is not kept: the next request starts again.
-  promise.catch(() => sidesB.get(ctx) === entry && sidesB.delete(ctx))
-  return promise
+  return { ...source, key: `${path}\u0000${st.size}\u0000${st.mtimeMs}` }
 }
+
+/**
+ * The last comparison's sides, for the same rows (A's messages; the keys, packs and rules B is decoded
+ * with) and the same file B: a comparison that ignores more uses them again.
+ */
+interface KnownSides {
+  rows: RowIndex
+  count: number
+  key: string
+  sides: DiffSides
+}
+const knownSides = new WeakMap<SessionContext, KnownSides>()
+
+/** The comparison running for each session: a newer one cancels it. */
+const running = new WeakMap<SessionContext, RowsToken>()
 
 /**
  * The last report's pairs, for getDiffPairs: a capture of 200,000 conversations has as many pairs, and the
@@ -91,12 +86,26 @@ let nextReport = 1
 export async function diffWith(ctx: SessionContext, path: string, options: DiffWithOptions = {}): Promise<CaptureDiff> {
   await ctx.indexing
   if (!ctx.store) throw new Error('no capture is open')
-  const target = resolve(path)
-  const [a, b] = await Promise.all([sideA.get(ctx), sideB(ctx, target)])
-  const report = diffCaptures(a.side, b, { ignore: options.ignore, noDefaults: options.noDefaults, rows: true })
-  const last: LastReport = { id: nextReport++, rows: ctx.rows, pairs: report.conversations }
+  const rows = ctx.rows
+  running.get(ctx)?.cancel()
+  const token = new RowsToken(ctx, rows)
+  running.set(ctx, token)
+  const b = otherFile(ctx, resolve(path), token)
+  const known = knownSides.get(ctx)
+  const same = known && known.rows === rows && known.count === rows.count && known.key === b.key
+  const { report, ...sides } = await compareSources(
+    openCapture(ctx, token),
+    b,
+    { ignore: options.ignore, noDefaults: options.noDefaults, rows: true },
+    same ? known.sides : undefined
+  )
+  token.check()
+  knownSides.set(ctx, { rows, count: rows.count, key: b.key, sides })
+  const last: LastReport = { id: nextReport++, rows, pairs: report.conversations }
   lastReports.set(ctx, last)
-  return { ...report, conversations: pairsToSend(last, 0, DIFF_PAIRS_PAGE), pairs: last.pairs.length, report: last.id, timelineIds: a.timelineIds }
+  // The replay numbers messages as the index does unless a live capture's ring dropped frames.
+  const timelineIds = report.a.messages === rows.count && ctx.rows === rows
+  return { ...report, conversations: pairsToSend(last, 0, DIFF_PAIRS_PAGE), pairs: last.pairs.length, report: last.id, timelineIds }
 }
 
 /** Pairs [start, start + count) of report `id`, the open capture's last; an older one is gone. */

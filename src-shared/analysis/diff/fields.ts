@@ -4,7 +4,6 @@
 // `body.p.p.uid`, `payload.RoomName`. Photon Hashtable/Dictionary entries are keyed by their key's value.
 
 import { toHex } from '../../bytes/tree'
-import { bytesEqual } from '../../bytes/equal'
 
 export type Scalar = string | number | boolean | null
 
@@ -112,86 +111,4 @@ function isLeaf(v: unknown, depth: number): boolean {
 /** What valueLeaves walks into for a wrapper: its decoded form when it has one (Photon Custom types, FigNet TransformLite bytes read better than their bytes). */
 function wrapped(w: { value: unknown; decoded?: unknown }): unknown {
   return w.decoded !== undefined && w.decoded !== null ? w.decoded : w.value
-}
-
-/**
- * True when `a` and `b` have the same leaves (valueLeaves) except at paths `skip` covers, found by walking
- * both at once: a path is built only where they differ. Most aligned messages differ in skipped fields
- * alone (sequence numbers, timings) or not at all, and then cost no leaves. False when they differ
- * elsewhere or in shape: compare their leaves then. (A pattern that covers a path covers every path under
- * it, so a skipped subtree is not walked.)
- */
-export function sameLeaves(a: unknown, b: unknown, skip: (path: string) => boolean): boolean {
-  return new LeafWalk(skip).same(a, b, undefined, undefined, 0)
-}
-
-class LeafWalk {
-  private readonly segments: string[] = []
-  constructor(private readonly skip: (path: string) => boolean) {}
-
-  /** Whether the place walked now is skipped; its path as valueLeaves gives it (`at`: an empty segment at the root adds no dot). */
-  private skipped(): boolean {
-    let path = ''
-    for (const segment of this.segments) path = path ? `${path}.${segment}` : segment
-    return this.skip(path)
-  }
-
-  private child(segment: string, x: unknown, y: unknown, depth: number): boolean {
-    this.segments.push(segment)
-    const ok = this.same(x, y, undefined, undefined, depth + 1)
-    this.segments.pop()
-    return ok
-  }
-
-  same(x: unknown, y: unknown, typeX: string | undefined, typeY: string | undefined, depth: number): boolean {
-    const leafX = isLeaf(x, depth)
-    if (leafX !== isLeaf(y, depth)) return this.skipped()
-    if (leafX) {
-      if (x === undefined || y === undefined) return x === y || this.skipped()
-      if (typeX !== typeY) return this.skipped()
-      if (x instanceof Uint8Array && y instanceof Uint8Array) return bytesEqual(x, y) || this.skipped()
-      return (scalar(x) ?? null) === (scalar(y) ?? null) || this.skipped()
-    }
-    const ox = x as object
-    const oy = y as object
-    if (isWrapper(ox) || isWrapper(oy)) {
-      if (!isWrapper(ox) || !isWrapper(oy)) return this.skipped()
-      return this.same(wrapped(ox), wrapped(oy), ox.type, oy.type, depth + 1)
-    }
-    // An empty container is one leaf ('{}' or '[]') with the type it came with.
-    if (ox instanceof Map || oy instanceof Map) {
-      if (!(ox instanceof Map && oy instanceof Map) || ox.size !== oy.size) return this.skipped()
-      if (ox.size === 0) return typeX === typeY || this.skipped()
-      const ey = oy.entries()
-      for (const [kx, vx] of ox) {
-        const [ky, vy] = ey.next().value as [unknown, unknown]
-        if (String(kx) !== String(ky)) return this.skipped()
-        if (!this.child(String(kx), vx, vy, depth)) return false
-      }
-      return true
-    }
-    if (Array.isArray(ox) || Array.isArray(oy)) {
-      if (!(Array.isArray(ox) && Array.isArray(oy)) || ox.length !== oy.length) return this.skipped()
-      if (ox.length === 0) return typeX === typeY || this.skipped()
-      const entries = isEntryList(ox)
-      if (entries !== isEntryList(oy)) return this.skipped()
-      for (let i = 0; i < ox.length; i++) {
-        if (entries) {
-          const sx = keySegment(ox[i].key, i)
-          if (sx !== keySegment((oy[i] as { key: unknown }).key, i)) return this.skipped()
-          if (!this.child(sx, ox[i].value, (oy[i] as { value: unknown }).value, depth)) return false
-        } else if (!this.child(String(i), ox[i], oy[i], depth)) return false
-      }
-      return true
-    }
-    const kx = Object.keys(ox)
-    const ky = Object.keys(oy)
-    if (kx.length !== ky.length) return this.skipped()
-    if (kx.length === 0) return typeX === typeY || this.skipped()
-    for (let i = 0; i < kx.length; i++) {
-      if (kx[i] !== ky[i]) return this.skipped()
-      if (!this.child(kx[i], (ox as Record<string, unknown>)[kx[i]], (oy as Record<string, unknown>)[ky[i]], depth)) return false
-    }
-    return true
-  }
 }

@@ -1,103 +1,19 @@
 // Comparing two captures of the same scenario (a reference server and a reimplementation, two client
 // builds): conversations paired by protocol and role, their messages aligned per direction by name as a
 // longest common subsequence (so timing, ids and the interleaving of the two directions do not matter),
-// then aligned messages compared field by field, volatile fields skipped. Pure: the messages come from
-// the decoder (src-main/host/capture-diff.ts in the CLI); the app can call diffCaptures on its own.
+// then aligned messages compared field by field, volatile fields skipped. Each capture is kept compactly
+// (side.ts: a digest per message instead of its value), so captures of hours compare in bounded memory;
+// diffSources decodes through the sources it is given (src-main/host/capture-diff.ts for files).
 
 import { alignKeys } from './align'
-import { compilePattern, sameLeaves, valueLeaves, type Leaf, type Scalar } from './fields'
+import { valueLeaves, type Leaf, type Scalar } from './fields'
+import { ignoreRules, type DiffOptions } from './rules'
+import { DiffSide, type DiffConversationInput, type DiffMessageInput } from './side'
+
+export { DEFAULT_IGNORES, type DiffOptions } from './rules'
+export { DiffSide, diffSideOf, type DiffConversationInput, type DiffMessageInput } from './side'
 
 export const DIFF_FORMAT = 'gamewire-diff/1'
-
-/** What the diff needs of a decoded message (DecodedMessage has all of it). */
-export interface DiffMessageInput {
-  id: number
-  conversation: number
-  direction: string
-  frames: readonly number[]
-  time: number
-  protocol: string
-  name: string
-  value: unknown
-}
-
-/** What the diff keeps of a decoded message (its value, not its tree or bytes). */
-export function diffMessage(m: DiffMessageInput): DiffMessageInput {
-  return { id: m.id, conversation: m.conversation, direction: m.direction, frames: m.frames, time: m.time, protocol: m.protocol, name: m.name, value: m.value }
-}
-
-export interface DiffConversationInput {
-  id: number
-  protocol: string
-  client: string
-  server: string
-}
-
-export interface DiffSideInput {
-  file?: string
-  conversations: readonly DiffConversationInput[]
-  messages: readonly DiffMessageInput[]
-}
-
-/**
- * A side from a decode: its messages (diffMessage's, sorted here by id, since held messages, whose roles
- * were not known yet, come out after later ones) and its engine's conversations, read one at a time.
- */
-export function diffSideOf(messages: DiffMessageInput[], conversations: Iterable<DiffConversationInput>, file?: string): DiffSideInput {
-  messages.sort((x, y) => x.id - y.id)
-  const list = Array.from(conversations, (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
-  return { ...(file !== undefined ? { file } : {}), conversations: list, messages }
-}
-
-export interface DiffOptions {
-  /** More volatile-field patterns (see compilePattern), for every protocol. */
-  ignore?: readonly string[]
-  /** Leave out the per-protocol defaults (DEFAULT_IGNORES). */
-  noDefaults?: boolean
-  /** Give each conversation pair its messages side by side (`rows`), for the app's view; the CLI leaves it out. */
-  rows?: boolean
-}
-
-/**
- * Fields that differ between two runs of one scenario without meaning anything, per protocol: transport
- * sequence numbers, ACK and timing fields, checksums, peer and callback ids, tokens and session keys,
- * request ids, lengths that follow the content, the pairing links. Paths as in valueLeaves.
- */
-export const DEFAULT_IGNORES: Readonly<Record<string, readonly string[]>> = {
-  '*': ['/responseTo', '/responseTimeMs', '/decryptedWith'],
-  photon: [
-    '/peerId',
-    '/channel',
-    '/command',
-    '/reliableSeq',
-    '/unreliableSeq',
-    '/fragment',
-    '/sentTime',
-    '/challenge',
-    '/crc',
-    '/acknowledges',
-    '/ackedSeq',
-    '/ackedSentTime',
-    '/rttMs',
-    '/serverTime',
-    '/protocolFrom',
-    '/parameters.221' // Token/Secret (docs/photon.md, parameter names)
-  ],
-  sfs2x: [
-    '/length',
-    '/lengthRule',
-    '/header.bigSized',
-    '/header.compressed',
-    '/uncompressedLength',
-    '/zlibHeaderHex',
-    '/compressionRule',
-    '/requestId',
-    '_id', // the request id the Last War client injects (docs/sfs2x.md)
-    '/body.p.tk', // the Handshake response's session token
-    '/body.p.id' // the user id the Login response assigns
-  ],
-  fignet: ['/callbackId', '/enet', '/litenetlib']
-}
 
 export interface MessageRef {
   id: number
@@ -176,24 +92,6 @@ export interface DiffReport {
   totals: { aligned: number; changed: number; onlyA: number; onlyB: number }
 }
 
-interface Msg {
-  m: DiffMessageInput
-  key: string
-  ref: MessageRef
-}
-
-/** Whether the diff looks at a message: the conversation's own protocol, not its transport (ACKs, pings, connects). */
-function compared(m: DiffMessageInput, conv: DiffConversationInput | undefined): boolean {
-  if (!conv || m.protocol !== conv.protocol) return false
-  if (m.protocol === 'photon') return typeof (m.value as { msgType?: unknown } | null)?.msgType === 'number'
-  return true
-}
-
-function displayName(m: DiffMessageInput): string {
-  const command = (m.value as { command?: unknown } | null)?.command
-  return m.protocol === 'sfs2x' && typeof command === 'string' && !m.name.includes(command) ? `${m.name} ${command}` : m.name
-}
-
 function serverPort(address: string): string {
   return address.slice(address.lastIndexOf(':') + 1)
 }
@@ -270,10 +168,9 @@ function pairConversations(a: readonly DiffConversationInput[], b: readonly Diff
 
 type Matcher = (path: string) => boolean
 
-function changes(a: DiffMessageInput, b: DiffMessageInput, skip: Matcher): FieldChange[] {
-  if (sameLeaves(a.value, b.value, skip)) return []
-  const la = valueLeaves(a.value)
-  const lb = valueLeaves(b.value)
+function changes(a: unknown, b: unknown, skip: Matcher): FieldChange[] {
+  const la = valueLeaves(a)
+  const lb = valueLeaves(b)
   const out: FieldChange[] = []
   const one = (path: string, x: Leaf | undefined, y: Leaf | undefined) => {
     if (skip(path)) return
@@ -290,72 +187,127 @@ function changes(a: DiffMessageInput, b: DiffMessageInput, skip: Matcher): Field
   return out
 }
 
-/** The patterns in effect per protocol, and a matcher for each protocol. */
-function ignoreRules(o: DiffOptions): { shown: Record<string, string[]>; matcher(protocol: string): Matcher } {
-  const shown: Record<string, string[]> = {}
-  if (!o.noDefaults) for (const [p, list] of Object.entries(DEFAULT_IGNORES)) shown[p] = [...list]
-  if (o.ignore?.length) shown['*'] = [...(shown['*'] ?? []), ...o.ignore]
-  const cache = new Map<string, Matcher>()
-  return {
-    shown,
-    matcher(protocol) {
-      let m = cache.get(protocol)
-      if (!m) {
-        const tests = [...(shown['*'] ?? []), ...(shown[protocol] ?? [])].map(compilePattern)
-        // The same paths come back in every message of a conversation: each is tested once (bounded).
-        const known = new Map<string, boolean>()
-        m = (path) => {
-          let skip = known.get(path)
-          if (skip === undefined) {
-            skip = tests.some((t) => t(path))
-            if (known.size < 100_000) known.set(path, skip)
-          }
-          return skip
-        }
-        cache.set(protocol, m)
-      }
-      return m
+/** Whether the diff looks at message i: the conversation's own protocol, not its transport (ACKs, pings, connects). */
+function compared(side: DiffSide, i: number, conv: DiffConversationInput | undefined): boolean {
+  const protocol = side.protocol(i)
+  if (!conv || protocol !== conv.protocol) return false
+  return protocol !== 'photon' || side.isPhotonOp(i)
+}
+
+function ref(side: DiffSide, i: number): MessageRef {
+  const key = side.key(i)
+  return { id: side.id(i), frames: side.frames(i), direction: key.direction, name: key.name }
+}
+
+/** One conversation pair aligned: its compared messages (positions in their sides) and the aligned pairs among them. */
+interface PairAlignment {
+  pair: ConversationPair
+  protocol: string
+  la: number[]
+  lb: number[]
+  /** In A's order; reordered: paired out of order after the alignment. */
+  pairs: { x: number; y: number; reordered: boolean }[]
+  matchedA: Set<number>
+  matchedB: Set<number>
+}
+
+/**
+ * The conversation pairs of A and B, each with its messages aligned, one pair at a time (a capture of many
+ * conversations does not hold them all at once). valuesNeeded and diffCaptures both walk it.
+ */
+function* alignedPairs(A: DiffSide, B: DiffSide): Generator<PairAlignment> {
+  if (A.rules.key !== B.rules.key) throw new Error('the two sides were made under different ignore rules')
+  const convA = new Map(A.conversations.map((c) => [c.id, c]))
+  const convB = new Map(B.conversations.map((c) => [c.id, c]))
+  // Each conversation's compared messages, as positions in its side.
+  const byConv = (side: DiffSide, convs: Map<number, DiffConversationInput>) => {
+    const out = new Map<number, number[]>()
+    for (let i = 0; i < side.count; i++) {
+      const id = side.conversation(i)
+      if (!compared(side, i, convs.get(id))) continue
+      const list = out.get(id)
+      if (list) list.push(i)
+      else out.set(id, [i])
     }
+    return out
+  }
+  const msgsA = byConv(A, convA)
+  const msgsB = byConv(B, convB)
+  for (const pair of pairConversations(A.conversations, B.conversations)) {
+    const protocol = (pair.a ?? pair.b)!.protocol
+    const la = (pair.a && msgsA.get(pair.a.id)) || []
+    const lb = (pair.b && msgsB.get(pair.b.id)) || []
+    // Each direction on its own: which side spoke first after a pause is timing, not behaviour.
+    const pairs: PairAlignment['pairs'] = []
+    const matchedA = new Set<number>()
+    const matchedB = new Set<number>()
+    const direction = (side: DiffSide, i: number) => side.key(i).direction
+    for (const dir of new Set([...la.map((x) => direction(A, x)), ...lb.map((y) => direction(B, y))])) {
+      const da = la.filter((x) => direction(A, x) === dir)
+      const db = lb.filter((y) => direction(B, y) === dir)
+      const keyA = da.map((x) => A.key(x).text)
+      const keyB = db.map((y) => B.key(y).text)
+      for (const [i, j] of alignKeys(keyA, keyB)) {
+        pairs.push({ x: da[i], y: db[j], reordered: false })
+        matchedA.add(da[i])
+        matchedB.add(db[j])
+      }
+      // What the alignment left on both sides with the same name came in another order: pair it in order.
+      const leftB = new Map<string, Queue<number>>()
+      db.forEach((y, j) => {
+        if (matchedB.has(y)) return
+        const q = leftB.get(keyB[j])
+        if (q) q.push(y)
+        else leftB.set(keyB[j], new Queue([y]))
+      })
+      da.forEach((x, i) => {
+        if (matchedA.has(x)) return
+        const y = leftB.get(keyA[i])?.take()
+        if (y === undefined) return
+        pairs.push({ x, y, reordered: true })
+        matchedA.add(x)
+        matchedB.add(y)
+      })
+    }
+    pairs.sort((p, q) => p.x - q.x)
+    yield { pair, protocol, la, lb, pairs, matchedA, matchedB }
   }
 }
 
-/** Compares two captures' decoded messages. Messages in each side's `messages` order (the decoder's, by id). */
-export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOptions = {}): DiffReport {
-  const rules = ignoreRules(options)
-  const convA = new Map(A.conversations.map((c) => [c.id, c]))
-  const convB = new Map(B.conversations.map((c) => [c.id, c]))
-  // Each conversation's compared messages, as positions in its side's list: the working copies (Msg) are
-  // made for one pair at a time, so a capture of many conversations does not hold them all at once.
-  const byConv = (side: DiffSideInput, convs: Map<number, DiffConversationInput>) => {
-    const out = new Map<number, number[]>()
-    side.messages.forEach((m, k) => {
-      if (!compared(m, convs.get(m.conversation))) return
-      const list = out.get(m.conversation)
-      if (list) list.push(k)
-      else out.set(m.conversation, [k])
-    })
-    return out
+/**
+ * The messages whose values the report needs (ids per side): those of aligned pairs with different
+ * digests, whose fields it names. Give them to DiffSide.addValue from a second decode before diffCaptures.
+ */
+export function valuesNeeded(A: DiffSide, B: DiffSide): { a: Set<number>; b: Set<number> } {
+  const a = new Set<number>()
+  const b = new Set<number>()
+  for (const { pairs } of alignedPairs(A, B)) {
+    for (const { x, y } of pairs) {
+      if (A.sameDigest(x, B, y)) continue
+      if (!A.hasValue(x)) a.add(A.id(x))
+      if (!B.hasValue(y)) b.add(B.id(y))
+    }
   }
-  const working = (side: DiffSideInput, at: readonly number[] | undefined): Msg[] =>
-    (at ?? []).map((k) => {
-      const m = side.messages[k]
-      const name = displayName(m)
-      return { m, key: `${m.direction}\u0000${name}`, ref: { id: m.id, frames: [...m.frames], direction: m.direction, name } }
-    })
-  const msgsA = byConv(A, convA)
-  const msgsB = byConv(B, convB)
+  return { a, b }
+}
+
+/**
+ * Compares two captures' sides, made under the same ignore rules, or rules these options' rules cover, with
+ * the values valuesNeeded names.
+ */
+export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}): DiffReport {
+  const rules = ignoreRules(options)
+  if (!rules.covers(A.rules)) throw new Error('internal: the diff ignores less than the sides were made for')
   const summary = new Map<string, OperationDiff>()
-  const op = (protocol: string, x: Msg): OperationDiff => {
-    const k = `${protocol}\u0000${x.key}`
+  const op = (protocol: string, side: DiffSide, i: number): OperationDiff => {
+    const key = side.key(i)
+    const k = `${protocol}\u0000${key.direction}\u0000${key.name}`
     let s = summary.get(k)
-    if (!s) summary.set(k, (s = { protocol, direction: x.ref.direction, name: x.ref.name, a: 0, b: 0, aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }))
+    if (!s) summary.set(k, (s = { protocol, direction: key.direction, name: key.name, a: 0, b: 0, aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }))
     return s
   }
   const conversations: ConversationDiff[] = []
-  for (const pair of pairConversations(A.conversations, B.conversations)) {
-    const protocol = (pair.a ?? pair.b)!.protocol
-    const la = pair.a ? working(A, msgsA.get(pair.a.id)) : []
-    const lb = pair.b ? working(B, msgsB.get(pair.b.id)) : []
+  for (const { pair, protocol, la, lb, pairs, matchedA, matchedB } of alignedPairs(A, B)) {
     const skip = rules.matcher(protocol)
     const d: ConversationDiff = {
       protocol,
@@ -367,56 +319,36 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
       onlyB: [],
       changed: []
     }
-    for (const x of la) op(protocol, x).a++
-    for (const y of lb) op(protocol, y).b++
-    // Each direction on its own: which side spoke first after a pause is timing, not behaviour.
-    const pairs: { x: Msg; y: Msg; reordered: boolean }[] = []
-    const matchedA = new Set<Msg>()
-    const matchedB = new Set<Msg>()
-    for (const dir of [...new Set([...la, ...lb].map((x) => x.ref.direction))]) {
-      const da = la.filter((x) => x.ref.direction === dir)
-      const db = lb.filter((y) => y.ref.direction === dir)
-      for (const [i, j] of alignKeys(
-        da.map((x) => x.key),
-        db.map((y) => y.key)
-      )) {
-        pairs.push({ x: da[i], y: db[j], reordered: false })
-        matchedA.add(da[i])
-        matchedB.add(db[j])
-      }
-      // What the alignment left on both sides with the same name came in another order: pair it in order.
-      const leftB = new Map<string, Queue<Msg>>()
-      for (const y of db) {
-        if (matchedB.has(y)) continue
-        const q = leftB.get(y.key)
-        if (q) q.push(y)
-        else leftB.set(y.key, new Queue([y]))
-      }
-      for (const x of da) {
-        if (matchedA.has(x)) continue
-        const y = leftB.get(x.key)?.take()
-        if (!y) continue
-        pairs.push({ x, y, reordered: true })
-        matchedA.add(x)
-        matchedB.add(y)
-      }
-    }
-    pairs.sort((p, q) => p.x.m.id - q.x.m.id)
-    const changedAt = new Map<Msg, number>()
+    for (const x of la) op(protocol, A, x).a++
+    for (const y of lb) op(protocol, B, y).b++
+    const changedAt = new Map<number, number>()
+    const refsA = new Map<number, MessageRef>()
+    const refsB = new Map<number, MessageRef>()
     for (const { x, y, reordered } of pairs) {
       d.aligned++
-      const s = op(protocol, x)
+      const s = op(protocol, A, x)
       s.aligned++
-      const fields = changes(x.m, y.m, skip)
+      const fields = A.sameDigest(x, B, y) ? [] : changes(A.value(x), B.value(y), skip)
       if (fields.length || reordered) {
         changedAt.set(x, d.changed.length)
-        d.changed.push({ a: x.ref, b: y.ref, ...(reordered ? { reordered: true as const } : {}), fields })
+        const ra = ref(A, x)
+        const rb = ref(B, y)
+        refsA.set(x, ra)
+        refsB.set(y, rb)
+        d.changed.push({ a: ra, b: rb, ...(reordered ? { reordered: true as const } : {}), fields })
         if (fields.length) s.changed++
       }
     }
-    for (const x of la) if (!matchedA.has(x)) d.onlyA.push(x.ref), op(protocol, x).onlyA++
-    for (const y of lb) if (!matchedB.has(y)) d.onlyB.push(y.ref), op(protocol, y).onlyB++
-    if (options.rows) d.rows = sideBySide(la, lb, pairs, changedAt)
+    for (const x of la) if (!matchedA.has(x)) d.onlyA.push(ref(A, x)), op(protocol, A, x).onlyA++
+    for (const y of lb) if (!matchedB.has(y)) d.onlyB.push(ref(B, y)), op(protocol, B, y).onlyB++
+    if (options.rows) {
+      const refOf = (side: DiffSide, refs: Map<number, MessageRef>, i: number) => refs.get(i) ?? ref(side, i)
+      d.rows = sideBySide(la, lb, pairs, changedAt).map((r) => ({
+        a: r.a === null ? null : refOf(A, refsA, r.a),
+        b: r.b === null ? null : refOf(B, refsB, r.b),
+        ...(r.changed !== undefined ? { changed: r.changed } : {})
+      }))
+    }
     conversations.push(d)
   }
   const list = [...summary.values()].sort(
@@ -425,8 +357,8 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
   const sum = (f: (c: ConversationDiff) => number) => conversations.reduce((n, c) => n + f(c), 0)
   return {
     format: DIFF_FORMAT,
-    a: { ...(A.file !== undefined ? { file: A.file } : {}), conversations: A.conversations.length, messages: A.messages.length },
-    b: { ...(B.file !== undefined ? { file: B.file } : {}), conversations: B.conversations.length, messages: B.messages.length },
+    a: { ...(A.file !== undefined ? { file: A.file } : {}), conversations: A.conversations.length, messages: A.count },
+    b: { ...(B.file !== undefined ? { file: B.file } : {}), conversations: B.conversations.length, messages: B.count },
     ignored: rules.shown,
     conversations,
     summary: list,
@@ -439,26 +371,74 @@ export function diffCaptures(A: DiffSideInput, B: DiffSideInput, options: DiffOp
   }
 }
 
+/** A capture to compare: `decode` decodes it (the same way each time), giving each message to onMessage, and resolves to its conversations. */
+export interface DiffSource {
+  file?: string
+  decode(onMessage: (m: DiffMessageInput) => void): Promise<Iterable<DiffConversationInput>>
+}
+
+/** Two captures' sides, as compareSources made them (with the values of their messages that differ). */
+export interface DiffSides {
+  A: DiffSide
+  B: DiffSide
+}
+
 /**
- * The pair's messages as lines of two columns: A's messages in order (with their partner, or alone), and
- * each of B's lone messages after the line of the last B message before it that has a partner, so both
- * columns read in their own order wherever the pairs do not cross.
+ * Compares two captures: each decoded once into its side (digests, no values), then again only if some
+ * aligned messages' digests differ, for the values of those messages, whose fields the report names.
+ * `known`: the sides of an earlier comparison of the same captures, used again when its ignore rules are
+ * among these (more fields ignored leaves equal digests equal, and the messages that differed have their
+ * values): the app's ignore list grows without decoding again.
  */
-function sideBySide(la: readonly Msg[], lb: readonly Msg[], pairs: readonly { x: Msg; y: Msg }[], changedAt: Map<Msg, number>): DiffRow[] {
+export async function compareSources(a: DiffSource, b: DiffSource, options: DiffOptions = {}, known?: DiffSides): Promise<DiffSides & { report: DiffReport }> {
+  if (known && ignoreRules(options).covers(known.A.rules) && known.A.rules.key === known.B.rules.key) {
+    return { ...known, report: diffCaptures(known.A, known.B, options) }
+  }
+  const side = async (source: DiffSource) => {
+    const s = new DiffSide(options, { file: source.file })
+    return s.end(await source.decode((m) => s.add(m)))
+  }
+  const A = await side(a)
+  const B = await side(b)
+  const need = valuesNeeded(A, B)
+  for (const [source, side, wanted] of [[a, A, need.a] as const, [b, B, need.b] as const]) {
+    if (!wanted.size) continue
+    await source.decode((m) => side.addValue(m, wanted))
+    side.checkValues(wanted)
+  }
+  return { A, B, report: diffCaptures(A, B, options) }
+}
+
+/** compareSources' report alone (the CLI). */
+export async function diffSources(a: DiffSource, b: DiffSource, options: DiffOptions = {}): Promise<DiffReport> {
+  return (await compareSources(a, b, options)).report
+}
+
+/**
+ * The pair's messages as lines of two columns (positions in their sides): A's messages in order (with
+ * their partner, or alone), and each of B's lone messages after the line of the last B message before it
+ * that has a partner, so both columns read in their own order wherever the pairs do not cross.
+ */
+function sideBySide(
+  la: readonly number[],
+  lb: readonly number[],
+  pairs: readonly { x: number; y: number }[],
+  changedAt: Map<number, number>
+): { a: number | null; b: number | null; changed?: number }[] {
   const partnerOfA = new Map(pairs.map((p) => [p.x, p.y]))
   const partnerOfB = new Map(pairs.map((p) => [p.y, p.x]))
   const posA = new Map(la.map((x, i) => [x, i]))
-  const lines: { at: number; sub: number; row: DiffRow }[] = []
+  const lines: { at: number; sub: number; row: { a: number | null; b: number | null; changed?: number } }[] = []
   la.forEach((x, i) => {
     const y = partnerOfA.get(x)
     const k = changedAt.get(x)
-    lines.push({ at: i, sub: 0, row: { a: x.ref, b: y ? y.ref : null, ...(k !== undefined ? { changed: k } : {}) } })
+    lines.push({ at: i, sub: 0, row: { a: x, b: y ?? null, ...(k !== undefined ? { changed: k } : {}) } })
   })
   let after = -1
   lb.forEach((y, j) => {
     const x = partnerOfB.get(y)
-    if (x) after = posA.get(x)!
-    else lines.push({ at: after + 0.5, sub: j, row: { a: null, b: y.ref } })
+    if (x !== undefined) after = posA.get(x)!
+    else lines.push({ at: after + 0.5, sub: j, row: { a: null, b: y } })
   })
   return lines.sort((p, q) => p.at - q.at || p.sub - q.sub).map((l) => l.row)
 }

@@ -8,10 +8,21 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { diffFiles, diffSide } from '../../../src-main/host/capture-diff'
+import { diffFiles, fileDiffSource } from '../../../src-main/host/capture-diff'
 import { alignKeys } from '../../../src-shared/analysis/diff/align'
-import { compilePattern, sameLeaves, valueLeaves } from '../../../src-shared/analysis/diff/fields'
-import { diffCaptures, type DiffConversationInput, type DiffReport } from '../../../src-shared/analysis/diff'
+import { leafDigest } from '../../../src-shared/analysis/diff/digest'
+import { compilePattern, valueLeaves } from '../../../src-shared/analysis/diff/fields'
+import { ignoreRules } from '../../../src-shared/analysis/diff/rules'
+import {
+  compareSources,
+  diffCaptures,
+  diffSideOf,
+  diffSources,
+  type DiffConversationInput,
+  type DiffMessageInput,
+  type DiffReport,
+  type DiffSource
+} from '../../../src-shared/analysis/diff'
 import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
 import { EXPECTED, REFERENCE_B_OPTIONS, facts } from '../../fixtures/analysis/diff-pair'
 import { gw } from '../helpers/cli'
@@ -111,7 +122,7 @@ describe('capture diff', () => {
     // Listed out of id order: pairing goes by id (the order the conversations began in).
     const a = [conv(4, 7000), conv(1, 7000), conv(2, 7000), conv(3, 8000), conv(5, 9000), conv(6, 6000, 'sfs2x')]
     const b = [conv(11, 8000), conv(12, 7000), conv(13, 7000), conv(14, 5000), conv(15, 5001), conv(16, 6000, 'sfs2x'), conv(17, 6000, 'sfs2x')]
-    const r = diffCaptures({ conversations: a, messages: [] }, { conversations: b, messages: [] })
+    const r = diffCaptures(diffSideOf([], a), diffSideOf([], b))
     expect(r.conversations.map((c) => [c.protocol, c.a?.id ?? null, c.b?.id ?? null, c.pairedBy])).toEqual([
       ['photon', 1, 12, 'server-port'],
       ['photon', 2, 13, 'server-port'],
@@ -124,7 +135,7 @@ describe('capture diff', () => {
     ])
   })
 
-  it('finds no difference outside skipped fields only where the leaves have none (the shortcut before comparing leaves)', async () => {
+  it('gives equal digests exactly where the leaves have no difference outside the skipped fields', async () => {
     // The independent answer: compare every leaf as the report does.
     const leafChanges = (x: unknown, y: unknown, skip: (path: string) => boolean) => {
       const la = valueLeaves(x)
@@ -135,6 +146,12 @@ describe('capture diff', () => {
         return !skip(path) && !(l && r && l.value === r.value && l.type === r.type)
       })
     }
+    const digest = (v: unknown, skip: (path: string) => boolean) => {
+      const out = new Uint32Array(2)
+      leafDigest(v, skip, out, 0)
+      return `${out[0]}:${out[1]}`
+    }
+    const same = (x: unknown, y: unknown, skip: (path: string) => boolean) => digest(x, skip) === digest(y, skip)
     // The places of a value's leaves, to change one: a container and its key.
     const places = (v: unknown, out: [object, unknown][] = []): [object, unknown][] => {
       if (v instanceof Uint8Array) return out
@@ -154,12 +171,13 @@ describe('capture diff', () => {
               ? Uint8Array.from(x, (b, i) => (i === 0 ? b ^ 1 : b))
               : 'other'
     const none = () => false
-    const values = [...(await diffSide(A)).messages, ...(await diffSide(B)).messages].map((m) => m.value)
+    const values: unknown[] = []
+    for (const file of [A, B]) await fileDiffSource(file).decode((m) => values.push(m.value))
     let kept = 0
     let found = 0
     for (const [k, value] of values.entries()) {
-      // The same value in other objects: the same leaves.
-      expect(sameLeaves(value, structuredClone(value), none)).toBe(true)
+      // The same value in other objects: the same digest.
+      expect(same(value, structuredClone(value), none)).toBe(true)
       const list = places(value)
       if (!list.length) continue
       const copy = structuredClone(value)
@@ -171,33 +189,135 @@ describe('capture diff', () => {
       const paths = leafChanges(value, copy, none)
       if (paths.length === 0) continue
       // A real difference is never passed over; covered by a skip pattern, the values are the same.
-      expect(sameLeaves(value, copy, none)).toBe(false)
+      expect(same(value, copy, none)).toBe(false)
       found++
       const skipIt = (path: string) => paths.includes(path) || paths.some((p) => path.startsWith(`${p}.`))
       expect(leafChanges(value, copy, skipIt)).toEqual([])
-      expect(sameLeaves(value, copy, skipIt)).toBe(true)
+      expect(same(value, copy, skipIt)).toBe(true)
       kept++
     }
     expect(found).toBeGreaterThan(40)
     expect(kept).toBe(found)
-    // Against messages of the other capture: true only where the leaves agree outside the skipped fields.
+    // Against messages of the other capture: equal exactly where the leaves agree outside the skipped fields.
     const skip = (path: string) => DEFAULT_SKIP.some((t) => t(path))
+    let agreed = 0
     for (let i = 0; i < values.length; i++) {
       const j = (i * 7 + 3) % values.length
       const agree = leafChanges(values[i], values[j], skip).length === 0
-      if (!agree) expect(sameLeaves(values[i], values[j], skip)).toBe(false)
+      expect(same(values[i], values[j], skip)).toBe(agree)
+      if (agree) agreed++
     }
-    // Edge cases: an empty key at the root adds no dot to the path; bytes by content; a wrapper's type counts.
-    expect(sameLeaves({ '': { x: 1 } }, { '': { x: 2 } }, compilePattern('/x'))).toBe(true)
-    expect(sameLeaves({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 2]) }, none)).toBe(true)
-    expect(sameLeaves({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 3]) }, none)).toBe(false)
-    expect(sameLeaves({ v: { type: 'Int32', value: 1 } }, { v: { type: 'Int64', value: 1 } }, none)).toBe(false)
-    expect(sameLeaves({ v: {} }, { v: [] }, none)).toBe(false)
+    expect(agreed).toBeGreaterThan(0)
+    // Edge cases: an empty key at the root adds no dot to the path; bytes by content; a wrapper's type counts;
+    // the order of the leaves does not; a number is not the same string; nor is a leaf moved to another path.
+    expect(same({ '': { x: 1 } }, { '': { x: 2 } }, compilePattern('/x'))).toBe(true)
+    expect(same({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 2]) }, none)).toBe(true)
+    expect(same({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 3]) }, none)).toBe(false)
+    expect(same({ v: { type: 'Int32', value: 1 } }, { v: { type: 'Int64', value: 1 } }, none)).toBe(false)
+    expect(same({ v: {} }, { v: [] }, none)).toBe(false)
+    expect(same({ a: 1, b: 2 }, { b: 2, a: 1 }, none)).toBe(true)
+    expect(same({ a: 1 }, { a: '1' }, none)).toBe(false)
+    expect(same({ a: 'x', b: '' }, { a: '', b: 'x' }, none)).toBe(false)
+    expect(same({ a: 0 }, { a: -0 }, none)).toBe(true)
     // A difference inside each kind of container.
-    expect(sameLeaves({ list: [1, 2] }, { list: [1, 3] }, none)).toBe(false)
-    expect(sameLeaves(new Map([[1, 'a']]), new Map([[1, 'b']]), none)).toBe(false)
-    expect(sameLeaves([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], none)).toBe(false)
-    expect(sameLeaves([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], compilePattern('/1'))).toBe(true)
+    expect(same({ list: [1, 2] }, { list: [1, 3] }, none)).toBe(false)
+    expect(same(new Map([[1, 'a']]), new Map([[1, 'b']]), none)).toBe(false)
+    expect(same([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], none)).toBe(false)
+    expect(same([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], compilePattern('/1'))).toBe(true)
+  })
+
+  it('decodes a capture again only for the values of messages that differ, and gives the report of the values held in memory', async () => {
+    // Sources that count their decodes and keep every message (the values the report is checked against).
+    const counting = (file: string) => {
+      const source = fileDiffSource(file)
+      const counted: { decodes: number; seen: DiffMessageInput[]; conversations: DiffConversationInput[]; source: DiffSource } = {
+        decodes: 0,
+        seen: [],
+        conversations: [],
+        source: {
+          file: source.file,
+          async decode(onMessage) {
+            counted.decodes++
+            const first = counted.decodes === 1
+            const list = await source.decode((m) => {
+              if (first) counted.seen.push(m)
+              onMessage(m)
+            })
+            if (!first) return list
+            counted.conversations = [...list]
+            return counted.conversations
+          }
+        }
+      }
+      return counted
+    }
+    const a = counting(A)
+    const b = counting(B)
+    const r = await diffSources(a.source, b.source)
+    expect(facts(r)).toEqual(EXPECTED)
+    // Two messages differ (and the ids and tokens the defaults skip): each capture decoded twice.
+    expect([a.decodes, b.decodes]).toEqual([2, 2])
+    const inMemory = diffCaptures(
+      diffSideOf(a.seen, a.conversations, {}, 'reference.pcapng'),
+      diffSideOf(b.seen, b.conversations, {}, 'reimplementation.pcapng')
+    )
+    expect(r).toEqual(inMemory)
+    // The same capture: no aligned message differs, no second decode.
+    const a2 = counting(A)
+    const a3 = counting(A)
+    expect((await diffSources(a2.source, a3.source)).totals.changed).toBe(0)
+    expect([a2.decodes, a3.decodes]).toEqual([1, 1])
+  })
+
+  it('compares again with the sides of an earlier comparison when it ignores more, and decodes again when it ignores less', async () => {
+    let decodes = 0
+    const counted = (file: string): DiffSource => {
+      const source = fileDiffSource(file)
+      return { file: source.file, decode: (onMessage) => (decodes++, source.decode(onMessage)) }
+    }
+    const first = await compareSources(counted(A), counted(B))
+    expect(decodes).toBe(4)
+    // More ignored: the same report as a fresh comparison, from the sides kept.
+    for (const options of [{ ignore: ['gold'] }, { ignore: ['gold', '/parameters.248'] }]) {
+      const again = await compareSources(counted(A), counted(B), options, first)
+      expect(decodes).toBe(4)
+      expect(again.report).toEqual(await diffSources(fileDiffSource(A), fileDiffSource(B), options))
+    }
+    expect((await compareSources(counted(A), counted(B), { ignore: ['gold'] }, first)).report.totals.changed).toBe(1)
+    // Less ignored (the defaults left out): decoded again.
+    const all = await compareSources(counted(A), counted(B), { noDefaults: true }, first)
+    expect(decodes).toBe(8)
+    expect(all.report).toEqual(await diffSources(fileDiffSource(A), fileDiffSource(B), { noDefaults: true }))
+    expect(ignoreRules({ ignore: ['x'] }).covers(ignoreRules({}))).toBe(true)
+    expect(ignoreRules({}).covers(ignoreRules({ ignore: ['x'] }))).toBe(false)
+    expect(ignoreRules({ noDefaults: true }).covers(ignoreRules({}))).toBe(false)
+    expect(ignoreRules({ ignore: ['/peerId'] }).covers(ignoreRules({ noDefaults: true, ignore: ['/peerId'] }))).toBe(true)
+  })
+
+  it('a capture that decodes differently the second time is an error, not a wrong report', async () => {
+    const source = fileDiffSource(B)
+    let decodes = 0
+    // The second decode renames the CreateGame response (as other keys or a changed file could).
+    const changing: DiffSource = {
+      file: 'changing.pcapng',
+      decode(onMessage) {
+        decodes++
+        return source.decode((m) => onMessage(decodes > 1 && m.name === 'CreateGame response' ? { ...m, name: 'JoinGame response' } : m))
+      }
+    }
+    await expect(diffSources(fileDiffSource(A), changing)).rejects.toThrow(/decoded differently the second time in changing\.pcapng: compare again/)
+    // A message that is not there at all the second time.
+    let drops = 0
+    const dropping: DiffSource = {
+      file: 'dropping.pcapng',
+      decode(onMessage) {
+        drops++
+        return source.decode((m) => (drops > 1 && m.name === 'CreateGame response' ? undefined : onMessage(m)))
+      }
+    }
+    await expect(diffSources(fileDiffSource(A), dropping)).rejects.toThrow(
+      /message #\d+ was not there when the capture was decoded again in dropping\.pcapng: compare again/
+    )
   })
 
   it('through the CLI: --json is the same report, the text names each difference, bad arguments exit 2', () => {

@@ -1,0 +1,237 @@
+// One capture as the diff keeps it: per message, in typed columns, what pairing and aligning need (its id,
+// conversation, protocol, direction and name, frames) and a digest of its compared leaves; values only for
+// the messages whose fields the report names (see digest.ts). About 30 bytes a message.
+
+import { resized } from '../../bytes/columns'
+import { leafDigest } from './digest'
+import { ignoreRules, type DiffOptions, type IgnoreRules } from './rules'
+
+/** What the diff needs of a decoded message (DecodedMessage has all of it). */
+export interface DiffMessageInput {
+  id: number
+  conversation: number
+  direction: string
+  frames: readonly number[]
+  time: number
+  protocol: string
+  name: string
+  value: unknown
+}
+
+export interface DiffConversationInput {
+  id: number
+  protocol: string
+  client: string
+  server: string
+}
+
+/** A message's direction and name as the diff aligns and reports them (the name with an SFS2X extension command). */
+export interface DiffKey {
+  direction: string
+  name: string
+  /** Both in one string, what the alignment compares. */
+  text: string
+}
+
+function displayName(m: DiffMessageInput): string {
+  const command = (m.value as { command?: unknown } | null)?.command
+  return m.protocol === 'sfs2x' && typeof command === 'string' && !m.name.includes(command) ? `${m.name} ${command}` : m.name
+}
+
+/** Strings numbered in order of first appearance. */
+class Names<T> {
+  readonly list: T[] = []
+  private readonly ids = new Map<string, number>()
+  id(key: string, make: () => T): number {
+    let id = this.ids.get(key)
+    if (id === undefined) {
+      id = this.list.length
+      this.list.push(make())
+      this.ids.set(key, id)
+    }
+    return id
+  }
+}
+
+export class DiffSide {
+  count = 0
+  private ids = new Uint32Array(1024)
+  private conv = new Uint32Array(1024)
+  private keyIds = new Uint32Array(1024)
+  private protocolIds = new Uint16Array(1024)
+  /** 1: a Photon operation or event (its value has a msgType), which the diff compares; ACKs and pings it does not. */
+  private photonOp = new Uint8Array(1024)
+  private digests = new Uint32Array(2048)
+  private frameStart = new Uint32Array(1025)
+  private frameList = new Uint32Array(1024)
+  private readonly keys = new Names<DiffKey>()
+  private readonly protocols = new Names<string>()
+  private sorted = true
+  /** Values by message id: every message's when kept (keepValues), else those addValues was given. */
+  private readonly values = new Map<number, unknown>()
+  conversations: readonly DiffConversationInput[] = []
+  /** The ignore rules the digests are made under: a report compares sides made under the same. */
+  readonly rules: IgnoreRules
+  private readonly keepValues: boolean
+
+  /** `keepValues`: keep every message's value (small inputs such as tests', where no second decode is wanted). */
+  constructor(options: DiffOptions, o: { keepValues?: boolean; file?: string } = {}) {
+    this.rules = ignoreRules(options)
+    this.keepValues = o.keepValues ?? false
+    this.file = o.file
+  }
+  readonly file?: string
+
+  add(m: DiffMessageInput): void {
+    const i = this.count
+    if (i === this.ids.length) this.grow()
+    if (i > 0 && m.id < this.ids[i - 1]) this.sorted = false
+    this.ids[i] = m.id
+    this.conv[i] = m.conversation
+    const name = displayName(m)
+    const text = `${m.direction}\u0000${name}`
+    this.keyIds[i] = this.keys.id(text, () => ({ direction: m.direction, name, text }))
+    this.protocolIds[i] = this.protocols.id(m.protocol, () => m.protocol)
+    const op = m.protocol === 'photon' && typeof (m.value as { msgType?: unknown } | null)?.msgType === 'number'
+    this.photonOp[i] = op ? 1 : 0
+    // Photon's transport messages (ACKs, pings, connects) are never compared: no digest for them.
+    if (m.protocol !== 'photon' || op) leafDigest(m.value, this.rules.matcher(m.protocol), this.digests, 2 * i)
+    let at = this.frameStart[i]
+    if (at + m.frames.length > this.frameList.length) this.frameList = resized(this.frameList, Math.max(this.frameList.length * 2, at + m.frames.length))
+    for (const f of m.frames) this.frameList[at++] = f
+    this.frameStart[i + 1] = at
+    if (this.keepValues) this.values.set(m.id, m.value)
+    this.count++
+  }
+
+  private grow(): void {
+    const n = this.ids.length * 2
+    this.ids = resized(this.ids, n)
+    this.conv = resized(this.conv, n)
+    this.keyIds = resized(this.keyIds, n)
+    this.protocolIds = resized(this.protocolIds, n)
+    this.photonOp = resized(this.photonOp, n)
+    this.digests = resized(this.digests, 2 * n)
+    this.frameStart = resized(this.frameStart, n + 1)
+  }
+
+  /**
+   * Ends the side: its conversations, and its messages sorted by id (held messages, whose roles were not
+   * known yet, come out of the decoder after later ones).
+   */
+  end(conversations: Iterable<DiffConversationInput>): this {
+    this.conversations = Array.from(conversations, (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
+    if (!this.sorted) this.sortById()
+    return this
+  }
+
+  private sortById(): void {
+    const n = this.count
+    const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => this.ids[x] - this.ids[y])
+    const pick = <T extends Uint32Array | Uint16Array | Uint8Array>(a: T): T => {
+      const out = new (a.constructor as new (n: number) => T)(n)
+      order.forEach((from, to) => {
+        out[to] = a[from]
+      })
+      return out
+    }
+    const digests = new Uint32Array(2 * n)
+    const frameStart = new Uint32Array(n + 1)
+    const frameList = new Uint32Array(this.frameStart[n])
+    order.forEach((from, to) => {
+      digests[2 * to] = this.digests[2 * from]
+      digests[2 * to + 1] = this.digests[2 * from + 1]
+      frameList.set(this.frameList.subarray(this.frameStart[from], this.frameStart[from + 1]), frameStart[to])
+      frameStart[to + 1] = frameStart[to] + this.frameStart[from + 1] - this.frameStart[from]
+    })
+    this.ids = pick(this.ids)
+    this.conv = pick(this.conv)
+    this.keyIds = pick(this.keyIds)
+    this.protocolIds = pick(this.protocolIds)
+    this.photonOp = pick(this.photonOp)
+    this.digests = digests
+    this.frameStart = frameStart
+    this.frameList = frameList
+    this.sorted = true
+  }
+
+  id(i: number): number {
+    return this.ids[i]
+  }
+  conversation(i: number): number {
+    return this.conv[i]
+  }
+  /** The message's direction and name. */
+  key(i: number): DiffKey {
+    return this.keys.list[this.keyIds[i]]
+  }
+  protocol(i: number): string {
+    return this.protocols.list[this.protocolIds[i]]
+  }
+  isPhotonOp(i: number): boolean {
+    return this.photonOp[i] === 1
+  }
+  frames(i: number): number[] {
+    return Array.from(this.frameList.subarray(this.frameStart[i], this.frameStart[i + 1]))
+  }
+  /** Whether messages i (here) and j (of `other`) have the same digest: the same leaves outside the skipped paths. */
+  sameDigest(i: number, other: DiffSide, j: number): boolean {
+    return this.digests[2 * i] === other.digests[2 * j] && this.digests[2 * i + 1] === other.digests[2 * j + 1]
+  }
+
+  /** The value of message i, kept or added (valuesNeeded names the messages whose values are needed). */
+  value(i: number): unknown {
+    if (!this.hasValue(i)) throw new Error(`internal: the value of message #${this.ids[i]} was not decoded again for the diff`)
+    return this.values.get(this.ids[i])
+  }
+  hasValue(i: number): boolean {
+    return this.values.has(this.ids[i])
+  }
+
+  /**
+   * Takes the value of message `m` from a second decode of the same capture, if `wanted` names it. The
+   * message must be the one this side holds under its id (same conversation, direction and name):
+   * checkValues tells a capture decoded differently the second time (other keys, a changed file).
+   */
+  addValue(m: DiffMessageInput, wanted: ReadonlySet<number>): void {
+    if (!wanted.has(m.id)) return
+    const i = this.position(m.id)
+    const key = i >= 0 ? this.key(i) : undefined
+    if (!key || this.conv[i] !== m.conversation || key.direction !== m.direction || key.name !== displayName(m)) this.differs ??= m.id
+    else this.values.set(m.id, m.value)
+  }
+  private differs: number | undefined
+
+  /** Throws unless every message `wanted` names got its value, from the message this side holds under its id. */
+  checkValues(wanted: ReadonlySet<number>): void {
+    const where = this.file ? ` in ${this.file}` : ''
+    if (this.differs !== undefined) throw new Error(`message #${this.differs} decoded differently the second time${where}: compare again`)
+    for (const id of wanted) if (!this.values.has(id)) throw new Error(`message #${id} was not there when the capture was decoded again${where}: compare again`)
+  }
+
+  /** Where message `id` is, by binary search over the sorted ids; -1 when the side has none. */
+  private position(id: number): number {
+    let lo = 0
+    let hi = this.count - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      const v = this.ids[mid]
+      if (v === id) return mid
+      if (v < id) lo = mid + 1
+      else hi = mid - 1
+    }
+    return -1
+  }
+}
+
+/** A side from messages in memory, their values kept (tests; no second decode). */
+export function diffSideOf(
+  messages: Iterable<DiffMessageInput>,
+  conversations: Iterable<DiffConversationInput>,
+  options: DiffOptions = {},
+  file?: string
+): DiffSide {
+  const side = new DiffSide(options, { keepValues: true, file })
+  for (const m of messages) side.add(m)
+  return side.end(conversations)
+}
