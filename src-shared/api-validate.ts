@@ -10,6 +10,7 @@ import {
   MAX_CONVERSATIONS_PER_REQUEST,
   MAX_DIFF_IGNORES,
   MAX_ROWS_PER_REQUEST,
+  MAX_DIFF_LINES_PER_REQUEST,
   MAX_DIFF_PAIRS_PER_REQUEST,
   MAX_SOURCE_PAGE,
   REQUEST_NAMES,
@@ -319,6 +320,15 @@ const validators: { [K in RequestName]: (args: unknown) => Args<K> } = {
       int('getDiffPairs', 'report', report, 1, UINT32),
       int('getDiffPairs', 'start', start, 0, UINT32),
       int('getDiffPairs', 'count', count, 0, MAX_DIFF_PAIRS_PER_REQUEST)
+    ]
+  },
+  getDiffLines(args) {
+    const [report, pair, start, count] = arity('getDiffLines', args, 4, 4)
+    return [
+      int('getDiffLines', 'report', report, 1, UINT32),
+      int('getDiffLines', 'pair', pair, 0, UINT32),
+      int('getDiffLines', 'start', start, 0, UINT32),
+      int('getDiffLines', 'count', count, 0, MAX_DIFF_LINES_PER_REQUEST)
     ]
   },
   listSchemas: (args) => (arity('listSchemas', args, 0, 0), []),

@@ -381,7 +381,7 @@ export type {
 } from './analysis/photon-rooms/document'
 import type { RoomsDocument } from './analysis/photon-rooms/document'
 export type { DiffReport, ConversationDiff, ChangedMessage, FieldChange, MessageRef, OperationDiff, DiffRow } from './analysis/diff'
-import type { ConversationDiff, DiffReport } from './analysis/diff'
+import type { ChangedMessage, ConversationDiff, DiffReport, MessageRef } from './analysis/diff'
 
 /** The rooms document, and which message each frame it names stands for. */
 export interface RoomsView extends RoomsDocument {
@@ -400,22 +400,48 @@ export interface DiffWithOptions {
 }
 
 /**
- * The gamewire-diff/1 report with each conversation pair's `rows` side by side (a long pair's unchanged
- * stretches as gaps, see compactRows).
+ * One line of a pair's side-by-side view: an aligned pair or a message on one side alone (the other null),
+ * a changed pair with its change (its fields, or paired out of order); or that many unchanged lines left
+ * out of a long pair (see compactRows).
  */
-export interface CaptureDiff extends DiffReport {
+export type DiffLine = { a: MessageRef | null; b: MessageRef | null; change?: ChangedMessage } | { gap: number }
+
+/** A conversation pair of the report as the Diff panel lists it: its counts and its first lines. */
+export interface DiffPairView extends Pick<ConversationDiff, 'protocol' | 'a' | 'b' | 'pairedBy' | 'aligned'> {
+  /** Its place in the report (for getDiffLines). */
+  index: number
+  /** Aligned pairs with field differences (a pair only out of order has a changed line but is not counted). */
+  changed: number
+  onlyA: number
+  onlyB: number
+  /** Lines in its side-by-side view (every compared message; a pair of more than 2,000 as its differences with context). */
+  lines: number
+  /** The first DIFF_LINES_PAGE lines; getDiffLines gives the others. */
+  rows: DiffLine[]
+}
+
+/**
+ * The gamewire-diff/1 report, its conversation pairs as the panel lists them: the first DIFF_PAIRS_PAGE,
+ * each with its first lines; the host keeps the rest for getDiffPairs and getDiffLines.
+ */
+export interface CaptureDiff extends Omit<DiffReport, 'conversations'> {
+  conversations: DiffPairView[]
   /** A's message ids are the timeline's (false when the open capture's rows cannot be matched: select by frame then). */
   timelineIds: boolean
-  /** Conversation pairs in the report; `conversations` holds the first DIFF_PAIRS_PAGE of them, getDiffPairs the rest. */
+  /** Conversation pairs in the report. */
   pairs: number
-  /** This report's number, for getDiffPairs. */
+  /** This report's number, for getDiffPairs and getDiffLines. */
   report: number
 }
 
 /** Conversation pairs diffWith sends with its report (a capture of 200,000 conversations has as many pairs). */
 export const DIFF_PAIRS_PAGE = 50
-/** Most conversation pairs one getDiffPairs call returns (each carries up to 5,000 lines). */
+/** Most conversation pairs one getDiffPairs call returns. */
 export const MAX_DIFF_PAIRS_PER_REQUEST = 500
+/** Lines a pair comes with, and that "Show more" asks for. */
+export const DIFF_LINES_PAGE = 100
+/** Most lines one getDiffLines call returns. */
+export const MAX_DIFF_LINES_PER_REQUEST = 5000
 
 /** Most ignore patterns one diffWith takes. */
 export const MAX_DIFF_IGNORES = 256
@@ -525,7 +551,9 @@ export interface InspectorRequests {
   /** Compares the open capture (A) with the capture file at `path` on the host (B), as `gamewire diff --json`. */
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff>
   /** Pairs [start, start + count) of diffWith's report `report`; throws once another comparison or a change of the capture replaced it. */
-  getDiffPairs(report: number, start: number, count: number): Promise<ConversationDiff[]>
+  getDiffPairs(report: number, start: number, count: number): Promise<DiffPairView[]>
+  /** Lines [start, start + count) of the report's pair `pair` (DiffPairView.index); throws as getDiffPairs does. */
+  getDiffLines(report: number, pair: number, start: number, count: number): Promise<DiffLine[]>
   /** The loaded schema packs (the Schemas panel). */
   listSchemas(): Promise<SchemaInfo[]>
   /** Adds (or replaces, by name) a pack given as its JSON text; re-decodes the open capture. Throws SchemaError (JSON path: why). */
@@ -585,6 +613,7 @@ export const REQUEST_NAMES: readonly RequestName[] = [
   'getRooms',
   'diffWith',
   'getDiffPairs',
+  'getDiffLines',
   'listSchemas',
   'addSchema',
   'removeSchema',

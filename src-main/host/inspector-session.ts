@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import type {
   CaptureDiff,
-  ConversationDiff,
+  DiffLine,
+  DiffPairView,
   CaptureDeviceList,
   CaptureOptions,
   CaptureSaved,
@@ -524,8 +525,11 @@ export class InspectorSession implements InspectorRequests {
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff> {
     return this.call('diffWith', options === undefined ? [path] : [path, options])
   }
-  getDiffPairs(report: number, start: number, count: number): Promise<ConversationDiff[]> {
+  getDiffPairs(report: number, start: number, count: number): Promise<DiffPairView[]> {
     return this.call('getDiffPairs', [report, start, count])
+  }
+  getDiffLines(report: number, pair: number, start: number, count: number): Promise<DiffLine[]> {
+    return this.call('getDiffLines', [report, pair, start, count])
   }
 
   /** Stops the worker and removes the session's temporary files. */

@@ -15,7 +15,8 @@
 
 import type {
   CaptureDiff,
-  ConversationDiff,
+  DiffLine,
+  DiffPairView,
   ConversationPage,
   ConversationQuery,
   CaptureStatistics,
@@ -57,7 +58,7 @@ import { SchemasPart } from './session/schemas'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { getStats } from './session/stats'
 import { getRooms } from './session/rooms'
-import { diffPairs, diffWith } from './session/diff'
+import { diffLines, diffPairs, diffWith } from './session/diff'
 import { checkFilter, getFields, ViewPart } from './session/view'
 
 export { Cancelled } from './session/cancel'
@@ -218,8 +219,11 @@ export class SessionCore {
   diffWith(path: string, options?: DiffWithOptions): Promise<CaptureDiff> {
     return diffWith(this.ctx, path, options)
   }
-  getDiffPairs(report: number, start: number, count: number): ConversationDiff[] {
+  getDiffPairs(report: number, start: number, count: number): DiffPairView[] {
     return diffPairs(this.ctx, report, start, count)
+  }
+  getDiffLines(report: number, pair: number, start: number, count: number): DiffLine[] {
+    return diffLines(this.ctx, report, pair, start, count)
   }
 
   // ---- schema packs ----

@@ -32,6 +32,7 @@ export const CORE_METHODS = [
   'getRooms',
   'diffWith',
   'getDiffPairs',
+  'getDiffLines',
   'listSchemas',
   'addSchema',
   'removeSchema',

@@ -6,8 +6,16 @@
 
 import { statSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { DIFF_PAIRS_PAGE, type CaptureDiff, type ConversationDiff, type DiffWithOptions } from '../../../src-shared/api'
-import { compactRows, compareSources, type DiffSides, type DiffSource } from '../../../src-shared/analysis/diff'
+import {
+  DIFF_LINES_PAGE,
+  DIFF_PAIRS_PAGE,
+  type CaptureDiff,
+  type ConversationDiff,
+  type DiffLine,
+  type DiffPairView,
+  type DiffWithOptions
+} from '../../../src-shared/api'
+import { compactRows, compareSources, DiffAlignment, pairRows, type DiffRow, type DiffSides, type DiffSource } from '../../../src-shared/analysis/diff'
 import { fileDiffSource } from '../capture-diff'
 import { RowsToken } from './analysis-token'
 import { tick } from './cancel'
@@ -72,16 +80,21 @@ const knownSides = new WeakMap<SessionContext, KnownSides>()
 const running = new WeakMap<SessionContext, RowsToken>()
 
 /**
- * The last report's pairs, for getDiffPairs: a capture of 200,000 conversations has as many pairs, and the
- * whole report at once stalled the page until the browser ran out of memory.
+ * The last report, for getDiffPairs and getDiffLines: a capture of 200,000 conversations has as many pairs,
+ * and two captures of hours millions of lines, so both go a page at a time. A pair's lines are made when
+ * asked for, from its alignment (the sides are compact), and the last few pairs' are kept.
  */
 interface LastReport {
   id: number
   rows: RowIndex
   pairs: ConversationDiff[]
+  alignment: DiffAlignment
+  lines: Map<number, DiffRow[]>
 }
 const lastReports = new WeakMap<SessionContext, LastReport>()
 let nextReport = 1
+/** Pairs whose lines are kept: a page of pairs, and one being read further. */
+const KEPT_LINES = DIFF_PAIRS_PAGE + 4
 
 export async function diffWith(ctx: SessionContext, path: string, options: DiffWithOptions = {}): Promise<CaptureDiff> {
   await ctx.indexing
@@ -96,28 +109,74 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
   const { report, ...sides } = await compareSources(
     openCapture(ctx, token),
     b,
-    { ignore: options.ignore, noDefaults: options.noDefaults, rows: true },
+    { ignore: options.ignore, noDefaults: options.noDefaults },
     same ? known.sides : undefined
   )
   token.check()
   knownSides.set(ctx, { rows, count: rows.count, key: b.key, sides })
-  const last: LastReport = { id: nextReport++, rows, pairs: report.conversations }
+  const last: LastReport = { id: nextReport++, rows, pairs: report.conversations, alignment: new DiffAlignment(sides.A, sides.B), lines: new Map() }
   lastReports.set(ctx, last)
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.
   const timelineIds = report.a.messages === rows.count && ctx.rows === rows
-  return { ...report, conversations: pairsToSend(last, 0, DIFF_PAIRS_PAGE), pairs: last.pairs.length, report: last.id, timelineIds }
+  return { ...report, conversations: pairViews(last, 0, DIFF_PAIRS_PAGE), pairs: last.pairs.length, report: last.id, timelineIds }
+}
+
+function current(ctx: SessionContext, id: number): LastReport {
+  const last = lastReports.get(ctx)
+  if (!last || last.id !== id || last.rows !== ctx.rows) throw new Error('that comparison is no longer current: compare again')
+  return last
 }
 
 /** Pairs [start, start + count) of report `id`, the open capture's last; an older one is gone. */
-export function diffPairs(ctx: SessionContext, id: number, start: number, count: number): ConversationDiff[] {
-  const last = lastReports.get(ctx)
-  if (!last || last.id !== id || last.rows !== ctx.rows) throw new Error('that comparison is no longer current: compare again')
-  return pairsToSend(last, start, count)
+export function diffPairs(ctx: SessionContext, id: number, start: number, count: number): DiffPairView[] {
+  return pairViews(current(ctx, id), start, count)
 }
 
-/** Long pairs go as their differences with context lines around them. */
-function pairsToSend(last: LastReport, start: number, count: number): ConversationDiff[] {
-  return last.pairs
+/** Lines [start, start + count) of pair `pair` of report `id`. */
+export function diffLines(ctx: SessionContext, id: number, pair: number, start: number, count: number): DiffLine[] {
+  const last = current(ctx, id)
+  if (pair >= last.pairs.length) throw new Error(`the comparison has ${last.pairs.length} conversation pairs, not ${pair + 1}`)
+  return linesOf(last, pair)
     .slice(start, start + count)
-    .map((c) => (c.rows && c.rows.length > FULL_ROWS ? { ...c, rows: compactRows(c.rows, CONTEXT_ROWS, MAX_ROWS) } : c))
+    .map((r) => line(r, last.pairs[pair]))
+}
+
+function pairViews(last: LastReport, start: number, count: number): DiffPairView[] {
+  const out: DiffPairView[] = []
+  for (let k = start; k < Math.min(last.pairs.length, start + count); k++) {
+    const c = last.pairs[k]
+    const lines = linesOf(last, k)
+    out.push({
+      index: k,
+      protocol: c.protocol,
+      a: c.a,
+      b: c.b,
+      pairedBy: c.pairedBy,
+      aligned: c.aligned,
+      changed: c.changed.filter((x) => x.fields.length > 0).length,
+      onlyA: c.onlyA.length,
+      onlyB: c.onlyB.length,
+      lines: lines.length,
+      rows: lines.slice(0, DIFF_LINES_PAGE).map((r) => line(r, c))
+    })
+  }
+  return out
+}
+
+/** Pair k's lines: every compared message, or for a long pair its differences with context lines around them. */
+function linesOf(last: LastReport, k: number): DiffRow[] {
+  let lines = last.lines.get(k)
+  if (!lines) {
+    const all = pairRows(last.alignment, k, last.pairs[k].changed)
+    lines = all.length > FULL_ROWS ? compactRows(all, CONTEXT_ROWS, MAX_ROWS) : all
+    if (last.lines.size >= KEPT_LINES) last.lines.delete(last.lines.keys().next().value!)
+    last.lines.set(k, lines)
+  }
+  return lines
+}
+
+/** A line as the panel takes it: a changed line with its change. */
+function line(r: DiffRow, c: ConversationDiff): DiffLine {
+  if ('gap' in r) return r
+  return r.changed === undefined ? { a: r.a, b: r.b } : { a: r.a, b: r.b, change: c.changed[r.changed] }
 }

@@ -7,7 +7,7 @@
 
 import { memo, useEffect, useRef, useState } from 'react'
 import { create } from 'zustand'
-import { DIFF_PAIRS_PAGE, type CaptureDiff, type ConversationDiff, type DiffRow, type MessageRef } from '../../../src-shared/api'
+import { DIFF_LINES_PAGE, DIFF_PAIRS_PAGE, type CaptureDiff, type DiffLine, type DiffPairView, type MessageRef } from '../../../src-shared/api'
 import { baseName, DIRECTION_ARROW, num, plural } from '../format'
 import { errorMessage, useInspector } from '../state/store'
 
@@ -18,7 +18,7 @@ interface DiffState {
   noDefaults: boolean
   result: CaptureDiff | null
   /** The result's pairs after its first page, as Show more fetched them. */
-  more: ConversationDiff[]
+  more: DiffPairView[]
   /** The generation of the open capture the result is for. */
   generation: number | null
   busy: boolean
@@ -97,29 +97,46 @@ function Cell({ m, side, byId }: { m: MessageRef | null; side: 'a' | 'b'; byId: 
   )
 }
 
-function rowKind(r: DiffRow, c: ConversationDiff): string {
+function rowKind(r: DiffLine): string {
   if ('gap' in r) return 'gap'
   if (!r.b) return 'only-a'
   if (!r.a) return 'only-b'
-  if (r.changed === undefined) return 'same'
-  return c.changed[r.changed].fields.length ? 'changed' : 'reordered'
+  if (!r.change) return 'same'
+  return r.change.fields.length ? 'changed' : 'reordered'
 }
 
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v))
 
 /**
- * Lines a pair shows at first, and more per "Show more": a long capture against another has pairs of
- * thousands of lines (the host sends up to MAX_ROWS each), and a page of every line of every pair at once
- * took seconds per keystroke.
+ * A pair's lines: the first DIFF_LINES_PAGE came with it, and each "Show more" asks the host for as many
+ * more (a long capture against another has pairs of thousands of lines; the host makes them on request).
  */
-export const PAIR_LINES_SHOWN = 100
+function usePairLines(c: DiffPairView, report: number) {
+  const [rows, setRows] = useState(c.rows)
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const more = async () => {
+    const { api } = useInspector.getState()
+    if (!api) return
+    setBusy(true)
+    setError(null)
+    try {
+      const next = await api.getDiffLines(report, c.index, rows.length, DIFF_LINES_PAGE)
+      setRows([...rows, ...next])
+    } catch (e) {
+      setError(errorMessage(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { rows, busy, error, more }
+}
 
 // Memoized: typing in the form re-renders the panel, not the pairs of an unchanged result.
-const Pair = memo(function Pair({ c, byId }: { c: ConversationDiff; byId: boolean }) {
-  const [limit, setLimit] = useState(PAIR_LINES_SHOWN)
-  const side = (s: ConversationDiff['a']) => (s ? `#${s.id} ${s.client} → ${s.server}` : '(none)')
-  const changed = c.changed.filter((x) => x.fields.length).length
-  const differs = changed + c.onlyA.length + c.onlyB.length > 0
+const Pair = memo(function Pair({ c, byId, report }: { c: DiffPairView; byId: boolean; report: number }) {
+  const { rows, busy, error, more } = usePairLines(c, report)
+  const side = (s: DiffPairView['a']) => (s ? `#${s.id} ${s.client} → ${s.server}` : '(none)')
+  const differs = c.changed + c.onlyA + c.onlyB > 0
   return (
     <details
       className="diff-pair"
@@ -134,7 +151,7 @@ const Pair = memo(function Pair({ c, byId }: { c: ConversationDiff; byId: boolea
         <span className="strong">{c.protocol}</span> <span className="mono small">A {side(c.a)}</span> ⇄ <span className="mono small">B {side(c.b)}</span>
         {c.pairedBy && <span className="muted small"> (paired by {c.pairedBy})</span>}
         <div className="muted small" data-testid="diff-pair-counts">
-          {num(c.aligned)} aligned, {num(changed)} changed, {num(c.onlyA.length)} only in A, {num(c.onlyB.length)} only in B
+          {num(c.aligned)} aligned, {num(c.changed)} changed, {num(c.onlyA)} only in A, {num(c.onlyB)} only in B
         </div>
       </summary>
       <table className="diff-table">
@@ -145,8 +162,8 @@ const Pair = memo(function Pair({ c, byId }: { c: ConversationDiff; byId: boolea
           </tr>
         </thead>
         <tbody>
-          {(c.rows ?? []).slice(0, limit).map((r, i) => {
-            const kind = rowKind(r, c)
+          {rows.map((r, i) => {
+            const kind = rowKind(r)
             if ('gap' in r) {
               return (
                 <tr key={i} className="diff-row gap" data-testid="diff-row" data-kind="gap">
@@ -156,7 +173,7 @@ const Pair = memo(function Pair({ c, byId }: { c: ConversationDiff; byId: boolea
                 </tr>
               )
             }
-            const change = r.changed !== undefined ? c.changed[r.changed] : null
+            const change = r.change
             return [
               <tr key={i} className={`diff-row ${kind}`} data-testid="diff-row" data-kind={kind} data-reordered={change?.reordered ? 'true' : 'false'}>
                 <Cell m={r.a} side="a" byId={byId} />
@@ -190,9 +207,10 @@ const Pair = memo(function Pair({ c, byId }: { c: ConversationDiff; byId: boolea
           })}
         </tbody>
       </table>
-      {(c.rows?.length ?? 0) > limit && (
-        <button type="button" className="button small" data-testid="diff-more" onClick={() => setLimit(limit + PAIR_LINES_SHOWN)}>
-          Show {num(Math.min(PAIR_LINES_SHOWN, (c.rows?.length ?? 0) - limit))} more of {num((c.rows?.length ?? 0) - limit)} lines
+      {error && <p className="error small">{error}</p>}
+      {c.lines > rows.length && (
+        <button type="button" className="button small" data-testid="diff-more" disabled={busy} onClick={() => void more()}>
+          Show {num(Math.min(DIFF_LINES_PAGE, c.lines - rows.length))} more of {num(c.lines - rows.length)} lines
         </button>
       )}
     </details>
@@ -306,7 +324,7 @@ export function DiffPanel() {
             {num(r.totals.onlyB)} only in B
           </p>
           {[...r.conversations, ...d.more].map((c) => (
-            <Pair key={`${c.a?.id ?? ''}-${c.b?.id ?? ''}`} c={c} byId={r.timelineIds} />
+            <Pair key={`${r.report}-${c.index}`} c={c} byId={r.timelineIds} report={r.report} />
           ))}
           {pairsLeft > 0 && (
             <p className="pad">

@@ -65,8 +65,6 @@ export interface ConversationDiff {
   onlyA: MessageRef[]
   onlyB: MessageRef[]
   changed: ChangedMessage[]
-  /** With the `rows` option: every compared message of the pair, in A's order, B's lone messages where B has them. */
-  rows?: DiffRow[]
 }
 
 export interface OperationDiff {
@@ -212,31 +210,36 @@ interface PairAlignment {
 }
 
 /**
- * The conversation pairs of A and B, each with its messages aligned, one pair at a time (a capture of many
- * conversations does not hold them all at once). valuesNeeded and diffCaptures both walk it.
+ * The conversation pairs of A and B, each with its messages aligned on request, one pair at a time (a
+ * capture of many conversations does not hold them all at once). valuesNeeded and diffCaptures walk every
+ * pair; the app aligns one pair again for its lines (pairRows).
  */
-function* alignedPairs(A: DiffSide, B: DiffSide): Generator<PairAlignment> {
-  if (A.rules.key !== B.rules.key) throw new Error('the two sides were made under different ignore rules')
-  const convA = new Map(A.conversations.map((c) => [c.id, c]))
-  const convB = new Map(B.conversations.map((c) => [c.id, c]))
-  // Each conversation's compared messages, as positions in its side.
-  const byConv = (side: DiffSide, convs: Map<number, DiffConversationInput>) => {
-    const out = new Map<number, number[]>()
-    for (let i = 0; i < side.count; i++) {
-      const id = side.conversation(i)
-      if (!compared(side, i, convs.get(id))) continue
-      const list = out.get(id)
-      if (list) list.push(i)
-      else out.set(id, [i])
-    }
-    return out
+export class DiffAlignment {
+  readonly pairs: ConversationPair[]
+  private readonly msgsA: Map<number, number[]>
+  private readonly msgsB: Map<number, number[]>
+
+  constructor(
+    readonly A: DiffSide,
+    readonly B: DiffSide
+  ) {
+    if (A.rules.key !== B.rules.key) throw new Error('the two sides were made under different ignore rules')
+    this.msgsA = comparedByConversation(A)
+    this.msgsB = comparedByConversation(B)
+    this.pairs = pairConversations(A.conversations, B.conversations)
   }
-  const msgsA = byConv(A, convA)
-  const msgsB = byConv(B, convB)
-  for (const pair of pairConversations(A.conversations, B.conversations)) {
+
+  *[Symbol.iterator](): Generator<PairAlignment> {
+    for (let k = 0; k < this.pairs.length; k++) yield this.align(k)
+  }
+
+  /** Pair k with its messages aligned. */
+  align(k: number): PairAlignment {
+    const { A, B } = this
+    const pair = this.pairs[k]
     const protocol = (pair.a ?? pair.b)!.protocol
-    const la = (pair.a && msgsA.get(pair.a.id)) || []
-    const lb = (pair.b && msgsB.get(pair.b.id)) || []
+    const la = (pair.a && this.msgsA.get(pair.a.id)) || []
+    const lb = (pair.b && this.msgsB.get(pair.b.id)) || []
     // Each direction on its own: which side spoke first after a pause is timing, not behaviour.
     const pairs: PairAlignment['pairs'] = []
     const matchedA = new Set<number>()
@@ -270,8 +273,22 @@ function* alignedPairs(A: DiffSide, B: DiffSide): Generator<PairAlignment> {
       })
     }
     pairs.sort((p, q) => p.x - q.x)
-    yield { pair, protocol, la, lb, pairs, matchedA, matchedB }
+    return { pair, protocol, la, lb, pairs, matchedA, matchedB }
   }
+}
+
+/** Each conversation's compared messages, as positions in its side. */
+function comparedByConversation(side: DiffSide): Map<number, number[]> {
+  const convs = new Map(side.conversations.map((c) => [c.id, c]))
+  const out = new Map<number, number[]>()
+  for (let i = 0; i < side.count; i++) {
+    const id = side.conversation(i)
+    if (!compared(side, i, convs.get(id))) continue
+    const list = out.get(id)
+    if (list) list.push(i)
+    else out.set(id, [i])
+  }
+  return out
 }
 
 /**
@@ -281,7 +298,7 @@ function* alignedPairs(A: DiffSide, B: DiffSide): Generator<PairAlignment> {
 export function valuesNeeded(A: DiffSide, B: DiffSide): { a: Set<number>; b: Set<number> } {
   const a = new Set<number>()
   const b = new Set<number>()
-  for (const { pairs } of alignedPairs(A, B)) {
+  for (const { pairs } of new DiffAlignment(A, B)) {
     for (const { x, y } of pairs) {
       if (A.sameDigest(x, B, y)) continue
       if (!A.hasValue(x)) a.add(A.id(x))
@@ -296,6 +313,7 @@ export function valuesNeeded(A: DiffSide, B: DiffSide): { a: Set<number>; b: Set
  * the values valuesNeeded names.
  */
 export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}): DiffReport {
+  const alignment = new DiffAlignment(A, B)
   const rules = ignoreRules(options)
   if (!rules.covers(A.rules)) throw new Error('internal: the diff ignores less than the sides were made for')
   const summary = new Map<string, OperationDiff>()
@@ -307,7 +325,7 @@ export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}
     return s
   }
   const conversations: ConversationDiff[] = []
-  for (const { pair, protocol, la, lb, pairs, matchedA, matchedB } of alignedPairs(A, B)) {
+  for (const { pair, protocol, la, lb, pairs, matchedA, matchedB } of alignment) {
     const skip = rules.matcher(protocol)
     const d: ConversationDiff = {
       protocol,
@@ -321,34 +339,18 @@ export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}
     }
     for (const x of la) op(protocol, A, x).a++
     for (const y of lb) op(protocol, B, y).b++
-    const changedAt = new Map<number, number>()
-    const refsA = new Map<number, MessageRef>()
-    const refsB = new Map<number, MessageRef>()
     for (const { x, y, reordered } of pairs) {
       d.aligned++
       const s = op(protocol, A, x)
       s.aligned++
       const fields = A.sameDigest(x, B, y) ? [] : changes(A.value(x), B.value(y), skip)
       if (fields.length || reordered) {
-        changedAt.set(x, d.changed.length)
-        const ra = ref(A, x)
-        const rb = ref(B, y)
-        refsA.set(x, ra)
-        refsB.set(y, rb)
-        d.changed.push({ a: ra, b: rb, ...(reordered ? { reordered: true as const } : {}), fields })
+        d.changed.push({ a: ref(A, x), b: ref(B, y), ...(reordered ? { reordered: true as const } : {}), fields })
         if (fields.length) s.changed++
       }
     }
     for (const x of la) if (!matchedA.has(x)) d.onlyA.push(ref(A, x)), op(protocol, A, x).onlyA++
     for (const y of lb) if (!matchedB.has(y)) d.onlyB.push(ref(B, y)), op(protocol, B, y).onlyB++
-    if (options.rows) {
-      const refOf = (side: DiffSide, refs: Map<number, MessageRef>, i: number) => refs.get(i) ?? ref(side, i)
-      d.rows = sideBySide(la, lb, pairs, changedAt).map((r) => ({
-        a: r.a === null ? null : refOf(A, refsA, r.a),
-        b: r.b === null ? null : refOf(B, refsB, r.b),
-        ...(r.changed !== undefined ? { changed: r.changed } : {})
-      }))
-    }
     conversations.push(d)
   }
   const list = [...summary.values()].sort(
@@ -415,30 +417,29 @@ export async function diffSources(a: DiffSource, b: DiffSource, options: DiffOpt
 }
 
 /**
- * The pair's messages as lines of two columns (positions in their sides): A's messages in order (with
- * their partner, or alone), and each of B's lone messages after the line of the last B message before it
- * that has a partner, so both columns read in their own order wherever the pairs do not cross.
+ * Pair k's messages as lines of two columns: A's messages in order (with their partner, or alone), and
+ * each of B's lone messages after the line of the last B message before it that has a partner, so both
+ * columns read in their own order wherever the pairs do not cross. `changed` is the pair's list in the
+ * report, which the changed lines point into.
  */
-function sideBySide(
-  la: readonly number[],
-  lb: readonly number[],
-  pairs: readonly { x: number; y: number }[],
-  changedAt: Map<number, number>
-): { a: number | null; b: number | null; changed?: number }[] {
+export function pairRows(alignment: DiffAlignment, k: number, changed: readonly ChangedMessage[]): DiffRow[] {
+  const { A, B } = alignment
+  const { la, lb, pairs } = alignment.align(k)
+  const changedAt = new Map(changed.map((c, i) => [c.a.id, i]))
   const partnerOfA = new Map(pairs.map((p) => [p.x, p.y]))
   const partnerOfB = new Map(pairs.map((p) => [p.y, p.x]))
   const posA = new Map(la.map((x, i) => [x, i]))
-  const lines: { at: number; sub: number; row: { a: number | null; b: number | null; changed?: number } }[] = []
+  const lines: { at: number; sub: number; row: DiffRow }[] = []
   la.forEach((x, i) => {
     const y = partnerOfA.get(x)
-    const k = changedAt.get(x)
-    lines.push({ at: i, sub: 0, row: { a: x, b: y ?? null, ...(k !== undefined ? { changed: k } : {}) } })
+    const c = y === undefined ? undefined : changedAt.get(A.id(x))
+    lines.push({ at: i, sub: 0, row: { a: ref(A, x), b: y === undefined ? null : ref(B, y), ...(c !== undefined ? { changed: c } : {}) } })
   })
   let after = -1
   lb.forEach((y, j) => {
     const x = partnerOfB.get(y)
     if (x !== undefined) after = posA.get(x)!
-    else lines.push({ at: after + 0.5, sub: j, row: { a: null, b: y } })
+    else lines.push({ at: after + 0.5, sub: j, row: { a: null, b: ref(B, y) } })
   })
   return lines.sort((p, q) => p.at - q.at || p.sub - q.sub).map((l) => l.row)
 }

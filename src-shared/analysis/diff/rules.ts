@@ -9,8 +9,6 @@ export interface DiffOptions {
   ignore?: readonly string[]
   /** Leave out the per-protocol defaults (DEFAULT_IGNORES). */
   noDefaults?: boolean
-  /** Give each conversation pair its messages side by side (`rows`), for the app's view; the CLI leaves it out. */
-  rows?: boolean
 }
 
 /**

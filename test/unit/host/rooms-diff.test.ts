@@ -2,9 +2,11 @@
 // `gamewire rooms --json` prints for the same capture (a seeded bug, an encrypted replay before and after
 // its key is added) with the message each named frame stands for, kept until the rows change and stopped
 // when the capture is replaced; diffWith gives
-// the report `gamewire diff --json` prints (with and without an ignore list), plus each pair side by side:
-// both columns in their own order, a lone message across an empty cell next to where its side has it,
-// changed lines pointing at their field differences; compactRows keeps the differences and their context.
+// the report `gamewire diff --json` prints (with and without an ignore list), its pairs and their lines a
+// page at a time (the pairs' lone and changed messages read back from their lines are the CLI's), each pair
+// side by side: both columns in their own order, a lone message across an empty cell next to where its
+// side has it, changed lines with their field differences; compactRows keeps the differences and their
+// context.
 // The CLI runs as a separate process on the built bin (vitest's global setup keeps out/ fresh).
 import { afterAll, describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -12,20 +14,25 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
 import {
+  DIFF_LINES_PAGE,
   DIFF_PAIRS_PAGE,
+  MAX_DIFF_LINES_PER_REQUEST,
   MAX_DIFF_PAIRS_PER_REQUEST,
   REQUEST_NAMES,
   type CaptureDiff,
+  type DiffLine,
+  type DiffPairView,
   type DiffRow,
   type RoomsDocument,
   type RoomsView
 } from '../../../src-shared/api'
 import { ApiArgumentError, validateRequest } from '../../../src-shared/api-validate'
-import { compactRows, type DiffReport, type MessageRef } from '../../../src-shared/analysis/diff'
+import { compactRows, type ConversationDiff, type DiffReport, type MessageRef } from '../../../src-shared/analysis/diff'
 import { encryptedReplay, photonSession, removalIgnored } from '../analysis/helpers/photon-room-sessions'
 import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
 import { REFERENCE_B_OPTIONS } from '../../fixtures/analysis/diff-pair'
 import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
+import { writeGameCapture } from '../../bench/game-traffic'
 import { gw } from '../helpers/cli'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-rooms-diff-test-'))
@@ -78,10 +85,53 @@ function carried(file: string, frame: number): { id: number; name: string }[] {
   return all.filter((m) => m.frames[0] === frame || m.frames.at(-1) === frame)
 }
 
-/** The report without what only the app adds (rows, timelineIds, the paging). */
-function report(d: CaptureDiff): DiffReport {
-  const { timelineIds: _t, pairs: _p, report: _n, ...rest } = d
-  return { ...rest, conversations: rest.conversations.map(({ rows: _r, ...c }) => c) }
+type Line = Exclude<DiffLine, { gap: number }>
+
+/** Every line of pair `view` (each page asked for until the end). */
+function allLines(c: SessionCore, d: CaptureDiff, view: DiffPairView): DiffLine[] {
+  const out = [...view.rows]
+  while (out.length < view.lines) {
+    const page = c.getDiffLines(d.report, view.index, out.length, MAX_DIFF_LINES_PER_REQUEST)
+    expect(page.length).toBeGreaterThan(0)
+    out.push(...page)
+  }
+  return out
+}
+
+/**
+ * The report as the app gives it, made back into the CLI's document: its pairs from every page, each pair's
+ * lone and changed messages read from its lines (B's lone ones sorted by id, as B has them), so that it can
+ * be compared with `gamewire diff --json`. Pairs are short here: every line is there.
+ */
+function appReport(c: SessionCore, d: CaptureDiff): DiffReport {
+  const { timelineIds: _t, pairs, report: _n, conversations: first, ...rest } = d
+  const views = [...first]
+  while (views.length < pairs) views.push(...c.getDiffPairs(d.report, views.length, MAX_DIFF_PAIRS_PER_REQUEST))
+  const conversations = views.map((v): ConversationDiff => {
+    const lines = allLines(c, d, v) as Line[]
+    expect(lines.some((r) => 'gap' in r)).toBe(false)
+    return {
+      protocol: v.protocol,
+      a: v.a,
+      b: v.b,
+      pairedBy: v.pairedBy,
+      aligned: v.aligned,
+      onlyA: lines.filter((r) => !r.b).map((r) => r.a!),
+      onlyB: lines
+        .filter((r) => !r.a)
+        .map((r) => r.b!)
+        .sort((x, y) => x.id - y.id),
+      changed: lines.filter((r) => r.change).map((r) => r.change!)
+    }
+  })
+  return { ...rest, conversations }
+}
+
+/** The CLI's document, its pairs' lone B messages sorted by id (the order appReport gives them in). */
+function cliReport(...args: string[]): DiffReport {
+  const r = cli('diff', ...args, '--json') as DiffReport
+  for (const c of r.conversations) c.onlyB.sort((x, y) => x.id - y.id)
+  return r
 }
 
 const line = (m: MessageRef | null) => (m ? `${m.direction} ${m.name}` : null)
@@ -152,13 +202,13 @@ describe('diffWith', () => {
     await c.open(F.A)
     const d = await c.diffWith(F.B)
     expect(d.timelineIds).toBe(true)
-    expect(report(d)).toEqual(cli('diff', F.A, F.B, '--json'))
+    expect(appReport(c, d)).toEqual(cliReport(F.A, F.B))
     expect(d.totals).toMatchObject({ changed: 2, onlyA: 1, onlyB: 1 })
     const less = await c.diffWith(F.B, { ignore: ['gold', '/parameters.248'] })
-    expect(report(less)).toEqual(cli('diff', F.A, F.B, '--json', '--ignore', 'gold', '--ignore', '/parameters.248'))
+    expect(appReport(c, less)).toEqual(cliReport(F.A, F.B, '--ignore', 'gold', '--ignore', '/parameters.248'))
     expect(less.totals.changed).toBe(0)
     const all = await c.diffWith(F.B, { noDefaults: true })
-    expect(report(all)).toEqual(cli('diff', F.A, F.B, '--json', '--no-default-ignores'))
+    expect(appReport(c, all)).toEqual(cliReport(F.A, F.B, '--no-default-ignores'))
     c.close()
   })
 
@@ -169,7 +219,7 @@ describe('diffWith', () => {
     const c = core()
     await c.open(a)
     const d = await c.diffWith(b)
-    const whole = cli('diff', a, b, '--json') as DiffReport
+    const whole = cliReport(a, b)
     expect(whole.conversations.length).toBeGreaterThan(2 * DIFF_PAIRS_PAGE)
     expect(d.pairs).toBe(whole.conversations.length)
     expect(d.conversations).toHaveLength(DIFF_PAIRS_PAGE)
@@ -178,14 +228,19 @@ describe('diffWith', () => {
     const rest = c.getDiffPairs(d.report, 2 * DIFF_PAIRS_PAGE, MAX_DIFF_PAIRS_PER_REQUEST)
     expect(second).toHaveLength(DIFF_PAIRS_PAGE)
     expect(rest).toHaveLength(whole.conversations.length - 2 * DIFF_PAIRS_PAGE)
-    expect(report({ ...d, conversations: [...d.conversations, ...second, ...rest] })).toEqual(whole)
+    expect([...d.conversations, ...second, ...rest].map((v) => v.index)).toEqual(whole.conversations.map((_, k) => k))
+    expect(appReport(c, d)).toEqual(whole)
     expect(c.getDiffPairs(d.report, whole.conversations.length, 10)).toEqual([])
-    // Each page's pairs come with their lines, as the first page's do.
-    expect(rest.every((p) => Array.isArray(p.rows))).toBe(true)
+    // A pair's counts are the CLI's.
+    const last = rest.at(-1)!
+    const cliLast = whole.conversations.at(-1)!
+    expect([last.onlyA, last.onlyB, last.changed]).toEqual([cliLast.onlyA.length, cliLast.onlyB.length, cliLast.changed.filter((x) => x.fields.length).length])
     // A new comparison replaces the report; opening a capture drops it.
     const again = await c.diffWith(b, { noDefaults: true })
     expect(() => c.getDiffPairs(d.report, DIFF_PAIRS_PAGE, 10)).toThrow(/no longer current/)
+    expect(() => c.getDiffLines(d.report, 0, 0, 10)).toThrow(/no longer current/)
     expect(c.getDiffPairs(again.report, DIFF_PAIRS_PAGE, 1)).toHaveLength(1)
+    expect(() => c.getDiffLines(again.report, again.pairs, 0, 10)).toThrow(/has \d+ conversation pairs/)
     await c.open(b)
     expect(() => c.getDiffPairs(again.report, DIFF_PAIRS_PAGE, 1)).toThrow(/no longer current/)
     c.close()
@@ -195,20 +250,17 @@ describe('diffWith', () => {
     const c = core()
     await c.open(F.A)
     const d = await c.diffWith(F.B)
-    for (const conv of d.conversations) {
-      const rows = conv.rows as Exclude<DiffRow, { gap: number }>[]
-      expect(rows.some((r) => 'gap' in r)).toBe(false) // short pairs are shown whole
+    for (const view of d.conversations) {
+      const rows = allLines(c, d, view) as Line[]
+      expect(rows.length).toBe(view.lines)
       // column A is every compared A message once, in A's order; column B every B message once
       const aIds = rows.flatMap((r) => (r.a ? [r.a.id] : []))
       expect(aIds).toEqual([...aIds].sort((x, y) => x - y))
-      expect(aIds).toHaveLength(conv.aligned + conv.onlyA.length)
-      expect(rows.flatMap((r) => (r.b ? [r.b.id] : [])).sort((x, y) => x - y)).toHaveLength(conv.aligned + conv.onlyB.length)
-      expect(rows.filter((r) => !r.b).map((r) => r.a)).toEqual(conv.onlyA)
-      expect(rows.filter((r) => !r.a).map((r) => r.b)).toEqual(conv.onlyB)
-      for (const r of rows.filter((x) => x.changed !== undefined)) expect(conv.changed[r.changed!]).toMatchObject({ a: r.a, b: r.b })
-      expect(rows.filter((r) => r.changed !== undefined)).toHaveLength(conv.changed.length)
+      expect(aIds).toHaveLength(view.aligned + view.onlyA)
+      expect(rows.flatMap((r) => (r.b ? [r.b.id] : [])).sort((x, y) => x - y)).toHaveLength(view.aligned + view.onlyB)
+      for (const r of rows.filter((x) => x.change)) expect(r.change).toMatchObject({ a: r.a, b: r.b })
     }
-    const photon = d.conversations[0].rows as Exclude<DiffRow, { gap: number }>[]
+    const photon = d.conversations[0].rows as Line[]
     const lines = photon.map((r) => [line(r.a), line(r.b)])
     // B sent a PropertiesChanged event after SetProperties (A did not): its line sits between them
     const lone = lines.findIndex(([a, b]) => a === null && b === 's2c PropertiesChanged event')
@@ -218,7 +270,30 @@ describe('diffWith', () => {
     const leave = lines.findIndex(([a]) => a === 'c2s Leave')
     expect(lines[leave + 1]).toEqual(['s2c Leave response', null])
     const created = photon.find((r) => r.a?.name === 'CreateGame response')!
-    expect(d.conversations[0].changed[created.changed!].fields).toEqual([{ path: 'parameters.248.255', a: 8, b: 4 }])
+    expect(created.change!.fields).toEqual([{ path: 'parameters.248.255', a: 8, b: 4 }])
+    c.close()
+  })
+
+  it('a long pair comes with its first lines and gives the rest a page at a time, each line once', async () => {
+    // Two runs of the bench's game traffic (other seeds): pairs of hundreds of lines, each with differences.
+    const [a, b] = [join(tmp, 'game-a.pcapng'), join(tmp, 'game-b.pcapng')]
+    writeGameCapture(a, join(tmp, 'game-a.keys'), { frames: 4000, seed: 3 })
+    writeGameCapture(b, join(tmp, 'game-b.keys'), { frames: 6000, seed: 4 })
+    const c = core()
+    await c.open(a)
+    const d = await c.diffWith(b)
+    const long = d.conversations.find((v) => v.lines > DIFF_LINES_PAGE)!
+    expect(long.rows).toHaveLength(DIFF_LINES_PAGE)
+    const pages: DiffLine[] = [...long.rows]
+    while (pages.length < long.lines) pages.push(...c.getDiffLines(d.report, long.index, pages.length, DIFF_LINES_PAGE))
+    expect(pages).toEqual(allLines(c, d, long))
+    expect(c.getDiffLines(d.report, long.index, long.lines, 10)).toEqual([])
+    const whole = cliReport(a, b).conversations[long.index]
+    const rows = pages as Line[]
+    expect(rows.filter((r) => !r.b).map((r) => r.a)).toEqual(whole.onlyA)
+    // (through JSON, as the app gets them: -0 is 0 there)
+    expect(JSON.parse(JSON.stringify(rows.filter((r) => r.change).map((r) => r.change)))).toEqual(whole.changed)
+    expect(whole.changed.length + whole.onlyA.length).toBeGreaterThan(0)
     c.close()
   })
 
@@ -227,7 +302,7 @@ describe('diffWith', () => {
     await c.open(F.A)
     const d = await c.diffWith(F.A)
     expect(d.totals).toMatchObject({ changed: 0, onlyA: 0, onlyB: 0 })
-    for (const conv of d.conversations) for (const r of conv.rows as Exclude<DiffRow, { gap: number }>[]) expect(r.a!.id).toBe(r.b!.id)
+    for (const view of d.conversations) for (const r of allLines(c, d, view) as Line[]) expect(r.a!.id).toBe(r.b!.id)
     await expect(c.diffWith(join(tmp, 'missing.pcapng'))).rejects.toThrow(/no such file/)
     await expect(c.diffWith(tmp)).rejects.toThrow(/is a directory/)
     await expect(c.diffWith(F.keys)).rejects.toThrow()
@@ -260,10 +335,22 @@ describe('compactRows', () => {
 
 describe('arguments from the untrusted side', () => {
   it('getRooms takes none; diffWith a path and optional { ignore, noDefaults } with field paths', () => {
-    expect(REQUEST_NAMES).toEqual(expect.arrayContaining(['getRooms', 'diffWith', 'getDiffPairs']))
+    expect(REQUEST_NAMES).toEqual(expect.arrayContaining(['getRooms', 'diffWith', 'getDiffPairs', 'getDiffLines']))
     expect(validateRequest('getDiffPairs', [3, 50, 50])).toEqual([3, 50, 50])
     for (const bad of [[], [1, 0], [0, 0, 1], [1, -1, 1], [1, 0, MAX_DIFF_PAIRS_PER_REQUEST + 1], [1, 0.5, 1], ['1', 0, 1], [1, 0, 1, 2]]) {
       expect(() => validateRequest('getDiffPairs', bad)).toThrow(ApiArgumentError)
+    }
+    expect(validateRequest('getDiffLines', [3, 7, 100, 100])).toEqual([3, 7, 100, 100])
+    for (const bad of [
+      [1, 0, 0],
+      [0, 0, 0, 1],
+      [1, -1, 0, 1],
+      [1, 0, -1, 1],
+      [1, 0, 0, MAX_DIFF_LINES_PER_REQUEST + 1],
+      [1, 0.5, 0, 1],
+      [1, 0, 0, 1, 2]
+    ]) {
+      expect(() => validateRequest('getDiffLines', bad)).toThrow(ApiArgumentError)
     }
     expect(validateRequest('getRooms', [])).toEqual([])
     expect(() => validateRequest('getRooms', [1])).toThrow(ApiArgumentError)

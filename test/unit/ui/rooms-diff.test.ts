@@ -20,7 +20,7 @@ import type { DiffReport } from '../../../src-shared/analysis/diff'
 import { writeGameCapture } from '../../bench/game-traffic'
 import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
 import { DIFF_PAIRS_PAGE } from '../../../src-shared/api'
-import { PAIR_LINES_SHOWN } from '../../../src-renderer/src/components/DiffPanel'
+import { DIFF_LINES_PAGE } from '../../../src-shared/api'
 
 const ARTIFACTS = join(ROOT, 'test/artifacts')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-rooms-diff-ui-'))
@@ -201,7 +201,7 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     expect(at).toBeGreaterThanOrEqual(0)
     const pair = page.locator('[data-testid=diff-pair]').nth(at)
     const rows = pair.locator('[data-testid=diff-row]')
-    expect(await rows.count()).toBe(PAIR_LINES_SHOWN)
+    expect(await rows.count()).toBe(DIFF_LINES_PAGE)
     // Which pair: its A conversation, as the CLI names it.
     const aId = Number(/A #(\d+)/.exec(await pair.locator('summary').innerText())![1])
     const want = report.conversations.find((c) => c.a?.id === aId)!
