@@ -42,7 +42,7 @@ import { chunked, jsonWithArray } from './output-pieces'
 import { captureRooms } from '../host/capture-rooms'
 import { roomsText } from '../../src-shared/analysis/photon-rooms'
 import { CaptureFormatError } from '../../src-shared/capture/types'
-import { diffFiles } from '../host/capture-diff'
+import { diffFilesStream } from '../host/capture-diff'
 import { diffText } from '../../src-shared/analysis/diff'
 import { isIgnorePattern } from '../../src-shared/analysis/diff/fields'
 import { serveCommand } from '../serve/command'
@@ -259,9 +259,16 @@ async function diffCommand(a: ParsedArgs): Promise<number> {
   const keys = keysOption(a)
   const ignore = a.options.get('ignore') ?? []
   for (const p of ignore) if (!isIgnorePattern(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
-  const report = await diffFiles(fileA, fileB, { keysA: keys, keysB: keys, schemas: schemaOption(a), ignore, noDefaults: a.flags.has('no-default-ignores') })
+  const report = await diffFilesStream(fileA, fileB, {
+    keysA: keys,
+    keysB: keys,
+    schemas: schemaOption(a),
+    ignore,
+    noDefaults: a.flags.has('no-default-ignores')
+  })
   const write = writeWithBackpressure(process.stdout)
-  for (const chunk of chunked(a.flags.has('json') ? jsonWithArray(report, 'conversations', report.conversations) : diffText(report))) await write(chunk)
+  const pieces = a.flags.has('json') ? jsonWithArray(report.head, 'conversations', report.conversations, report.tail) : diffText(report)
+  for (const chunk of chunked(pieces)) await write(chunk)
   return 0
 }
 

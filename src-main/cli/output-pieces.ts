@@ -16,14 +16,15 @@ export function* chunked(pieces: Iterable<string>, size = 1 << 16): Generator<st
 
 /**
  * `JSON.stringify(value with value[key] = the items, null, 2)` and a newline, the same bytes, with the
- * array at top-level `key` written one item at a time (the rest of `value` is small).
+ * array at top-level `key` written one item at a time (the rest of `value` is small). With `after`, the
+ * members after the array are what it returns once the items are read (a report that counts as it goes):
+ * `value` then holds the members before it.
  */
-export function* jsonWithArray(value: object, key: string, items: Iterable<unknown>): Generator<string> {
+export function* jsonWithArray(value: object, key: string, items: Iterable<unknown>, after?: () => object): Generator<string> {
   const mark = `\u0000${key}`
-  const whole = JSON.stringify({ ...value, [key]: mark }, null, 2)
   const quoted = JSON.stringify(mark)
-  const at = whole.indexOf(quoted)
-  yield whole.slice(0, at)
+  const head = JSON.stringify({ ...value, [key]: mark }, null, 2)
+  yield head.slice(0, head.indexOf(quoted))
   // The array is a value of the top object: its items are indented four spaces, its `]` two.
   let first = true
   for (const item of items) {
@@ -31,5 +32,6 @@ export function* jsonWithArray(value: object, key: string, items: Iterable<unkno
     first = false
   }
   yield first ? '[]' : '\n  ]'
-  yield `${whole.slice(at + quoted.length)}\n`
+  const tail = after ? JSON.stringify({ [key]: mark, ...after() }, null, 2) : head
+  yield `${tail.slice(tail.indexOf(quoted) + quoted.length)}\n`
 }

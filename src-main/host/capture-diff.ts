@@ -7,7 +7,7 @@ import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import { KeyStore } from '../../src-shared/keys/store'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { decodeOnThread } from './run-decode'
-import { diffSources, type DiffOptions, type DiffReport, type DiffSource } from '../../src-shared/analysis/diff'
+import { diffSources, diffSourcesStream, type DiffOptions, type DiffReport, type DiffSource, type DiffStream } from '../../src-shared/analysis/diff'
 
 /** A capture file as a side of the diff. `pause` runs between read chunks (the app yields and cancels there). */
 export function fileDiffSource(
@@ -26,14 +26,20 @@ export function fileDiffSource(
   }
 }
 
-export function diffFiles(
-  a: string,
-  b: string,
-  o: { keysA?: KeyStore; keysB?: KeyStore; schemas?: SchemaPack[]; decodeAs?: DecodeAsRule[] } & DiffOptions = {}
-): Promise<DiffReport> {
-  return diffSources(
+type FilesOptions = { keysA?: KeyStore; keysB?: KeyStore; schemas?: SchemaPack[]; decodeAs?: DecodeAsRule[] } & DiffOptions
+
+function sources(a: string, b: string, o: FilesOptions): [DiffSource, DiffSource] {
+  return [
     fileDiffSource(a, { keys: o.keysA, schemas: o.schemas, decodeAs: o.decodeAs }),
-    fileDiffSource(b, { keys: o.keysB, schemas: o.schemas, decodeAs: o.decodeAs }),
-    o
-  )
+    fileDiffSource(b, { keys: o.keysB, schemas: o.schemas, decodeAs: o.decodeAs })
+  ]
+}
+
+/** The report of two capture files, as it is read (the CLI writes it so: a million pairs are not held). */
+export function diffFilesStream(a: string, b: string, o: FilesOptions = {}): Promise<DiffStream> {
+  return diffSourcesStream(...sources(a, b, o), o)
+}
+
+export function diffFiles(a: string, b: string, o: FilesOptions = {}): Promise<DiffReport> {
+  return diffSources(...sources(a, b, o), o)
 }

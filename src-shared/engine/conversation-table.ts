@@ -7,6 +7,7 @@
 import { resized } from '../bytes/columns'
 import type { ConversationInfo, RoleFrom, Transport } from '../model/types'
 import { hashText } from './text-pool'
+import { Interned } from './interned'
 
 /** Why the engine ended a conversation before the end of the capture (or that the capture ended). */
 export type EndReason = 'closed' | 'idle' | 'limit' | 'capture end'
@@ -63,29 +64,6 @@ function packEndpoint(e: string): { ip: number; port: number } | null {
 /** The interning keys of a conversation's shape (protocol and stack) and of its notes. */
 const shapeKey = (s: { protocol: string; stack: readonly string[] }) => `${s.protocol}\u0000${s.stack.join('\u0000')}`
 const notesKey = (notes: readonly string[]) => notes.join('\n')
-
-/** Interns values by a text key: each distinct one is stored once and referred to by number. */
-class Interned<T> {
-  private readonly ids = new Map<string, number>()
-  readonly values: T[] = []
-
-  /** Interns `values` in order (ids 0..n-1), each under its key. */
-  static of<T>(values: readonly T[], key: (v: T) => string): Interned<T> {
-    const t = new Interned<T>()
-    for (const v of values) t.id(key(v), () => v)
-    return t
-  }
-
-  id(key: string, value: () => T): number {
-    let id = this.ids.get(key)
-    if (id === undefined) {
-      id = this.values.length
-      this.values.push(value())
-      this.ids.set(key, id)
-    }
-    return id
-  }
-}
 
 /** The limits the engine ended conversations by, for wording why. */
 export interface EndLimits {

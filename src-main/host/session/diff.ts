@@ -15,7 +15,18 @@ import {
   type DiffPairView,
   type DiffWithOptions
 } from '../../../src-shared/api'
-import { compactRows, compareSources, DiffAlignment, pairRows, type DiffRow, type DiffSides, type DiffSource } from '../../../src-shared/analysis/diff'
+import {
+  compactRows,
+  comparePair,
+  compareSides,
+  diffStream,
+  pairRows,
+  type DiffAlignment,
+  type DiffRow,
+  type DiffSides,
+  type DiffSource
+} from '../../../src-shared/analysis/diff'
+import { ignoreRules, type IgnoreRules } from '../../../src-shared/analysis/diff/rules'
 import { fileDiffSource } from '../capture-diff'
 import { RowsToken } from './analysis-token'
 import { tick } from './cancel'
@@ -81,20 +92,21 @@ const running = new WeakMap<SessionContext, RowsToken>()
 
 /**
  * The last report, for getDiffPairs and getDiffLines: a capture of 200,000 conversations has as many pairs,
- * and two captures of hours millions of lines, so both go a page at a time. A pair's lines are made when
- * asked for, from its alignment (the sides are compact), and the last few pairs' are kept.
+ * and two captures of hours millions of lines, so both go a page at a time. A pair and its lines are made
+ * again when asked for, from the alignment (the sides are compact, and hold the values of the messages
+ * that differ); the last few pairs' are kept.
  */
 interface LastReport {
   id: number
   rows: RowIndex
-  pairs: ConversationDiff[]
   alignment: DiffAlignment
-  lines: Map<number, DiffRow[]>
+  rules: IgnoreRules
+  pairs: Map<number, { diff: ConversationDiff; lines: DiffRow[] }>
 }
 const lastReports = new WeakMap<SessionContext, LastReport>()
 let nextReport = 1
-/** Pairs whose lines are kept: a page of pairs, and one being read further. */
-const KEPT_LINES = DIFF_PAIRS_PAGE + 4
+/** Pairs kept made: a page of pairs, and one being read further. */
+const KEPT_PAIRS = DIFF_PAIRS_PAGE + 4
 
 export async function diffWith(ctx: SessionContext, path: string, options: DiffWithOptions = {}): Promise<CaptureDiff> {
   await ctx.indexing
@@ -106,19 +118,27 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
   const b = otherFile(ctx, resolve(path), token)
   const known = knownSides.get(ctx)
   const same = known && known.rows === rows && known.count === rows.count && known.key === b.key
-  const { report, ...sides } = await compareSources(
-    openCapture(ctx, token),
-    b,
-    { ignore: options.ignore, noDefaults: options.noDefaults },
-    same ? known.sides : undefined
-  )
+  const diffOptions = { ignore: options.ignore, noDefaults: options.noDefaults }
+  const sides = await compareSides(openCapture(ctx, token), b, diffOptions, same ? known.sides : undefined)
   token.check()
   knownSides.set(ctx, { rows, count: rows.count, key: b.key, sides })
-  const last: LastReport = { id: nextReport++, rows, pairs: report.conversations, alignment: new DiffAlignment(sides.A, sides.B), lines: new Map() }
+  // The totals and the per-operation summary: every pair compared once, none kept.
+  const stream = diffStream(sides.A, sides.B, diffOptions)
+  for (const _pair of stream.conversations) {
+    // (counted into the stream's tail)
+  }
+  const last: LastReport = { id: nextReport++, rows, alignment: stream.alignment, rules: ignoreRules(diffOptions), pairs: new Map() }
   lastReports.set(ctx, last)
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.
-  const timelineIds = report.a.messages === rows.count && ctx.rows === rows
-  return { ...report, conversations: pairViews(last, 0, DIFF_PAIRS_PAGE), pairs: last.pairs.length, report: last.id, timelineIds }
+  const timelineIds = stream.head.a.messages === rows.count && ctx.rows === rows
+  return {
+    ...stream.head,
+    conversations: pairViews(last, 0, DIFF_PAIRS_PAGE),
+    ...stream.tail(),
+    pairs: last.alignment.pairs.length,
+    report: last.id,
+    timelineIds
+  }
 }
 
 function current(ctx: SessionContext, id: number): LastReport {
@@ -135,17 +155,16 @@ export function diffPairs(ctx: SessionContext, id: number, start: number, count:
 /** Lines [start, start + count) of pair `pair` of report `id`. */
 export function diffLines(ctx: SessionContext, id: number, pair: number, start: number, count: number): DiffLine[] {
   const last = current(ctx, id)
-  if (pair >= last.pairs.length) throw new Error(`the comparison has ${last.pairs.length} conversation pairs, not ${pair + 1}`)
-  return linesOf(last, pair)
-    .slice(start, start + count)
-    .map((r) => line(r, last.pairs[pair]))
+  const n = last.alignment.pairs.length
+  if (pair >= n) throw new Error(`the comparison has ${n} conversation pairs, not ${pair + 1}`)
+  const { diff, lines } = pairOf(last, pair)
+  return lines.slice(start, start + count).map((r) => line(r, diff))
 }
 
 function pairViews(last: LastReport, start: number, count: number): DiffPairView[] {
   const out: DiffPairView[] = []
-  for (let k = start; k < Math.min(last.pairs.length, start + count); k++) {
-    const c = last.pairs[k]
-    const lines = linesOf(last, k)
+  for (let k = start; k < Math.min(last.alignment.pairs.length, start + count); k++) {
+    const { diff: c, lines } = pairOf(last, k)
     out.push({
       index: k,
       protocol: c.protocol,
@@ -163,16 +182,18 @@ function pairViews(last: LastReport, start: number, count: number): DiffPairView
   return out
 }
 
-/** Pair k's lines: every compared message, or for a long pair its differences with context lines around them. */
-function linesOf(last: LastReport, k: number): DiffRow[] {
-  let lines = last.lines.get(k)
-  if (!lines) {
-    const all = pairRows(last.alignment, k, last.pairs[k].changed)
-    lines = all.length > FULL_ROWS ? compactRows(all, CONTEXT_ROWS, MAX_ROWS) : all
-    if (last.lines.size >= KEPT_LINES) last.lines.delete(last.lines.keys().next().value!)
-    last.lines.set(k, lines)
+/** Pair k compared, and its lines: every compared message, or for a long pair its differences with context lines around them. */
+function pairOf(last: LastReport, k: number): { diff: ConversationDiff; lines: DiffRow[] } {
+  let made = last.pairs.get(k)
+  if (!made) {
+    const aligned = last.alignment.align(k)
+    const diff = comparePair(last.alignment, aligned, last.rules)
+    const all = pairRows(last.alignment, aligned, diff.changed)
+    made = { diff, lines: all.length > FULL_ROWS ? compactRows(all, CONTEXT_ROWS, MAX_ROWS) : all }
+    if (last.pairs.size >= KEPT_PAIRS) last.pairs.delete(last.pairs.keys().next().value!)
+    last.pairs.set(k, made)
   }
-  return lines
+  return made
 }
 
 /** A line as the panel takes it: a changed line with its change. */

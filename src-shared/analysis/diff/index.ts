@@ -7,8 +7,8 @@
 
 import { alignKeys } from './align'
 import { valueLeaves, type Leaf, type Scalar } from './fields'
-import { ignoreRules, type DiffOptions } from './rules'
-import { DiffSide, type DiffConversationInput, type DiffMessageInput } from './side'
+import { ignoreRules, type DiffOptions, type IgnoreRules } from './rules'
+import { DiffSide, type DiffConversationInput, type DiffKey, type DiffMessageInput } from './side'
 
 export { DEFAULT_IGNORES, type DiffOptions } from './rules'
 export { DiffSide, diffSideOf, type DiffConversationInput, type DiffMessageInput } from './side'
@@ -198,7 +198,7 @@ function ref(side: DiffSide, i: number): MessageRef {
 }
 
 /** One conversation pair aligned: its compared messages (positions in their sides) and the aligned pairs among them. */
-interface PairAlignment {
+export interface PairAlignment {
   pair: ConversationPair
   protocol: string
   la: number[]
@@ -216,16 +216,16 @@ interface PairAlignment {
  */
 export class DiffAlignment {
   readonly pairs: ConversationPair[]
-  private readonly msgsA: Map<number, number[]>
-  private readonly msgsB: Map<number, number[]>
+  private readonly msgsA: ComparedMessages
+  private readonly msgsB: ComparedMessages
 
   constructor(
     readonly A: DiffSide,
     readonly B: DiffSide
   ) {
     if (A.rules.key !== B.rules.key) throw new Error('the two sides were made under different ignore rules')
-    this.msgsA = comparedByConversation(A)
-    this.msgsB = comparedByConversation(B)
+    this.msgsA = new ComparedMessages(A)
+    this.msgsB = new ComparedMessages(B)
     this.pairs = pairConversations(A.conversations, B.conversations)
   }
 
@@ -238,8 +238,8 @@ export class DiffAlignment {
     const { A, B } = this
     const pair = this.pairs[k]
     const protocol = (pair.a ?? pair.b)!.protocol
-    const la = (pair.a && this.msgsA.get(pair.a.id)) || []
-    const lb = (pair.b && this.msgsB.get(pair.b.id)) || []
+    const la = pair.a ? this.msgsA.of(pair.a.id) : []
+    const lb = pair.b ? this.msgsB.of(pair.b.id) : []
     // Each direction on its own: which side spoke first after a pause is timing, not behaviour.
     const pairs: PairAlignment['pairs'] = []
     const matchedA = new Set<number>()
@@ -277,18 +277,39 @@ export class DiffAlignment {
   }
 }
 
-/** Each conversation's compared messages, as positions in its side. */
-function comparedByConversation(side: DiffSide): Map<number, number[]> {
-  const convs = new Map(side.conversations.map((c) => [c.id, c]))
-  const out = new Map<number, number[]>()
-  for (let i = 0; i < side.count; i++) {
-    const id = side.conversation(i)
-    if (!compared(side, i, convs.get(id))) continue
-    const list = out.get(id)
-    if (list) list.push(i)
-    else out.set(id, [i])
+/**
+ * Each conversation's compared messages, as positions in its side: one typed array of positions grouped by
+ * conversation, and where each conversation's group starts (a Map of arrays cost about 100 bytes a
+ * conversation, and a capture can have a million).
+ */
+class ComparedMessages {
+  private readonly starts: Uint32Array
+  private readonly positions: Uint32Array
+
+  constructor(side: DiffSide) {
+    const convs = new Map(side.conversations.map((c) => [c.id, c]))
+    let top = 0
+    for (const c of side.conversations) top = Math.max(top, c.id)
+    const starts = new Uint32Array(top + 2)
+    const taken = new Uint8Array(side.count)
+    for (let i = 0; i < side.count; i++) {
+      const id = side.conversation(i)
+      if (id > top || !compared(side, i, convs.get(id))) continue
+      taken[i] = 1
+      starts[id + 1]++
+    }
+    for (let c = 1; c < starts.length; c++) starts[c] += starts[c - 1]
+    const positions = new Uint32Array(starts[top + 1])
+    const next = starts.slice(0, top + 1)
+    for (let i = 0; i < side.count; i++) if (taken[i]) positions[next[side.conversation(i)]++] = i
+    this.starts = starts
+    this.positions = positions
   }
-  return out
+
+  /** Conversation `id`'s compared messages, in the side's order. */
+  of(id: number): number[] {
+    return id + 1 < this.starts.length ? Array.from(this.positions.subarray(this.starts[id], this.starts[id + 1])) : []
+  }
 }
 
 /**
@@ -308,70 +329,116 @@ export function valuesNeeded(A: DiffSide, B: DiffSide): { a: Set<number>; b: Set
   return { a, b }
 }
 
+/** A report's parts around its conversation pairs. */
+export type DiffHead = Pick<DiffReport, 'format' | 'a' | 'b' | 'ignored'>
+export type DiffTail = Pick<DiffReport, 'summary' | 'totals'>
+
+/**
+ * A report made as it is read: its head, its conversation pairs one at a time (read once; a million pairs
+ * are written, not held), then its tail, the per-operation summary and the totals, once they are all read.
+ */
+export interface DiffStream {
+  head: DiffHead
+  conversations: Iterable<ConversationDiff>
+  tail(): DiffTail
+  alignment: DiffAlignment
+}
+
 /**
  * Compares two captures' sides, made under the same ignore rules, or rules these options' rules cover, with
  * the values valuesNeeded names.
  */
-export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}): DiffReport {
+export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}): DiffStream {
   const alignment = new DiffAlignment(A, B)
   const rules = ignoreRules(options)
   if (!rules.covers(A.rules)) throw new Error('internal: the diff ignores less than the sides were made for')
   const summary = new Map<string, OperationDiff>()
-  const op = (protocol: string, side: DiffSide, i: number): OperationDiff => {
-    const key = side.key(i)
-    const k = `${protocol}\u0000${key.direction}\u0000${key.name}`
+  const op = (protocol: string, key: DiffKey): OperationDiff => {
+    const k = `${protocol}\u0000${key.text}`
     let s = summary.get(k)
     if (!s) summary.set(k, (s = { protocol, direction: key.direction, name: key.name, a: 0, b: 0, aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }))
     return s
   }
-  const conversations: ConversationDiff[] = []
-  for (const { pair, protocol, la, lb, pairs, matchedA, matchedB } of alignment) {
-    const skip = rules.matcher(protocol)
-    const d: ConversationDiff = {
-      protocol,
-      a: pair.a && { id: pair.a.id, client: pair.a.client, server: pair.a.server },
-      b: pair.b && { id: pair.b.id, client: pair.b.client, server: pair.b.server },
-      pairedBy: pair.by,
-      aligned: 0,
-      onlyA: [],
-      onlyB: [],
-      changed: []
+  const totals = { aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }
+  let read = false
+  function* conversations(): Generator<ConversationDiff> {
+    for (let k = 0; k < alignment.pairs.length; k++) {
+      const d = comparePair(alignment, alignment.align(k), rules, op)
+      totals.aligned += d.aligned
+      totals.changed += d.changed.filter((x) => x.fields.length > 0).length
+      totals.onlyA += d.onlyA.length
+      totals.onlyB += d.onlyB.length
+      yield d
     }
-    for (const x of la) op(protocol, A, x).a++
-    for (const y of lb) op(protocol, B, y).b++
-    for (const { x, y, reordered } of pairs) {
-      d.aligned++
-      const s = op(protocol, A, x)
-      s.aligned++
-      const fields = A.sameDigest(x, B, y) ? [] : changes(A.value(x), B.value(y), skip)
-      if (fields.length || reordered) {
-        d.changed.push({ a: ref(A, x), b: ref(B, y), ...(reordered ? { reordered: true as const } : {}), fields })
-        if (fields.length) s.changed++
-      }
-    }
-    for (const x of la) if (!matchedA.has(x)) d.onlyA.push(ref(A, x)), op(protocol, A, x).onlyA++
-    for (const y of lb) if (!matchedB.has(y)) d.onlyB.push(ref(B, y)), op(protocol, B, y).onlyB++
-    conversations.push(d)
+    read = true
   }
-  const list = [...summary.values()].sort(
-    (p, q) => p.protocol.localeCompare(q.protocol) || p.direction.localeCompare(q.direction) || p.name.localeCompare(q.name)
-  )
-  const sum = (f: (c: ConversationDiff) => number) => conversations.reduce((n, c) => n + f(c), 0)
   return {
-    format: DIFF_FORMAT,
-    a: { ...(A.file !== undefined ? { file: A.file } : {}), conversations: A.conversations.length, messages: A.count },
-    b: { ...(B.file !== undefined ? { file: B.file } : {}), conversations: B.conversations.length, messages: B.count },
-    ignored: rules.shown,
-    conversations,
-    summary: list,
-    totals: {
-      aligned: sum((c) => c.aligned),
-      changed: sum((c) => c.changed.filter((x) => x.fields.length > 0).length),
-      onlyA: sum((c) => c.onlyA.length),
-      onlyB: sum((c) => c.onlyB.length)
-    }
+    head: {
+      format: DIFF_FORMAT,
+      a: { ...(A.file !== undefined ? { file: A.file } : {}), conversations: A.conversations.length, messages: A.count },
+      b: { ...(B.file !== undefined ? { file: B.file } : {}), conversations: B.conversations.length, messages: B.count },
+      ignored: rules.shown
+    },
+    conversations: conversations(),
+    tail() {
+      if (!read) throw new Error('internal: the diff summary asked for before its conversations were read')
+      const list = [...summary.values()].sort(
+        (p, q) => p.protocol.localeCompare(q.protocol) || p.direction.localeCompare(q.direction) || p.name.localeCompare(q.name)
+      )
+      return { summary: list, totals }
+    },
+    alignment
   }
 }
+
+/** The whole report at once (tests, small captures). */
+export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}): DiffReport {
+  const stream = diffStream(A, B, options)
+  const conversations = [...stream.conversations]
+  return { ...stream.head, conversations, ...stream.tail() }
+}
+
+/**
+ * A pair compared (`aligned`, alignment.align's): its lone messages and its changed ones (fields named under `rules`), counted per
+ * operation into `op` (diffStream's summary; a pair shown again counts into a scratch one).
+ */
+export function comparePair(
+  alignment: DiffAlignment,
+  aligned: PairAlignment,
+  rules: IgnoreRules,
+  op: (protocol: string, key: DiffKey) => OperationDiff = () => ({ ...SCRATCH })
+): ConversationDiff {
+  const { A, B } = alignment
+  const { pair, protocol, la, lb, pairs, matchedA, matchedB } = aligned
+  const skip = rules.matcher(protocol)
+  const d: ConversationDiff = {
+    protocol,
+    a: pair.a && { id: pair.a.id, client: pair.a.client, server: pair.a.server },
+    b: pair.b && { id: pair.b.id, client: pair.b.client, server: pair.b.server },
+    pairedBy: pair.by,
+    aligned: 0,
+    onlyA: [],
+    onlyB: [],
+    changed: []
+  }
+  for (const x of la) op(protocol, A.key(x)).a++
+  for (const y of lb) op(protocol, B.key(y)).b++
+  for (const { x, y, reordered } of pairs) {
+    d.aligned++
+    const s = op(protocol, A.key(x))
+    s.aligned++
+    const fields = A.sameDigest(x, B, y) ? [] : changes(A.value(x), B.value(y), skip)
+    if (fields.length || reordered) {
+      d.changed.push({ a: ref(A, x), b: ref(B, y), ...(reordered ? { reordered: true as const } : {}), fields })
+      if (fields.length) s.changed++
+    }
+  }
+  for (const x of la) if (!matchedA.has(x)) d.onlyA.push(ref(A, x)), op(protocol, A.key(x)).onlyA++
+  for (const y of lb) if (!matchedB.has(y)) d.onlyB.push(ref(B, y)), op(protocol, B.key(y)).onlyB++
+  return d
+}
+
+const SCRATCH: OperationDiff = { protocol: '', direction: '', name: '', a: 0, b: 0, aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }
 
 /** A capture to compare: `decode` decodes it (the same way each time), giving each message to onMessage, and resolves to its conversations. */
 export interface DiffSource {
@@ -379,23 +446,21 @@ export interface DiffSource {
   decode(onMessage: (m: DiffMessageInput) => void): Promise<Iterable<DiffConversationInput>>
 }
 
-/** Two captures' sides, as compareSources made them (with the values of their messages that differ). */
+/** Two captures' sides, as compareSides made them (with the values of their messages that differ). */
 export interface DiffSides {
   A: DiffSide
   B: DiffSide
 }
 
 /**
- * Compares two captures: each decoded once into its side (digests, no values), then again only if some
+ * Two captures' sides for a comparison: each decoded once (digests, no values), then again only if some
  * aligned messages' digests differ, for the values of those messages, whose fields the report names.
  * `known`: the sides of an earlier comparison of the same captures, used again when its ignore rules are
  * among these (more fields ignored leaves equal digests equal, and the messages that differed have their
  * values): the app's ignore list grows without decoding again.
  */
-export async function compareSources(a: DiffSource, b: DiffSource, options: DiffOptions = {}, known?: DiffSides): Promise<DiffSides & { report: DiffReport }> {
-  if (known && ignoreRules(options).covers(known.A.rules) && known.A.rules.key === known.B.rules.key) {
-    return { ...known, report: diffCaptures(known.A, known.B, options) }
-  }
+export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOptions = {}, known?: DiffSides): Promise<DiffSides> {
+  if (known && ignoreRules(options).covers(known.A.rules) && known.A.rules.key === known.B.rules.key) return known
   const side = async (source: DiffSource) => {
     const s = new DiffSide(options, { file: source.file })
     return s.end(await source.decode((m) => s.add(m)))
@@ -408,23 +473,30 @@ export async function compareSources(a: DiffSource, b: DiffSource, options: Diff
     await source.decode((m) => side.addValue(m, wanted))
     side.checkValues(wanted)
   }
-  return { A, B, report: diffCaptures(A, B, options) }
+  return { A, B }
 }
 
-/** compareSources' report alone (the CLI). */
+/** Two captures compared, the report as it is read (the CLI writes it so). */
+export async function diffSourcesStream(a: DiffSource, b: DiffSource, options: DiffOptions = {}): Promise<DiffStream> {
+  const { A, B } = await compareSides(a, b, options)
+  return diffStream(A, B, options)
+}
+
+/** Two captures compared, the whole report. */
 export async function diffSources(a: DiffSource, b: DiffSource, options: DiffOptions = {}): Promise<DiffReport> {
-  return (await compareSources(a, b, options)).report
+  const { A, B } = await compareSides(a, b, options)
+  return diffCaptures(A, B, options)
 }
 
 /**
- * Pair k's messages as lines of two columns: A's messages in order (with their partner, or alone), and
+ * A pair's messages (`aligned`, alignment.align's) as lines of two columns: A's messages in order (with their partner, or alone), and
  * each of B's lone messages after the line of the last B message before it that has a partner, so both
  * columns read in their own order wherever the pairs do not cross. `changed` is the pair's list in the
  * report, which the changed lines point into.
  */
-export function pairRows(alignment: DiffAlignment, k: number, changed: readonly ChangedMessage[]): DiffRow[] {
+export function pairRows(alignment: DiffAlignment, aligned: PairAlignment, changed: readonly ChangedMessage[]): DiffRow[] {
   const { A, B } = alignment
-  const { la, lb, pairs } = alignment.align(k)
+  const { la, lb, pairs } = aligned
   const changedAt = new Map(changed.map((c, i) => [c.a.id, i]))
   const partnerOfA = new Map(pairs.map((p) => [p.x, p.y]))
   const partnerOfB = new Map(pairs.map((p) => [p.y, p.x]))
@@ -472,13 +544,14 @@ export function compactRows(rows: readonly DiffRow[], context: number, max: numb
 }
 
 /** The report as text, for a terminal, line by line (each ends in a newline; a long report is never one string). */
-export function* diffText(r: DiffReport): Generator<string> {
+export function* diffText(stream: DiffStream): Generator<string> {
+  const r = stream.head
   const side = (s: ConversationSide | null) => (s ? `#${s.id} ${s.client} -> ${s.server}` : '(none)')
   const ref = (m: MessageRef) => `#${m.id} ${m.direction} ${m.name} (frame${m.frames.length > 1 ? 's' : ''} ${m.frames.join(',')})`
   const val = (v: Scalar) => (typeof v === 'string' ? JSON.stringify(v) : String(v))
   yield `A: ${r.a.file ?? 'A'}: ${r.a.conversations} conversations, ${r.a.messages} messages\n`
   yield `B: ${r.b.file ?? 'B'}: ${r.b.conversations} conversations, ${r.b.messages} messages\n`
-  for (const c of r.conversations) {
+  for (const c of stream.conversations) {
     yield `\n${c.protocol}: A ${side(c.a)}  <->  B ${side(c.b)}${c.pairedBy ? ` (paired by ${c.pairedBy})` : ''}\n`
     yield `  ${c.aligned} aligned, ${c.changed.filter((x) => x.fields.length).length} with differences, ${c.onlyA.length} only in A, ${c.onlyB.length} only in B\n`
     for (const m of c.onlyA) yield `  only in A: ${ref(m)}\n`
@@ -491,16 +564,16 @@ export function* diffText(r: DiffReport): Generator<string> {
       }
     }
   }
+  const { summary, totals: t } = stream.tail()
   yield '\nper operation:\n'
   const rows = [
     ['protocol', 'dir', 'operation', 'A', 'B', 'aligned', 'changed', 'onlyA', 'onlyB'],
-    ...r.summary.map((s) => [s.protocol, s.direction, s.name, ...[s.a, s.b, s.aligned, s.changed, s.onlyA, s.onlyB].map(String)])
+    ...summary.map((s) => [s.protocol, s.direction, s.name, ...[s.a, s.b, s.aligned, s.changed, s.onlyA, s.onlyB].map(String)])
   ]
   const widths = rows[0].map((_, k) => Math.max(...rows.map((row) => row[k].length)))
   for (const row of rows) {
     const cells = row.map((cell, k) => (k < 3 ? cell.padEnd(widths[k]) : cell.padStart(widths[k])))
     yield `  ${cells.join('  ').trimEnd()}\n`
   }
-  const t = r.totals
   yield `\ntotal: ${t.aligned} aligned, ${t.changed} with differences, ${t.onlyA} only in A, ${t.onlyB} only in B\n`
 }

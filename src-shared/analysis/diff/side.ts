@@ -1,8 +1,9 @@
 // One capture as the diff keeps it: per message, in typed columns, what pairing and aligning need (its id,
 // conversation, protocol, direction and name, frames) and a digest of its compared leaves; values only for
-// the messages whose fields the report names (see digest.ts). About 30 bytes a message.
+// the messages whose fields the report names (see digest.ts). About 35 bytes a message.
 
 import { resized } from '../../bytes/columns'
+import { Interned } from '../../engine/interned'
 import { leafDigest } from './digest'
 import { ignoreRules, type DiffOptions, type IgnoreRules } from './rules'
 
@@ -38,21 +39,6 @@ function displayName(m: DiffMessageInput): string {
   return m.protocol === 'sfs2x' && typeof command === 'string' && !m.name.includes(command) ? `${m.name} ${command}` : m.name
 }
 
-/** Strings numbered in order of first appearance. */
-class Names<T> {
-  readonly list: T[] = []
-  private readonly ids = new Map<string, number>()
-  id(key: string, make: () => T): number {
-    let id = this.ids.get(key)
-    if (id === undefined) {
-      id = this.list.length
-      this.list.push(make())
-      this.ids.set(key, id)
-    }
-    return id
-  }
-}
-
 export class DiffSide {
   count = 0
   private ids = new Uint32Array(1024)
@@ -64,14 +50,15 @@ export class DiffSide {
   private digests = new Uint32Array(2048)
   private frameStart = new Uint32Array(1025)
   private frameList = new Uint32Array(1024)
-  private readonly keys = new Names<DiffKey>()
-  private readonly protocols = new Names<string>()
+  private readonly keys = new Interned<DiffKey>()
+  private readonly protocols = new Interned<string>()
   private sorted = true
-  /** Values by message id: every message's when kept (keepValues), else those addValues was given. */
+  /** Values by message id: every message's when kept (keepValues), else those addValue was given. */
   private readonly values = new Map<number, unknown>()
   conversations: readonly DiffConversationInput[] = []
   /** The ignore rules the digests are made under: a report compares sides made under the same. */
   readonly rules: IgnoreRules
+  readonly file?: string
   private readonly keepValues: boolean
 
   /** `keepValues`: keep every message's value (small inputs such as tests', where no second decode is wanted). */
@@ -80,7 +67,6 @@ export class DiffSide {
     this.keepValues = o.keepValues ?? false
     this.file = o.file
   }
-  readonly file?: string
 
   add(m: DiffMessageInput): void {
     const i = this.count
@@ -163,10 +149,10 @@ export class DiffSide {
   }
   /** The message's direction and name. */
   key(i: number): DiffKey {
-    return this.keys.list[this.keyIds[i]]
+    return this.keys.values[this.keyIds[i]]
   }
   protocol(i: number): string {
-    return this.protocols.list[this.protocolIds[i]]
+    return this.protocols.values[this.protocolIds[i]]
   }
   isPhotonOp(i: number): boolean {
     return this.photonOp[i] === 1

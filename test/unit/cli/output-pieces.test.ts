@@ -33,4 +33,22 @@ describe('output pieces', () => {
     pieces.next()
     expect(taken).toBe(1)
   })
+
+  it('writes the members after the array from what `after` gives once the items are read (a report that counts as it goes)', () => {
+    const head = { format: 'x/1', a: { file: 'a.pcap' } }
+    const items = [{ id: 1 }, { id: 2, text: 'two' }]
+    let read = 0
+    const counting = (function* () {
+      for (const item of items) {
+        read++
+        yield item
+      }
+    })()
+    const after = () => ({ summary: [{ name: 'Join', read }], totals: { aligned: read } })
+    const out = [...jsonWithArray(head, 'conversations', counting, after)].join('')
+    expect(out).toBe(`${JSON.stringify({ ...head, conversations: items, summary: [{ name: 'Join', read: 2 }], totals: { aligned: 2 } }, null, 2)}\n`)
+    expect([...jsonWithArray(head, 'conversations', [], () => ({ totals: {} }))].join('')).toBe(
+      `${JSON.stringify({ ...head, conversations: [], totals: {} }, null, 2)}\n`
+    )
+  })
 })
