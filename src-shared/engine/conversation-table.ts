@@ -52,7 +52,7 @@ export function ipv4Text(v: number): string {
 }
 
 /** Splits `host:port` (IPv6 hosts in brackets) into an IPv4 address and port, or null for anything else. */
-function packEndpoint(e: string): { ip: number; port: number } | null {
+export function packEndpoint(e: string): { ip: number; port: number } | null {
   const colon = e.lastIndexOf(':')
   if (colon < 0) return null
   const port = Number(e.slice(colon + 1))

@@ -8,7 +8,7 @@
 import { alignKeys } from './align'
 import { valueLeaves, type Leaf, type Scalar } from './fields'
 import { ignoreRules, type DiffOptions, type IgnoreRules } from './rules'
-import { DiffSide, type DiffConversationInput, type DiffKey, type DiffMessageInput } from './side'
+import { DiffSide, type DiffConversationInput, type DiffConversations, type DiffKey, type DiffMessageInput } from './side'
 
 export { DEFAULT_IGNORES, type DiffOptions } from './rules'
 export { DiffSide, diffSideOf, type DiffConversationInput, type DiffMessageInput } from './side'
@@ -90,10 +90,6 @@ export interface DiffReport {
   totals: { aligned: number; changed: number; onlyA: number; onlyB: number }
 }
 
-function serverPort(address: string): string {
-  return address.slice(address.lastIndexOf(':') + 1)
-}
-
 /** A list taken from the front (Array.shift is linear, and a capture can have a million conversations). */
 class Queue<T> {
   private next = 0
@@ -108,58 +104,88 @@ class Queue<T> {
 
 type ConversationPair = { a: DiffConversationInput | null; b: DiffConversationInput | null; by: ConversationDiff['pairedBy'] }
 
+const PAIRED_BY = [null, 'server-port', 'order'] as const
+
+/** The conversation pairs, in typed columns: each side's conversation (its index in the side's list, -1 for none) and how they were paired. */
+class ConversationPairs {
+  length = 0
+  private readonly a: Int32Array
+  private readonly b: Int32Array
+  private readonly by: Uint8Array
+
+  constructor(
+    private readonly A: DiffConversations,
+    private readonly B: DiffConversations
+  ) {
+    const n = A.count + B.count
+    this.a = new Int32Array(n)
+    this.b = new Int32Array(n)
+    this.by = new Uint8Array(n)
+  }
+
+  push(a: number, b: number, by: 0 | 1 | 2): void {
+    this.a[this.length] = a
+    this.b[this.length] = b
+    this.by[this.length++] = by
+  }
+
+  get(k: number): ConversationPair {
+    const [a, b] = [this.a[k], this.b[k]]
+    return { a: a >= 0 ? this.A.get(a) : null, b: b >= 0 ? this.B.get(b) : null, by: PAIRED_BY[this.by[k]] }
+  }
+}
+
 /**
  * Pairs conversations per protocol: the same server port first, then the rest in order of appearance.
  * Each A conversation takes the first B conversation left with its server port: B's are queued per
  * protocol and port, so pairing is linear in the number of conversations.
  */
-function pairConversations(a: readonly DiffConversationInput[], b: readonly DiffConversationInput[]): ConversationPair[] {
-  const byProtocol = (list: readonly DiffConversationInput[]) => {
-    const out = new Map<string, DiffConversationInput[]>()
-    for (const c of list) {
-      const same = out.get(c.protocol)
-      if (same) same.push(c)
-      else out.set(c.protocol, [c])
+function pairConversations(A: DiffConversations, B: DiffConversations): ConversationPairs {
+  // Each protocol's conversations (indexes in the side's list) by id, the protocols in order of appearance.
+  const byProtocol = (list: DiffConversations) => {
+    const out = new Map<string, number[]>()
+    for (let i = 0; i < list.count; i++) {
+      const same = out.get(list.protocol(i))
+      if (same) same.push(i)
+      else out.set(list.protocol(i), [i])
     }
-    for (const same of out.values()) same.sort((x, y) => x.id - y.id)
+    for (const same of out.values()) same.sort((x, y) => list.id(x) - list.id(y))
     return out
   }
-  const as = byProtocol(a)
-  const bs = byProtocol(b)
-  const out: ConversationPair[] = []
+  const as = byProtocol(A)
+  const bs = byProtocol(B)
+  const out = new ConversationPairs(A, B)
+  const usedB = new Uint8Array(B.count)
+  const partner = new Int32Array(A.count).fill(-1)
+  const pairedBy = new Uint8Array(A.count)
   for (const p of new Set([...as.keys(), ...bs.keys()])) {
     const pa = as.get(p) ?? []
     const pb = bs.get(p) ?? []
-    const byPort = new Map<string, Queue<DiffConversationInput>>()
+    const byPort = new Map<string, Queue<number>>()
     for (const cb of pb) {
-      const port = serverPort(cb.server)
+      const port = B.port(cb)
       const q = byPort.get(port)
       if (q) q.push(cb)
       else byPort.set(port, new Queue([cb]))
     }
-    const usedB = new Set<DiffConversationInput>()
-    const pairs = new Map<DiffConversationInput, { b: DiffConversationInput; by: 'server-port' | 'order' }>()
     for (const ca of pa) {
-      const cb = byPort.get(serverPort(ca.server))?.take()
-      if (cb) {
-        usedB.add(cb)
-        pairs.set(ca, { b: cb, by: 'server-port' })
-      }
+      const cb = byPort.get(A.port(ca))?.take()
+      if (cb === undefined) continue
+      usedB[cb] = 1
+      partner[ca] = cb
+      pairedBy[ca] = 1
     }
-    const restB = new Queue(pb.filter((c) => !usedB.has(c)))
+    const restB = new Queue(pb.filter((c) => !usedB[c]))
     for (const ca of pa) {
-      if (pairs.has(ca)) continue
+      if (partner[ca] >= 0) continue
       const cb = restB.take()
-      if (cb) {
-        usedB.add(cb)
-        pairs.set(ca, { b: cb, by: 'order' })
-      }
+      if (cb === undefined) continue
+      usedB[cb] = 1
+      partner[ca] = cb
+      pairedBy[ca] = 2
     }
-    for (const ca of pa) {
-      const pair = pairs.get(ca)
-      out.push({ a: ca, b: pair?.b ?? null, by: pair?.by ?? null })
-    }
-    for (const cb of pb) if (!usedB.has(cb)) out.push({ a: null, b: cb, by: null })
+    for (const ca of pa) out.push(ca, partner[ca], pairedBy[ca] as 0 | 1 | 2)
+    for (const cb of pb) if (!usedB[cb]) out.push(-1, cb, 0)
   }
   return out
 }
@@ -185,11 +211,10 @@ function changes(a: unknown, b: unknown, skip: Matcher): FieldChange[] {
   return out
 }
 
-/** Whether the diff looks at message i: the conversation's own protocol, not its transport (ACKs, pings, connects). */
-function compared(side: DiffSide, i: number, conv: DiffConversationInput | undefined): boolean {
-  const protocol = side.protocol(i)
-  if (!conv || protocol !== conv.protocol) return false
-  return protocol !== 'photon' || side.isPhotonOp(i)
+/** Whether the diff looks at message i, of a conversation of protocol `conversationProtocol` (-1: none): the conversation's own protocol, not its transport (ACKs, pings, connects). */
+function compared(side: DiffSide, i: number, conversationProtocol: number): boolean {
+  if (side.protocolId(i) !== conversationProtocol) return false
+  return side.protocol(i) !== 'photon' || side.isPhotonOp(i)
 }
 
 function ref(side: DiffSide, i: number): MessageRef {
@@ -215,7 +240,7 @@ export interface PairAlignment {
  * pair; the app aligns one pair again for its lines (pairRows).
  */
 export class DiffAlignment {
-  readonly pairs: ConversationPair[]
+  readonly pairs: ConversationPairs
   private readonly msgsA: ComparedMessages
   private readonly msgsB: ComparedMessages
 
@@ -236,7 +261,7 @@ export class DiffAlignment {
   /** Pair k with its messages aligned. */
   align(k: number): PairAlignment {
     const { A, B } = this
-    const pair = this.pairs[k]
+    const pair = this.pairs.get(k)
     const protocol = (pair.a ?? pair.b)!.protocol
     const la = pair.a ? this.msgsA.of(pair.a.id) : []
     const lb = pair.b ? this.msgsB.of(pair.b.id) : []
@@ -287,14 +312,17 @@ class ComparedMessages {
   private readonly positions: Uint32Array
 
   constructor(side: DiffSide) {
-    const convs = new Map(side.conversations.map((c) => [c.id, c]))
+    const convs = side.conversations
     let top = 0
-    for (const c of side.conversations) top = Math.max(top, c.id)
+    for (let c = 0; c < convs.count; c++) top = Math.max(top, convs.id(c))
+    // Each conversation's protocol by id (-1: no such conversation).
+    const protocolOf = new Int32Array(top + 1).fill(-1)
+    for (let c = 0; c < convs.count; c++) protocolOf[convs.id(c)] = convs.protocolId(c)
     const starts = new Uint32Array(top + 2)
     const taken = new Uint8Array(side.count)
     for (let i = 0; i < side.count; i++) {
       const id = side.conversation(i)
-      if (id > top || !compared(side, i, convs.get(id))) continue
+      if (id > top || !compared(side, i, protocolOf[id])) continue
       taken[i] = 1
       starts[id + 1]++
     }
@@ -375,8 +403,8 @@ export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}):
   return {
     head: {
       format: DIFF_FORMAT,
-      a: { ...(A.file !== undefined ? { file: A.file } : {}), conversations: A.conversations.length, messages: A.count },
-      b: { ...(B.file !== undefined ? { file: B.file } : {}), conversations: B.conversations.length, messages: B.count },
+      a: { ...(A.file !== undefined ? { file: A.file } : {}), conversations: A.conversations.count, messages: A.count },
+      b: { ...(B.file !== undefined ? { file: B.file } : {}), conversations: B.conversations.count, messages: B.count },
       ignored: rules.shown
     },
     conversations: conversations(),

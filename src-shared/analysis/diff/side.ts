@@ -3,6 +3,7 @@
 // the messages whose fields the report names (see digest.ts). About 35 bytes a message.
 
 import { resized } from '../../bytes/columns'
+import { ipv4Text, packEndpoint } from '../../engine/conversation-table'
 import { Interned } from '../../engine/interned'
 import { leafDigest } from './digest'
 import { ignoreRules, type DiffOptions, type IgnoreRules } from './rules'
@@ -39,6 +40,73 @@ function displayName(m: DiffMessageInput): string {
   return m.protocol === 'sfs2x' && typeof command === 'string' && !m.name.includes(command) ? `${m.name} ${command}` : m.name
 }
 
+/**
+ * A side's conversations in typed columns, in the order given (the engine's, by id): a capture can have a
+ * million, and as objects with their endpoint strings they cost about 230 bytes each. IPv4 endpoints are
+ * kept as numbers, others as strings.
+ */
+export class DiffConversations {
+  count = 0
+  private ids = new Uint32Array(256)
+  private protocolIds = new Uint16Array(256)
+  private clientIp = new Uint32Array(256)
+  private serverIp = new Uint32Array(256)
+  private clientPort = new Uint16Array(256)
+  private serverPort = new Uint16Array(256)
+  /** Endpoints that are not IPv4 `a.b.c.d:port`, by index. */
+  private readonly other = new Map<number, [string, string]>()
+
+  constructor(private readonly protocols: Interned<string>) {}
+
+  add(c: DiffConversationInput): void {
+    const i = this.count
+    if (i === this.ids.length) {
+      const n = 2 * i
+      this.ids = resized(this.ids, n)
+      this.protocolIds = resized(this.protocolIds, n)
+      this.clientIp = resized(this.clientIp, n)
+      this.serverIp = resized(this.serverIp, n)
+      this.clientPort = resized(this.clientPort, n)
+      this.serverPort = resized(this.serverPort, n)
+    }
+    this.ids[i] = c.id
+    this.protocolIds[i] = this.protocols.id(c.protocol, () => c.protocol)
+    const client = packEndpoint(c.client)
+    const server = packEndpoint(c.server)
+    if (client && server) {
+      this.clientIp[i] = client.ip
+      this.clientPort[i] = client.port
+      this.serverIp[i] = server.ip
+      this.serverPort[i] = server.port
+    } else this.other.set(i, [c.client, c.server])
+    this.count++
+  }
+
+  id(i: number): number {
+    return this.ids[i]
+  }
+  protocolId(i: number): number {
+    return this.protocolIds[i]
+  }
+  protocol(i: number): string {
+    return this.protocols.values[this.protocolIds[i]]
+  }
+  /** The server's port, as text (what conversations are paired by). */
+  port(i: number): string {
+    const other = this.other.get(i)
+    return other ? other[1].slice(other[1].lastIndexOf(':') + 1) : String(this.serverPort[i])
+  }
+  get(i: number): DiffConversationInput {
+    const other = this.other.get(i)
+    return {
+      id: this.ids[i],
+      protocol: this.protocol(i),
+      client: other ? other[0] : `${ipv4Text(this.clientIp[i])}:${this.clientPort[i]}`,
+      server: other ? other[1] : `${ipv4Text(this.serverIp[i])}:${this.serverPort[i]}`
+    }
+  }
+}
+
 export class DiffSide {
   count = 0
   private ids = new Uint32Array(1024)
@@ -55,7 +123,7 @@ export class DiffSide {
   private sorted = true
   /** Values by message id: every message's when kept (keepValues), else those addValue was given. */
   private readonly values = new Map<number, unknown>()
-  conversations: readonly DiffConversationInput[] = []
+  readonly conversations = new DiffConversations(this.protocols)
   /** The ignore rules the digests are made under: a report compares sides made under the same. */
   readonly rules: IgnoreRules
   readonly file?: string
@@ -106,7 +174,7 @@ export class DiffSide {
    * known yet, come out of the decoder after later ones).
    */
   end(conversations: Iterable<DiffConversationInput>): this {
-    this.conversations = Array.from(conversations, (c) => ({ id: c.id, protocol: c.protocol, client: c.client, server: c.server }))
+    for (const c of conversations) this.conversations.add(c)
     if (!this.sorted) this.sortById()
     return this
   }
@@ -153,6 +221,10 @@ export class DiffSide {
   }
   protocol(i: number): string {
     return this.protocols.values[this.protocolIds[i]]
+  }
+  /** The protocol's number, the same as its conversations' (DiffConversations.protocolId). */
+  protocolId(i: number): number {
+    return this.protocolIds[i]
   }
   isPhotonOp(i: number): boolean {
     return this.photonOp[i] === 1

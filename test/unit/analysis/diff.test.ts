@@ -137,6 +137,19 @@ describe('capture diff', () => {
     ])
   })
 
+  it("keeps a side's conversations compactly and gives them back as they were given, IPv6 and odd endpoints too", () => {
+    const list: DiffConversationInput[] = [
+      { id: 3, protocol: 'photon', client: '10.0.0.1:50000', server: '192.168.1.20:5055' },
+      { id: 4, protocol: 'sfs2x', client: '[2001:db8::1]:41000', server: '[2001:db8::2]:9933' },
+      { id: 9, protocol: 'photon', client: '0.0.0.0:0', server: '255.255.255.255:65535' },
+      { id: 12, protocol: 'fignet', client: '10.0.0.01:5', server: '10.0.0.2:7777' }
+    ]
+    const side = diffSideOf([], list)
+    expect(side.conversations.count).toBe(list.length)
+    expect(list.map((_, i) => side.conversations.get(i))).toEqual(list)
+    expect(list.map((_, i) => side.conversations.port(i))).toEqual(['5055', '9933', '65535', '7777'])
+  })
+
   it('gives equal digests exactly where the leaves have no difference outside the skipped fields', async () => {
     // The independent answer: compare every leaf as the report does.
     const leafChanges = (x: unknown, y: unknown, skip: (path: string) => boolean) => {
