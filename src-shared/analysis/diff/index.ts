@@ -236,7 +236,7 @@ export interface PairAlignment {
 
 /**
  * The conversation pairs of A and B, each with its messages aligned on request, one pair at a time (a
- * capture of many conversations does not hold them all at once). valuesNeeded and diffCaptures walk every
+ * capture of many conversations does not hold them all at once). valuesNeeded and diffStream walk every
  * pair; the app aligns one pair again for its lines (pairRows).
  */
 export class DiffAlignment {
