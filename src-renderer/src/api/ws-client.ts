@@ -1,10 +1,13 @@
 // The InspectorApi over the `gamewire serve` WebSocket (same origin, path /api): requests carry an id,
 // answers come back with it, session events arrive as {event}. A dropped connection is re-opened with
-// backoff; requests made while it is down wait for it (and fail after a timeout).
+// backoff; requests made while it is down wait for it (and fail after a timeout). A request sent waits for
+// its answer however long the work takes (comparing two captures of hours takes minutes); the connection
+// dropping fails it.
 
 import { REQUEST_NAMES, type InspectorApi, type InspectorEvent, type InspectorRequests, type RequestName } from '../../../src-shared/api'
 
-const REQUEST_TIMEOUT_MS = 120_000
+/** How long a request waits for the connection to come back. */
+export const CONNECT_TIMEOUT_MS = 120_000
 
 export class ApiError extends Error {
   constructor(name: string, message: string) {
@@ -33,7 +36,7 @@ export function createWebSocketApi(
   url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/api?token=${encodeURIComponent(token)}`
 ): InspectorApi {
   const listeners = new Set<(e: InspectorEvent) => void>()
-  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void; timer: ReturnType<typeof setTimeout> }>()
+  const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>()
   let socket: WebSocket | null = null
   let open: Promise<WebSocket> | null = null
   let seq = 0
@@ -62,7 +65,6 @@ export function createWebSocketApi(
         const p = typeof msg.id === 'number' ? pending.get(msg.id) : undefined
         if (!p) return
         pending.delete(msg.id!)
-        clearTimeout(p.timer)
         if (msg.error) p.reject(new ApiError(msg.error.name, msg.error.message))
         else p.resolve(msg.result)
       }
@@ -70,7 +72,6 @@ export function createWebSocketApi(
         socket = null
         open = null
         for (const [id, p] of pending) {
-          clearTimeout(p.timer)
           p.reject(new ApiError('ConnectionLost', 'the connection to gamewire was lost'))
           pending.delete(id)
         }
@@ -85,20 +86,32 @@ export function createWebSocketApi(
 
   /** After a reconnect, fetch the status again so the UI catches up. */
   const resync = (): void => {
-    void call('getStatus', []).then((status) => {
-      for (const cb of [...listeners]) cb({ type: 'status', status: status as never })
+    call('getStatus', []).then(
+      (status) => {
+        for (const cb of [...listeners]) cb({ type: 'status', status: status as never })
+      },
+      // Lost again before the answer: the next reconnect asks again.
+      () => undefined
+    )
+  }
+
+  /** The open connection, waiting up to CONNECT_TIMEOUT_MS for it to (re)open. */
+  const connected = (method: RequestName): Promise<WebSocket> => {
+    if (socket) return Promise.resolve(socket)
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new ApiError('Timeout', `${method}: no connection to gamewire`)), CONNECT_TIMEOUT_MS)
+      void connect().then((ws) => {
+        clearTimeout(timer)
+        resolve(ws)
+      })
     })
   }
 
   const call = async (method: RequestName, args: unknown[]): Promise<unknown> => {
-    const ws = socket ?? (await connect())
+    const ws = await connected(method)
     const id = ++seq
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        pending.delete(id)
-        reject(new ApiError('Timeout', `${method}: no answer from gamewire`))
-      }, REQUEST_TIMEOUT_MS)
-      pending.set(id, { resolve, reject, timer })
+      pending.set(id, { resolve, reject })
       ws.send(JSON.stringify({ id, method, args }))
     })
   }

@@ -2,8 +2,9 @@
 // its path on the host (Electron: Browse… gives the chosen file's path), then each conversation pair side
 // by side — A | B, a message on one side alone leaves the other cell empty, changed pairs are highlighted
 // with their field differences — and the per-operation summary. The ignore list (comma separated) compares
-// again; clicking an A message selects it in the timeline. The host keeps both sides decoded
-// (src-main/host/session/diff.ts), so a new ignore list answers without decoding again.
+// again; clicking an A message selects it in the timeline. The host keeps both sides compactly
+// (src-main/host/session/diff.ts): an ignore list that ignores more answers without decoding again, and
+// pairs and their lines come a page at a time.
 
 import { memo, useEffect, useRef, useState } from 'react'
 import { create } from 'zustand'
