@@ -1,12 +1,12 @@
 // A message's compared leaves (valueLeaves, less the skipped paths) as one 64-bit digest, so that a side of
-// the diff keeps 8 bytes per message instead of its decoded value: two captures of hours held both sides'
-// values (about 3 KB per message: 3.7 GB for a capture of 400,000 frames against itself). Aligned messages with equal
-// digests have no differences; only the others' values are decoded again, to name their fields.
+// the diff keeps 8 bytes per message instead of its decoded value (about 3 KB a message: a capture of
+// 400,000 frames against itself held 3.7 GB). Aligned messages with equal digests have no differences;
+// only the others' values are decoded again, to name their fields.
 //
 // The digest is the sum, lane by lane, of a hash of each leaf (its path, type and value), so it does not
 // depend on the order of the leaves, as the comparison of leaves does not. Two lanes of 32 bits with
 // different hash functions: two different sets of leaves have equal digests with a chance of about one in
-// 2^64.
+// 2^64. The hashes are not cryptographic: values made to collide could hide a difference.
 
 import { valueLeaves } from './fields'
 
