@@ -33,7 +33,7 @@ export function leafDigest(value: unknown, skip: (path: string) => boolean, out:
   out[at + 1] = sum2
 }
 
-/** FNV-1a in one lane, a multiply-rotate hash (MurmurHash2's constant) in the other, fed the same code units. */
+/** FNV-1a in one lane, a multiply-xorshift hash (MurmurHash2's multiplier) in the other, fed the same code units. */
 class LaneHash {
   h1 = 0
   h2 = 0
