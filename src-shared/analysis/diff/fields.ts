@@ -15,7 +15,7 @@ export interface Leaf {
 
 const MAX_DEPTH = 48
 
-function scalar(v: unknown): Scalar | undefined {
+export function scalar(v: unknown): Scalar | undefined {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v
   if (typeof v === 'number') return Number.isFinite(v) ? v : String(v)
   if (typeof v === 'bigint') return v.toString()
@@ -23,12 +23,12 @@ function scalar(v: unknown): Scalar | undefined {
   return undefined
 }
 
-function isWrapper(v: object): v is { type: string; value: unknown; decoded?: unknown } {
+export function isWrapper(v: object): v is { type: string; value: unknown; decoded?: unknown } {
   return !(v instanceof Map) && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string' && 'value' in v
 }
 
 /** Entries of a Photon Hashtable/Dictionary: [{key, value}, …]. */
-function isEntryList(v: unknown[]): v is { key: unknown; value: unknown }[] {
+export function isEntryList(v: unknown[]): v is { key: unknown; value: unknown }[] {
   return (
     v.length > 0 &&
     v.every(
@@ -38,12 +38,12 @@ function isEntryList(v: unknown[]): v is { key: unknown; value: unknown }[] {
   )
 }
 
-function keySegment(k: unknown, index: number): string {
+export function keySegment(k: unknown, index: number): string {
   const s = scalar(k !== null && typeof k === 'object' && isWrapper(k) ? k.value : k)
   return s === undefined || s === null ? `[${index}]` : String(s)
 }
 
-/** Every leaf of `value`, in the value's own order. */
+/** Every leaf of `value`, in the value's own order. digest.ts walks values the same way without the map: change both together. */
 export function valueLeaves(value: unknown): Map<string, Leaf> {
   const out = new Map<string, Leaf>()
   walk(value, '', undefined, 0, out)
@@ -89,26 +89,63 @@ export function isIgnorePattern(p: string): boolean {
  * `/parameters.221` Photon's token parameter, `/enet` the whole ENet header group.
  */
 export function compilePattern(pattern: string): (path: string) => boolean {
-  const anchored = pattern.startsWith('/')
-  const p = (anchored ? pattern.slice(1) : pattern).split('.').filter((s) => s !== '')
-  return (path) => {
-    const s = path.split('.')
-    for (let i = 0; i + p.length <= s.length; i++) {
-      let ok = true
-      for (let k = 0; k < p.length && ok; k++) ok = p[k] === '*' || p[k] === s[i + k]
-      if (ok) return true
-      if (anchored) return false
+  const patterns = new FieldPatterns([pattern])
+  return (path) => patterns.test(path)
+}
+
+/**
+ * Volatile-field patterns (see compilePattern) tested together, on a whole path or, for a walk that
+ * builds paths segment by segment (digest.ts), on the run that ends at the segment just added: a path
+ * is covered when some prefix of its segments ends in a matching run.
+ */
+export class FieldPatterns {
+  /** One-segment patterns anchored at the start, without `*`: the defaults are nearly all of this kind. */
+  private readonly firstSegment = new Set<string>()
+  private readonly anchored: string[][] = []
+  private readonly floating: string[][] = []
+  /** A pattern without segments ('/') matches every path. */
+  private readonly all: boolean
+
+  constructor(patterns: readonly string[]) {
+    let all = false
+    for (const pattern of patterns) {
+      const anchored = pattern.startsWith('/')
+      const p = (anchored ? pattern.slice(1) : pattern).split('.').filter((s) => s !== '')
+      if (p.length === 0) all = true
+      else if (anchored && p.length === 1 && p[0] !== '*') this.firstSegment.add(p[0])
+      else (anchored ? this.anchored : this.floating).push(p)
     }
+    this.all = all
+  }
+
+  /** Whether a pattern matches `path` (its segments split at '.'). */
+  test(path: string): boolean {
+    const s = path.split('.')
+    for (let i = 0; i < s.length; i++) if (this.endsAt(s, i)) return true
+    return false
+  }
+
+  /** Whether a pattern matches a run of `s` that ends at s[last] (an anchored one: the run s[0..last]). */
+  endsAt(s: readonly string[], last: number): boolean {
+    if (this.all) return true
+    if (last === 0 && this.firstSegment.has(s[0])) return true
+    for (const p of this.anchored) if (p.length === last + 1 && runMatches(p, s, 0)) return true
+    for (const p of this.floating) if (p.length <= last + 1 && runMatches(p, s, last + 1 - p.length)) return true
     return false
   }
 }
 
+function runMatches(p: readonly string[], s: readonly string[], from: number): boolean {
+  for (let k = 0; k < p.length; k++) if (p[k] !== '*' && p[k] !== s[from + k]) return false
+  return true
+}
+
 /** Whether valueLeaves makes `v` one leaf (a scalar, nothing to walk into, or too deep), without making its scalar. */
-function isLeaf(v: unknown, depth: number): boolean {
+export function isLeaf(v: unknown, depth: number): boolean {
   return v === undefined || v === null || typeof v !== 'object' || v instanceof Uint8Array || depth > MAX_DEPTH
 }
 
 /** What valueLeaves walks into for a wrapper: its decoded form when it has one (Photon Custom types, FigNet TransformLite bytes read better than their bytes). */
-function wrapped(w: { value: unknown; decoded?: unknown }): unknown {
+export function wrapped(w: { value: unknown; decoded?: unknown }): unknown {
   return w.decoded !== undefined && w.decoded !== null ? w.decoded : w.value
 }

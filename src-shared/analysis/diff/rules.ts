@@ -2,7 +2,7 @@
 // protocol. The digests of a side (side.ts) are made under these rules, so a report needs sides made under
 // the same ones (`key`).
 
-import { compilePattern } from './fields'
+import { FieldPatterns } from './fields'
 
 export interface DiffOptions {
   /** More volatile-field patterns (see compilePattern), for every protocol. */
@@ -58,6 +58,8 @@ export interface IgnoreRules {
   /** The same rules give the same key. */
   key: string
   matcher(protocol: string): (path: string) => boolean
+  /** The same rules as patterns, for a walk that tests paths segment by segment (digest.ts). */
+  patterns(protocol: string): FieldPatterns
   /** Whether these rules skip every field `other` skips (each of its patterns is among these, for its protocol or all). */
   covers(other: IgnoreRules): boolean
 }
@@ -68,22 +70,32 @@ export function ignoreRules(o: DiffOptions): IgnoreRules {
   if (!o.noDefaults) for (const [p, list] of Object.entries(DEFAULT_IGNORES)) shown[p] = [...list]
   if (o.ignore?.length) shown['*'] = [...(shown['*'] ?? []), ...o.ignore]
   const cache = new Map<string, (path: string) => boolean>()
+  const compiled = new Map<string, FieldPatterns>()
+  const patterns = (protocol: string): FieldPatterns => {
+    let p = compiled.get(protocol)
+    if (!p) {
+      p = new FieldPatterns([...(shown['*'] ?? []), ...(shown[protocol] ?? [])])
+      compiled.set(protocol, p)
+    }
+    return p
+  }
   return {
     shown,
     key: JSON.stringify(shown),
     covers(other) {
       return Object.entries(other.shown).every(([p, list]) => list.every((x) => shown[p]?.includes(x) || shown['*']?.includes(x)))
     },
+    patterns,
     matcher(protocol) {
       let m = cache.get(protocol)
       if (!m) {
-        const tests = [...(shown['*'] ?? []), ...(shown[protocol] ?? [])].map(compilePattern)
+        const p = patterns(protocol)
         // The same paths come back in every message of a conversation: each is tested once (bounded).
         const known = new Map<string, boolean>()
         m = (path) => {
           let skip = known.get(path)
           if (skip === undefined) {
-            skip = tests.some((t) => t(path))
+            skip = p.test(path)
             if (known.size < 100_000) known.set(path, skip)
           }
           return skip

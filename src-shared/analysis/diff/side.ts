@@ -149,7 +149,7 @@ export class DiffSide {
     const op = m.protocol === 'photon' && typeof (m.value as { msgType?: unknown } | null)?.msgType === 'number'
     this.photonOp[i] = op ? 1 : 0
     // Photon's transport messages (ACKs, pings, connects) are never compared: no digest for them.
-    if (m.protocol !== 'photon' || op) leafDigest(m.value, this.rules.matcher(m.protocol), this.digests, 2 * i)
+    if (m.protocol !== 'photon' || op) leafDigest(m.value, this.rules.patterns(m.protocol), this.digests, 2 * i)
     let at = this.frameStart[i]
     if (at + m.frames.length > this.frameList.length) this.frameList = resized(this.frameList, Math.max(this.frameList.length * 2, at + m.frames.length))
     for (const f of m.frames) this.frameList[at++] = f

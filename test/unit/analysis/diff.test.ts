@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { diffFiles, fileDiffSource } from '../../../src-main/host/capture-diff'
 import { alignKeys } from '../../../src-shared/analysis/diff/align'
-import { leafDigest } from '../../../src-shared/analysis/diff/digest'
-import { compilePattern, valueLeaves } from '../../../src-shared/analysis/diff/fields'
+import { leafDigest, leavesDigest } from '../../../src-shared/analysis/diff/digest'
+import { compilePattern, FieldPatterns, valueLeaves } from '../../../src-shared/analysis/diff/fields'
 import { ignoreRules } from '../../../src-shared/analysis/diff/rules'
 import {
   compareSides,
@@ -33,7 +33,7 @@ import { pv } from '../protocols/photon/gp-encoder'
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-diff-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
-const DEFAULT_SKIP = ['/responseTo', '/responseTimeMs', '/sentTime', '/reliableSeq', '_id'].map(compilePattern)
+const DEFAULT_SKIP = new FieldPatterns(['/responseTo', '/responseTimeMs', '/sentTime', '/reliableSeq', '_id'])
 const A = join(tmp, 'reference.pcapng')
 const B = join(tmp, 'reimplementation.pcapng')
 writeFileSync(A, scriptedCapture())
@@ -161,12 +161,12 @@ describe('capture diff', () => {
         return !skip(path) && !(l && r && l.value === r.value && l.type === r.type)
       })
     }
-    const digest = (v: unknown, skip: (path: string) => boolean) => {
+    const digest = (v: unknown, skip: FieldPatterns) => {
       const out = new Uint32Array(2)
       leafDigest(v, skip, out, 0)
       return `${out[0]}:${out[1]}`
     }
-    const same = (x: unknown, y: unknown, skip: (path: string) => boolean) => digest(x, skip) === digest(y, skip)
+    const same = (x: unknown, y: unknown, skip: FieldPatterns) => digest(x, skip) === digest(y, skip)
     // The places of a value's leaves, to change one: a container and its key.
     const places = (v: unknown, out: [object, unknown][] = []): [object, unknown][] => {
       if (v instanceof Uint8Array) return out
@@ -185,7 +185,7 @@ describe('capture diff', () => {
             : x instanceof Uint8Array
               ? Uint8Array.from(x, (b, i) => (i === 0 ? b ^ 1 : b))
               : 'other'
-    const none = () => false
+    const none = new FieldPatterns([])
     const values: unknown[] = []
     for (const file of [A, B]) await fileDiffSource(file).decode((m) => values.push(m.value))
     let kept = 0
@@ -201,31 +201,31 @@ describe('capture diff', () => {
       const after = changed(before)
       if (container instanceof Map) container.set(key, after)
       else (container as Record<string, unknown>)[key as string] = after
-      const paths = leafChanges(value, copy, none)
+      const paths = leafChanges(value, copy, () => false)
       if (paths.length === 0) continue
       // A real difference is never passed over; covered by a skip pattern, the values are the same.
       expect(same(value, copy, none)).toBe(false)
       found++
       const skipIt = (path: string) => paths.includes(path) || paths.some((p) => path.startsWith(`${p}.`))
       expect(leafChanges(value, copy, skipIt)).toEqual([])
-      expect(same(value, copy, skipIt)).toBe(true)
+      expect(same(value, copy, new FieldPatterns(paths.map((p) => `/${p}`)))).toBe(true)
       kept++
     }
     expect(found).toBeGreaterThan(40)
     expect(kept).toBe(found)
     // Against messages of the other capture: equal exactly where the leaves agree outside the skipped fields.
-    const skip = (path: string) => DEFAULT_SKIP.some((t) => t(path))
+    const skip = (path: string) => DEFAULT_SKIP.test(path)
     let agreed = 0
     for (let i = 0; i < values.length; i++) {
       const j = (i * 7 + 3) % values.length
       const agree = leafChanges(values[i], values[j], skip).length === 0
-      expect(same(values[i], values[j], skip)).toBe(agree)
+      expect(same(values[i], values[j], DEFAULT_SKIP)).toBe(agree)
       if (agree) agreed++
     }
     expect(agreed).toBeGreaterThan(0)
     // Edge cases: an empty key at the root adds no dot to the path; bytes by content; a wrapper's type counts;
     // the order of the leaves does not; a number is not the same string; nor is a leaf moved to another path.
-    expect(same({ '': { x: 1 } }, { '': { x: 2 } }, compilePattern('/x'))).toBe(true)
+    expect(same({ '': { x: 1 } }, { '': { x: 2 } }, new FieldPatterns(['/x']))).toBe(true)
     expect(same({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 2]) }, none)).toBe(true)
     expect(same({ b: new Uint8Array([1, 2]) }, { b: new Uint8Array([1, 3]) }, none)).toBe(false)
     expect(same({ v: { type: 'Int32', value: 1 } }, { v: { type: 'Int64', value: 1 } }, none)).toBe(false)
@@ -238,7 +238,76 @@ describe('capture diff', () => {
     expect(same({ list: [1, 2] }, { list: [1, 3] }, none)).toBe(false)
     expect(same(new Map([[1, 'a']]), new Map([[1, 'b']]), none)).toBe(false)
     expect(same([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], none)).toBe(false)
-    expect(same([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], compilePattern('/1'))).toBe(true)
+    expect(same([{ key: 1, value: 'a' }], [{ key: 1, value: 'b' }], new FieldPatterns(['/1']))).toBe(true)
+  })
+
+  it("gives, walking the value, the digest of valueLeaves' map under the same patterns", async () => {
+    const walked = (v: unknown, patterns: FieldPatterns) => {
+      const out = new Uint32Array(2)
+      leafDigest(v, patterns, out, 0)
+      return [...out]
+    }
+    // The definition: valueLeaves' map (a repeated path keeps its last leaf), less the paths a pattern matches.
+    const mapped = (v: unknown, patterns: FieldPatterns) => {
+      const out = new Uint32Array(2)
+      leavesDigest(v, (path) => patterns.test(path), out, 0)
+      return [...out]
+    }
+    const patternSets = [
+      [],
+      ['/responseTo', '/sentTime', '/parameters.221', '_id', '/body.p.tk'],
+      ['*'],
+      ['/*'],
+      ['p.*.uid', 'value', '/x.y', 'b'],
+      ['/'],
+      ['/a.b', '/.x']
+    ].map((list) => new FieldPatterns(list))
+    const values: unknown[] = []
+    for (const file of [A, B]) await fileDiffSource(file).decode((m) => values.push(m.value))
+    let deep: unknown = 1
+    for (let i = 0; i < 60; i++) deep = { d: deep }
+    const oneAndOne = new Map<unknown, unknown>([
+      [1, 'x'],
+      ['1', 'y']
+    ])
+    values.push(
+      // Paths that come twice: a dotted key and a nested one; a Map's 1 and '1'; empty keys at the root.
+      { 'a.b': 1, a: { b: 2 } },
+      { a: { b: 2 }, 'a.b': 1 },
+      oneAndOne,
+      { '': 1, x: { '': 2 } },
+      { '': { '': 3 } },
+      { '.x': 1, 'x.': 2, '..': 3, 'a.b': { c: 4 } },
+      // Every kind of leaf.
+      { n: Number.NaN, i: Number.POSITIVE_INFINITY, z: -0, g: 12n, u: undefined, t: true, s: '', nul: null },
+      { short: new Uint8Array([0, 15, 16, 255]), long: new Uint8Array(40).map((_, i) => i * 7) },
+      { sparse: Object.assign(new Array(3), { 0: 1, 2: 3 }), empty: [], none: {}, map: new Map() },
+      { w: { type: 'Custom', value: new Uint8Array([1]), decoded: { x: 1 } }, e: { type: 'Array', value: [] } },
+      [
+        { key: { type: 'Byte', value: 7 }, value: 'a' },
+        { key: null, value: 'b' },
+        { key: {}, value: 'c' }
+      ],
+      deep,
+      5,
+      'root',
+      undefined
+    )
+    for (const patterns of patternSets) for (const v of values) expect(walked(v, patterns)).toEqual(mapped(v, patterns))
+    // The repeated paths are there: one leaf each in the map, two in the value.
+    expect([...valueLeaves({ 'a.b': 1, a: { b: 2 } })]).toEqual([['a.b', { value: 2 }]])
+    expect([...valueLeaves(oneAndOne)]).toEqual([['1', { value: 'y' }]])
+    // The patterns by segments agree with the same patterns on whole paths (compilePattern, one at a time).
+    const list = ['_id', '/_id', '/enet', 'p.*.uid', 'parameters.221', '/a.b', '*', '/*.x']
+    const all = new FieldPatterns(list)
+    const paths = ['body.p.p._id', '_id', 'enet.sentTime', 'enetx', 'x.p.q.uid', 'parameters.2210', 'parameters.221.x', 'a.b', 'a', 'c.x', '', 'q.x']
+    for (const path of paths) {
+      expect(all.test(path)).toBe(list.some((p) => compilePattern(p)(path)))
+      for (const p of list.slice(0, -2)) {
+        const segments = path.split('.')
+        expect(segments.some((_, i) => new FieldPatterns([p]).endsAt(segments, i))).toBe(compilePattern(p)(path))
+      }
+    }
   })
 
   it('decodes a capture again only for the values of messages that differ, and gives the report of the values held in memory', async () => {
