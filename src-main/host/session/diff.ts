@@ -23,6 +23,7 @@ import {
   pairRows,
   type DiffAlignment,
   type DiffRow,
+  type PairAlignment,
   type DiffSides,
   type DiffSource
 } from '../../../src-shared/analysis/diff'
@@ -122,12 +123,10 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
   const sides = await compareSides(openCapture(ctx, token), b, diffOptions, same ? known.sides : undefined)
   token.check()
   knownSides.set(ctx, { rows, count: rows.count, key: b.key, sides })
-  // The totals and the per-operation summary: every pair compared once, none kept.
-  const stream = diffStream(sides.A, sides.B, diffOptions)
-  for (const _pair of stream.conversations) {
-    // (counted into the stream's tail)
-  }
-  const last: LastReport = { id: nextReport++, rows, alignment: stream.alignment, rules: ignoreRules(diffOptions), pairs: new Map() }
+  // The totals and the per-operation summary: every pair compared once, the first page's kept.
+  const stream = diffStream(sides.A, sides.B, diffOptions, sides.alignment)
+  const last: LastReport = { id: nextReport++, rows, alignment: sides.alignment, rules: ignoreRules(diffOptions), pairs: new Map() }
+  for (const { index, aligned, diff } of stream.pairs) if (index < DIFF_PAIRS_PAGE) keep(last, index, aligned, diff)
   lastReports.set(ctx, last)
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.
   const timelineIds = stream.head.a.messages === rows.count && ctx.rows === rows
@@ -184,15 +183,18 @@ function pairViews(last: LastReport, start: number, count: number): DiffPairView
 
 /** Pair k compared, and its lines: every compared message, or for a long pair its differences with context lines around them. */
 function pairOf(last: LastReport, k: number): { diff: ConversationDiff; lines: DiffRow[] } {
-  let made = last.pairs.get(k)
-  if (!made) {
-    const aligned = last.alignment.align(k)
-    const diff = comparePair(last.alignment, aligned, last.rules)
-    const all = pairRows(last.alignment, aligned, diff.changed)
-    made = { diff, lines: all.length > FULL_ROWS ? compactRows(all, CONTEXT_ROWS, MAX_ROWS) : all }
-    if (last.pairs.size >= KEPT_PAIRS) last.pairs.delete(last.pairs.keys().next().value!)
-    last.pairs.set(k, made)
-  }
+  const made = last.pairs.get(k)
+  if (made) return made
+  const aligned = last.alignment.align(k)
+  return keep(last, k, aligned, comparePair(last.alignment, aligned, last.rules))
+}
+
+/** Pair k's lines made from its comparison, kept with it (the last KEPT_PAIRS). */
+function keep(last: LastReport, k: number, aligned: PairAlignment, diff: ConversationDiff): { diff: ConversationDiff; lines: DiffRow[] } {
+  const all = pairRows(last.alignment, aligned, diff.changed)
+  const made = { diff, lines: all.length > FULL_ROWS ? compactRows(all, CONTEXT_ROWS, MAX_ROWS) : all }
+  if (last.pairs.size >= KEPT_PAIRS) last.pairs.delete(last.pairs.keys().next().value!)
+  last.pairs.set(k, made)
   return made
 }
 

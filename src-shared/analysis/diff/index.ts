@@ -344,10 +344,11 @@ class ComparedMessages {
  * The messages whose values the report needs (ids per side): those of aligned pairs with different
  * digests, whose fields it names. Give them to DiffSide.addValue from a second decode before diffCaptures.
  */
-export function valuesNeeded(A: DiffSide, B: DiffSide): { a: Set<number>; b: Set<number> } {
+export function valuesNeeded(alignment: DiffAlignment): { a: Set<number>; b: Set<number> } {
+  const { A, B } = alignment
   const a = new Set<number>()
   const b = new Set<number>()
-  for (const { pairs } of new DiffAlignment(A, B)) {
+  for (const { pairs } of alignment) {
     for (const { x, y } of pairs) {
       if (A.sameDigest(x, B, y)) continue
       if (!A.hasValue(x)) a.add(A.id(x))
@@ -361,23 +362,32 @@ export function valuesNeeded(A: DiffSide, B: DiffSide): { a: Set<number>; b: Set
 export type DiffHead = Pick<DiffReport, 'format' | 'a' | 'b' | 'ignored'>
 export type DiffTail = Pick<DiffReport, 'summary' | 'totals'>
 
+/** Conversation pair `index` compared, with its alignment (the app makes its lines from both). */
+export interface ComparedPair {
+  index: number
+  aligned: PairAlignment
+  diff: ConversationDiff
+}
+
 /**
- * A report made as it is read: its head, its conversation pairs one at a time (read once; a million pairs
- * are written, not held), then its tail, the per-operation summary and the totals, once they are all read.
+ * A report made as it is read: its head, its conversation pairs one at a time (read once, through
+ * `conversations` or `pairs`: a million pairs are written, not held), then its tail, the per-operation
+ * summary and the totals, once they are all read.
  */
 export interface DiffStream {
   head: DiffHead
   conversations: Iterable<ConversationDiff>
+  pairs: Iterable<ComparedPair>
   tail(): DiffTail
   alignment: DiffAlignment
 }
 
 /**
  * Compares two captures' sides, made under the same ignore rules, or rules these options' rules cover, with
- * the values valuesNeeded names.
+ * the values valuesNeeded names. `alignment`: the sides' own, when already made (compareSides makes it).
  */
-export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}): DiffStream {
-  const alignment = new DiffAlignment(A, B)
+export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}, alignment = new DiffAlignment(A, B)): DiffStream {
+  if (alignment.A !== A || alignment.B !== B) throw new Error('internal: an alignment of other sides')
   const rules = ignoreRules(options)
   if (!rules.covers(A.rules)) throw new Error('internal: the diff ignores less than the sides were made for')
   const summary = new Map<string, OperationDiff>()
@@ -389,16 +399,21 @@ export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}):
   }
   const totals = { aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }
   let read = false
-  function* conversations(): Generator<ConversationDiff> {
+  function* compared(): Generator<ComparedPair> {
     for (let k = 0; k < alignment.pairs.length; k++) {
-      const d = comparePair(alignment, alignment.align(k), rules, op)
+      const aligned = alignment.align(k)
+      const d = comparePair(alignment, aligned, rules, op)
       totals.aligned += d.aligned
       totals.changed += d.changed.filter((x) => x.fields.length > 0).length
       totals.onlyA += d.onlyA.length
       totals.onlyB += d.onlyB.length
-      yield d
+      yield { index: k, aligned, diff: d }
     }
     read = true
+  }
+  const pairs = compared()
+  function* conversations(): Generator<ConversationDiff> {
+    for (const p of pairs) yield p.diff
   }
   return {
     head: {
@@ -408,6 +423,7 @@ export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}):
       ignored: rules.shown
     },
     conversations: conversations(),
+    pairs,
     tail() {
       if (!read) throw new Error('internal: the diff summary asked for before its conversations were read')
       const list = [...summary.values()].sort(
@@ -420,8 +436,8 @@ export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}):
 }
 
 /** The whole report at once (tests, small captures). */
-export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}): DiffReport {
-  const stream = diffStream(A, B, options)
+export function diffCaptures(A: DiffSide, B: DiffSide, options: DiffOptions = {}, alignment?: DiffAlignment): DiffReport {
+  const stream = diffStream(A, B, options, alignment)
   const conversations = [...stream.conversations]
   return { ...stream.head, conversations, ...stream.tail() }
 }
@@ -434,7 +450,7 @@ export function comparePair(
   alignment: DiffAlignment,
   aligned: PairAlignment,
   rules: IgnoreRules,
-  op: (protocol: string, key: DiffKey) => OperationDiff = () => ({ ...SCRATCH })
+  op: (protocol: string, key: DiffKey) => OperationDiff = () => SCRATCH
 ): ConversationDiff {
   const { A, B } = alignment
   const { pair, protocol, la, lb, pairs, matchedA, matchedB } = aligned
@@ -466,6 +482,7 @@ export function comparePair(
   return d
 }
 
+/** Where a pair shown again counts: one object for all, its counts never read. */
 const SCRATCH: OperationDiff = { protocol: '', direction: '', name: '', a: 0, b: 0, aligned: 0, changed: 0, onlyA: 0, onlyB: 0 }
 
 /** A capture to compare: `decode` decodes it (the same way each time), giving each message to onMessage, and resolves to its conversations. */
@@ -474,10 +491,11 @@ export interface DiffSource {
   decode(onMessage: (m: DiffMessageInput) => void): Promise<Iterable<DiffConversationInput>>
 }
 
-/** Two captures' sides, as compareSides made them (with the values of their messages that differ). */
+/** Two captures' sides, as compareSides made them (with the values of their messages that differ), and their alignment. */
 export interface DiffSides {
   A: DiffSide
   B: DiffSide
+  alignment: DiffAlignment
 }
 
 /**
@@ -495,25 +513,26 @@ export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOp
   }
   const A = await side(a)
   const B = await side(b)
-  const need = valuesNeeded(A, B)
+  const alignment = new DiffAlignment(A, B)
+  const need = valuesNeeded(alignment)
   for (const [source, side, wanted] of [[a, A, need.a] as const, [b, B, need.b] as const]) {
     if (!wanted.size) continue
     await source.decode((m) => side.addValue(m, wanted))
     side.checkValues(wanted)
   }
-  return { A, B }
+  return { A, B, alignment }
 }
 
 /** Two captures compared, the report as it is read (the CLI writes it so). */
 export async function diffSourcesStream(a: DiffSource, b: DiffSource, options: DiffOptions = {}): Promise<DiffStream> {
-  const { A, B } = await compareSides(a, b, options)
-  return diffStream(A, B, options)
+  const { A, B, alignment } = await compareSides(a, b, options)
+  return diffStream(A, B, options, alignment)
 }
 
 /** Two captures compared, the whole report. */
 export async function diffSources(a: DiffSource, b: DiffSource, options: DiffOptions = {}): Promise<DiffReport> {
-  const { A, B } = await compareSides(a, b, options)
-  return diffCaptures(A, B, options)
+  const { A, B, alignment } = await compareSides(a, b, options)
+  return diffCaptures(A, B, options, alignment)
 }
 
 /**
