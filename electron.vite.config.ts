@@ -17,6 +17,7 @@ export default defineConfig({
           'decode-worker': resolve(here, 'src-main/host/decode-worker.ts'),
           'session-worker': resolve(here, 'src-main/host/session-worker.ts'),
           'shard-worker': resolve(here, 'src-main/host/shard-worker.ts'),
+          'diff-side-worker': resolve(here, 'src-main/host/diff-side-worker.ts'),
           // Live capture runs in its own process: cap works only on a process's main thread.
           'capture-process': resolve(here, 'src-main/capture/capture-process.ts')
         }

@@ -264,7 +264,8 @@ async function diffCommand(a: ParsedArgs): Promise<number> {
     keysB: keys,
     schemas: schemaOption(a),
     ignore,
-    noDefaults: a.flags.has('no-default-ignores')
+    noDefaults: a.flags.has('no-default-ignores'),
+    thread: true
   })
   const write = writeWithBackpressure(process.stdout)
   const pieces = a.flags.has('json') ? jsonWithArray(report.head, 'conversations', report.conversations, report.tail) : diffText(report)

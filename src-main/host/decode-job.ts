@@ -1,5 +1,6 @@
 // What a decode job is told to do, shared by the CLI (which checks it) and the worker (which runs it).
 
+import { CaptureFormatError } from '../../src-shared/capture/types'
 import type { DecodeAsRule } from '../../src-shared/engine/engine'
 import type { ExportFormat, TreeMode } from '../../src-shared/export/json'
 import type { SchemaPack } from '../../src-shared/schema/types'
@@ -41,3 +42,9 @@ export type WorkerReport =
 
 /** Messages from the host to the worker: acknowledges output up to `seq` (flow control). */
 export type HostReply = { type: 'ack'; seq: number }
+
+/** What a worker reports for an error: a user's mistake (a file that is not a capture, a bad key file or filter) as it is, else an internal error. */
+export function workerFailure(e: unknown): string {
+  const err = e as Error
+  return err instanceof CaptureFormatError || err.name === 'KeyFileError' || err.name === 'FilterError' ? err.message : `internal error: ${err.message}`
+}

@@ -3,8 +3,7 @@
 // unacknowledged, so a slow consumer (a pipe, a disk) slows reading down instead of filling memory.
 
 import { parentPort, workerData } from 'node:worker_threads'
-import { CaptureFormatError } from '../../src-shared/capture/types'
-import type { DecodeJob, HostReply, WorkerReport } from './decode-job'
+import { type DecodeJob, type HostReply, type WorkerReport, workerFailure } from './decode-job'
 import { runDecode } from './run-decode'
 
 const WINDOW = 4
@@ -33,10 +32,7 @@ async function main(): Promise<void> {
     })
     send({ type: 'done', ...result })
   } catch (e) {
-    const err = e as Error
-    const message =
-      err instanceof CaptureFormatError || err.name === 'KeyFileError' || err.name === 'FilterError' ? err.message : `internal error: ${err.message}`
-    send({ type: 'fatal', message })
+    send({ type: 'fatal', message: workerFailure(e) })
   } finally {
     port.close()
   }

@@ -489,6 +489,18 @@ const SCRATCH: OperationDiff = { protocol: '', direction: '', name: '', a: 0, b:
 export interface DiffSource {
   file?: string
   decode(onMessage: (m: DiffMessageInput) => void): Promise<Iterable<DiffConversationInput>>
+  /**
+   * Makes the capture's side elsewhere, as decodeSide would here: in another thread, so that while it
+   * runs the other capture decodes in this one. It gives `onStop` what stops it, which the comparison
+   * calls once it no longer waits for the side (done, or failed meanwhile).
+   */
+  side?(options: DiffOptions, onStop: (stop: () => void) => void): Promise<DiffSide>
+}
+
+/** A capture's side, decoded in this thread. */
+export async function decodeSide(source: DiffSource, options: DiffOptions): Promise<DiffSide> {
+  const s = new DiffSide(options, { file: source.file })
+  return s.end(await source.decode((m) => s.add(m)))
 }
 
 /** Two captures' sides, as compareSides made them (with the values of their messages that differ), and their alignment. */
@@ -499,20 +511,27 @@ export interface DiffSides {
 }
 
 /**
- * Two captures' sides for a comparison: each decoded once (digests, no values), then again only if some
- * aligned messages' digests differ, for the values of those messages, whose fields the report names.
+ * Two captures' sides for a comparison: each decoded once (digests, no values; a source that makes its side
+ * in another thread does so while the other decodes), then again only if some aligned messages' digests
+ * differ, for the values of those messages, whose fields the report names.
  * `known`: the sides of an earlier comparison of the same captures, used again when its ignore rules are
  * among these (more fields ignored leaves equal digests equal, and the messages that differed have their
  * values): the app's ignore list grows without decoding again.
  */
 export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOptions = {}, known?: DiffSides): Promise<DiffSides> {
   if (known && ignoreRules(options).covers(known.A.rules) && known.A.rules.key === known.B.rules.key) return known
-  const side = async (source: DiffSource) => {
-    const s = new DiffSide(options, { file: source.file })
-    return s.end(await source.decode((m) => s.add(m)))
+  // Sides made elsewhere start first; those made here are made one after the other.
+  const stops: (() => void)[] = []
+  const elsewhere = [a, b].map((source) => source.side?.(options, (stop) => stops.push(stop)))
+  for (const p of elsewhere) p?.catch(() => {}) // awaited below; a failure before that is not unhandled
+  let A: DiffSide
+  let B: DiffSide
+  try {
+    A = await (elsewhere[0] ?? decodeSide(a, options))
+    B = await (elsewhere[1] ?? decodeSide(b, options))
+  } finally {
+    for (const stop of stops) stop()
   }
-  const A = await side(a)
-  const B = await side(b)
   const alignment = new DiffAlignment(A, B)
   const need = valuesNeeded(alignment)
   for (const [source, side, wanted] of [[a, A, need.a] as const, [b, B, need.b] as const]) {

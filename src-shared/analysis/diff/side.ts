@@ -40,6 +40,57 @@ function displayName(m: DiffMessageInput): string {
   return m.protocol === 'sfs2x' && typeof command === 'string' && !m.name.includes(command) ? `${m.name} ${command}` : m.name
 }
 
+/** DiffConversations as plain data, cut to its count (DiffSideColumns). */
+export interface DiffConversationColumns {
+  ids: Uint32Array<ArrayBuffer>
+  protocolIds: Uint16Array<ArrayBuffer>
+  clientIp: Uint32Array<ArrayBuffer>
+  serverIp: Uint32Array<ArrayBuffer>
+  clientPort: Uint16Array<ArrayBuffer>
+  serverPort: Uint16Array<ArrayBuffer>
+  other: [number, string, string][]
+}
+
+/**
+ * A side as plain data and typed arrays (values are not carried), so that a side made in one thread can be
+ * used in another: the CLI decodes capture B in a worker while A decodes in the main thread.
+ */
+export interface DiffSideColumns {
+  file?: string
+  ids: Uint32Array<ArrayBuffer>
+  conv: Uint32Array<ArrayBuffer>
+  keyIds: Uint32Array<ArrayBuffer>
+  protocolIds: Uint16Array<ArrayBuffer>
+  photonOp: Uint8Array<ArrayBuffer>
+  digests: Uint32Array<ArrayBuffer>
+  frameStart: Uint32Array<ArrayBuffer>
+  frameList: Uint32Array<ArrayBuffer>
+  keys: DiffKey[]
+  protocols: string[]
+  conversations: DiffConversationColumns
+}
+
+/** The buffers of `c`'s typed arrays, to transfer rather than copy (each array has its own, cut by columns()). */
+export function columnBuffers(c: DiffSideColumns): ArrayBuffer[] {
+  const k = c.conversations
+  return [
+    c.ids,
+    c.conv,
+    c.keyIds,
+    c.protocolIds,
+    c.photonOp,
+    c.digests,
+    c.frameStart,
+    c.frameList,
+    k.ids,
+    k.protocolIds,
+    k.clientIp,
+    k.serverIp,
+    k.clientPort,
+    k.serverPort
+  ].map((a) => a.buffer)
+}
+
 /**
  * A side's conversations in typed columns, in the order given (the engine's, by id): a capture can have a
  * million, and as objects with their endpoint strings they cost about 230 bytes each. IPv4 endpoints are
@@ -56,7 +107,34 @@ export class DiffConversations {
   /** Endpoints that are not IPv4 `a.b.c.d:port`, by index. */
   private readonly other = new Map<number, [string, string]>()
 
-  constructor(private readonly protocols: Interned<string>) {}
+  constructor(
+    private readonly protocols: Interned<string>,
+    from?: DiffConversationColumns
+  ) {
+    if (!from) return
+    this.count = from.ids.length
+    this.ids = from.ids
+    this.protocolIds = from.protocolIds
+    this.clientIp = from.clientIp
+    this.serverIp = from.serverIp
+    this.clientPort = from.clientPort
+    this.serverPort = from.serverPort
+    for (const [i, client, server] of from.other) this.other.set(i, [client, server])
+  }
+
+  /** The columns cut to the count (copies: this list stays usable). */
+  columns(): DiffConversationColumns {
+    const n = this.count
+    return {
+      ids: this.ids.slice(0, n),
+      protocolIds: this.protocolIds.slice(0, n),
+      clientIp: this.clientIp.slice(0, n),
+      serverIp: this.serverIp.slice(0, n),
+      clientPort: this.clientPort.slice(0, n),
+      serverPort: this.serverPort.slice(0, n),
+      other: [...this.other].map(([i, [client, server]]) => [i, client, server])
+    }
+  }
 
   add(c: DiffConversationInput): void {
     const i = this.count
@@ -118,22 +196,59 @@ export class DiffSide {
   private digests = new Uint32Array(2048)
   private frameStart = new Uint32Array(1025)
   private frameList = new Uint32Array(1024)
-  private readonly keys = new Interned<DiffKey>()
-  private readonly protocols = new Interned<string>()
+  private readonly keys: Interned<DiffKey>
+  private readonly protocols: Interned<string>
   private sorted = true
   /** Values by message id: every message's when kept (keepValues), else those addValue was given. */
   private readonly values = new Map<number, unknown>()
-  readonly conversations = new DiffConversations(this.protocols)
+  readonly conversations: DiffConversations
   /** The ignore rules the digests are made under: a report compares sides made under the same. */
   readonly rules: IgnoreRules
   readonly file?: string
   private readonly keepValues: boolean
 
-  /** `keepValues`: keep every message's value (small inputs such as tests', where no second decode is wanted). */
-  constructor(options: DiffOptions, o: { keepValues?: boolean; file?: string } = {}) {
+  /**
+   * `keepValues`: keep every message's value (small inputs such as tests', where no second decode is
+   * wanted). `columns`: the side another thread made (columns()), ended, under the same options.
+   */
+  constructor(options: DiffOptions, o: { keepValues?: boolean; file?: string; columns?: DiffSideColumns } = {}) {
     this.rules = ignoreRules(options)
     this.keepValues = o.keepValues ?? false
-    this.file = o.file
+    const c = o.columns
+    this.file = c ? c.file : o.file
+    this.keys = c ? Interned.of(c.keys, (k) => k.text) : new Interned<DiffKey>()
+    this.protocols = c ? Interned.of(c.protocols, (p) => p) : new Interned<string>()
+    this.conversations = new DiffConversations(this.protocols, c?.conversations)
+    if (!c) return
+    this.count = c.ids.length
+    this.ids = c.ids
+    this.conv = c.conv
+    this.keyIds = c.keyIds
+    this.protocolIds = c.protocolIds
+    this.photonOp = c.photonOp
+    this.digests = c.digests
+    this.frameStart = c.frameStart
+    this.frameList = c.frameList
+  }
+
+  /** This side's columns cut to its messages, for another thread (after end(); values are not carried). */
+  columns(): DiffSideColumns {
+    if (!this.sorted) throw new Error('internal: the columns of a side not sorted by id (end it first)')
+    const n = this.count
+    return {
+      ...(this.file !== undefined ? { file: this.file } : {}),
+      ids: this.ids.slice(0, n),
+      conv: this.conv.slice(0, n),
+      keyIds: this.keyIds.slice(0, n),
+      protocolIds: this.protocolIds.slice(0, n),
+      photonOp: this.photonOp.slice(0, n),
+      digests: this.digests.slice(0, 2 * n),
+      frameStart: this.frameStart.slice(0, n + 1),
+      frameList: this.frameList.slice(0, this.frameStart[n]),
+      keys: this.keys.values,
+      protocols: this.protocols.values,
+      conversations: this.conversations.columns()
+    }
   }
 
   add(m: DiffMessageInput): void {

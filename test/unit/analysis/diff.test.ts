@@ -13,8 +13,10 @@ import { alignKeys } from '../../../src-shared/analysis/diff/align'
 import { leafDigest, leavesDigest } from '../../../src-shared/analysis/diff/digest'
 import { compilePattern, FieldPatterns, valueLeaves } from '../../../src-shared/analysis/diff/fields'
 import { ignoreRules } from '../../../src-shared/analysis/diff/rules'
+import { columnBuffers, DiffSide } from '../../../src-shared/analysis/diff/side'
 import {
   compareSides,
+  decodeSide,
   diffCaptures,
   diffSideOf,
   diffSources,
@@ -428,5 +430,43 @@ describe('capture diff', () => {
     expect(gw('diff', A).code).toBe(2)
     expect(gw('diff', A, join(tmp, 'missing.pcapng')).stderr).toMatch(/capture file not found/)
     expect(gw('diff', A, B, '--ignore', 'a..b').code).toBe(2)
+    // A file that is not a capture, on either side (B's side is made in a worker thread): one line, exit 2.
+    const notCapture = join(tmp, 'not-a-capture.pcapng')
+    writeFileSync(notCapture, 'this is not a capture file, only text in a file named like one')
+    for (const args of [
+      [notCapture, B],
+      [A, notCapture]
+    ]) {
+      const bad = gw('diff', ...args)
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toMatch(/^gamewire: [^\n]*not-a-capture[^\n]*\n$/)
+      expect(bad.stderr).not.toMatch(/internal error/)
+    }
+  })
+
+  it('gives the same report with a side made in another thread, its columns transferred', async () => {
+    // A source whose side is decoded here, then sent through structured cloning as a worker's would be.
+    const sentSide = (file: string): DiffSource => {
+      const source = fileDiffSource(file)
+      return {
+        ...source,
+        async side(options) {
+          const columns = (await decodeSide(source, options)).columns()
+          return new DiffSide(options, { columns: structuredClone(columns, { transfer: columnBuffers(columns) }) })
+        }
+      }
+    }
+    for (const options of [{}, { noDefaults: true }, { ignore: ['gold'] }] as DiffOptions[]) {
+      const expected = await diffSources(fileDiffSource(A), fileDiffSource(B), options)
+      expect(expected.totals.changed + expected.totals.onlyA).toBeGreaterThan(0)
+      expect(await diffSources(fileDiffSource(A), sentSide(B), options)).toEqual(expected)
+      expect(await diffSources(sentSide(A), sentSide(B), options)).toEqual(expected)
+    }
+    // The columns are cut to the side's messages: nothing of the doubled room is sent.
+    const side = await decodeSide(fileDiffSource(B), {})
+    const columns = side.columns()
+    expect(columns.ids.length).toBe(side.count)
+    expect(columns.digests.length).toBe(2 * side.count)
+    expect(columns.conversations.ids.length).toBe(side.conversations.count)
   })
 })

@@ -1,0 +1,27 @@
+// Worker-thread entry for comparing captures: makes one capture's side of the diff (decoded, its messages'
+// digests) and sends its columns back, transferred, while the other capture decodes in the calling thread.
+
+import { parentPort, workerData } from 'node:worker_threads'
+import { decodeSide } from '../../src-shared/analysis/diff'
+import { columnBuffers } from '../../src-shared/analysis/diff/side'
+import { KeyStore } from '../../src-shared/keys/store'
+import { type DiffSideJob, type DiffSideReport, fileDiffSource } from './capture-diff'
+import { workerFailure } from './decode-job'
+
+async function main(): Promise<void> {
+  const port = parentPort!
+  const job = workerData as DiffSideJob
+  try {
+    const keys = new KeyStore()
+    keys.addAll(job.keys)
+    const side = await decodeSide(fileDiffSource(job.file, { keys, schemas: job.schemas, decodeAs: job.decodeAs }), job.options)
+    const columns = side.columns()
+    port.postMessage({ type: 'side', columns } satisfies DiffSideReport, columnBuffers(columns))
+  } catch (e) {
+    port.postMessage({ type: 'fatal', message: workerFailure(e) } satisfies DiffSideReport)
+  } finally {
+    port.close()
+  }
+}
+
+void main()
