@@ -139,7 +139,7 @@ export class DiffConversations {
   add(c: DiffConversationInput): void {
     const i = this.count
     if (i === this.ids.length) {
-      const n = 2 * i
+      const n = Math.max(256, 2 * i) // a list made from columns has no room to spare
       this.ids = resized(this.ids, n)
       this.protocolIds = resized(this.protocolIds, n)
       this.clientIp = resized(this.clientIp, n)
@@ -274,7 +274,7 @@ export class DiffSide {
   }
 
   private grow(): void {
-    const n = this.ids.length * 2
+    const n = Math.max(1024, this.ids.length * 2) // a side made from columns has no room to spare
     this.ids = resized(this.ids, n)
     this.conv = resized(this.conv, n)
     this.keyIds = resized(this.keyIds, n)
