@@ -15,6 +15,7 @@ import {
   statSync,
   type WriteStream
 } from 'node:fs'
+import { basename } from 'node:path'
 import { compileFilter, FilterError } from '../../src-shared/filter'
 import { KeyFileError, parseKeyFile } from '../../src-shared/keys/keyfile'
 import { KeyStore } from '../../src-shared/keys/store'
@@ -251,6 +252,18 @@ async function statsCommand(a: ParsedArgs): Promise<number> {
   return 0
 }
 
+/** The diff's progress line: how much of each capture is read, "again" in the second read for the fields that differ. */
+function diffProgress(fileA: string, fileB: string): { a: (done: number, total: number) => void; b: (done: number, total: number) => void } {
+  const sides = [fileA, fileB].map((file) => ({ name: basename(file), percent: 0, last: 0, again: false }))
+  const side = (s: (typeof sides)[number]) => (done: number, total: number) => {
+    if (done < s.last) s.again = true
+    s.last = done
+    s.percent = total ? Math.floor((100 * done) / total) : 0
+    process.stderr.write(`\r\x1b[Kreading ${sides.map((x) => `${x.name} ${x.again ? 'again ' : ''}${x.percent}%`).join('  ')}`)
+  }
+  return { a: side(sides[0]), b: side(sides[1]) }
+}
+
 async function diffCommand(a: ParsedArgs): Promise<number> {
   const [fileA, fileB] = a.positional
   if (!fileA || !fileB) fail('diff needs two capture files: gamewire diff A B')
@@ -259,14 +272,18 @@ async function diffCommand(a: ParsedArgs): Promise<number> {
   const keys = keysOption(a)
   const ignore = a.options.get('ignore') ?? []
   for (const p of ignore) if (!isIgnorePattern(p)) fail(`--ignore takes a field path such as parameters.221 or _id, got '${p}'`)
+  const progress = process.stderr.isTTY && !a.flags.has('quiet') ? diffProgress(fileA, fileB) : undefined
   const report = await diffFilesStream(fileA, fileB, {
     keysA: keys,
     keysB: keys,
     schemas: schemaOption(a),
     ignore,
     noDefaults: a.flags.has('no-default-ignores'),
-    thread: true
+    thread: true,
+    progressA: progress?.a,
+    progressB: progress?.b
   })
+  if (progress) process.stderr.write('\r\x1b[K')
   const write = writeWithBackpressure(process.stdout)
   const pieces = a.flags.has('json') ? jsonWithArray(report.head, 'conversations', report.conversations, report.tail) : diffText(report)
   for (const chunk of chunked(pieces)) await write(chunk)
@@ -591,7 +608,7 @@ const COMMANDS: Command[] = [
   {
     name: 'diff',
     brief: 'Compare two captures of the same scenario, message by message and field by field',
-    synopsis: 'A B [--ignore FIELD]... [--no-default-ignores] [--keylog FILE] [--schema FILE]... [--json]',
+    synopsis: 'A B [--ignore FIELD]... [--no-default-ignores] [--keylog FILE] [--schema FILE]... [--json] [-q]',
     summary:
       'Compare two captures of the same scenario (e.g. a reference server and a reimplementation): conversations paired by protocol and server port (else order), messages aligned per direction by name, then what is only in A, only in B, and the fields that differ in aligned messages, skipping volatile ones (ids, tokens, sequence numbers, ACK and timing fields; see the README). --json writes a gamewire-diff/1 document.',
     positional: 2,
@@ -607,7 +624,8 @@ const COMMANDS: Command[] = [
       { name: 'no-default-ignores', help: 'compare the fields skipped by default too' },
       { name: 'keylog', value: true, arg: 'FILE', help: 'decrypt both captures with the keys in this key file' },
       SCHEMA,
-      JSON_OUT
+      JSON_OUT,
+      PROGRESS_QUIET
     ],
     run: diffCommand
   },

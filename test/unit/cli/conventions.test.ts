@@ -4,7 +4,7 @@ import { describe, it, expect, beforeAll } from 'vitest'
 import { spawnSync, execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 
 import { BIN, ROOT, gw } from '../helpers/cli'
 const DEMO = join(ROOT, 'resources/demo.pcapng')
@@ -131,6 +131,28 @@ describe('options shared between commands', () => {
     expect(quiet.code).toBe(0)
     expect(quiet.out).not.toMatch(/reading/)
     expect(quiet.out.replace(/\r/g, '')).toBe(plain.stdout)
+  })
+
+  it('diff shows how much of each capture is read at a terminal, cleared before the report; -q leaves it out', () => {
+    const plain = gw('diff', DEMO, DEMO)
+    expect(plain.code).toBe(0)
+    const name = basename(DEMO)
+    const shown = tty('diff', DEMO, DEMO)
+    expect(shown.code).toBe(0)
+    // both files' lines, B's read in a worker thread: each reaches 100 %
+    expect(shown.out).toContain(`reading ${name} 100%  ${name} 100%`)
+    expect(
+      shown.out
+        .replace(/\r\x1b\[Kreading [^\r\n]*/g, '')
+        .replace(/\r\x1b\[K/g, '')
+        .replace(/\r/g, '')
+    ).toBe(plain.stdout)
+    for (const q of ['-q', '--quiet']) {
+      const quiet = tty('diff', DEMO, DEMO, q)
+      expect(quiet.code).toBe(0)
+      expect(quiet.out).not.toMatch(/reading/)
+      expect(quiet.out.replace(/\r/g, '')).toBe(plain.stdout)
+    }
   })
 
   it('decode -q leaves the progress line out at a terminal', () => {
