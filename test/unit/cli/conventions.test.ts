@@ -141,12 +141,10 @@ describe('options shared between commands', () => {
     expect(shown.code).toBe(0)
     // both files' lines, B's read in a worker thread: each reaches 100 %
     expect(shown.out).toContain(`reading ${name} 100%  ${name} 100%`)
-    expect(
-      shown.out
-        .replace(/\r\x1b\[Kreading [^\r\n]*/g, '')
-        .replace(/\r\x1b\[K/g, '')
-        .replace(/\r/g, '')
-    ).toBe(plain.stdout)
+    // what is left once the progress lines, each after a carriage return and an erase-line, are taken out
+    const pieces = shown.out.split('\r\u001b[K')
+    const report = pieces.map((piece) => piece.replace(/^reading [^\r\n]*/, '')).join('')
+    expect(report.replace(/\r/g, '')).toBe(plain.stdout)
     for (const q of ['-q', '--quiet']) {
       const quiet = tty('diff', DEMO, DEMO, q)
       expect(quiet.code).toBe(0)
