@@ -72,23 +72,7 @@ export interface DiffSideColumns {
 
 /** The buffers of `c`'s typed arrays, to transfer rather than copy (each array has its own, cut by columns()). */
 export function columnBuffers(c: DiffSideColumns): ArrayBuffer[] {
-  const k = c.conversations
-  return [
-    c.ids,
-    c.conv,
-    c.keyIds,
-    c.protocolIds,
-    c.photonOp,
-    c.digests,
-    c.frameStart,
-    c.frameList,
-    k.ids,
-    k.protocolIds,
-    k.clientIp,
-    k.serverIp,
-    k.clientPort,
-    k.serverPort
-  ].map((a) => a.buffer)
+  return [...Object.values(c), ...Object.values(c.conversations)].filter((v) => ArrayBuffer.isView(v)).map((a) => a.buffer as ArrayBuffer)
 }
 
 /**
