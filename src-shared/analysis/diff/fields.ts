@@ -77,26 +77,19 @@ function walk(x: unknown, path: string, type: string | undefined, depth: number,
   for (const k of keys) walk((v as Record<string, unknown>)[k], at(k), undefined, depth + 1, out)
 }
 
-/** Whether `p` is a volatile-field pattern compilePattern takes: non-empty segments, an optional leading '/'. */
+/** Whether `p` is a volatile-field pattern FieldPatterns takes: non-empty segments, an optional leading '/'. */
 export function isIgnorePattern(p: string): boolean {
   return /^\/?[^.\s]+(\.[^.\s]+)*$/.test(p)
 }
 
 /**
- * A volatile-field pattern: segments joined with '.', `*` standing for any one segment. It matches a path
- * when its segments match a run of consecutive segments of the path anywhere (or, with a leading '/', at
- * the start of the path), and then covers that field and everything under it: `_id` skips every `_id`,
- * `/parameters.221` Photon's token parameter, `/enet` the whole ENet header group.
- */
-export function compilePattern(pattern: string): (path: string) => boolean {
-  const patterns = new FieldPatterns([pattern])
-  return (path) => patterns.test(path)
-}
-
-/**
- * Volatile-field patterns (see compilePattern) tested together, on a whole path or, for a walk that
- * builds paths segment by segment (digest.ts), on the run that ends at the segment just added: a path
- * is covered when some prefix of its segments ends in a matching run.
+ * Volatile-field patterns, tested together. A pattern is segments joined with '.', `*` standing for any
+ * one segment. It matches a path when its segments match a run of consecutive segments of the path
+ * anywhere (or, with a leading '/', at the start of the path), and then covers that field and everything
+ * under it: `_id` skips every `_id`, `/parameters.221` Photon's token parameter, `/enet` the whole ENet
+ * header group. Tested on a whole path, or, for a walk that builds paths segment by segment (digest.ts),
+ * on the run that ends at the segment just added: a path is covered when some prefix of its segments ends
+ * in a matching run.
  */
 export class FieldPatterns {
   /** One-segment patterns anchored at the start, without `*`: the defaults are nearly all of this kind. */

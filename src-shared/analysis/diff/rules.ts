@@ -5,7 +5,7 @@
 import { FieldPatterns } from './fields'
 
 export interface DiffOptions {
-  /** More volatile-field patterns (see compilePattern), for every protocol. */
+  /** More volatile-field patterns (see FieldPatterns), for every protocol. */
   ignore?: readonly string[]
   /** Leave out the per-protocol defaults (DEFAULT_IGNORES). */
   noDefaults?: boolean

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { diffFiles, fileDiffSource } from '../../../src-main/host/capture-diff'
 import { alignKeys } from '../../../src-shared/analysis/diff/align'
 import { leafDigest, leavesDigest } from '../../../src-shared/analysis/diff/digest'
-import { compilePattern, FieldPatterns, valueLeaves } from '../../../src-shared/analysis/diff/fields'
+import { FieldPatterns, valueLeaves } from '../../../src-shared/analysis/diff/fields'
 import { ignoreRules } from '../../../src-shared/analysis/diff/rules'
 import { columnBuffers, DiffSide } from '../../../src-shared/analysis/diff/side'
 import {
@@ -34,6 +34,26 @@ import { pv } from '../protocols/photon/gp-encoder'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-diff-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+/**
+ * One volatile-field pattern on a whole path, written here as the reference FieldPatterns is checked
+ * against: the path split at '.', the pattern's segments matched against each run (only the first, with
+ * a leading '/'), `*` matching any one segment.
+ */
+function compilePattern(pattern: string): (path: string) => boolean {
+  const anchored = pattern.startsWith('/')
+  const p = (anchored ? pattern.slice(1) : pattern).split('.').filter((s) => s !== '')
+  return (path) => {
+    const s = path.split('.')
+    for (let i = 0; i + p.length <= s.length; i++) {
+      let ok = true
+      for (let k = 0; k < p.length && ok; k++) ok = p[k] === '*' || p[k] === s[i + k]
+      if (ok) return true
+      if (anchored) return false
+    }
+    return false
+  }
+}
 
 const DEFAULT_SKIP = new FieldPatterns(['/responseTo', '/responseTimeMs', '/sentTime', '/reliableSeq', '_id'])
 const A = join(tmp, 'reference.pcapng')
