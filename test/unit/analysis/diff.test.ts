@@ -322,7 +322,22 @@ describe('capture diff', () => {
     // The patterns by segments agree with the same patterns on whole paths (compilePattern, one at a time).
     const list = ['_id', '/_id', '/enet', 'p.*.uid', 'parameters.221', '/a.b', '*', '/*.x']
     const all = new FieldPatterns(list)
-    const paths = ['body.p.p._id', '_id', 'enet.sentTime', 'enetx', 'x.p.q.uid', 'parameters.2210', 'parameters.221.x', 'a.b', 'a', 'c.x', '', 'q.x']
+    const paths = [
+      'body.p.p._id',
+      '_id',
+      'enet.sentTime',
+      'enetx',
+      'x.p.q.uid',
+      'parameters.2210',
+      'parameters.221.x',
+      'a.b',
+      'q.a.b',
+      'a',
+      'c.x',
+      'q.c.x',
+      '',
+      'q.x'
+    ]
     for (const path of paths) {
       expect(all.test(path)).toBe(list.some((p) => compilePattern(p)(path)))
       for (const p of list.slice(0, -2)) {
