@@ -379,7 +379,6 @@ export interface DiffStream {
   conversations: Iterable<ConversationDiff>
   pairs: Iterable<ComparedPair>
   tail(): DiffTail
-  alignment: DiffAlignment
 }
 
 /**
@@ -430,8 +429,7 @@ export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}, 
         (p, q) => p.protocol.localeCompare(q.protocol) || p.direction.localeCompare(q.direction) || p.name.localeCompare(q.name)
       )
       return { summary: list, totals }
-    },
-    alignment
+    }
   }
 }
 
