@@ -9,6 +9,35 @@ export function resized<T extends Column>(a: T, size: number): T {
   return out
 }
 
+/**
+ * The typed-array columns of one table, by name: an empty array of the column's type, and how many entries a
+ * row takes in it. One list of the columns, from which making, growing, cutting and reordering them follow.
+ */
+export type ColumnShape = Readonly<Record<string, readonly [Column, number]>>
+export type ColumnsOf<S extends ColumnShape> = { -readonly [K in keyof S]: S[K][0] }
+
+/** Copies of the columns `from` with room for `rows` rows (cut when they hold more); new zeroed ones without `from`. */
+export function resizedColumns<S extends ColumnShape>(shape: S, rows: number, from?: ColumnsOf<S>): ColumnsOf<S> {
+  const out = {} as ColumnsOf<S>
+  for (const name in shape) {
+    const [empty, per] = shape[name]
+    out[name] = resized(from ? from[name] : empty, rows * per) as ColumnsOf<S>[typeof name]
+  }
+  return out
+}
+
+/** The columns' rows in a new order: row `to` of the result is row `order[to]` of `from`. */
+export function reorderedColumns<S extends ColumnShape>(shape: S, from: ColumnsOf<S>, order: ArrayLike<number>): ColumnsOf<S> {
+  const out = resizedColumns(shape, order.length)
+  for (const name in shape) {
+    const per = shape[name][1]
+    const a = from[name]
+    const b = out[name]
+    for (let to = 0; to < order.length; to++) for (let k = 0; k < per; k++) b[to * per + k] = a[order[to] * per + k]
+  }
+  return out
+}
+
 /** `a`, or a copy in 32 bits once `v` does not fit 16: a column of two-byte numbers until one needs four. */
 export function wideEnough(a: Uint16Array | Uint32Array, v: number): Uint16Array | Uint32Array {
   return v > 0xffff && a instanceof Uint16Array ? Uint32Array.from(a) : a

@@ -2,7 +2,7 @@
 // conversation, protocol, direction and name, frames) and a digest of its compared leaves; values only for
 // the messages whose fields the report names (see digest.ts). About 35 bytes a message.
 
-import { resized } from '../../bytes/columns'
+import { type ColumnsOf, reorderedColumns, resized, resizedColumns } from '../../bytes/columns'
 import { ipv4Text, packEndpoint } from '../../engine/conversation-table'
 import { Interned } from '../../engine/interned'
 import { leafDigest } from './digest'
@@ -40,14 +40,31 @@ function displayName(m: DiffMessageInput): string {
   return m.protocol === 'sfs2x' && typeof command === 'string' && !m.name.includes(command) ? `${m.name} ${command}` : m.name
 }
 
+/** A conversation's columns (IPv4 endpoints as numbers; DiffConversations). */
+const CONVERSATION_COLUMNS = {
+  ids: [new Uint32Array(0), 1],
+  protocolIds: [new Uint16Array(0), 1],
+  clientIp: [new Uint32Array(0), 1],
+  serverIp: [new Uint32Array(0), 1],
+  clientPort: [new Uint16Array(0), 1],
+  serverPort: [new Uint16Array(0), 1]
+} as const
+
+/** A message's fixed-size columns (DiffSide); its frames are a list of their own. */
+const MESSAGE_COLUMNS = {
+  ids: [new Uint32Array(0), 1],
+  conv: [new Uint32Array(0), 1],
+  keyIds: [new Uint32Array(0), 1],
+  protocolIds: [new Uint16Array(0), 1],
+  /** 1: a Photon operation or event (its value has a msgType), which the diff compares; ACKs and pings it does not. */
+  photonOp: [new Uint8Array(0), 1],
+  /** The digest's two 32-bit lanes. */
+  digests: [new Uint32Array(0), 2]
+} as const
+
 /** DiffConversations as plain data, cut to its count (DiffSideColumns). */
 export interface DiffConversationColumns {
-  ids: Uint32Array<ArrayBuffer>
-  protocolIds: Uint16Array<ArrayBuffer>
-  clientIp: Uint32Array<ArrayBuffer>
-  serverIp: Uint32Array<ArrayBuffer>
-  clientPort: Uint16Array<ArrayBuffer>
-  serverPort: Uint16Array<ArrayBuffer>
+  rows: ColumnsOf<typeof CONVERSATION_COLUMNS>
   other: [number, string, string][]
 }
 
@@ -57,12 +74,7 @@ export interface DiffConversationColumns {
  */
 export interface DiffSideColumns {
   file?: string
-  ids: Uint32Array<ArrayBuffer>
-  conv: Uint32Array<ArrayBuffer>
-  keyIds: Uint32Array<ArrayBuffer>
-  protocolIds: Uint16Array<ArrayBuffer>
-  photonOp: Uint8Array<ArrayBuffer>
-  digests: Uint32Array<ArrayBuffer>
+  messages: ColumnsOf<typeof MESSAGE_COLUMNS>
   frameStart: Uint32Array<ArrayBuffer>
   frameList: Uint32Array<ArrayBuffer>
   keys: DiffKey[]
@@ -72,7 +84,7 @@ export interface DiffSideColumns {
 
 /** The buffers of `c`'s typed arrays, to transfer rather than copy (each array has its own, cut by columns()). */
 export function columnBuffers(c: DiffSideColumns): ArrayBuffer[] {
-  return [...Object.values(c), ...Object.values(c.conversations)].filter((v) => ArrayBuffer.isView(v)).map((a) => a.buffer as ArrayBuffer)
+  return [...Object.values(c.messages), c.frameStart, c.frameList, ...Object.values(c.conversations.rows)].map((a) => a.buffer)
 }
 
 /**
@@ -82,12 +94,7 @@ export function columnBuffers(c: DiffSideColumns): ArrayBuffer[] {
  */
 export class DiffConversations {
   count = 0
-  private ids = new Uint32Array(256)
-  private protocolIds = new Uint16Array(256)
-  private clientIp = new Uint32Array(256)
-  private serverIp = new Uint32Array(256)
-  private clientPort = new Uint16Array(256)
-  private serverPort = new Uint16Array(256)
+  private rows = resizedColumns(CONVERSATION_COLUMNS, 256)
   /** Endpoints that are not IPv4 `a.b.c.d:port`, by index. */
   private readonly other = new Map<number, [string, string]>()
 
@@ -96,88 +103,67 @@ export class DiffConversations {
     from?: DiffConversationColumns
   ) {
     if (!from) return
-    this.count = from.ids.length
-    this.ids = from.ids
-    this.protocolIds = from.protocolIds
-    this.clientIp = from.clientIp
-    this.serverIp = from.serverIp
-    this.clientPort = from.clientPort
-    this.serverPort = from.serverPort
+    this.rows = from.rows
+    this.count = from.rows.ids.length
     for (const [i, client, server] of from.other) this.other.set(i, [client, server])
   }
 
   /** The columns cut to the count (copies: this list stays usable). */
   columns(): DiffConversationColumns {
-    const n = this.count
     return {
-      ids: this.ids.slice(0, n),
-      protocolIds: this.protocolIds.slice(0, n),
-      clientIp: this.clientIp.slice(0, n),
-      serverIp: this.serverIp.slice(0, n),
-      clientPort: this.clientPort.slice(0, n),
-      serverPort: this.serverPort.slice(0, n),
+      rows: resizedColumns(CONVERSATION_COLUMNS, this.count, this.rows),
       other: [...this.other].map(([i, [client, server]]) => [i, client, server])
     }
   }
 
   add(c: DiffConversationInput): void {
     const i = this.count
-    if (i === this.ids.length) {
-      const n = Math.max(256, 2 * i) // a list made from columns has no room to spare
-      this.ids = resized(this.ids, n)
-      this.protocolIds = resized(this.protocolIds, n)
-      this.clientIp = resized(this.clientIp, n)
-      this.serverIp = resized(this.serverIp, n)
-      this.clientPort = resized(this.clientPort, n)
-      this.serverPort = resized(this.serverPort, n)
-    }
-    this.ids[i] = c.id
-    this.protocolIds[i] = this.protocols.id(c.protocol, () => c.protocol)
+    // a list made from columns has no room to spare
+    if (i === this.rows.ids.length) this.rows = resizedColumns(CONVERSATION_COLUMNS, Math.max(256, 2 * i), this.rows)
+    const r = this.rows
+    r.ids[i] = c.id
+    r.protocolIds[i] = this.protocols.id(c.protocol, () => c.protocol)
     const client = packEndpoint(c.client)
     const server = packEndpoint(c.server)
     if (client && server) {
-      this.clientIp[i] = client.ip
-      this.clientPort[i] = client.port
-      this.serverIp[i] = server.ip
-      this.serverPort[i] = server.port
+      r.clientIp[i] = client.ip
+      r.clientPort[i] = client.port
+      r.serverIp[i] = server.ip
+      r.serverPort[i] = server.port
     } else this.other.set(i, [c.client, c.server])
     this.count++
   }
 
   id(i: number): number {
-    return this.ids[i]
+    return this.rows.ids[i]
   }
   protocolId(i: number): number {
-    return this.protocolIds[i]
+    return this.rows.protocolIds[i]
   }
   protocol(i: number): string {
-    return this.protocols.values[this.protocolIds[i]]
+    return this.protocols.values[this.rows.protocolIds[i]]
   }
   /** The server's port, as text (what conversations are paired by). */
   port(i: number): string {
     const other = this.other.get(i)
-    return other ? other[1].slice(other[1].lastIndexOf(':') + 1) : String(this.serverPort[i])
+    return other ? other[1].slice(other[1].lastIndexOf(':') + 1) : String(this.rows.serverPort[i])
   }
   get(i: number): DiffConversationInput {
     const other = this.other.get(i)
+    const r = this.rows
     return {
-      id: this.ids[i],
+      id: r.ids[i],
       protocol: this.protocol(i),
-      client: other ? other[0] : `${ipv4Text(this.clientIp[i])}:${this.clientPort[i]}`,
-      server: other ? other[1] : `${ipv4Text(this.serverIp[i])}:${this.serverPort[i]}`
+      client: other ? other[0] : `${ipv4Text(r.clientIp[i])}:${r.clientPort[i]}`,
+      server: other ? other[1] : `${ipv4Text(r.serverIp[i])}:${r.serverPort[i]}`
     }
   }
 }
 
 export class DiffSide {
   count = 0
-  private ids = new Uint32Array(1024)
-  private conv = new Uint32Array(1024)
-  private keyIds = new Uint32Array(1024)
-  private protocolIds = new Uint16Array(1024)
-  /** 1: a Photon operation or event (its value has a msgType), which the diff compares; ACKs and pings it does not. */
-  private photonOp = new Uint8Array(1024)
-  private digests = new Uint32Array(2048)
+  private m = resizedColumns(MESSAGE_COLUMNS, 1024)
+  /** Message i's frames are frameList[frameStart[i], frameStart[i + 1]). */
   private frameStart = new Uint32Array(1025)
   private frameList = new Uint32Array(1024)
   private readonly keys: Interned<DiffKey>
@@ -204,13 +190,8 @@ export class DiffSide {
     this.protocols = c ? Interned.of(c.protocols, (p) => p) : new Interned<string>()
     this.conversations = new DiffConversations(this.protocols, c?.conversations)
     if (!c) return
-    this.count = c.ids.length
-    this.ids = c.ids
-    this.conv = c.conv
-    this.keyIds = c.keyIds
-    this.protocolIds = c.protocolIds
-    this.photonOp = c.photonOp
-    this.digests = c.digests
+    this.count = c.messages.ids.length
+    this.m = c.messages
     this.frameStart = c.frameStart
     this.frameList = c.frameList
   }
@@ -221,12 +202,7 @@ export class DiffSide {
     const n = this.count
     return {
       ...(this.file !== undefined ? { file: this.file } : {}),
-      ids: this.ids.slice(0, n),
-      conv: this.conv.slice(0, n),
-      keyIds: this.keyIds.slice(0, n),
-      protocolIds: this.protocolIds.slice(0, n),
-      photonOp: this.photonOp.slice(0, n),
-      digests: this.digests.slice(0, 2 * n),
+      messages: resizedColumns(MESSAGE_COLUMNS, n, this.m),
       frameStart: this.frameStart.slice(0, n + 1),
       frameList: this.frameList.slice(0, this.frameStart[n]),
       keys: this.keys.values,
@@ -237,18 +213,19 @@ export class DiffSide {
 
   add(m: DiffMessageInput): void {
     const i = this.count
-    if (i === this.ids.length) this.grow()
-    if (i > 0 && m.id < this.ids[i - 1]) this.sorted = false
-    this.ids[i] = m.id
-    this.conv[i] = m.conversation
+    if (i === this.m.ids.length) this.grow()
+    const c = this.m
+    if (i > 0 && m.id < c.ids[i - 1]) this.sorted = false
+    c.ids[i] = m.id
+    c.conv[i] = m.conversation
     const name = displayName(m)
     const text = `${m.direction}\u0000${name}`
-    this.keyIds[i] = this.keys.id(text, () => ({ direction: m.direction, name, text }))
-    this.protocolIds[i] = this.protocols.id(m.protocol, () => m.protocol)
+    c.keyIds[i] = this.keys.id(text, () => ({ direction: m.direction, name, text }))
+    c.protocolIds[i] = this.protocols.id(m.protocol, () => m.protocol)
     const op = m.protocol === 'photon' && typeof (m.value as { msgType?: unknown } | null)?.msgType === 'number'
-    this.photonOp[i] = op ? 1 : 0
+    c.photonOp[i] = op ? 1 : 0
     // Photon's transport messages (ACKs, pings, connects) are never compared: no digest for them.
-    if (m.protocol !== 'photon' || op) leafDigest(m.value, this.rules.patterns(m.protocol), this.digests, 2 * i)
+    if (m.protocol !== 'photon' || op) leafDigest(m.value, this.rules.patterns(m.protocol), c.digests, 2 * i)
     let at = this.frameStart[i]
     if (at + m.frames.length > this.frameList.length) this.frameList = resized(this.frameList, Math.max(this.frameList.length * 2, at + m.frames.length))
     for (const f of m.frames) this.frameList[at++] = f
@@ -258,13 +235,8 @@ export class DiffSide {
   }
 
   private grow(): void {
-    const n = Math.max(1024, this.ids.length * 2) // a side made from columns has no room to spare
-    this.ids = resized(this.ids, n)
-    this.conv = resized(this.conv, n)
-    this.keyIds = resized(this.keyIds, n)
-    this.protocolIds = resized(this.protocolIds, n)
-    this.photonOp = resized(this.photonOp, n)
-    this.digests = resized(this.digests, 2 * n)
+    const n = Math.max(1024, this.m.ids.length * 2) // a side made from columns has no room to spare
+    this.m = resizedColumns(MESSAGE_COLUMNS, n, this.m)
     this.frameStart = resized(this.frameStart, n + 1)
   }
 
@@ -280,69 +252,57 @@ export class DiffSide {
 
   private sortById(): void {
     const n = this.count
-    const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => this.ids[x] - this.ids[y])
-    const pick = <T extends Uint32Array | Uint16Array | Uint8Array>(a: T): T => {
-      const out = new (a.constructor as new (n: number) => T)(n)
-      order.forEach((from, to) => {
-        out[to] = a[from]
-      })
-      return out
-    }
-    const digests = new Uint32Array(2 * n)
+    const ids = this.m.ids
+    const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => ids[x] - ids[y])
     const frameStart = new Uint32Array(n + 1)
     const frameList = new Uint32Array(this.frameStart[n])
     order.forEach((from, to) => {
-      digests[2 * to] = this.digests[2 * from]
-      digests[2 * to + 1] = this.digests[2 * from + 1]
       frameList.set(this.frameList.subarray(this.frameStart[from], this.frameStart[from + 1]), frameStart[to])
       frameStart[to + 1] = frameStart[to] + this.frameStart[from + 1] - this.frameStart[from]
     })
-    this.ids = pick(this.ids)
-    this.conv = pick(this.conv)
-    this.keyIds = pick(this.keyIds)
-    this.protocolIds = pick(this.protocolIds)
-    this.photonOp = pick(this.photonOp)
-    this.digests = digests
+    this.m = reorderedColumns(MESSAGE_COLUMNS, this.m, order)
     this.frameStart = frameStart
     this.frameList = frameList
     this.sorted = true
   }
 
   id(i: number): number {
-    return this.ids[i]
+    return this.m.ids[i]
   }
   conversation(i: number): number {
-    return this.conv[i]
+    return this.m.conv[i]
   }
   /** The message's direction and name. */
   key(i: number): DiffKey {
-    return this.keys.values[this.keyIds[i]]
+    return this.keys.values[this.m.keyIds[i]]
   }
   protocol(i: number): string {
-    return this.protocols.values[this.protocolIds[i]]
+    return this.protocols.values[this.m.protocolIds[i]]
   }
   /** The protocol's number, the same as its conversations' (DiffConversations.protocolId). */
   protocolId(i: number): number {
-    return this.protocolIds[i]
+    return this.m.protocolIds[i]
   }
   isPhotonOp(i: number): boolean {
-    return this.photonOp[i] === 1
+    return this.m.photonOp[i] === 1
   }
   frames(i: number): number[] {
     return Array.from(this.frameList.subarray(this.frameStart[i], this.frameStart[i + 1]))
   }
   /** Whether messages i (here) and j (of `other`) have the same digest: the same leaves outside the skipped paths. */
   sameDigest(i: number, other: DiffSide, j: number): boolean {
-    return this.digests[2 * i] === other.digests[2 * j] && this.digests[2 * i + 1] === other.digests[2 * j + 1]
+    const a = this.m.digests
+    const b = other.m.digests
+    return a[2 * i] === b[2 * j] && a[2 * i + 1] === b[2 * j + 1]
   }
 
   /** The value of message i, kept or added (valuesNeeded names the messages whose values are needed). */
   value(i: number): unknown {
-    if (!this.hasValue(i)) throw new Error(`internal: the value of message #${this.ids[i]} was not decoded again for the diff`)
-    return this.values.get(this.ids[i])
+    if (!this.hasValue(i)) throw new Error(`internal: the value of message #${this.m.ids[i]} was not decoded again for the diff`)
+    return this.values.get(this.m.ids[i])
   }
   hasValue(i: number): boolean {
-    return this.values.has(this.ids[i])
+    return this.values.has(this.m.ids[i])
   }
 
   /**
@@ -354,7 +314,7 @@ export class DiffSide {
     if (!wanted.has(m.id)) return
     const i = this.position(m.id)
     const key = i >= 0 ? this.key(i) : undefined
-    if (!key || this.conv[i] !== m.conversation || key.direction !== m.direction || key.name !== displayName(m)) this.differs ??= m.id
+    if (!key || this.m.conv[i] !== m.conversation || key.direction !== m.direction || key.name !== displayName(m)) this.differs ??= m.id
     else this.values.set(m.id, m.value)
   }
   private differs: number | undefined
@@ -372,7 +332,7 @@ export class DiffSide {
     let hi = this.count - 1
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1
-      const v = this.ids[mid]
+      const v = this.m.ids[mid]
       if (v === id) return mid
       if (v < id) lo = mid + 1
       else hi = mid - 1

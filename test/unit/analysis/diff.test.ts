@@ -390,6 +390,32 @@ describe('capture diff', () => {
     expect([a2.decodes, a3.decodes]).toEqual([1, 1])
   })
 
+  it('ends a side given its messages out of id order sorted: the same rows, digests and report as in order', async () => {
+    // The decoder hands held messages (roles not yet known) over after later ones; end() sorts by id.
+    const decoded = async (file: string) => {
+      const messages: DiffMessageInput[] = []
+      const conversations = [...(await fileDiffSource(file).decode((m) => messages.push(m)))]
+      return { messages: messages.sort((x, y) => x.id - y.id), conversations }
+    }
+    const a = await decoded(A)
+    const b = await decoded(B)
+    expect(a.messages.length).toBeGreaterThan(20)
+    // every third message moved to the end, the rest reversed: no message stays where it was in order
+    const shuffled = [...a.messages.filter((_, i) => i % 3 !== 0).reverse(), ...a.messages.filter((_, i) => i % 3 === 0)]
+    for (const options of [{}, { noDefaults: true }] as DiffOptions[]) {
+      const inOrder = diffSideOf(a.messages, a.conversations, options)
+      const outOfOrder = diffSideOf(shuffled, a.conversations, options)
+      // each message's row, read back (keys and protocols are numbered in the order first seen, so not the ids)
+      const rows = (side: DiffSide) =>
+        Array.from({ length: side.count }, (_, i) => [side.id(i), side.conversation(i), side.key(i).text, side.protocol(i), side.isPhotonOp(i), side.frames(i)])
+      expect(rows(outOfOrder)).toEqual(rows(inOrder))
+      expect(rows(inOrder).map((r) => r[5])).toEqual(a.messages.map((m) => m.frames))
+      expect(Array.from({ length: inOrder.count }, (_, i) => outOfOrder.sameDigest(i, inOrder, i))).not.toContain(false)
+      const other = diffSideOf(b.messages, b.conversations, options)
+      expect(diffCaptures(outOfOrder, other)).toEqual(diffCaptures(inOrder, other))
+    }
+  })
+
   it('compares again with the sides of an earlier comparison when it ignores more, and decodes again when it ignores less', async () => {
     let decodes = 0
     const counted = (file: string): DiffSource => {
@@ -500,8 +526,14 @@ describe('capture diff', () => {
     // The columns are cut to the side's messages: nothing of the doubled room is sent.
     const side = await decodeSide(fileDiffSource(B), {})
     const columns = side.columns()
-    expect(columns.ids.length).toBe(side.count)
-    expect(columns.digests.length).toBe(2 * side.count)
-    expect(columns.conversations.ids.length).toBe(side.conversations.count)
+    expect(columns.messages.ids.length).toBe(side.count)
+    expect(columns.messages.digests.length).toBe(2 * side.count)
+    expect(columns.conversations.rows.ids.length).toBe(side.conversations.count)
+    // Every typed array in them, wherever it sits, is transferred: none is left behind to be copied.
+    const views = (o: unknown): ArrayBufferView[] => (ArrayBuffer.isView(o) ? [o] : o !== null && typeof o === 'object' ? Object.values(o).flatMap(views) : [])
+    const all = views(columns)
+    expect(all.length).toBeGreaterThan(10)
+    structuredClone(columns, { transfer: columnBuffers(columns) })
+    expect(all.filter((v) => v.byteLength !== 0)).toEqual([])
   })
 })
