@@ -27,7 +27,7 @@ import {
   type DiffSides,
   type DiffSource
 } from '../../../src-shared/analysis/diff'
-import { ignoreRules, type IgnoreRules } from '../../../src-shared/analysis/diff/rules'
+import type { IgnoreRules } from '../../../src-shared/analysis/diff/rules'
 import { fileDiffSource } from '../capture-diff'
 import { RowsToken } from './analysis-token'
 import { tick } from './cancel'
@@ -125,7 +125,7 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
   knownSides.set(ctx, { rows, count: rows.count, key: b.key, sides })
   // The totals and the per-operation summary: every pair compared once, the first page's kept.
   const stream = diffStream(sides.A, sides.B, diffOptions, sides.alignment)
-  const last: LastReport = { id: nextReport++, rows, alignment: sides.alignment, rules: ignoreRules(diffOptions), pairs: new Map() }
+  const last: LastReport = { id: nextReport++, rows, alignment: sides.alignment, rules: stream.rules, pairs: new Map() }
   for (const { index, aligned, diff } of stream.pairs) if (index < DIFF_PAIRS_PAGE) keep(last, index, aligned, diff)
   lastReports.set(ctx, last)
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.

@@ -379,6 +379,8 @@ export interface DiffStream {
   conversations: Iterable<ConversationDiff>
   pairs: Iterable<ComparedPair>
   tail(): DiffTail
+  /** The rules the pairs are compared under (a pair compared again later uses them). */
+  rules: IgnoreRules
 }
 
 /**
@@ -423,6 +425,7 @@ export function diffStream(A: DiffSide, B: DiffSide, options: DiffOptions = {}, 
     },
     conversations: conversations(),
     pairs,
+    rules,
     tail() {
       if (!read) throw new Error('internal: the diff summary asked for before its conversations were read')
       const list = [...summary.values()].sort(

@@ -241,6 +241,12 @@ describe('diffWith', () => {
     expect(() => c.getDiffLines(d.report, 0, 0, 10)).toThrow(/no longer current/)
     expect(c.getDiffPairs(again.report, DIFF_PAIRS_PAGE, 1)).toHaveLength(1)
     expect(() => c.getDiffLines(again.report, again.pairs, 0, 10)).toThrow(/has \d+ conversation pairs/)
+    // the pairs past the first page are compared when asked for, under that comparison's rules
+    expect(appReport(c, again)).toEqual(cliReport(a, b, '--no-default-ignores'))
+    const hexIgnored = await c.diffWith(b, { ignore: ['hex'] })
+    expect(whole.totals.changed).toBeGreaterThan(0)
+    expect(hexIgnored.totals.changed).toBe(0)
+    expect(appReport(c, hexIgnored)).toEqual(cliReport(a, b, '--ignore', 'hex'))
     await c.open(b)
     expect(() => c.getDiffPairs(again.report, DIFF_PAIRS_PAGE, 1)).toThrow(/no longer current/)
     c.close()
