@@ -12,6 +12,7 @@ import { KeyStore } from '../../src-shared/keys/store'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { decodeOnThread } from './run-decode'
 import { DecodeFailure, workerScriptPath } from './worker-host'
+import { spilledValuesFor } from './spilled-values'
 import { SHARD_WORKER_LIMITS } from './worker-limits'
 import { DiffSide, diffSources, diffSourcesStream, type DiffOptions, type DiffReport, type DiffSource, type DiffStream } from '../../src-shared/analysis/diff'
 import type { DiffSideColumns } from '../../src-shared/analysis/diff/side'
@@ -23,6 +24,8 @@ type SourceOptions = {
   pause?: () => Promise<void>
   /** Bytes read of the file, after each chunk (the CLI's progress line), in every decode of it. */
   progress?: (done: number, total: number) => void
+  /** Where the values of many messages that differ go (spilled-values.ts): this folder, from this many values. */
+  spill?: { dir?: string; at?: number }
 }
 
 /**
@@ -51,7 +54,8 @@ export function fileDiffSource(path: string, o: SourceOptions & { thread?: boole
         // Two files are read: say which one is not a capture.
         throw e instanceof CaptureFormatError ? new CaptureFormatError(`${path}: ${e.message}`) : e
       }
-    }
+    },
+    valueStore: (count) => spilledValuesFor(count, o.spill?.dir, o.spill?.at)
   }
   if (o.thread) {
     source.side = (options, onStop) => {

@@ -58,7 +58,7 @@ import { SchemasPart } from './session/schemas'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { getStats } from './session/stats'
 import { getRooms } from './session/rooms'
-import { diffLines, diffPairs, diffWith } from './session/diff'
+import { diffLines, diffPairs, diffWith, forgetDiff } from './session/diff'
 import { checkFilter, getFields, ViewPart } from './session/view'
 
 export { Cancelled } from './session/cancel'
@@ -260,6 +260,7 @@ export class SessionCore {
     this.capture.cancel()
     this.ctx.store?.close()
     this.ctx.store = null
+    forgetDiff(this.ctx)
     this.details.forget()
     this.ctx.live = null
   }

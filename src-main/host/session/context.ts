@@ -33,6 +33,8 @@ export interface SessionCoreOptions {
   shardsInProcess?: boolean
   /** Messages between two detail checkpoints of a conversation (session/details.ts; tests make it small). */
   checkpointSpacing?: number
+  /** A comparison keeps the values of this many messages that differ, or more, in a file (spilled-values.ts; tests make it small). */
+  diffSpillAt?: number
 }
 
 export interface ViewState {

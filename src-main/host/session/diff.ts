@@ -29,6 +29,7 @@ import {
 } from '../../../src-shared/analysis/diff'
 import type { IgnoreRules } from '../../../src-shared/analysis/diff/rules'
 import { fileDiffSource } from '../capture-diff'
+import { spilledValuesFor } from '../spilled-values'
 import { RowsToken } from './analysis-token'
 import { tick } from './cancel'
 import type { SessionContext } from './context'
@@ -48,7 +49,8 @@ function openCapture(ctx: SessionContext, token: RowsToken): DiffSource {
     async decode(onMessage) {
       const engine = await ctx.replayAll({ token, recording: false, onMessage })
       return engine.conversations()
-    }
+    },
+    valueStore: (count) => spilledValuesFor(count, ctx.opts.tempDir, ctx.opts.diffSpillAt)
   }
 }
 
@@ -71,7 +73,8 @@ function otherFile(ctx: SessionContext, path: string, token: RowsToken): DiffSou
     pause: async () => {
       await tick()
       token.check()
-    }
+    },
+    spill: { dir: ctx.opts.tempDir, at: ctx.opts.diffSpillAt }
   })
   return { ...source, key: `${path}\u0000${st.size}\u0000${st.mtimeMs}` }
 }
@@ -87,6 +90,20 @@ interface KnownSides {
   sides: DiffSides
 }
 const knownSides = new WeakMap<SessionContext, KnownSides>()
+
+/** Keeps `sides` as the session's last, freeing the values of the sides they replace (a file each, when many). */
+function keepSides(ctx: SessionContext, known: KnownSides | undefined): void {
+  const old = knownSides.get(ctx)?.sides
+  if (old && old !== known?.sides) for (const side of [old.A, old.B]) side.closeValues()
+  if (known) knownSides.set(ctx, known)
+  else knownSides.delete(ctx)
+}
+
+/** Frees the last comparison's sides (the session closes). */
+export function forgetDiff(ctx: SessionContext): void {
+  keepSides(ctx, undefined)
+  lastReports.delete(ctx)
+}
 
 /** The comparison running for each session: a newer one cancels it. */
 const running = new WeakMap<SessionContext, RowsToken>()
@@ -121,8 +138,14 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
   const same = known && known.rows === rows && known.count === rows.count && known.key === b.key
   const diffOptions = { ignore: options.ignore, noDefaults: options.noDefaults }
   const sides = await compareSides(openCapture(ctx, token), b, diffOptions, same ? known.sides : undefined)
-  token.check()
-  knownSides.set(ctx, { rows, count: rows.count, key: b.key, sides })
+  try {
+    token.check()
+  } catch (e) {
+    // A newer comparison or capture took over: these sides are not kept, so their values go now.
+    if (sides !== known?.sides) for (const side of [sides.A, sides.B]) side.closeValues()
+    throw e
+  }
+  keepSides(ctx, { rows, count: rows.count, key: b.key, sides })
   // The totals and the per-operation summary: every pair compared once, the first page's kept.
   const stream = diffStream(sides.A, sides.B, diffOptions, sides.alignment)
   const last: LastReport = { id: nextReport++, rows, alignment: sides.alignment, rules: stream.rules, pairs: new Map() }

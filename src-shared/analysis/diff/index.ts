@@ -8,10 +8,10 @@
 import { alignKeys } from './align'
 import { valueLeaves, type Leaf, type Scalar } from './fields'
 import { ignoreRules, type DiffOptions, type IgnoreRules } from './rules'
-import { DiffSide, type DiffConversationInput, type DiffConversations, type DiffKey, type DiffMessageInput } from './side'
+import { DiffSide, type DiffConversationInput, type DiffConversations, type DiffKey, type DiffMessageInput, type DiffValues } from './side'
 
 export { DEFAULT_IGNORES, type DiffOptions } from './rules'
-export { DiffSide, diffSideOf, type DiffConversationInput, type DiffMessageInput } from './side'
+export { DiffSide, diffSideOf, type DiffConversationInput, type DiffMessageInput, type DiffValues } from './side'
 
 export const DIFF_FORMAT = 'gamewire-diff/1'
 
@@ -496,6 +496,8 @@ export interface DiffSource {
    * calls once it no longer waits for the side (done, or failed meanwhile).
    */
   side?(options: DiffOptions, onStop: (stop: () => void) => void): Promise<DiffSide>
+  /** Where to keep the values of `count` messages that differ, when not in memory (undefined: in memory). */
+  valueStore?(count: number): DiffValues | undefined
 }
 
 /** A capture's side, decoded in this thread. */
@@ -535,24 +537,46 @@ export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOp
   }
   const alignment = new DiffAlignment(A, B)
   const need = valuesNeeded(alignment)
-  for (const [source, side, wanted] of [[a, A, need.a] as const, [b, B, need.b] as const]) {
-    if (!wanted.size) continue
-    await source.decode((m) => side.addValue(m, wanted))
-    side.checkValues(wanted)
+  try {
+    for (const [source, side, wanted] of [[a, A, need.a] as const, [b, B, need.b] as const]) {
+      if (!wanted.size) continue
+      const store = source.valueStore?.(wanted.size)
+      if (store) side.keepValuesIn(store)
+      await source.decode((m) => side.addValue(m, wanted))
+      side.checkValues(wanted)
+    }
+  } catch (e) {
+    A.closeValues()
+    B.closeValues()
+    throw e
   }
   return { A, B, alignment }
 }
 
-/** Two captures compared, the report as it is read (the CLI writes it so). */
+/** Two captures compared, the report as it is read (the CLI writes it so); the sides' values are freed once its tail is read. */
 export async function diffSourcesStream(a: DiffSource, b: DiffSource, options: DiffOptions = {}): Promise<DiffStream> {
   const { A, B, alignment } = await compareSides(a, b, options)
-  return diffStream(A, B, options, alignment)
+  const stream = diffStream(A, B, options, alignment)
+  return {
+    ...stream,
+    tail() {
+      const tail = stream.tail()
+      A.closeValues()
+      B.closeValues()
+      return tail
+    }
+  }
 }
 
 /** Two captures compared, the whole report. */
 export async function diffSources(a: DiffSource, b: DiffSource, options: DiffOptions = {}): Promise<DiffReport> {
   const { A, B, alignment } = await compareSides(a, b, options)
-  return diffCaptures(A, B, options, alignment)
+  try {
+    return diffCaptures(A, B, options, alignment)
+  } finally {
+    A.closeValues()
+    B.closeValues()
+  }
 }
 
 /**

@@ -27,6 +27,19 @@ export interface DiffConversationInput {
   server: string
 }
 
+/**
+ * Where a side keeps the values of its messages that are compared field by field. A Map by default; two
+ * captures of different sessions differ in nearly every message, so the CLI and the app keep many values
+ * outside the JS heap instead (src-main/host/spilled-values.ts).
+ */
+export interface DiffValues {
+  set(id: number, value: unknown): void
+  get(id: number): unknown
+  has(id: number): boolean
+  /** Frees what the store holds (a file); the side has no values afterwards. */
+  close?(): void
+}
+
 /** A message's direction and name as the diff aligns and reports them (the name with an SFS2X extension command). */
 export interface DiffKey {
   direction: string
@@ -170,7 +183,7 @@ export class DiffSide {
   private readonly protocols: Interned<string>
   private sorted = true
   /** Values by message id: every message's when kept (keepValues), else those addValue was given. */
-  private readonly values = new Map<number, unknown>()
+  private values: DiffValues = new Map<number, unknown>()
   readonly conversations: DiffConversations
   /** The ignore rules the digests are made under: a report compares sides made under the same. */
   readonly rules: IgnoreRules
@@ -303,6 +316,15 @@ export class DiffSide {
   }
   hasValue(i: number): boolean {
     return this.values.has(this.m.ids[i])
+  }
+
+  /** Keeps the values addValue takes in `store` (before any is added); closeValues frees it. */
+  keepValuesIn(store: DiffValues): void {
+    if (this.keepValues || (this.values instanceof Map && this.values.size > 0)) throw new Error('internal: a side that holds values already')
+    this.values = store
+  }
+  closeValues(): void {
+    this.values.close?.()
   }
 
   /**

@@ -5,7 +5,7 @@
 // which fields differ, and that the volatile ones (ids, tokens, sequence numbers) are skipped by default
 // and shown with --no-default-ignores.
 import { afterAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { diffFiles, fileDiffSource } from '../../../src-main/host/capture-diff'
@@ -31,6 +31,8 @@ import { scriptedCapture } from '../../fixtures/analysis/scripted-session'
 import { EXPECTED, REFERENCE_B_OPTIONS, facts } from '../../fixtures/analysis/diff-pair'
 import { gw } from '../helpers/cli'
 import { pv } from '../protocols/photon/gp-encoder'
+import { writeGameCapture } from '../../bench/game-traffic'
+import { SPILL_VALUES, type SpilledValues } from '../../../src-main/host/spilled-values'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-diff-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -503,6 +505,41 @@ describe('capture diff', () => {
       expect(bad.stderr).toMatch(/^gamewire: [^\n]*not-a-capture[^\n]*\n$/)
       expect(bad.stderr).not.toMatch(/internal error/)
     }
+  })
+
+  it('gives the same report with the values of the messages that differ kept in a file', async () => {
+    // Two runs of the bench's game traffic (other seeds): nearly every message differs, with values of every
+    // kind the decoders give (Maps, byte arrays, 64-bit integers, typed wrappers).
+    const gameA = join(tmp, 'spill-a.pcapng')
+    const gameB = join(tmp, 'spill-b.pcapng')
+    writeGameCapture(gameA, join(tmp, 'spill-a.keys'), { frames: 3000, seed: 5 })
+    writeGameCapture(gameB, join(tmp, 'spill-b.keys'), { frames: 3000, seed: 6 })
+    const spillDir = mkdtempSync(join(tmp, 'spill-'))
+    // the file source's own store from one value on, each one made kept to see that it was used and freed
+    const made: SpilledValues[] = []
+    const spilled = (file: string): DiffSource => {
+      const source = fileDiffSource(file, { spill: { dir: spillDir, at: 1 } })
+      return { ...source, valueStore: (count) => made[made.push(source.valueStore!(count) as SpilledValues) - 1] }
+    }
+    for (const [a, b] of [
+      [A, B],
+      [gameA, gameB]
+    ]) {
+      for (const options of [{}, { noDefaults: true }, { ignore: ['gold'] }] as DiffOptions[]) {
+        const expected = await diffSources(fileDiffSource(a), fileDiffSource(b), options)
+        expect(expected.totals.changed).toBeGreaterThan(0)
+        made.length = 0
+        expect(await diffSources(spilled(a), spilled(b), options)).toEqual(expected)
+        expect(made).toHaveLength(2)
+        expect(made.map((v) => v.size)).not.toContain(0)
+        // A's store held the first changed message's value, and no longer does: the report freed it
+        expect(made[0].has(expected.conversations.find((c) => c.changed.length)!.changed[0].a.id)).toBe(false)
+      }
+    }
+    expect(fileDiffSource(A).valueStore!(SPILL_VALUES - 1)).toBeUndefined()
+    // the game pair differs in hundreds of messages, more than the scripted one
+    expect((await diffSources(fileDiffSource(gameA), fileDiffSource(gameB))).totals.changed).toBeGreaterThan(300)
+    expect(readdirSync(spillDir)).toEqual([])
   })
 
   it('gives the same report with a side made in another thread, its columns transferred', async () => {

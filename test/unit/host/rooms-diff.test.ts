@@ -9,7 +9,7 @@
 // context.
 // The CLI runs as a separate process on the built bin (vitest's global setup keeps out/ fresh).
 import { afterAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
@@ -302,6 +302,38 @@ describe('diffWith', () => {
     expect(whole.changed.length + whole.onlyA.length).toBeGreaterThan(0)
     c.close()
   })
+
+  it.runIf(existsSync('/proc/self/fd'))(
+    'keeps many values that differ in files: the same report, each file freed when its comparison is replaced or the session closes',
+    async () => {
+      // This process's open files that are value stores (removed from their folder at once, still open).
+      const stores = () =>
+        readdirSync('/proc/self/fd').filter((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`).includes('gamewire-diff-values-')
+          } catch {
+            return false
+          }
+        }).length
+      const before = stores()
+      const c = new SessionCore({ emit: () => undefined, demoCapturePath: () => F.good, tempDir: tmp, diffSpillAt: 1 })
+      await c.open(F.A)
+      const d = await c.diffWith(F.B)
+      expect(appReport(c, d)).toEqual(cliReport(F.A, F.B))
+      expect(stores()).toBe(before + 2)
+      // ignoring more compares again from the same sides, their values read back from the files
+      const less = await c.diffWith(F.B, { ignore: ['gold'] })
+      expect(appReport(c, less)).toEqual(cliReport(F.A, F.B, '--ignore', 'gold'))
+      expect(stores()).toBe(before + 2)
+      // ignoring less decodes again: new sides, and the files of the replaced ones are closed
+      const all = await c.diffWith(F.B, { noDefaults: true })
+      expect(appReport(c, all)).toEqual(cliReport(F.A, F.B, '--no-default-ignores'))
+      expect(stores()).toBe(before + 2)
+      c.close()
+      expect(stores()).toBe(before)
+      expect(readdirSync(tmp).filter((f) => f.startsWith('gamewire-diff-values-'))).toEqual([])
+    }
+  )
 
   it('the open capture against itself: every line a pair of the same message; bad paths fail with a message', async () => {
     const c = core()
