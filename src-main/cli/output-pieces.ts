@@ -28,10 +28,53 @@ export function* jsonWithArray(value: object, key: string, items: Iterable<unkno
   // The array is a value of the top object: its items are indented four spaces, its `]` two.
   let first = true
   for (const item of items) {
-    yield `${first ? '[' : ','}\n    ${JSON.stringify(item, null, 2).replaceAll('\n', '\n    ')}`
+    yield first ? '[\n    ' : ',\n    '
+    yield* jsonPieces(item, '    ')
     first = false
   }
   yield first ? '[]' : '\n  ]'
   const tail = after ? JSON.stringify({ [key]: mark, ...after() }, null, 2) : head
   yield `${tail.slice(tail.indexOf(quoted) + quoted.length)}\n`
+}
+
+/** Arrays up to this long are written in one piece. */
+const SMALL_ARRAY = 64
+
+/**
+ * `JSON.stringify(value, null, 2)` with each line after the first indented by `indent`, the same bytes, a
+ * piece at a time: an array longer than SMALL_ARRAY, and an object holding one, are written member by
+ * member, so that one item of a report (a conversation pair of two captures that differ throughout: tens of
+ * megabytes) is never one string. Values are plain data (no toJSON, no Maps), as reports are.
+ */
+export function* jsonPieces(value: unknown, indent: string): Generator<string> {
+  const inner = `${indent}  `
+  if (Array.isArray(value) && value.length > SMALL_ARRAY) {
+    for (let i = 0; i < value.length; i++) {
+      yield i ? `,\n${inner}` : `[\n${inner}`
+      const v = value[i]
+      // as JSON.stringify writes an array's missing values
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') yield 'null'
+      else yield* jsonPieces(v, inner)
+    }
+    yield `\n${indent}]`
+    return
+  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && holdsLongArray(value)) {
+    let first = true
+    for (const [k, v] of Object.entries(value)) {
+      if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue // left out, as JSON.stringify does
+      yield `${first ? '{' : ','}\n${inner}${JSON.stringify(k)}: `
+      yield* jsonPieces(v, inner)
+      first = false
+    }
+    yield `\n${indent}}`
+    return
+  }
+  const text = JSON.stringify(value, null, 2)
+  yield indent ? text.replaceAll('\n', `\n${indent}`) : text
+}
+
+function holdsLongArray(o: object): boolean {
+  for (const v of Object.values(o)) if (Array.isArray(v) && v.length > SMALL_ARRAY) return true
+  return false
 }

@@ -1,7 +1,7 @@
 // The pieces long reports are written in: chunks for fewer writes, and JSON with one long array written an
 // item at a time, the same bytes as JSON.stringify of the whole.
 import { describe, expect, it } from 'vitest'
-import { chunked, jsonWithArray } from '../../../src-main/cli/output-pieces'
+import { chunked, jsonPieces, jsonWithArray } from '../../../src-main/cli/output-pieces'
 
 describe('output pieces', () => {
   it('chunks pieces into writes of about the asked size, losing nothing', () => {
@@ -50,5 +50,40 @@ describe('output pieces', () => {
     expect([...jsonWithArray(head, 'conversations', [], () => ({ totals: {} }))].join('')).toBe(
       `${JSON.stringify({ ...head, conversations: [], totals: {} }, null, 2)}\n`
     )
+  })
+
+  it('writes a value with long arrays member by member, the same bytes as JSON.stringify, at any indent', () => {
+    const long = (n: number, f: (k: number) => unknown) => Array.from({ length: n }, (_, k) => f(k))
+    // a conversation pair of a report, long lists in it, and what JSON.stringify leaves out or writes as null
+    const pair = {
+      protocol: 'photon',
+      a: { id: 1, client: '10.0.0.1:5055' },
+      b: null,
+      skipped: undefined,
+      fn: () => 1,
+      onlyA: long(70, (k) => ({ id: k, frames: [k, k + 1], name: `Op ${k}` })),
+      onlyB: [],
+      changed: long(200, (k) => ({
+        a: { id: k },
+        ...(k % 7 === 0 ? { reordered: true } : {}),
+        fields: long(k % 3 === 0 ? 90 : 2, (f) => ({
+          path: `p.${f}`,
+          a: f % 5 === 0 ? -0 : f,
+          b: f % 4 === 0 ? Number.NaN : 'x\n"y"',
+          only: f % 9 ? undefined : 'a'
+        }))
+      })),
+      holes: long(100, (k) => (k % 10 === 0 ? undefined : k % 11 === 0 ? () => 0 : k)),
+      nested: long(80, (k) => long(k % 2 ? 70 : 3, (j) => j)),
+      'key "quoted"\u2713': { deep: { list: long(65, (k) => ({ k })) } }
+    }
+    for (const v of [pair, pair.changed, [], {}, { only: long(65, (k) => k) }, 'text', 5, null]) {
+      for (const indent of ['', '    ']) {
+        const expected = JSON.stringify(v, null, 2).replaceAll('\n', `\n${indent}`)
+        const pieces = [...jsonPieces(v, indent)]
+        expect(pieces.join('')).toBe(expected)
+        if (v === pair) expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(expected.length / 20)
+      }
+    }
   })
 })
