@@ -119,7 +119,19 @@ interface LastReport {
   rows: RowIndex
   alignment: DiffAlignment
   rules: IgnoreRules
-  pairs: Map<number, { diff: ConversationDiff; lines: DiffRow[] }>
+  pairs: Map<number, MadePair>
+}
+
+/**
+ * A pair as the panel is sent it: its counts, and its lines (the first page of them, or all). Not its
+ * comparison: two captures of different sessions differ in nearly every message, and a page of pairs held
+ * with every changed field of each came to hundreds of megabytes.
+ */
+interface MadePair {
+  view: Omit<DiffPairView, 'rows'>
+  rows: DiffLine[]
+  /** rows holds every line (else the first DIFF_LINES_PAGE). */
+  whole: boolean
 }
 const lastReports = new WeakMap<SessionContext, LastReport>()
 let nextReport = 1
@@ -149,7 +161,7 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
   // The totals and the per-operation summary: every pair compared once, the first page's kept.
   const stream = diffStream(sides.A, sides.B, diffOptions, sides.alignment)
   const last: LastReport = { id: nextReport++, rows, alignment: sides.alignment, rules: stream.rules, pairs: new Map() }
-  for (const { index, aligned, diff } of stream.pairs) if (index < DIFF_PAIRS_PAGE) keep(last, index, aligned, diff)
+  for (const { index, aligned, diff } of stream.pairs) if (index < DIFF_PAIRS_PAGE) keep(last, index, aligned, diff, false)
   lastReports.set(ctx, last)
   // The replay numbers messages as the index does unless a live capture's ring dropped frames.
   const timelineIds = stream.head.a.messages === rows.count && ctx.rows === rows
@@ -179,43 +191,50 @@ export function diffLines(ctx: SessionContext, id: number, pair: number, start: 
   const last = current(ctx, id)
   const n = last.alignment.pairs.length
   if (pair >= n) throw new Error(`the comparison has ${n} conversation pairs, not ${pair + 1}`)
-  const { diff, lines } = pairOf(last, pair)
-  return lines.slice(start, start + count).map((r) => line(r, diff))
+  return pairOf(last, pair, start + count > DIFF_LINES_PAGE).rows.slice(start, start + count)
 }
 
 function pairViews(last: LastReport, start: number, count: number): DiffPairView[] {
   const out: DiffPairView[] = []
   for (let k = start; k < Math.min(last.alignment.pairs.length, start + count); k++) {
-    const { diff: c, lines } = pairOf(last, k)
-    out.push({
-      index: k,
-      protocol: c.protocol,
-      a: c.a,
-      b: c.b,
-      pairedBy: c.pairedBy,
-      aligned: c.aligned,
-      changed: c.changed.filter((x) => x.fields.length > 0).length,
-      onlyA: c.onlyA.length,
-      onlyB: c.onlyB.length,
-      lines: lines.length,
-      rows: lines.slice(0, DIFF_LINES_PAGE).map((r) => line(r, c))
-    })
+    const { view, rows } = pairOf(last, k, false)
+    out.push({ ...view, rows: rows.slice(0, DIFF_LINES_PAGE) })
   }
   return out
 }
 
-/** Pair k compared, and its lines: every compared message, or for a long pair its differences with context lines around them. */
-function pairOf(last: LastReport, k: number): { diff: ConversationDiff; lines: DiffRow[] } {
+/**
+ * Pair k compared, and its lines: every compared message, or for a long pair its differences with context
+ * lines around them. `whole`: every line is wanted, not only the first page.
+ */
+function pairOf(last: LastReport, k: number, whole: boolean): MadePair {
   const made = last.pairs.get(k)
-  if (made) return made
+  if (made && (made.whole || !whole)) return made
   const aligned = last.alignment.align(k)
-  return keep(last, k, aligned, comparePair(last.alignment, aligned, last.rules))
+  return keep(last, k, aligned, comparePair(last.alignment, aligned, last.rules), whole)
 }
 
-/** Pair k's lines made from its comparison, kept with it (the last KEPT_PAIRS). */
-function keep(last: LastReport, k: number, aligned: PairAlignment, diff: ConversationDiff): { diff: ConversationDiff; lines: DiffRow[] } {
+/** Pair k's counts and lines (all, or the first page) made from its comparison, kept (the last KEPT_PAIRS). */
+function keep(last: LastReport, k: number, aligned: PairAlignment, diff: ConversationDiff, whole: boolean): MadePair {
   const all = pairRows(last.alignment, aligned, diff.changed)
-  const made = { diff, lines: all.length > FULL_ROWS ? compactRows(all, CONTEXT_ROWS, MAX_ROWS) : all }
+  const lines = all.length > FULL_ROWS ? compactRows(all, CONTEXT_ROWS, MAX_ROWS) : all
+  const made: MadePair = {
+    view: {
+      index: k,
+      protocol: diff.protocol,
+      a: diff.a,
+      b: diff.b,
+      pairedBy: diff.pairedBy,
+      aligned: diff.aligned,
+      changed: diff.changed.filter((x) => x.fields.length > 0).length,
+      onlyA: diff.onlyA.length,
+      onlyB: diff.onlyB.length,
+      lines: lines.length
+    },
+    rows: (whole ? lines : lines.slice(0, DIFF_LINES_PAGE)).map((r) => line(r, diff)),
+    whole: whole || lines.length <= DIFF_LINES_PAGE
+  }
+  last.pairs.delete(k)
   if (last.pairs.size >= KEPT_PAIRS) last.pairs.delete(last.pairs.keys().next().value!)
   last.pairs.set(k, made)
   return made

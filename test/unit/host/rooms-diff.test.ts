@@ -291,7 +291,11 @@ describe('diffWith', () => {
     const long = d.conversations.find((v) => v.lines > DIFF_LINES_PAGE)!
     expect(long.rows).toHaveLength(DIFF_LINES_PAGE)
     const pages: DiffLine[] = [...long.rows]
-    while (pages.length < long.lines) pages.push(...c.getDiffLines(d.report, long.index, pages.length, DIFF_LINES_PAGE))
+    while (pages.length < long.lines) {
+      const page = c.getDiffLines(d.report, long.index, pages.length, DIFF_LINES_PAGE)
+      expect(page.length).toBeGreaterThan(0) // each page brings lines (else this loop would never end)
+      pages.push(...page)
+    }
     expect(pages).toEqual(allLines(c, d, long))
     expect(c.getDiffLines(d.report, long.index, long.lines, 10)).toEqual([])
     const whole = cliReport(a, b).conversations[long.index]
