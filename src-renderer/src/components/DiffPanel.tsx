@@ -8,7 +8,15 @@
 
 import { memo, useEffect, useRef, useState } from 'react'
 import { create } from 'zustand'
-import { DIFF_LINES_PAGE, DIFF_PAIRS_PAGE, type CaptureDiff, type DiffLine, type DiffPairView, type MessageRef } from '../../../src-shared/api'
+import {
+  DIFF_LINES_PAGE,
+  DIFF_PAIRS_PAGE,
+  type CaptureDiff,
+  type DiffLine,
+  type DiffPairView,
+  type FieldChange,
+  type MessageRef
+} from '../../../src-shared/api'
 import { baseName, DIRECTION_ARROW, num, plural } from '../format'
 import { errorMessage, useInspector } from '../state/store'
 
@@ -133,6 +141,42 @@ function usePairLines(c: DiffPairView, report: number) {
   return { rows, busy, error, more }
 }
 
+/**
+ * Fields a changed line shows before "Show all": two captures of different sessions differ in nearly every
+ * message, some in hundreds of fields, and a page of pairs with every one was over a million elements.
+ */
+const FIELDS_SHOWN = 20
+
+/** A changed message's field differences: the first FIELDS_SHOWN, and the rest on request. */
+function ChangedFields({ fields }: { fields: FieldChange[] }) {
+  const [all, setAll] = useState(false)
+  const shown = all ? fields : fields.slice(0, FIELDS_SHOWN)
+  return (
+    <>
+      <table className="diff-fields" data-testid="diff-fields">
+        <tbody>
+          {shown.map((f, k) => (
+            <tr key={k} data-testid="diff-field" data-path={f.path}>
+              <td className="mono path">{f.path}</td>
+              <td className="mono av" data-testid="diff-field-a">
+                {f.only === 'b' ? '(absent)' : show(f.a)}
+              </td>
+              <td className="mono bv" data-testid="diff-field-b">
+                {f.only === 'a' ? '(absent)' : show(f.b)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {shown.length < fields.length && (
+        <button type="button" className="button small" data-testid="diff-fields-more" onClick={() => setAll(true)}>
+          Show all {num(fields.length)} fields ({num(fields.length - shown.length)} more)
+        </button>
+      )}
+    </>
+  )
+}
+
 // Memoized: typing in the form re-renders the panel, not the pairs of an unchanged result.
 const Pair = memo(function Pair({ c, byId, report }: { c: DiffPairView; byId: boolean; report: number }) {
   const { rows, busy, error, more } = usePairLines(c, report)
@@ -184,23 +228,7 @@ const Pair = memo(function Pair({ c, byId, report }: { c: DiffPairView; byId: bo
                 <tr key={`${i}-f`} className={`diff-fields-row ${kind}`}>
                   <td colSpan={2}>
                     {change.reordered && <div className="muted small">paired out of order</div>}
-                    {change.fields.length > 0 && (
-                      <table className="diff-fields" data-testid="diff-fields">
-                        <tbody>
-                          {change.fields.map((f, k) => (
-                            <tr key={k} data-testid="diff-field" data-path={f.path}>
-                              <td className="mono path">{f.path}</td>
-                              <td className="mono av" data-testid="diff-field-a">
-                                {f.only === 'b' ? '(absent)' : show(f.a)}
-                              </td>
-                              <td className="mono bv" data-testid="diff-field-b">
-                                {f.only === 'a' ? '(absent)' : show(f.b)}
-                              </td>
-                            </tr>
-                          ))}
-                        </tbody>
-                      </table>
-                    )}
+                    {change.fields.length > 0 && <ChangedFields fields={change.fields} />}
                   </td>
                 </tr>
               ) : null

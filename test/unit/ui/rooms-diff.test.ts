@@ -224,9 +224,44 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     expect(byId(await ids('b', 'only-b'))).toEqual(want.onlyB.map((m) => m.id))
     expect(byId(await ids('a', 'only-a'))).toEqual(want.onlyA.map((m) => m.id))
     expect(await rows.count()).toBe(want.aligned + want.onlyA.length + want.onlyB.length)
+    // A changed message with many fields shows its first 20; "Show all" shows every one, as the CLI names them.
+    const k = report.conversations.findIndex((c, i) => i < DIFF_PAIRS_PAGE && c.changed.some((x) => x.fields.length > 25))
+    expect(k).toBeGreaterThanOrEqual(0)
+    const wide = report.conversations[k]
+    const many = wide.changed.find((x) => x.fields.length > 25)!
+    const widePair = page.locator(`[data-testid=diff-pair][data-a="${wide.a!.id}"]`)
+    const wideRows = widePair.locator('[data-testid=diff-row]')
+    const wideMore = widePair.locator('[data-testid=diff-more]')
+    while (await wideMore.count()) {
+      const shown = await wideRows.count()
+      await wideMore.click()
+      await expect.poll(() => wideRows.count()).toBeGreaterThan(shown)
+    }
+    const line = widePair.locator(`[data-testid=diff-row][data-kind=changed]:has([data-testid=diff-a][data-id="${many.a.id}"])`)
+    const fieldsRow = line.locator('xpath=following-sibling::tr[1]')
+    const shownFields = () =>
+      fieldsRow
+        .locator('[data-testid=diff-field]')
+        .evaluateAll((els) =>
+          els.map((f) => [
+            f.getAttribute('data-path'),
+            f.querySelector('[data-testid=diff-field-a]')!.textContent,
+            f.querySelector('[data-testid=diff-field-b]')!.textContent
+          ])
+        )
+    const cli = many.fields.map((f) => [f.path, f.only === 'b' ? '(absent)' : show(f.a), f.only === 'a' ? '(absent)' : show(f.b)])
+    expect(await shownFields()).toEqual(cli.slice(0, 20))
+    const all = fieldsRow.locator('[data-testid=diff-fields-more]')
+    expect(await all.innerText()).toBe(`Show all ${many.fields.length} fields (${many.fields.length - 20} more)`)
+    await all.click()
+    await expect.poll(shownFields).toEqual(cli)
+    expect(await all.count()).toBe(0)
     expect(problems).toEqual([])
   })
 })
+
+/** A field's value as the panel writes it: strings quoted. */
+const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v) : String(v))
 
 describe('the Diff tab with many conversation pairs', { timeout: 120_000 }, () => {
   it('shows the first pairs and more on each "Show more", in the order and number the CLI reports; comparing again starts over', async () => {
