@@ -13,6 +13,7 @@ import { Cancelled, Token } from './cancel'
 import { NO_CONVERSATIONS } from '../../../src-shared/engine/conversation-table'
 import type { IndexResults, SessionContext } from './context'
 import type { DetailPart } from './details'
+import { forgetDiff } from './diff'
 import type { ExportPart } from './exports'
 import { RowIndex } from './row-index'
 import type { ViewPart } from './view'
@@ -223,6 +224,7 @@ export class CapturePart {
     ctx.conversations = NO_CONVERSATIONS
     ctx.generation++
     this.details.forget()
+    forgetDiff(ctx) // the last comparison's sides were the old capture's
     return store
   }
 

@@ -333,6 +333,11 @@ describe('diffWith', () => {
       const all = await c.diffWith(F.B, { noDefaults: true })
       expect(appReport(c, all)).toEqual(cliReport(F.A, F.B, '--no-default-ignores'))
       expect(stores()).toBe(before + 2)
+      // another capture opened: the comparison was the old one's, and its files go
+      await c.open(F.B)
+      expect(stores()).toBe(before)
+      await c.diffWith(F.A)
+      expect(stores()).toBe(before + 2)
       c.close()
       expect(stores()).toBe(before)
       expect(readdirSync(tmp).filter((f) => f.startsWith('gamewire-diff-values-'))).toEqual([])
