@@ -20,6 +20,7 @@ import {
   comparePair,
   compareSides,
   diffStream,
+  freeValues,
   pairRows,
   type DiffAlignment,
   type DiffRow,
@@ -94,7 +95,7 @@ const knownSides = new WeakMap<SessionContext, KnownSides>()
 /** Keeps `sides` as the session's last, freeing the values of the sides they replace (a file each, when many). */
 function keepSides(ctx: SessionContext, known: KnownSides | undefined): void {
   const old = knownSides.get(ctx)?.sides
-  if (old && old !== known?.sides) for (const side of [old.A, old.B]) side.closeValues()
+  if (old && old !== known?.sides) freeValues(old)
   if (known) knownSides.set(ctx, known)
   else knownSides.delete(ctx)
 }
@@ -154,7 +155,7 @@ export async function diffWith(ctx: SessionContext, path: string, options: DiffW
     token.check()
   } catch (e) {
     // A newer comparison or capture took over: these sides are not kept, so their values go now.
-    if (sides !== known?.sides) for (const side of [sides.A, sides.B]) side.closeValues()
+    if (sides !== known?.sides) freeValues(sides)
     throw e
   }
   keepSides(ctx, { rows, count: rows.count, key: b.key, sides })

@@ -546,11 +546,16 @@ export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOp
       side.checkValues(wanted)
     }
   } catch (e) {
-    A.closeValues()
-    B.closeValues()
+    freeValues({ A, B })
     throw e
   }
   return { A, B, alignment }
+}
+
+/** Frees both sides' values (a file each when there were many): their comparison is done. */
+export function freeValues(sides: Pick<DiffSides, 'A' | 'B'>): void {
+  sides.A.closeValues()
+  sides.B.closeValues()
 }
 
 /** Two captures compared, the report as it is read (the CLI writes it so); the sides' values are freed once its tail is read. */
@@ -561,8 +566,7 @@ export async function diffSourcesStream(a: DiffSource, b: DiffSource, options: D
     ...stream,
     tail() {
       const tail = stream.tail()
-      A.closeValues()
-      B.closeValues()
+      freeValues({ A, B })
       return tail
     }
   }
@@ -574,8 +578,7 @@ export async function diffSources(a: DiffSource, b: DiffSource, options: DiffOpt
   try {
     return diffCaptures(A, B, options, alignment)
   } finally {
-    A.closeValues()
-    B.closeValues()
+    freeValues({ A, B })
   }
 }
 
