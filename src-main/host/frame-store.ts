@@ -3,16 +3,13 @@
 // heap holds its offset in the spill file and a link to the next frame of its conversation; per
 // conversation, where that chain starts and ends (a few bytes, for a million tiny conversations too).
 
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { AppendFile } from './append-file'
 import { resized } from '../../src-shared/bytes/columns'
 import { copyBytes } from '../../src-shared/bytes/slab'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
 
 // Record header: interfaceId u32, linkType u32, tsSec f64, tsNsec u32, originalLength u32, capturedLength u32.
 const HEADER = 28
-const WRITE_BUFFER = 1 << 20
 const READ_BLOCK = 4 << 20
 /**
  * get() reads this much from the frame on: a conversation's replay (message detail) asks for its frames in
@@ -23,12 +20,9 @@ const READ_BLOCK = 4 << 20
 const READ_AHEAD = 1 << 20
 
 export class FrameStore {
-  private readonly dir: string
-  private readonly fd: number
-  /** Bytes already written to the file. */
-  private written = 0
-  private buf = Buffer.allocUnsafe(WRITE_BUFFER)
-  private used = 0
+  private readonly file: AppendFile
+  /** A frame's record header, filled before the frame is appended. */
+  private readonly head = Buffer.allocUnsafe(HEADER)
   private offsets = new Float64Array(1024)
   /** Per frame (index = number - 1): the next frame of its conversation, 0 after the last. */
   private nextFrame = new Uint32Array(1024)
@@ -43,7 +37,6 @@ export class FrameStore {
   readonly interfaces: CaptureInterface[] = []
   /** pcapng frame comments, by frame number (few frames have any; the frame node shows them). */
   private comments: Map<number, string[]> | undefined
-  private closed = false
   /**
    * The last read-ahead window: the store's bytes [windowStart, windowStart + windowLength), in a buffer reused
    * from read to read (a replay through a large capture reads a window per MiB of it; get() copies frames out).
@@ -52,9 +45,8 @@ export class FrameStore {
   private windowStart = 0
   private windowLength = 0
 
-  constructor(parent = tmpdir()) {
-    this.dir = mkdtempSync(join(parent, 'gamewire-frames-'))
-    this.fd = openSync(join(this.dir, 'frames.bin'), 'w+')
+  constructor(parent?: string) {
+    this.file = new AppendFile('gamewire-frames-', parent)
   }
 
   /** Appends a frame; frames must arrive numbered 1, 2, 3... */
@@ -62,22 +54,9 @@ export class FrameStore {
     if (f.number !== this.count + 1) throw new Error(`frame store: expected frame ${this.count + 1}, got ${f.number}`)
     if (this.count === this.offsets.length) this.grow()
     if (f.comments?.length) (this.comments ??= new Map()).set(f.number, f.comments)
-    const size = HEADER + f.data.length
-    if (this.used + size > this.buf.length) this.flush()
-    this.offsets[this.count] = this.written + this.used
+    this.header(this.head, f)
+    this.offsets[this.count] = this.file.append(this.head, f.data)
     this.count++
-    if (size > this.buf.length) {
-      // A frame bigger than the buffer goes straight to the file.
-      const head = Buffer.allocUnsafe(HEADER)
-      this.header(head, 0, f)
-      writeSync(this.fd, head, 0, HEADER, this.written)
-      writeSync(this.fd, f.data, 0, f.data.length, this.written + HEADER)
-      this.written += size
-      return
-    }
-    this.header(this.buf, this.used, f)
-    this.buf.set(f.data, this.used + HEADER)
-    this.used += size
   }
 
   /** Records that a frame went to a conversation (1-based id); a frame already recorded is ignored. */
@@ -130,12 +109,12 @@ export class FrameStore {
   get(number: number): CaptureFrame {
     if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
     const start = this.offsets[number - 1]
-    const end = number < this.count ? this.offsets[number] : this.written + this.used
+    const end = number < this.count ? this.offsets[number] : this.file.size
     if (!this.window || start < this.windowStart || end > this.windowStart + this.windowLength) {
       // Stored bytes never change once written, so a window stays valid as frames are appended.
-      const length = Math.max(end, Math.min(start + READ_AHEAD, this.written + this.used)) - start
+      const length = Math.max(end, Math.min(start + READ_AHEAD, this.file.size)) - start
       if (!this.window || this.window.length < length) this.window = Buffer.allocUnsafe(Math.max(length, READ_AHEAD))
-      this.readBytes(start, length, this.window)
+      this.file.read(start, length, this.window)
       this.windowStart = start
       this.windowLength = length
     }
@@ -156,8 +135,8 @@ export class FrameStore {
       // take as many whole frames as fit in one block (at least one)
       let m = n
       while (m < last && this.offsets[m] - blockStart < READ_BLOCK) m++
-      const blockEnd = m < this.count ? this.offsets[m] : this.written + this.used
-      const block = this.readBytes(blockStart, blockEnd - blockStart)
+      const blockEnd = m < this.count ? this.offsets[m] : this.file.size
+      const block = this.file.read(blockStart, blockEnd - blockStart)
       for (let k = n; k <= m; k++) {
         if (select && !select(k)) continue
         yield this.decode(k, block, this.offsets[k - 1] - blockStart)
@@ -167,13 +146,7 @@ export class FrameStore {
   }
 
   close(): void {
-    if (this.closed) return
-    this.closed = true
-    try {
-      closeSync(this.fd)
-    } finally {
-      rmSync(this.dir, { recursive: true, force: true })
-    }
+    this.file.close()
   }
 
   private grow(): void {
@@ -183,13 +156,13 @@ export class FrameStore {
     this.inConversation = resized(this.inConversation, size / 8)
   }
 
-  private header(b: Buffer, at: number, f: CaptureFrame): void {
-    b.writeUInt32LE(f.interfaceId >>> 0, at)
-    b.writeUInt32LE(f.linkType >>> 0, at + 4)
-    b.writeDoubleLE(f.noTimestamp ? -1 : f.tsSec, at + 8)
-    b.writeUInt32LE(f.tsNsec >>> 0, at + 16)
-    b.writeUInt32LE(f.originalLength >>> 0, at + 20)
-    b.writeUInt32LE(f.data.length, at + 24)
+  private header(b: Buffer, f: CaptureFrame): void {
+    b.writeUInt32LE(f.interfaceId >>> 0, 0)
+    b.writeUInt32LE(f.linkType >>> 0, 4)
+    b.writeDoubleLE(f.noTimestamp ? -1 : f.tsSec, 8)
+    b.writeUInt32LE(f.tsNsec >>> 0, 16)
+    b.writeUInt32LE(f.originalLength >>> 0, 20)
+    b.writeUInt32LE(f.data.length, 24)
   }
 
   /** The frame stored at b[at]; its bytes are a view of `b`, or a copy with `copy`. */
@@ -209,30 +182,5 @@ export class FrameStore {
     const comments = this.comments?.get(number)
     if (comments) frame.comments = comments
     return frame
-  }
-
-  private flush(): void {
-    if (this.used === 0) return
-    writeSync(this.fd, this.buf, 0, this.used, this.written)
-    this.written += this.used
-    this.used = 0
-  }
-
-  /** Bytes at [start, start+length) of the store, whether flushed or still buffered, into `out` (or a new buffer). */
-  private readBytes(start: number, length: number, out: Buffer<ArrayBuffer> = Buffer.allocUnsafe(length)): Buffer<ArrayBuffer> {
-    let filled = 0
-    if (start < this.written) {
-      const fromFile = Math.min(length, this.written - start)
-      while (filled < fromFile) {
-        const n = readSync(this.fd, out, filled, fromFile - filled, start + filled)
-        if (n <= 0) throw new Error('frame store: unexpected end of the spill file')
-        filled += n
-      }
-    }
-    if (filled < length) {
-      const bufStart = start + filled - this.written
-      this.buf.copy(out, filled, bufStart, bufStart + (length - filled))
-    }
-    return out
   }
 }

@@ -9,7 +9,7 @@
 // context.
 // The CLI runs as a separate process on the built bin (vitest's global setup keeps out/ fresh).
 import { afterAll, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
@@ -34,6 +34,7 @@ import { REFERENCE_B_OPTIONS } from '../../fixtures/analysis/diff-pair'
 import { writeConversationsCapture } from '../../bench/make-conversations-capture.mjs'
 import { writeGameCapture } from '../../bench/game-traffic'
 import { gw } from '../helpers/cli'
+import { openFilesNamed } from '../helpers/open-files'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-rooms-diff-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -311,14 +312,7 @@ describe('diffWith', () => {
     'keeps many values that differ in files: the same report, each file freed when its comparison is replaced or the session closes',
     async () => {
       // This process's open files that are value stores (removed from their folder at once, still open).
-      const stores = () =>
-        readdirSync('/proc/self/fd').filter((fd) => {
-          try {
-            return readlinkSync(`/proc/self/fd/${fd}`).includes('gamewire-diff-values-')
-          } catch {
-            return false
-          }
-        }).length
+      const stores = () => openFilesNamed('gamewire-diff-values-')
       const before = stores()
       const c = new SessionCore({ emit: () => undefined, demoCapturePath: () => F.good, tempDir: tmp, diffSpillAt: 1 })
       await c.open(F.A)

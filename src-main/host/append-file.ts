@@ -1,0 +1,115 @@
+// A temporary file that is only appended to and read back: the frame store's frames (frame-store.ts) and a
+// diff side's values (spilled-values.ts). Appends go through a write buffer (one write per MiB, not per
+// record); reads take bytes from the file and from the buffer alike, so a record can be read as soon as
+// it is appended. Where the system lets an open file be removed (not Windows), it is removed at once: a
+// killed process leaves nothing behind in the temporary folder. Elsewhere it goes at close() or when the
+// process exits.
+
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const WRITE_BUFFER = 1 << 20
+const EMPTY = new Uint8Array(0)
+
+/** Files whose folder could not be removed while open; removed when the process exits. */
+const leftAtExit = new Set<AppendFile>()
+let exitHook = false
+
+export class AppendFile {
+  /** The file's folder while it still exists (systems that cannot remove an open file). */
+  private dir: string | null
+  private readonly fd: number
+  /** Bytes in the file, and those in the write buffer after them. */
+  private written = 0
+  private buf = Buffer.allocUnsafe(WRITE_BUFFER)
+  private used = 0
+  private closed = false
+
+  /** `prefix` names the folder made for the file in `parent` (gamewire-frames-, …). */
+  constructor(prefix: string, parent = tmpdir()) {
+    const dir = mkdtempSync(join(parent, prefix))
+    this.fd = openSync(join(dir, 'data.bin'), 'w+')
+    try {
+      rmSync(dir, { recursive: true })
+      this.dir = null
+    } catch {
+      this.dir = dir
+      leftAtExit.add(this)
+      if (!exitHook) {
+        exitHook = true
+        process.once('exit', () => {
+          for (const f of leftAtExit) f.close()
+        })
+      }
+    }
+  }
+
+  /** Bytes stored: in the file and still in the write buffer. */
+  get size(): number {
+    return this.written + this.used
+  }
+
+  /** Appends `a` then `b` as one record; returns where the record starts. */
+  append(a: Uint8Array, b: Uint8Array = EMPTY): number {
+    if (this.closed) throw new Error('internal: temporary file used after close')
+    const start = this.size
+    const length = a.length + b.length
+    if (this.used + length > this.buf.length) this.flush()
+    if (length > this.buf.length) {
+      // A record larger than the buffer goes straight to the file.
+      this.writeAll(a)
+      this.writeAll(b)
+      return start
+    }
+    this.buf.set(a, this.used)
+    this.buf.set(b, this.used + a.length)
+    this.used += length
+    return start
+  }
+
+  /** The bytes at [start, start + length), from the file or the buffer, into `out` (or a new buffer). */
+  read(start: number, length: number, out: Buffer<ArrayBuffer> = Buffer.allocUnsafe(length)): Buffer<ArrayBuffer> {
+    if (this.closed) throw new Error('internal: temporary file used after close')
+    if (start < 0 || start + length > this.size) throw new RangeError(`bytes ${start}..${start + length} are not in the temporary file`)
+    let filled = 0
+    if (start < this.written) {
+      const fromFile = Math.min(length, this.written - start)
+      while (filled < fromFile) {
+        const n = readSync(this.fd, out, filled, fromFile - filled, start + filled)
+        if (n <= 0) throw new Error('internal: temporary file shorter than written')
+        filled += n
+      }
+    }
+    if (filled < length) {
+      const at = start + filled - this.written
+      this.buf.copy(out, filled, at, at + (length - filled))
+    }
+    return out
+  }
+
+  close(): void {
+    if (this.closed) return
+    this.closed = true
+    leftAtExit.delete(this)
+    try {
+      closeSync(this.fd)
+    } finally {
+      if (this.dir) rmSync(this.dir, { recursive: true, force: true })
+      this.buf = Buffer.alloc(0)
+    }
+  }
+
+  private flush(): void {
+    if (this.used === 0) return
+    this.writeAll(this.buf.subarray(0, this.used))
+    this.used = 0
+  }
+
+  /** Writes bytes at the file's end (a write may take less than asked). */
+  private writeAll(bytes: Uint8Array): void {
+    let done = 0
+    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.written + done)
+    this.written += bytes.length
+  }
+}
