@@ -16,6 +16,9 @@ export class TreeBuilder {
    * index pass keeps of a message for filters and columns. Allocated on the first such value.
    */
   indexed: IndexedValues | null = null
+  /** The last presence kept, and in which values: every field under a covering group keeps the same one. */
+  private lastPresent: string | null = null
+  private lastPresentIn: IndexedValues | null = null
 
   /** With `recording`: whether its nodes get their label texts (never without). */
   readonly labels: boolean
@@ -53,7 +56,10 @@ export class TreeBuilder {
 
   /** Keeps a presence entry (`has:…`) once per message when no tree is built. */
   presentKey(key: string): void {
-    if (!this.recording && !this.indexed?.keys.includes(key)) this.pushIndexed(key, true)
+    if (this.recording || (key === this.lastPresent && this.indexed === this.lastPresentIn && this.indexed !== null)) return
+    if (!this.indexed?.keys.includes(key)) this.pushIndexed(key, true)
+    this.lastPresent = key
+    this.lastPresentIn = this.indexed
   }
 
   private pushIndexed(key: string, value: FieldScalar): void {

@@ -249,7 +249,19 @@ export function readCommand(r: FieldReader): EnetCommand {
     start,
     end: start,
     payloadStart: start,
-    payloadEnd: start
+    payloadEnd: start,
+    // Every command has every member, so commands of all types share one object shape (the decoder's
+    // reads of them stay monomorphic).
+    ack: undefined,
+    connect: undefined,
+    connectIdBytes: undefined,
+    disconnectData: undefined,
+    unreliableSeq: undefined,
+    unsequencedGroup: undefined,
+    dataLength: undefined,
+    fragment: undefined,
+    bandwidth: undefined,
+    throttle: undefined
   }
   let headerDone = false
   try {

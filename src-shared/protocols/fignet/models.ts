@@ -51,6 +51,9 @@ export interface SchemaField {
   names?: EnumName
   /** What the field carries in server→client traffic when the code reuses it (docs/fignet.md, guide §10). */
   s2cMeaning?: string
+  /** Set at load for the fields of MODELS: the field's definition and its parsed type (no lookup per read). */
+  def?: FieldDef
+  kind?: Kind
 }
 
 /** One candidate field order of a model whose order the guide leaves open. */
@@ -73,7 +76,17 @@ export interface ModelSchema {
   note?: string
 }
 
-const f = (name: string, type: string, opts: Omit<SchemaField, 'name' | 'type'> = {}): SchemaField => ({ name, type, ...opts })
+// Every member present, in one order: one object shape for all fields keeps the decoder's reads of them
+// monomorphic (with the options spread in, V8 looked each read up in its megamorphic cache).
+const f = (name: string, type: string, opts: Omit<SchemaField, 'name' | 'type'> = {}): SchemaField => ({
+  name,
+  type,
+  assumed: opts.assumed,
+  names: opts.names,
+  s2cMeaning: opts.s2cMeaning,
+  def: undefined,
+  kind: undefined
+})
 const A = { assumed: true } as const
 
 // RequestOwnershipOperationData (§8.10): the request table lists RoomId, IsLocked, EntityNetId, EntityType;
@@ -296,24 +309,21 @@ export function fieldKey(name: string): string {
   return `entangle.${snakeCase(name)}`
 }
 
-const FIELD_DEFS = new Map<SchemaField, FieldDef>()
 for (const [model, schema] of Object.entries(MODELS)) {
   for (const fl of schema.fields ?? []) {
     const kind = parseType(fl.type)
     const names = kind.k === 'enum' ? ENUMS[kind.e] : fl.names ? ENUMS[fl.names] : undefined
-    FIELD_DEFS.set(
-      fl,
-      defineField(fieldKey(fl.name), fl.name, fieldType(kind), {
-        ...(names ? { names: { ...names } } : {}),
-        description: `${model}.${fl.name} (${fl.type}${fl.assumed ? ', type assumed' : ''})${fl.s2cMeaning ? `; server→client: ${fl.s2cMeaning}` : ''}`
-      })
-    )
+    fl.kind = kind
+    fl.def = defineField(fieldKey(fl.name), fl.name, fieldType(kind), {
+      ...(names ? { names: { ...names } } : {}),
+      description: `${model}.${fl.name} (${fl.type}${fl.assumed ? ', type assumed' : ''})${fl.s2cMeaning ? `; server→client: ${fl.s2cMeaning}` : ''}`
+    })
   }
 }
 
 /** The field definition of a schema field (declared at load). */
 export function schemaFieldDef(fl: SchemaField): FieldDef {
-  return FIELD_DEFS.get(fl)!
+  return fl.def!
 }
 
 // ---- MemoryPack decoding ----
@@ -612,7 +622,7 @@ function unmanagedLabel(label: string, def: FieldDef): (x: number | bigint | boo
 function readField(ctx: Ctx, fl: SchemaField, tail: boolean, def = schemaFieldDef(fl)): Typed {
   const { mp } = ctx
   const labels = mp.r.tree.labels
-  const kind = parseType(fl.type)
+  const kind = fl.kind ?? parseType(fl.type)
   const meaning = ctx.dir === 's2c' ? fl.s2cMeaning : undefined
   const label = meaning ? `${fl.name} (${meaning})` : fl.name
   let t: Typed
@@ -677,7 +687,7 @@ function readList(ctx: Ctx, of: string, def: FieldDef, label: string): Typed[] |
           } finally {
             mp.leave()
           }
-        } else out.push(readField(ctx, { name: `[${i}]`, type: of }, false, dynamicDef(def.key, `[${i}]`, fieldType(kind))))
+        } else out.push(readField(ctx, f(`[${i}]`, of), false, dynamicDef(def.key, `[${i}]`, fieldType(kind))))
       } finally {
         mp.closeNode(el)
       }

@@ -133,8 +133,30 @@ export interface LnlPacket {
   notes: string[]
 }
 
+/** A packet with every member present: packets of all kinds share one object shape (monomorphic reads). */
 export function newPacket(start: number, end: number): LnlPacket {
-  return { start, end, property: -1, connectionNumber: 0, fragmented: false, notes: [] }
+  return {
+    start,
+    end,
+    property: -1,
+    kind: undefined,
+    connectionNumber: 0,
+    fragmented: false,
+    sequence: undefined,
+    channelId: undefined,
+    channel: undefined,
+    delivery: undefined,
+    fragment: undefined,
+    payload: undefined,
+    ack: undefined,
+    pingSequence: undefined,
+    pong: undefined,
+    connect: undefined,
+    accept: undefined,
+    disconnect: undefined,
+    mtu: undefined,
+    notes: []
+  }
 }
 
 export function deliveryName(delivery: number | undefined): string {

@@ -265,7 +265,18 @@ export function readCommand(r: FieldReader): PhotonCommand {
     end: start,
     bodyStart: start + COMMAND_HEADER_LENGTH,
     payloadStart: start,
-    payloadEnd: start
+    payloadEnd: start,
+    // Every command has every member, so commands of all types share one object shape (the decoder's
+    // reads of them stay monomorphic).
+    ack: undefined,
+    unreliableSeq: undefined,
+    unsequencedGroup: undefined,
+    fragment: undefined,
+    connect: undefined,
+    verifyPeerId: undefined,
+    verify: undefined,
+    disconnectReason: undefined,
+    extraBytes: undefined
   }
   let headerDone = false
   try {

@@ -96,6 +96,23 @@ describe('FieldReader', () => {
     expect(t.roots).toEqual([])
   })
 
+  it('keeps a presence once per set of index values, again after the values are dropped', () => {
+    const t = new TreeBuilder(false)
+    for (const k of ['has:a', 'has:a', 'has:b', 'has:a', 'has:b']) t.presentKey(k)
+    expect(t.indexed).toEqual({ keys: ['has:a', 'has:b'], values: [true, true] })
+    // a builder reused for the next message drops its values (ENet's scan): the same presence is kept anew
+    t.indexed = null
+    t.presentKey('has:b')
+    t.presentKey('has:b')
+    expect(t.indexed).toEqual({ keys: ['has:b'], values: [true] })
+    t.indexed = { keys: ['x'], values: [1] }
+    t.presentKey('has:b')
+    expect(t.indexed).toEqual({ keys: ['x', 'has:b'], values: [1, true] })
+    const recording = new TreeBuilder(true)
+    recording.presentKey('has:a')
+    expect(recording.indexed).toBeNull()
+  })
+
   it('MessageDraft numbers its sources', () => {
     const d = new MessageDraft()
     expect(d.addSource('frame', new Uint8Array(1))).toBe(0)

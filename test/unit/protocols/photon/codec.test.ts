@@ -261,6 +261,21 @@ describe('PUN custom types', () => {
     expect(decodeCustom(0x50, Uint8Array.from([0xff, 0xff, 0xff, 0xf9])).decoded).toEqual({ actorNr: -7 })
     expect(decodeCustom(0x01, Uint8Array.from([1, 2]))).toEqual({})
   })
+
+  it("reads Vector2 and Quaternion in PUN's member order, each member's float from its 4 bytes", () => {
+    // PUN writes Vector2 as x, y and Quaternion as w, x, y, z (CustomTypes.cs), each a big-endian float
+    for (const [code, members] of [
+      [0x57, ['x', 'y']],
+      [0x51, ['w', 'x', 'y', 'z']]
+    ] as const) {
+      const b = new Uint8Array(4 * members.length)
+      const view = new DataView(b.buffer)
+      members.forEach((_, k) => view.setFloat32(4 * k, (k + 1) * 1.5 - 4, false))
+      const decoded = decodeCustom(code, b).decoded!
+      expect(Object.keys(decoded)).toEqual(members)
+      members.forEach((m, k) => expect(decoded[m]).toBe(view.getFloat32(4 * k, false)))
+    }
+  })
 })
 
 describe('Protocol16 codec', () => {
