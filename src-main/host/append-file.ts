@@ -10,6 +10,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const WRITE_BUFFER = 1 << 20
+/**
+ * view() reads this much from the asked bytes on, for records read in ascending order and close together:
+ * a conversation's frames in a replay (message detail). With 64 KiB a conversation holding a thirtieth of
+ * the frames got ~9 frames per read, and a replay copied several times the capture's size; a MiB costs
+ * ~0.1 ms to copy and serves a replay in one pass over the file. (A diff side's values are read a
+ * conversation at a time, each a few hundred KB from the last: they are read exactly, with read().)
+ */
+const READ_AHEAD = 1 << 20
 const EMPTY = new Uint8Array(0)
 
 /** Files whose folder could not be removed while open; removed when the process exits. */
@@ -25,6 +33,10 @@ export class AppendFile {
   private buf = Buffer.allocUnsafe(WRITE_BUFFER)
   private used = 0
   private closed = false
+  /** The last read-ahead window: bytes [windowStart, windowStart + windowLength), in a buffer reused by view(). */
+  private window: Buffer<ArrayBuffer> | null = null
+  private windowStart = 0
+  private windowLength = 0
 
   /** `prefix` names the folder made for the file in `parent` (gamewire-frames-, …). */
   constructor(prefix: string, parent = tmpdir()) {
@@ -88,6 +100,24 @@ export class AppendFile {
     return out
   }
 
+  /**
+   * The bytes at [start, start + length) as a view of a read-ahead window, valid until the next call: the
+   * window holds READ_AHEAD bytes from `start` on (or the record, when longer), so that reads going forward
+   * through nearby records mostly come from memory. Bytes never change once appended, so a window stays
+   * valid as records are added after it.
+   */
+  view(start: number, length: number): Buffer<ArrayBuffer> {
+    if (!this.window || start < this.windowStart || start + length > this.windowStart + this.windowLength) {
+      const size = Math.max(length, Math.min(READ_AHEAD, this.size - start))
+      if (!this.window || this.window.length < size) this.window = Buffer.allocUnsafe(Math.max(size, READ_AHEAD))
+      this.read(start, size, this.window)
+      this.windowStart = start
+      this.windowLength = size
+    }
+    const at = start - this.windowStart
+    return this.window.subarray(at, at + length)
+  }
+
   close(): void {
     if (this.closed) return
     this.closed = true
@@ -97,6 +127,7 @@ export class AppendFile {
     } finally {
       if (this.dir) rmSync(this.dir, { recursive: true, force: true })
       this.buf = Buffer.alloc(0)
+      this.window = null
     }
   }
 

@@ -11,13 +11,6 @@ import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/ty
 // Record header: interfaceId u32, linkType u32, tsSec f64, tsNsec u32, originalLength u32, capturedLength u32.
 const HEADER = 28
 const READ_BLOCK = 4 << 20
-/**
- * get() reads this much from the frame on: a conversation's replay (message detail) asks for its frames in
- * ascending order, and frames of one conversation are rarely far apart, so one read serves the next several.
- * With 64 KiB, a conversation holding a thirtieth of the frames got ~9 frames per read and a replay copied
- * several times the capture's size; a MiB costs ~0.1 ms to copy and serves a replay in one pass over the file.
- */
-const READ_AHEAD = 1 << 20
 
 export class FrameStore {
   private readonly file: AppendFile
@@ -37,13 +30,6 @@ export class FrameStore {
   readonly interfaces: CaptureInterface[] = []
   /** pcapng frame comments, by frame number (few frames have any; the frame node shows them). */
   private comments: Map<number, string[]> | undefined
-  /**
-   * The last read-ahead window: the store's bytes [windowStart, windowStart + windowLength), in a buffer reused
-   * from read to read (a replay through a large capture reads a window per MiB of it; get() copies frames out).
-   */
-  private window: Buffer<ArrayBuffer> | null = null
-  private windowStart = 0
-  private windowLength = 0
 
   constructor(parent?: string) {
     this.file = new AppendFile('gamewire-frames-', parent)
@@ -110,17 +96,10 @@ export class FrameStore {
     if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
     const start = this.offsets[number - 1]
     const end = number < this.count ? this.offsets[number] : this.file.size
-    if (!this.window || start < this.windowStart || end > this.windowStart + this.windowLength) {
-      // Stored bytes never change once written, so a window stays valid as frames are appended.
-      const length = Math.max(end, Math.min(start + READ_AHEAD, this.file.size)) - start
-      if (!this.window || this.window.length < length) this.window = Buffer.allocUnsafe(Math.max(length, READ_AHEAD))
-      this.file.read(start, length, this.window)
-      this.windowStart = start
-      this.windowLength = length
-    }
-    // The frame's bytes are copied out of the window (into a slab, bytes/slab.ts): a decoder may keep them,
-    // and the window is overwritten by the next read.
-    return this.decode(number, this.window, start - this.windowStart, true)
+    // A conversation's replay (message detail) asks for its frames in ascending order, mostly close
+    // together: the file's read-ahead window serves the next several. The frame's bytes are copied out
+    // (into a slab, bytes/slab.ts): a decoder may keep them, and the window is overwritten by the next read.
+    return this.decode(number, this.file.view(start, end - start), 0, true)
   }
 
   /**

@@ -46,6 +46,32 @@ describe('AppendFile', () => {
     file.close()
   })
 
+  it('views the same bytes through its read-ahead window, forwards, backwards and while records are added', () => {
+    const rand = rng(5)
+    const file = new AppendFile('gamewire-append-v-', tmp)
+    const all: number[] = []
+    const records: [number, number][] = []
+    const add = (size: number) => {
+      const bytes = Uint8Array.from({ length: size }, () => Math.floor(rand() * 256))
+      records.push([file.append(bytes), size])
+      for (const x of bytes) all.push(x)
+    }
+    const check = ([start, length]: [number, number]) => expect(Buffer.compare(file.view(start, length), Buffer.from(all.slice(start, start + length)))).toBe(0)
+    for (let i = 0; i < 3000; i++) add(i % 700 === 3 ? (1 << 20) + 77 : Math.floor(rand() * 2000))
+    for (const r of records) check(r)
+    for (let k = records.length - 1; k >= 0; k -= 13) check(records[k])
+    // a window read at the end, then records added after it: the next views reach past the old window's end
+    check(records[records.length - 1])
+    for (let i = 0; i < 50; i++) {
+      add(Math.floor(rand() * 3000))
+      check(records[records.length - 2])
+      check(records[records.length - 1])
+    }
+    check(records[0])
+    file.close()
+    expect(() => file.view(0, 1)).toThrow(/after close/)
+  })
+
   it('leaves nothing in its folder while open and closes its file', () => {
     const dir = mkdtempSync(join(tmp, 'b-'))
     const file = new AppendFile('gamewire-append-b-', dir)
