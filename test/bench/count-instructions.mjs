@@ -1,6 +1,6 @@
 // Counts the machine instructions a gamewire command runs, with valgrind's cachegrind, and splits them into
 // where they go (V8's optimizing compiler, JIT code, inline caches, GC, …). Wall times on a shared machine
-// move by 10–40 % from run to run; this count moves by about 0.1 %, so a change of a few per cent in the
+// move by 10–40 % from run to run; this count moves by 0.1–0.4 %, so a change of a few per cent in the
 // decoders can be measured. Node runs with --single-threaded: the compiler and GC work on the main thread,
 // so the count is deterministic and includes them (in normal runs they use other threads).
 import { execFileSync, spawnSync } from 'node:child_process'
