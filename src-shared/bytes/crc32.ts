@@ -1,7 +1,7 @@
 // The reflected CRC-32 register (polynomial 0xEDB88320, the one zlib, Ethernet and PNG use), table-driven
 // and slicing-by-8 (eight 256-entry tables, eight bytes a step) for the bulk of the bytes. Shared by
-// Photon's datagram CRC (protocols/photon/crc.ts) and ENet's checksum (protocols/enet/checksum.ts), which
-// differ only in their initial value, final xor and the field they preset.
+// Photon's datagram CRC (protocols/photon/crc.ts) and ENet's checksums (protocols/enet/checksum.ts), which
+// differ only in their initial value, final xor and what their own field is taken to hold (withPreset).
 
 /** Eight 256-entry tables: the byte-at-a-time table first, then the ones slicing-by-8 needs. */
 const TABLES = (() => {
@@ -44,5 +44,23 @@ export function crc32Update(crc: number, b: Uint8Array, from: number, to: number
   return crc
 }
 
-/** The byte-at-a-time table (entry n: the register after shifting n through eight times). */
-export const CRC32_TABLE: Uint32Array = TABLES.subarray(0, 256)
+/**
+ * Runs a checksum's `update` over bytes[start, end) as the checksum sees them: its own field,
+ * bytes[at, at + preset.length), replaced by `preset` (zeros, a connection id), in three runs (before the
+ * field, the preset, after it) rather than a test per byte. Only the part of the field inside the range counts.
+ */
+export function withPreset<S>(
+  s: S,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  at: number,
+  preset: Uint8Array,
+  update: (s: S, b: Uint8Array, from: number, to: number) => S
+): S {
+  const presetStart = Math.min(Math.max(at, start), end)
+  const presetEnd = Math.min(Math.max(at + preset.length, start), end)
+  s = update(s, bytes, start, presetStart)
+  s = update(s, preset, presetStart - at, presetEnd - at)
+  return update(s, bytes, presetEnd, end)
+}

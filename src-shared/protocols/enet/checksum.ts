@@ -7,7 +7,7 @@
 // The preset is what the C code stores into the field: the connectID's four bytes as they travel in
 // CONNECT (ENet never byte-swaps connectID), widened to a uint64 in host order for ENet-CSharp.
 
-import { crc32Update } from '../../bytes/crc32'
+import { crc32Update, withPreset } from '../../bytes/crc32'
 
 const CRC64_POLY_HI = 0x95ac9329
 const CRC64_POLY_LO = 0xac4bc9b5
@@ -33,26 +33,6 @@ const CRC64_TABLE = (() => {
   }
   return { hi, lo }
 })()
-
-/**
- * Runs `update` over bytes[start, end) as the checksum saw them: bytes[at, at + preset.length) replaced by
- * `preset`, in three runs (before the field, the preset, after it) rather than a test per byte.
- */
-function withPreset<S>(
-  s: S,
-  bytes: Uint8Array,
-  start: number,
-  end: number,
-  at: number,
-  preset: Uint8Array,
-  update: (s: S, b: Uint8Array, from: number, to: number) => S
-): S {
-  const presetStart = Math.min(Math.max(at, start), end)
-  const presetEnd = Math.min(Math.max(at + preset.length, start), end)
-  s = update(s, bytes, start, presetStart)
-  s = update(s, preset, presetStart - at, presetEnd - at)
-  return update(s, bytes, presetEnd, end)
-}
 
 /** Vanilla ENet's checksum of bytes[start, end) with the 4-byte field at `at` preset; the value as read big-endian. */
 export function enetCrc32(bytes: Uint8Array, start: number, end: number, at: number, preset: Uint8Array): number {

@@ -3,24 +3,16 @@
 // field (offset 12 of the header) taken as zero; the bytes are never copied to zero that field.
 // The register update is the shared CRC-32 one (bytes/crc32.ts).
 
-import { CRC32_TABLE, crc32Update } from '../../bytes/crc32'
+import { crc32Update, withPreset } from '../../bytes/crc32'
+
+const ZEROS = new Uint8Array(4)
 
 /**
  * The CRC of bytes[start, end) with the 4 bytes at `crcAt` (absolute index) read as zero. A `crcAt` outside
  * the range (or negative) zeroes only what overlaps. Returns an unsigned 32-bit value.
  */
 export function photonCrcRange(bytes: Uint8Array, start: number, end: number, crcAt: number): number {
-  const zeroFrom = Math.max(start, crcAt)
-  const zeroTo = Math.min(end, crcAt + 4)
-  let crc = 0xffffffff
-  if (zeroFrom < zeroTo) {
-    crc = crc32Update(crc, bytes, start, zeroFrom)
-    for (let i = zeroFrom; i < zeroTo; i++) crc = CRC32_TABLE[crc & 0xff] ^ (crc >>> 8)
-    crc = crc32Update(crc, bytes, zeroTo, end)
-  } else {
-    crc = crc32Update(crc, bytes, start, end)
-  }
-  return crc >>> 0
+  return withPreset(0xffffffff, bytes, start, end, crcAt, ZEROS, crc32Update) >>> 0
 }
 
 /** Photon's CRC of a whole datagram, its CRC field at `crcOffset` taken as zero. */
