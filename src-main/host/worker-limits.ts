@@ -5,7 +5,9 @@
 // space) cut the pass by about a quarter there (npm run bench), at a fixed cost per thread well inside
 // the 1.5 GB budget. It costs memory where many conversations are open at once: their objects outlive the
 // scavenges, die in the old generation and wait there for a full collection. `decode` of a million TCP
-// connections peaked at 899 MiB with it, 616 MiB with V8's default (README, Memory).
+// connections peaked at 899 MiB with it, 616 MiB with V8's default (README, Memory). Measured again after
+// the decoders allocated less (README, Performance): opening the game capture in the session worker was
+// about 4 % faster with V8's default, `decode` with trees about 12 % slower; it stays for the exports.
 import type { ResourceLimits } from 'node:worker_threads'
 
 export const DECODE_WORKER_LIMITS: ResourceLimits = { maxYoungGenerationSizeMb: 192 }
