@@ -32,7 +32,7 @@ export class AppendFile {
   private written = 0
   private buf = Buffer.allocUnsafe(WRITE_BUFFER)
   private used = 0
-  private closed = false
+  private isClosed = false
   /** The last read-ahead window: bytes [windowStart, windowStart + windowLength), in a buffer reused by view(). */
   private window: Buffer<ArrayBuffer> | null = null
   private windowStart = 0
@@ -57,6 +57,11 @@ export class AppendFile {
     }
   }
 
+  /** Whether close() was called. */
+  get closed(): boolean {
+    return this.isClosed
+  }
+
   /** Bytes stored: in the file and still in the write buffer. */
   get size(): number {
     return this.written + this.used
@@ -64,7 +69,7 @@ export class AppendFile {
 
   /** Appends `a` then `b` as one record; returns where the record starts. */
   append(a: Uint8Array, b: Uint8Array = EMPTY): number {
-    if (this.closed) throw new Error('internal: temporary file used after close')
+    if (this.isClosed) throw new Error('internal: temporary file used after close')
     const start = this.size
     const length = a.length + b.length
     if (this.used + length > this.buf.length) this.flush()
@@ -82,7 +87,7 @@ export class AppendFile {
 
   /** The bytes at [start, start + length), from the file or the buffer, into `out` (or a new buffer). */
   read(start: number, length: number, out: Buffer<ArrayBuffer> = Buffer.allocUnsafe(length)): Buffer<ArrayBuffer> {
-    if (this.closed) throw new Error('internal: temporary file used after close')
+    if (this.isClosed) throw new Error('internal: temporary file used after close')
     if (start < 0 || start + length > this.size) throw new RangeError(`bytes ${start}..${start + length} are not in the temporary file`)
     let filled = 0
     if (start < this.written) {
@@ -119,8 +124,8 @@ export class AppendFile {
   }
 
   close(): void {
-    if (this.closed) return
-    this.closed = true
+    if (this.isClosed) return
+    this.isClosed = true
     leftAtExit.delete(this)
     try {
       closeSync(this.fd)

@@ -19,14 +19,13 @@ export class SpilledValues implements DiffValues {
   private readonly slots = new Map<number, number>()
   private starts = new Float64Array(1024)
   private lengths = new Uint32Array(1024)
-  private closed = false
 
   constructor(parent?: string) {
     this.file = new AppendFile('gamewire-diff-values-', parent)
   }
 
   set(id: number, value: unknown): void {
-    if (this.closed) throw new Error('internal: diff values used after close')
+    if (this.file.closed) throw new Error('internal: diff values used after close')
     const bytes = serialize(value)
     let slot = this.slots.get(id)
     if (slot === undefined) {
@@ -43,7 +42,7 @@ export class SpilledValues implements DiffValues {
 
   get(id: number): unknown {
     const slot = this.slots.get(id)
-    if (slot === undefined || this.closed) return undefined
+    if (slot === undefined || this.file.closed) return undefined
     return deserialize(this.file.read(this.starts[slot], this.lengths[slot]))
   }
 
@@ -53,12 +52,10 @@ export class SpilledValues implements DiffValues {
   }
 
   has(id: number): boolean {
-    return !this.closed && this.slots.has(id)
+    return !this.file.closed && this.slots.has(id)
   }
 
   close(): void {
-    if (this.closed) return
-    this.closed = true
     this.file.close()
   }
 }
