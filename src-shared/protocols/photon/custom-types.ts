@@ -3,34 +3,25 @@
 // 0x80 + code (Vector3 'V' 0x56 → 0xD6). Other codes stay bytes. A payload is decoded only when its
 // length is exactly the type's size: a game may register its own type under the same letter.
 
-export interface PunCustomType {
+interface PunCustomType {
   code: number
   name: string
+  /** Payload bytes: four per member (float32, or the Player's int32). */
   size: number
-  fields: readonly string[]
-  /** 'f32' fields or one 'i32'. */
-  kind: 'f32' | 'i32'
   /**
-   * The fields from `size` big-endian bytes, as an object literal: one object shape per type, where
-   * storing by field name in a loop sent every store through V8's megamorphic lookup.
+   * The members from `size` big-endian bytes, in wire order, as an object literal: one object shape
+   * per type, where storing by member name in a loop sent every store through V8's megamorphic lookup.
    */
   read: (b: Uint8Array) => Record<string, number>
 }
 
-export const PUN_CUSTOM_TYPES: ReadonlyMap<number, PunCustomType> = new Map(
+const PUN_CUSTOM_TYPES: ReadonlyMap<number, PunCustomType> = new Map(
   (
     [
-      { code: 0x57, name: 'Vector2', size: 8, fields: ['x', 'y'], kind: 'f32', read: (b) => ({ x: f32(b, 0), y: f32(b, 4) }) },
-      { code: 0x56, name: 'Vector3', size: 12, fields: ['x', 'y', 'z'], kind: 'f32', read: (b) => ({ x: f32(b, 0), y: f32(b, 4), z: f32(b, 8) }) },
-      {
-        code: 0x51,
-        name: 'Quaternion',
-        size: 16,
-        fields: ['w', 'x', 'y', 'z'],
-        kind: 'f32',
-        read: (b) => ({ w: f32(b, 0), x: f32(b, 4), y: f32(b, 8), z: f32(b, 12) })
-      },
-      { code: 0x50, name: 'Player', size: 4, fields: ['actorNr'], kind: 'i32', read: (b) => ({ actorNr: i32(b, 0) }) }
+      { code: 0x57, name: 'Vector2', size: 8, read: (b) => ({ x: f32(b, 0), y: f32(b, 4) }) },
+      { code: 0x56, name: 'Vector3', size: 12, read: (b) => ({ x: f32(b, 0), y: f32(b, 4), z: f32(b, 8) }) },
+      { code: 0x51, name: 'Quaternion', size: 16, read: (b) => ({ w: f32(b, 0), x: f32(b, 4), y: f32(b, 8), z: f32(b, 12) }) },
+      { code: 0x50, name: 'Player', size: 4, read: (b) => ({ actorNr: i32(b, 0) }) }
     ] as const satisfies readonly PunCustomType[]
   ).map((t) => [t.code, t])
 )
