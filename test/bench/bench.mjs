@@ -12,6 +12,9 @@
 //      selection, message detail latency; under the young generation the app's session worker has) and in
 //      Chromium (`gamewire serve`).
 //    A flag this build's CLI rejects (--jobs, --tree are being added) gives "n/a", not a failure.
+//    Every command of a comparison runs BENCH_REPEAT times (default 3), its tshark reference and the
+//    gamewire commands in turn each time, and the table shows medians: single runs on a shared machine
+//    move by 10-40 %, and a slow phase then falls on both sides of a ratio.
 // 2. The generic capture (make-bench-capture.mjs: generic payloads, so mostly transport cost), shorter.
 // 3. Live capture (live-bench.mjs); BENCH_LIVE=0 skips it.
 
@@ -34,6 +37,8 @@ Environment:
   BENCH_BUILD=0            skip \`npm run build\` (measure out/ as it is)
   BENCH_LIVE=0             skip the live part (live-bench.mjs)
   BENCH_LIVE_RATES=...     the live part's rates (see live-bench.mjs --help)
+  BENCH_REPEAT=N           runs of each compared command, in turn with its tshark reference (default 3);
+                           the tables show the median time, the highest peak RSS and the range of ratios
 `)
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -55,6 +60,11 @@ const dir = join(root, '.bench')
 const FRAMES = Number(process.env.BENCH_FRAMES ?? 200_000)
 const GENERIC_FRAMES = Number(process.env.BENCH_GENERIC_FRAMES ?? 200_000)
 const FILTER = 'udp.port == 5055'
+const REPEAT = Number(process.env.BENCH_REPEAT ?? 3)
+if (!Number.isInteger(REPEAT) || REPEAT < 1) {
+  console.error(`BENCH_REPEAT must be a whole number from 1, got '${process.env.BENCH_REPEAT}'`)
+  process.exit(2)
+}
 mkdirSync(dir, { recursive: true })
 
 // ---- inputs ----
@@ -137,6 +147,27 @@ async function measure(cmd, args, o = {}) {
 
 const gw = (args, o) => measure(process.execPath, [BIN, ...args], o)
 
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+/**
+ * Runs a comparison's commands REPEAT times, all of them in turn each time (so a slow phase of the machine,
+ * which lasts minutes here, lands on the reference and on gamewire alike). Per command: the median seconds,
+ * the highest peak RSS, every run's seconds in order (`runs`, to pair with the reference's), and the first
+ * run's output.
+ */
+async function repeated(commands) {
+  const all = Object.fromEntries(Object.keys(commands).map((k) => [k, []]))
+  for (let i = 0; i < REPEAT; i++) for (const [k, run] of Object.entries(commands)) all[k].push(await run())
+  const summary = ([k, rs]) => [
+    k,
+    rs[0].unsupported ? rs[0] : { ...rs[0], secs: median(rs.map((r) => r.secs)), rssMiB: Math.max(...rs.map((r) => r.rssMiB)), runs: rs.map((r) => r.secs) }
+  ]
+  return Object.fromEntries(Object.entries(all).map(summary))
+}
+
 function frameCount(file) {
   return Number(execFileSync('capinfos', ['-M', '-c', '-T', '-r', file]).toString().trim().split('\t').pop())
 }
@@ -155,8 +186,14 @@ function row(label, frames, g, t) {
   if (g.unsupported) return console.log(`${head}${NA}`)
   const gRate = frames / g.secs
   let line = `${head}${secs(g.secs).padStart(9)} ${num(gRate).padStart(10)} ${(g.rssMiB.toFixed(0) + ' MiB').padStart(9)}`
-  if (t)
+  if (t) {
     line += `   ${secs(t.secs).padStart(8)} ${num(frames / t.secs).padStart(9)} ${(t.rssMiB.toFixed(0) + ' MiB').padStart(8)}   ${(t.secs / g.secs).toFixed(2)}x`
+    // The ratio of each run with the reference's run of the same turn: how far one run can be trusted.
+    if (g.runs?.length > 1 && t.runs?.length === g.runs.length) {
+      const ratios = g.runs.map((s, i) => t.runs[i] / s)
+      line += ` (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x)`
+    }
+  }
   console.log(line)
 }
 
@@ -178,18 +215,23 @@ const keyLines = readFileSync(keys, 'utf8')
   .filter((l) => l && !l.startsWith('#')).length
 console.log(`game capture: ${game} (${num(gameFrames)} frames, ${(statSync(game).size / 2 ** 20).toFixed(1)} MiB, ${keyLines} keys)`)
 console.log(`every gamewire run below passes --keylog ${keys}; tshark has no dissector for these protocols and no keys`)
+console.log(`each compared command ran ${REPEAT} times, in turn with its reference: median time, highest peak RSS, (range of the runs' ratios)`)
 
-// Index pass. `stats` prints one summary; with --keylog missing (an older build) it runs without keys.
+// Index pass. `stats` prints one summary; with --keylog missing (an older build) it runs without keys. This
+// first run, not counted, also brings the capture into the page cache.
 let statsKeys = ['--keylog', keys]
-let stats = await gw(['stats', game, ...statsKeys, '--json'], { stdout: true })
-if (stats.unsupported === '--keylog') {
+let first = await gw(['stats', game, ...statsKeys, '--json'], { stdout: true })
+if (first.unsupported === '--keylog') {
   statsKeys = []
-  stats = await gw(['stats', game, '--json'], { stdout: true })
+  first = await gw(['stats', game, '--json'], { stdout: true })
 }
-const summary = JSON.parse(stats.stdout)
-const tsRead = await measure('tshark', ['-r', game])
-const stats1 = await gw(['stats', game, ...statsKeys, '--jobs', '1'])
-const stats2 = await gw(['stats', game, ...statsKeys, '--jobs', '2'])
+const summary = JSON.parse(first.stdout)
+const { tsRead, stats, stats1, stats2 } = await repeated({
+  tsRead: () => measure('tshark', ['-r', game]),
+  stats: () => gw(['stats', game, ...statsKeys]),
+  stats1: () => gw(['stats', game, ...statsKeys, '--jobs', '1']),
+  stats2: () => gw(['stats', game, ...statsKeys, '--jobs', '2'])
+})
 header(`index pass (gamewire stats${statsKeys.length ? ' --keylog' : ', no --keylog in this build'}; tshark -r FILE > /dev/null)`)
 row('stats', gameFrames, stats, tsRead)
 row('stats --jobs 1', gameFrames, stats1, tsRead)
@@ -202,8 +244,10 @@ console.log(
 )
 
 // Display filter: the CLI exports only the matching messages; tshark prints their summary lines.
-const tsFilter = await measure('tshark', ['-r', game, '-Y', FILTER])
-const gwFilter = await gw(['decode', game, '--keylog', keys, '--filter', FILTER, '--tree', 'none', '-o', '/dev/null', '-q'])
+const { tsFilter, gwFilter } = await repeated({
+  tsFilter: () => measure('tshark', ['-r', game, '-Y', FILTER]),
+  gwFilter: () => gw(['decode', game, '--keylog', keys, '--filter', FILTER, '--tree', 'none', '-o', '/dev/null', '-q'])
+})
 header(`display filter '${FILTER}' (gamewire decode --filter … -o /dev/null; tshark -r FILE -Y … > /dev/null)`)
 row('decode --filter --tree none', gameFrames, gwFilter, tsFilter)
 if (gwFilter.unsupported)
@@ -215,15 +259,18 @@ if (gwFilter.unsupported)
   )
 
 // Decode export.
-const tsJson = await measure('tshark', ['-r', game, '-T', 'json'])
-const full = await gw(['decode', game, '--keylog', keys, '-o', '/dev/null', '-q'])
-// With trees each message costs far more than reading and merging it, so two workers pay off there most.
-const full2 = await gw(['decode', game, '--keylog', keys, '--jobs', '2', '-o', '/dev/null', '-q'])
-const none = await gw(['decode', game, '--keylog', keys, '--tree', 'none', '-o', '/dev/null', '-q'])
 // The worker rows use --tree none (the cheaper export) when this build has it, so they stay short.
-const mode = none.unsupported ? [] : ['--tree', 'none']
-const jobs1 = await gw(['decode', game, '--keylog', keys, ...mode, '--jobs', '1', '-o', '/dev/null', '-q'])
-const jobs2 = await gw(['decode', game, '--keylog', keys, ...mode, '--jobs', '2', '-o', '/dev/null', '-q'])
+const mode = (await gw(['decode', empty, '--tree', 'none', '-o', '/dev/null', '-q'])).unsupported ? [] : ['--tree', 'none']
+const decodeGame = (...args) => gw(['decode', game, '--keylog', keys, ...args, '-o', '/dev/null', '-q'])
+const { tsJson, full, full2, none, jobs1, jobs2 } = await repeated({
+  tsJson: () => measure('tshark', ['-r', game, '-T', 'json']),
+  full: () => decodeGame(),
+  // With trees each message costs far more than reading and merging it, so two workers pay off there most.
+  full2: () => decodeGame('--jobs', '2'),
+  none: () => decodeGame('--tree', 'none'),
+  jobs1: () => decodeGame(...mode, '--jobs', '1'),
+  jobs2: () => decodeGame(...mode, '--jobs', '2')
+})
 header('decode export (gamewire decode -o /dev/null; tshark -r FILE -T json > /dev/null)')
 row('decode (--tree full)', gameFrames, full, tsJson)
 row('decode (--tree full) --jobs 2', gameFrames, full2, tsJson)
@@ -518,13 +565,14 @@ console.log(
   `generic capture: ${generic} (${num(genericFrames)} frames, ${(statSync(generic).size / 2 ** 20).toFixed(1)} MiB; generic payloads: transport cost, little decoding)`
 )
 header('generic capture: index pass and decode export')
-row('stats (index pass) vs tshark -r', genericFrames, await gw(['stats', generic]), await measure('tshark', ['-r', generic]))
-row(
-  'decode (--tree full) vs tshark -T json',
-  genericFrames,
-  await gw(['decode', generic, '-o', '/dev/null', '-q']),
-  await measure('tshark', ['-r', generic, '-T', 'json'])
-)
+const g = await repeated({
+  tsRead: () => measure('tshark', ['-r', generic]),
+  stats: () => gw(['stats', generic]),
+  tsJson: () => measure('tshark', ['-r', generic, '-T', 'json']),
+  decode: () => gw(['decode', generic, '-o', '/dev/null', '-q'])
+})
+row('stats (index pass) vs tshark -r', genericFrames, g.stats, g.tsRead)
+row('decode (--tree full) vs tshark -T json', genericFrames, g.decode, g.tsJson)
 
 // ---- 3. live capture: bursts on loopback at rising rates (needs capture rights) ----
 
