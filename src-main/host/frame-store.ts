@@ -7,12 +7,13 @@ import { AppendFile } from './append-file'
 import { resized } from '../../src-shared/bytes/columns'
 import { copyBytes } from '../../src-shared/bytes/slab'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
+import type { FrameLengths } from '../../src-shared/engine/message-index'
 
 // Record header: interfaceId u32, linkType u32, tsSec f64, tsNsec u32, originalLength u32, capturedLength u32.
 const HEADER = 28
 const READ_BLOCK = 4 << 20
 
-export class FrameStore {
+export class FrameStore implements FrameLengths {
   private readonly file: AppendFile
   /** A frame's record header, filled before the frame is appended. */
   private readonly head = Buffer.allocUnsafe(HEADER)
@@ -30,6 +31,8 @@ export class FrameStore {
   readonly interfaces: CaptureInterface[] = []
   /** pcapng frame comments, by frame number (few frames have any; the frame node shows them). */
   private comments: Map<number, string[]> | undefined
+  /** Original lengths of the frames cut by a snapshot length, by number (the rest were captured whole). */
+  private cut: Map<number, number> | undefined
 
   constructor(parent?: string) {
     this.file = new AppendFile('gamewire-frames-', parent)
@@ -40,6 +43,7 @@ export class FrameStore {
     if (f.number !== this.count + 1) throw new Error(`frame store: expected frame ${this.count + 1}, got ${f.number}`)
     if (this.count === this.offsets.length) this.grow()
     if (f.comments?.length) (this.comments ??= new Map()).set(f.number, f.comments)
+    if (f.originalLength !== f.data.length) (this.cut ??= new Map()).set(f.number, f.originalLength)
     this.header(this.head, f)
     this.offsets[this.count] = this.file.append(this.head, f.data)
     this.count++
@@ -89,6 +93,18 @@ export class FrameStore {
     this.convTail = resized(this.convTail, size)
     this.convCount = resized(this.convCount, size)
     this.convUnsorted = resized(this.convUnsorted, size)
+  }
+
+  /** A frame's captured length, from where its record ends: no read. */
+  capturedLength(number: number): number {
+    if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
+    const end = number < this.count ? this.offsets[number] : this.file.size
+    return end - this.offsets[number - 1] - HEADER
+  }
+
+  /** A frame's length on the wire: its captured length unless a snapshot length cut it. */
+  originalLength(number: number): number {
+    return this.cut?.get(number) ?? this.capturedLength(number)
   }
 
   /** One frame by number (1-based). */

@@ -14,7 +14,8 @@ import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/
 const CELL_MAX = 160
 
 // Keys messageMetaFields fills from the frame and conversation (no tree needed). Other frame.* keys
-// (frame.len…) are the frames' layers, which need trees built with layers.
+// (frame.len…) are the frames' layers, which a decoded message has only in a tree built with layers; the
+// app's index reads frame.len and frame.cap_len from its stored frames instead (IndexTarget.answers).
 const META_PREFIXES = ['gamewire.']
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */

@@ -103,6 +103,18 @@ defineProtocols(LAYERS)
 const EMPTY: readonly FieldScalar[] = []
 
 /**
+ * The lengths of the capture's frames by number: the app's frame store keeps them. A message's `frame.len`
+ * and `frame.cap_len` are those of its frames, as the frame groups of its tree with layers give them.
+ */
+export interface FrameLengths {
+  originalLength(frame: number): number
+  capturedLength(frame: number): number
+}
+
+/** Frame fields answered from FrameLengths, where a tree would need each frame read and its layers built. */
+const FRAME_LENGTH_KEYS: ReadonlySet<string> = new Set(['frame.len', 'frame.cap_len'])
+
+/**
  * A FilterTarget reading one index row: the meta fields from the row's columns and its conversation's
  * endpoints, layer names from its stack, index fields from the field columns. Any other key reads as
  * absent, so callers only hand it filters whose keys `answers` accepts.
@@ -117,14 +129,19 @@ export class IndexTarget implements FilterTarget {
   /** isPresenceField's answers, per key asked (a filter asks the same keys on every row). */
   private readonly presenceFields = new Map<string, boolean>()
 
-  constructor(private readonly index: MessageIndex) {}
+  /** `frames`: the frames' lengths, for `frame.len` and `frame.cap_len` (a target without them refuses those keys). */
+  constructor(
+    private readonly index: MessageIndex,
+    private readonly frames?: FrameLengths
+  ) {}
 
   /**
    * True when the index holds everything `key` needs: a meta field, a layer name, an index field (a group
-   * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`).
+   * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`);
+   * or a frame length, which a target made with FrameLengths reads from them.
    */
   static answers(key: string): boolean {
-    return (key.includes('.') ? META_KEYS.has(key) : LAYERS.has(key) || META_FAMILIES.has(key)) || isIndexKey(key)
+    return (key.includes('.') ? META_KEYS.has(key) || FRAME_LENGTH_KEYS.has(key) : LAYERS.has(key) || META_FAMILIES.has(key)) || isIndexKey(key)
   }
 
   at(row: number): this {
@@ -158,6 +175,13 @@ export class IndexTarget implements FilterTarget {
         return [ix.summaryAt(r)]
       case 'gamewire.length':
         return [ix.lengthAt(r)]
+      case 'frame.len':
+      case 'frame.cap_len': {
+        const frames = this.frames
+        if (!frames) throw new Error(`internal: ${key} asked of an index target without the frames' lengths`)
+        const original = key === 'frame.len'
+        return ix.framesAt(r).map((f) => (original ? frames.originalLength(f) : frames.capturedLength(f)))
+      }
     }
     const dot = key.indexOf('.')
     if (dot < 0) return this.layer(key) ? [true] : EMPTY
@@ -436,9 +460,12 @@ export class MessageIndex {
     return out
   }
 
-  /** A filter target over the index, moved from row to row with `at`; answers the keys `answers` accepts. */
-  target(): IndexTarget {
-    return new IndexTarget(this)
+  /**
+   * A filter target over the index, moved from row to row with `at`; answers the keys `answers` accepts,
+   * the frame lengths from `frames`.
+   */
+  target(frames?: FrameLengths): IndexTarget {
+    return new IndexTarget(this, frames)
   }
 
   /** @internal for IndexTarget */

@@ -186,7 +186,8 @@ export class ViewPart {
     const ctx = this.ctx
     const index = ctx.rows.index
     const matched = new Uint8Array(total)
-    const target = index.target()
+    // The stored frames give frame.len and frame.cap_len without reading a frame.
+    const target = index.target(ctx.store ?? undefined)
     /** Conversations with a row the index cannot answer. */
     const replay = new Set<number>()
     let sliceStart = performance.now()

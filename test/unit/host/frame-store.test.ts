@@ -80,6 +80,27 @@ describe('FrameStore', () => {
     store.close()
   })
 
+  it("gives each frame's captured and original lengths without reading it, while appending and after", () => {
+    const store = new FrameStore(tmp)
+    // Four frames in five cut by a snapshot length (originalLength = size + i % 5), sizes past the write buffer too.
+    const input = frames(400, 4)
+    const check = (upTo: number) => {
+      for (let n = 1; n <= upTo; n++) {
+        expect(store.capturedLength(n)).toBe(input[n - 1].data.length)
+        expect(store.originalLength(n)).toBe(input[n - 1].originalLength)
+      }
+    }
+    input.forEach((f, i) => {
+      store.append(f)
+      // The last frame is still in the write buffer: its end is the file's size.
+      if (i % 37 === 0) check(i + 1)
+    })
+    check(400)
+    expect(() => store.capturedLength(0)).toThrow(RangeError)
+    expect(() => store.originalLength(401)).toThrow(RangeError)
+    store.close()
+  })
+
   it('refuses frames out of order and numbers outside the capture', () => {
     const store = new FrameStore(tmp)
     store.append(frames(1, 1)[0])

@@ -2,7 +2,8 @@
 // (index only, index plus the conversations of one layer decoded again, or a full pass), its rows and cells
 // must equal the CLI's full decode with trees (`gamewire decode --filter`), the independent reference here.
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
@@ -19,12 +20,15 @@ const KEYS = readFileSync(join(ROOT, 'test/fixtures/ui/keys.txt'), 'utf8')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-view-index-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
-/** Every message of the demo with its full-tree filter target, decoded the CLI's way. */
-function reference(): FilterTarget[] {
+/**
+ * Every message of the demo with its full-tree filter target, decoded the CLI's way; with `layers`, its
+ * frames' groups first in the tree, as `decode --layers` writes them (frame.len, ip.ttl…).
+ */
+function reference(layers = false): FilterTarget[] {
   const keys = new KeyStore()
   keys.addAll(parseKeyFile(KEYS).keys)
   const out: FilterTarget[] = []
-  const s = new DecodeSession({ keys, onMessage: (m, conv, dir) => out.push(targetFromMessage(m, messageMetaFields(m, conv!, dir!))) })
+  const s = new DecodeSession({ keys, layers, onMessage: (m, conv, dir) => out.push(targetFromMessage(m, messageMetaFields(m, conv!, dir!))) })
   s.push(new Uint8Array(readFileSync(DEMO)))
   s.end()
   return out
@@ -132,6 +136,97 @@ describe('views over the message index', () => {
       readsSummary: false
     })
     expect(new ViewMatcher('sfs2x.p.p.p.buildings.lvl == 1', []).plan.replayLayers).toEqual(new Set(['sfs2x']))
+    // frame lengths come from the stored frames; other header fields are read from the frames again
+    expect(new ViewMatcher('frame.len > 60', ['frame.cap_len']).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('ip.ttl < 64', []).plan.replayLayers).toBe('all')
+  })
+
+  // A message's frame lengths are those of its frames, as the frame groups of its tree with layers give them.
+  it.each([
+    'frame.len > 100 || frame.cap_len < 60',
+    'frame.len >= 70 && photon && frame.cap_len != 81',
+    '(frame.len > 60 && ip.ttl == 64) || udp.port == 5055'
+  ])('%s gives the rows of the full decode with layers', async (filter) => {
+    const ref = reference(true)
+    const want = ref.flatMap((t, i) => (compileFilter(filter).matches(t) ? [i + 1] : []))
+    expect(want.length).toBeGreaterThan(0)
+    expect(want.length).toBeLessThan(ref.length)
+    const c = await openDemo()
+    const view = await c.setView({ filter, sort: null, columns: ['frame.len', 'frame.cap_len'] })
+    expect(view.state).toBe('done')
+    const rows = c.getRows(view.id, 0, 100_000).rows
+    expect(rows.map((r) => r.id)).toEqual(want)
+    for (const row of rows)
+      expect({ id: row.id, cells: row.cells }).toEqual({
+        id: row.id,
+        cells: [formatCell(ref[row.id - 1].values('frame.len')), formatCell(ref[row.id - 1].values('frame.cap_len'))]
+      })
+  })
+
+  /**
+   * A pcap with a 64-byte snapshot length: three UDP datagrams of 122 bytes on the wire, each cut to 64, so
+   * each frame's length on the wire and its captured length differ (the engine decodes what was captured).
+   */
+  function cutCapture(): string {
+    const head = Buffer.alloc(24)
+    head.writeUInt32LE(0xa1b2c3d4, 0)
+    head.writeUInt16LE(2, 4)
+    head.writeUInt16LE(4, 6)
+    head.writeUInt32LE(64, 16)
+    head.writeUInt32LE(1, 20)
+    const records = [0, 1, 2].map((i) => {
+      const frame = Buffer.alloc(14 + 20 + 8 + 80)
+      frame.writeUInt16BE(0x0800, 12)
+      frame.set([0x45, 0, 0, 108, 0, i, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2], 14)
+      frame.writeUInt16BE(40000 + i, 34)
+      frame.writeUInt16BE(5055, 36)
+      frame.writeUInt16BE(88, 38)
+      const rec = Buffer.alloc(16)
+      rec.writeUInt32LE(1_700_000_000 + i, 0)
+      rec.writeUInt32LE(64, 8)
+      rec.writeUInt32LE(frame.length, 12)
+      return Buffer.concat([rec, frame.subarray(0, 64)])
+    })
+    const file = join(tmp, 'cut.pcap')
+    writeFileSync(file, Buffer.concat([head, ...records]))
+    return file
+  }
+
+  it.each([
+    ['test/fixtures/capture/pcapng-handmade.pcapng', 'of every link type'],
+    ['test/fixtures/sfs2x/vanilla-tcp.pcapng', 'several to a message'],
+    ['test/fixtures/net/tcp-overlap.pcapng', 'overlapping and retransmitted'],
+    ['', 'cut by a snapshot length']
+  ])("reads frame lengths as tshark gives them for each message's frames (%s, frames %s)", async (name) => {
+    const file = name ? join(ROOT, name) : cutCapture()
+    // tshark's frame.len and frame.cap_len, by frame number
+    const oracle = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'frame.len', '-e', 'frame.cap_len'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t').map(Number))
+    const of = (n: number) => ({ len: oracle[n - 1][0], capLen: oracle[n - 1][1] })
+    if (!name)
+      expect(oracle).toEqual([
+        [122, 64],
+        [122, 64],
+        [122, 64]
+      ])
+    const frames: number[][] = []
+    const s = new DecodeSession({ recording: false, onMessage: (m) => frames.push(m.frames) })
+    s.push(new Uint8Array(readFileSync(file)))
+    s.end()
+    core = new SessionCore({ emit: () => undefined, demoCapturePath: () => DEMO, tempDir: tmp })
+    await core.open(file)
+    const view = await core.setView({ filter: '', sort: { column: 'frame.len', desc: true }, columns: ['frame.len', 'frame.cap_len'] })
+    const rows = core.getRows(view.id, 0, 100).rows
+    expect(rows).toHaveLength(frames.length)
+    if (name.includes('sfs2x')) expect(frames.some((f) => f.length > 2)).toBe(true)
+    for (const row of rows)
+      expect(row.cells).toEqual([formatCell(frames[row.id - 1].map((n) => of(n).len)), formatCell(frames[row.id - 1].map((n) => of(n).capLen))])
+    // sorted by the added column, longest first
+    const lens = rows.map((r) => Number(r.cells[0]))
+    expect(lens).toEqual([...lens].sort((x, y) => y - x))
   })
 
   it.each(filters)('%s gives the rows of the full decode', async (filter) => {
