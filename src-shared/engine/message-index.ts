@@ -180,7 +180,10 @@ export class IndexTarget implements FilterTarget {
         const frames = this.frames
         if (!frames) throw new Error(`internal: ${key} asked of an index target without the frames' lengths`)
         const original = key === 'frame.len'
-        return ix.framesAt(r).map((f) => (original ? frames.originalLength(f) : frames.capturedLength(f)))
+        const out: number[] = []
+        // A message made of no frame (a decoder's internal error) is indexed at frame 0: it has no length.
+        for (const f of ix.framesAt(r)) if (f >= 1) out.push(original ? frames.originalLength(f) : frames.capturedLength(f))
+        return out
       }
     }
     const dot = key.indexOf('.')

@@ -23,6 +23,27 @@ const m = (id: number, over: Partial<DecodedMessage> = {}): DecodedMessage => ({
 })
 
 describe('MessageIndex', () => {
+  it("reads frame.len and frame.cap_len of a row's frames from the frame lengths it is given", () => {
+    const idx = new MessageIndex()
+    idx.add(m(1, { frames: [4] }))
+    idx.add(m(2, { frames: [5, 9] }))
+    idx.add(m(3, { frames: [5, 6, 9] }))
+    // a message of no frame (a decoder's internal error)
+    idx.add(m(4, { frames: [] }))
+    const asked: number[] = []
+    const lengths = {
+      originalLength: (f: number) => (asked.push(f), 1000 + f),
+      capturedLength: (f: number) => (asked.push(f), 100 + f)
+    }
+    const t = idx.target(lengths)
+    expect([0, 1, 2, 3].map((r) => t.at(r).values('frame.len'))).toEqual([[1004], [1005, 1009], [1005, 1006, 1009], []])
+    expect([0, 1, 2, 3].map((r) => t.at(r).values('frame.cap_len'))).toEqual([[104], [105, 109], [105, 106, 109], []])
+    expect(asked).not.toContain(0)
+    expect(t.at(3).has('frame.len')).toBe(false)
+    // without the lengths the target refuses them rather than answer that a message has none
+    expect(() => idx.target().at(0).values('frame.len')).toThrow(/without the frames' lengths/)
+  })
+
   it('gives back every row it was given, across growth', () => {
     const idx = new MessageIndex()
     for (let i = 1; i <= 3000; i++) idx.add(m(i, i === 2000 ? { error: 'boom', warnings: ['w'], direction: 'b2a' } : {}))
