@@ -65,11 +65,13 @@ function walk(nodes: readonly FieldNode[], each: (key: string) => void): void {
 }
 
 const LAYERS = ['udp', 'tcp', 'websocket', 'http', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown', 'ip', 'ipv6', 'frame', 'gamewire']
-// The meta fields (frame number and time, addresses, ports, gamewire.*); the other frame/IP/UDP/TCP fields
-// are the frames' layers, which only a tree built with layers holds (net/layers.ts).
+// The meta fields (frame number and time, addresses, ports, gamewire.*); the frame lengths, which an index
+// target reads from the frame lengths it is given (the app's frame store); the other frame/IP/UDP/TCP
+// fields are the frames' layers, which only a tree built with layers holds (net/layers.ts).
 const META = [...META_KEYS]
+const FRAME_LENGTHS = ['frame.len', 'frame.cap_len']
 const LAYER_ONLY = allFields()
-  .filter((f) => /^(frame|eth|ip|ipv6|udp|tcp)\./.test(f.key) && !META_KEYS.has(f.key))
+  .filter((f) => /^(frame|eth|ip|ipv6|udp|tcp)\./.test(f.key) && !META_KEYS.has(f.key) && !FRAME_LENGTHS.includes(f.key))
   .map((f) => f.key)
 const INDEXED = allFields()
   .filter((f) => f.index)
@@ -92,8 +94,9 @@ describe('index pass answers filters as the full decode does', () => {
     expect(IndexTarget.answers('photon.cmd')).toBe(true)
     expect(IndexTarget.answers('entangle')).toBe(true)
     expect(META.length).toBeGreaterThan(15)
-    expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.len', 'tcp.seq', 'eth.src', 'udp.length']))
-    for (const k of LAYER_ONLY) expect(IndexTarget.answers(k)).toBe(false)
+    expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.interface_id', 'tcp.seq', 'eth.src', 'udp.length']))
+    for (const k of LAYER_ONLY) expect(IndexTarget.answers(k), k).toBe(false)
+    for (const k of FRAME_LENGTHS) expect(IndexTarget.answers(k), k).toBe(true)
     // A parameter's presence, not its values, and not an entry under it.
     for (const k of PRESENCES) expect([IndexTarget.answers(k), isPresenceField(k)], k).toEqual([false, true])
     for (const k of ['photon.param.245.1', 'photon.param.x', 'photon.param.', 'photon.param', 'photon.value.1']) expect(isPresenceField(k), k).toBe(false)
