@@ -340,25 +340,38 @@ function sameColumns(a: readonly string[], b: readonly string[]): boolean {
 
 /**
  * The rank of each distinct cell text of these rows: empty first, then numbers by value, then other text
- * as the built-in text columns sort (localeCompare), so a numeric column sorts as numbers.
+ * as the built-in text columns sort (localeCompare), so a numeric column sorts as numbers. A cell of several
+ * numbers (a field that occurs more than once, as `frame.len` of a message in two frames: "1514, 80") sorts
+ * among the numbers by its first value, then its next: 1514 < "1514, 80" < "1514, 785" < 1515.
  */
 function cellRanks(rows: Uint32Array, cells: readonly string[]): Map<string, number> {
   const distinct = new Set<string>()
   for (let i = 0; i < rows.length; i++) distinct.add(cells[rows[i]] ?? '')
   const texts = [...distinct]
-  const num = (s: string) => (s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : NaN)
-  const nums = new Map(texts.map((t) => [t, num(t)]))
+  const nums = new Map(texts.map((t) => [t, cellNumbers(t)]))
   texts.sort((a, b) => {
     if (a === '' || b === '') return a === b ? 0 : a === '' ? -1 : 1
-    const x = nums.get(a)!
-    const y = nums.get(b)!
-    const xn = !Number.isNaN(x)
-    const yn = !Number.isNaN(y)
-    if (xn && yn && x !== y) return x - y
-    if (xn !== yn) return xn ? -1 : 1
+    const x = nums.get(a)
+    const y = nums.get(b)
+    if (x && y) {
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i]
+      if (x.length !== y.length) return x.length - y.length
+    }
+    if (!x !== !y) return x ? -1 : 1
     return a.localeCompare(b)
   })
   return new Map(texts.map((t, i) => [t, i]))
+}
+
+/** The numbers a cell shows (formatCell joins a field's values with ", "), or undefined when it is not all numbers. */
+function cellNumbers(cell: string): number[] | undefined {
+  const out: number[] = []
+  for (const part of cell.split(', ')) {
+    const n = part.trim() === '' ? NaN : Number(part)
+    if (!Number.isFinite(n)) return undefined
+    out.push(n)
+  }
+  return out
 }
 
 const PACK = 2 ** 21

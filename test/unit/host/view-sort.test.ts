@@ -1,7 +1,7 @@
 // Sorting the timeline on the host: every built-in column and added field columns, both ways, ties in
 // capture order, with and without a filter. The reference is the unsorted view's own rows sorted here
 // with a plain comparator (numbers by value, text by localeCompare, an added column's empty cells first,
-// then numbers, then text).
+// then numbers, cells of several numbers among them value by value, then text).
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -33,14 +33,21 @@ async function rowsOf(c: SessionCore, spec: ViewSpec): Promise<TimelineRow[]> {
   return c.getRows(view.id, 0, 100_000).rows
 }
 
+/** A cell's numbers when every value it lists (joined by ", ") is one, compared value by value. */
 function cellOrder(a: string, b: string): number {
   if (a === '' || b === '') return a === b ? 0 : a === '' ? -1 : 1
-  const x = Number(a)
-  const y = Number(b)
-  const xn = Number.isFinite(x)
-  const yn = Number.isFinite(y)
-  if (xn && yn) return x - y
-  if (xn !== yn) return xn ? -1 : 1
+  const numbers = (s: string) => {
+    const parts = s.split(', ').map((p) => (p.trim() === '' ? NaN : Number(p)))
+    return parts.every(Number.isFinite) ? parts : undefined
+  }
+  const x = numbers(a)
+  const y = numbers(b)
+  if (x && y) {
+    const k = x.findIndex((v, i) => i >= y.length || v !== y[i])
+    if (k >= 0) return k >= y.length ? 1 : x[k] - y[k]
+    if (x.length !== y.length) return -1
+  }
+  if (!x !== !y) return x ? -1 : 1
   return a.localeCompare(b)
 }
 
@@ -58,7 +65,8 @@ function expected(rows: TimelineRow[], column: string, columns: string[], desc: 
 describe('sorting the timeline on the host', () => {
   it('sorts every built-in and added column both ways; no sort is capture order', async () => {
     const c = await openDemo()
-    const columns = ['photon.ev.code', 'gamewire.name', 'photon.param.245']
+    // photon.key lists a message's parameter codes: cells of several numbers ("245, 254")
+    const columns = ['photon.ev.code', 'gamewire.name', 'photon.param.245', 'photon.key']
     for (const filter of ['', 'photon || sfs2x.cmd']) {
       const base = await rowsOf(c, { filter, sort: null, columns })
       expect(base.map((r) => r.id)).toEqual([...base.map((r) => r.id)].sort((a, b) => a - b))
