@@ -95,11 +95,15 @@ export class FrameStore implements FrameLengths {
     this.convUnsorted = resized(this.convUnsorted, size)
   }
 
+  /** Where a frame's record ends in the file (the next one's start, or the file's size); throws for a number not stored. */
+  private recordEnd(number: number): number {
+    if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
+    return number < this.count ? this.offsets[number] : this.file.size
+  }
+
   /** A frame's captured length, from where its record ends: no read. */
   capturedLength(number: number): number {
-    if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
-    const end = number < this.count ? this.offsets[number] : this.file.size
-    return end - this.offsets[number - 1] - HEADER
+    return this.recordEnd(number) - this.offsets[number - 1] - HEADER
   }
 
   /** A frame's length on the wire: its captured length unless a snapshot length cut it. */
@@ -109,9 +113,8 @@ export class FrameStore implements FrameLengths {
 
   /** One frame by number (1-based). */
   get(number: number): CaptureFrame {
-    if (number < 1 || number > this.count) throw new RangeError(`frame ${number} is not in the capture`)
+    const end = this.recordEnd(number)
     const start = this.offsets[number - 1]
-    const end = number < this.count ? this.offsets[number] : this.file.size
     // A conversation's replay (message detail) asks for its frames in ascending order, mostly close
     // together: the file's read-ahead window serves the next several. The frame's bytes are copied out
     // (into a slab, bytes/slab.ts): a decoder may keep them, and the window is overwritten by the next read.
@@ -130,7 +133,7 @@ export class FrameStore implements FrameLengths {
       // take as many whole frames as fit in one block (at least one)
       let m = n
       while (m < last && this.offsets[m] - blockStart < READ_BLOCK) m++
-      const blockEnd = m < this.count ? this.offsets[m] : this.file.size
+      const blockEnd = this.recordEnd(m)
       const block = this.file.read(blockStart, blockEnd - blockStart)
       for (let k = n; k <= m; k++) {
         if (select && !select(k)) continue

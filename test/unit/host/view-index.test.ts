@@ -13,6 +13,8 @@ import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
+import { PcapngWriter } from '../../../src-shared/capture/pcapng-writer'
+import { resetFrames, udpFrame } from '../helpers/frames'
 
 const ROOT = join(__dirname, '../../..')
 const DEMO = join(ROOT, 'resources/demo.pcapng')
@@ -164,31 +166,19 @@ describe('views over the message index', () => {
   })
 
   /**
-   * A pcap with a 64-byte snapshot length: three UDP datagrams of 122 bytes on the wire, each cut to 64, so
+   * A capture with a 64-byte snapshot length: three UDP datagrams of 122 bytes on the wire, each cut to 64, so
    * each frame's length on the wire and its captured length differ (the engine decodes what was captured).
    */
   function cutCapture(): string {
-    const head = Buffer.alloc(24)
-    head.writeUInt32LE(0xa1b2c3d4, 0)
-    head.writeUInt16LE(2, 4)
-    head.writeUInt16LE(4, 6)
-    head.writeUInt32LE(64, 16)
-    head.writeUInt32LE(1, 20)
-    const records = [0, 1, 2].map((i) => {
-      const frame = Buffer.alloc(14 + 20 + 8 + 80)
-      frame.writeUInt16BE(0x0800, 12)
-      frame.set([0x45, 0, 0, 108, 0, i, 0, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2], 14)
-      frame.writeUInt16BE(40000 + i, 34)
-      frame.writeUInt16BE(5055, 36)
-      frame.writeUInt16BE(88, 38)
-      const rec = Buffer.alloc(16)
-      rec.writeUInt32LE(1_700_000_000 + i, 0)
-      rec.writeUInt32LE(64, 8)
-      rec.writeUInt32LE(frame.length, 12)
-      return Buffer.concat([rec, frame.subarray(0, 64)])
-    })
-    const file = join(tmp, 'cut.pcap')
-    writeFileSync(file, Buffer.concat([head, ...records]))
+    resetFrames()
+    const w = new PcapngWriter()
+    const parts = [w.header([{ linkType: 1, snapLen: 64 }])]
+    for (let i = 0; i < 3; i++) {
+      const f = udpFrame('10.0.0.1', 40000 + i, '10.0.0.2', 5055, new Uint8Array(80))
+      parts.push(w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: 0, data: f.data.subarray(0, 64), originalLength: f.data.length }))
+    }
+    const file = join(tmp, 'cut.pcapng')
+    writeFileSync(file, Buffer.concat(parts))
     return file
   }
 
