@@ -180,10 +180,7 @@ export class IndexTarget implements FilterTarget {
         const frames = this.frames
         if (!frames) throw new Error(`internal: ${key} asked of an index target without the frames' lengths`)
         const original = key === 'frame.len'
-        const out: number[] = []
-        // A message made of no frame (a decoder's internal error) is indexed at frame 0: it has no length.
-        for (const f of ix.framesAt(r)) if (f >= 1) out.push(original ? frames.originalLength(f) : frames.capturedLength(f))
-        return out
+        return ix.framesAt(r).map((f) => (original ? frames.originalLength(f) : frames.capturedLength(f)))
       }
     }
     const dot = key.indexOf('.')
@@ -428,6 +425,8 @@ export class MessageIndex {
   framesAt(i: number): number[] {
     const listed = this.fields.get('frame.number')
     if (listed?.has(i)) return listed.values(i) as number[]
+    // Frames count from 1: a message made of no frame (a decoder's internal error) is kept at frame 0.
+    if (this.firstFrame[i] === 0) return []
     const last = this.lastFrameAt(i)
     return this.firstFrame[i] === last ? [this.firstFrame[i]] : [this.firstFrame[i], last]
   }

@@ -40,6 +40,8 @@ describe('MessageIndex', () => {
     expect([0, 1, 2, 3].map((r) => t.at(r).values('frame.cap_len'))).toEqual([[104], [105, 109], [105, 106, 109], []])
     expect(asked).not.toContain(0)
     expect(t.at(3).has('frame.len')).toBe(false)
+    // nor a frame number, as its decoded message lists none
+    expect(t.at(3).values('frame.number')).toEqual([])
     // without the lengths the target refuses them rather than answer that a message has none
     expect(() => idx.target().at(0).values('frame.len')).toThrow(/without the frames' lengths/)
   })
