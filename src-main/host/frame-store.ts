@@ -7,7 +7,7 @@ import { AppendFile } from './append-file'
 import { resized } from '../../src-shared/bytes/columns'
 import { copyBytes } from '../../src-shared/bytes/slab'
 import type { CaptureFrame, CaptureInterface } from '../../src-shared/capture/types'
-import type { FrameLengths } from '../../src-shared/engine/message-index'
+import type { FrameLengths } from '../../src-shared/engine/frame-lengths'
 
 // Record header: interfaceId u32, linkType u32, tsSec f64, tsNsec u32, originalLength u32, capturedLength u32.
 const HEADER = 28

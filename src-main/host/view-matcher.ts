@@ -10,12 +10,13 @@ import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/model/types'
 import { isIndexedFirstLevel, isIndexKey, isPresenceField, presenceKey } from '../../src-shared/bytes/fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
+import type { FrameLengths } from '../../src-shared/engine/frame-lengths'
 
 const CELL_MAX = 160
 
-// Keys messageMetaFields fills from the frame and conversation (no tree needed). Other frame.* keys
-// (frame.len…) are the frames' layers, which a decoded message has only in a tree built with layers; the
-// app's index reads frame.len and frame.cap_len from its stored frames instead (IndexTarget.answers).
+// Keys messageMetaFields fills from the frame and conversation (no tree needed), frame.len and
+// frame.cap_len from the session's stored frames. Other frame.* keys (frame.interface_id…) are the frames'
+// layers, which a decoded message has only in a tree built with layers.
 const META_PREFIXES = ['gamewire.']
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */
@@ -91,7 +92,7 @@ export class ViewMatcher {
    * message decoded without a tree (a live one) answers the others (filterNeedsTree).
    */
   readonly needsTree: boolean
-  /** Trees must carry the frames' layers (a key such as ip.ttl or frame.len). */
+  /** Trees must carry the frames' layers (a key such as ip.ttl or tcp.seq). */
   readonly needsLayers: boolean
   readonly plan: ViewPlan
   /** A decoded message as the target of the filter and the columns: it collects every key they read. */
@@ -99,15 +100,16 @@ export class ViewMatcher {
   /** The keys the filter and the columns read: all that trees decoded for this view need keep. */
   readonly keys: readonly string[]
 
-  /** Throws FilterError for a bad filter. */
+  /** Throws FilterError for a bad filter. `frames`: the session's frames' lengths (frame.len, frame.cap_len). */
   constructor(
     filterText: string,
-    readonly columns: readonly string[]
+    readonly columns: readonly string[],
+    frames?: FrameLengths
   ) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...new Set([...(this.filter?.fields ?? []), ...columns])]
     this.keys = keys
-    this.targets = new MessageTargets(keys)
+    this.targets = new MessageTargets(keys, frames)
     // A column shows values: only the filter's own presence tests read no more than presence.
     const presenceOnly = (this.filter?.presenceOnly ?? []).filter((k) => !columns.includes(k))
     this.needsTree = filterNeedsTree(keys, presenceOnly)

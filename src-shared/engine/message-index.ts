@@ -13,6 +13,7 @@ import { TextPool } from './text-pool'
 import { ConversationEndsTable, type ConversationEnds } from './conversation-ends'
 // The meta fields the index answers besides index fields are the ones messageMetaFields fills.
 import { META_FAMILIES, META_KEYS } from './meta-fields'
+import { frameLengthValues, type FrameLengths } from './frame-lengths'
 import { defineProtocols, indexSubtree, isIndexedFirstLevel, isIndexKey, isPresenceField, presenceKey, presenceOf } from '../bytes/fields'
 import type { Endpoint } from './conversation'
 
@@ -103,18 +104,6 @@ defineProtocols(LAYERS)
 const EMPTY: readonly FieldScalar[] = []
 
 /**
- * The lengths of the capture's frames by number: the app's frame store keeps them. A message's `frame.len`
- * and `frame.cap_len` are those of its frames, as the frame groups of its tree with layers give them.
- */
-export interface FrameLengths {
-  originalLength(frame: number): number
-  capturedLength(frame: number): number
-}
-
-/** Frame fields answered from FrameLengths, where a tree would need each frame read and its layers built. */
-const FRAME_LENGTH_KEYS: ReadonlySet<string> = new Set(['frame.len', 'frame.cap_len'])
-
-/**
  * A FilterTarget reading one index row: the meta fields from the row's columns and its conversation's
  * endpoints, layer names from its stack, index fields from the field columns. Any other key reads as
  * absent, so callers only hand it filters whose keys `answers` accepts.
@@ -137,11 +126,11 @@ export class IndexTarget implements FilterTarget {
 
   /**
    * True when the index holds everything `key` needs: a meta field, a layer name, an index field (a group
-   * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`);
-   * or a frame length, which a target made with FrameLengths reads from them.
+   * declared one, such as `photon.cmd`, is kept as presence), or a subtree of index fields only (`photon.ev`).
+   * Of the meta fields, the frame lengths are read from the FrameLengths the target was made with.
    */
   static answers(key: string): boolean {
-    return (key.includes('.') ? META_KEYS.has(key) || FRAME_LENGTH_KEYS.has(key) : LAYERS.has(key) || META_FAMILIES.has(key)) || isIndexKey(key)
+    return (key.includes('.') ? META_KEYS.has(key) : LAYERS.has(key) || META_FAMILIES.has(key)) || isIndexKey(key)
   }
 
   at(row: number): this {
@@ -177,10 +166,8 @@ export class IndexTarget implements FilterTarget {
         return [ix.lengthAt(r)]
       case 'frame.len':
       case 'frame.cap_len': {
-        const frames = this.frames
-        if (!frames) throw new Error(`internal: ${key} asked of an index target without the frames' lengths`)
-        const original = key === 'frame.len'
-        return ix.framesAt(r).map((f) => (original ? frames.originalLength(f) : frames.capturedLength(f)))
+        if (!this.frames) throw new Error(`internal: ${key} asked of an index target without the frames' lengths`)
+        return frameLengthValues(key, ix.framesAt(r), this.frames)
       }
     }
     const dot = key.indexOf('.')

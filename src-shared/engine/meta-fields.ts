@@ -1,7 +1,8 @@
 // Fields every message has besides its decoded tree: frame, IP and transport fields (as Wireshark names
 // them) and the message's own attributes. The filter matches them like any decoded field. The frame, IP
 // and port fields are the ones the layer tree records (net/layer-fields.ts declares them, with the same
-// meaning): without layers they come from here; when a tree has them, the tree's values are used.
+// meaning): without layers they come from here; when a tree has them, the tree's values are used. The
+// frame lengths come from the frames' lengths a decode keeps (frame-lengths.ts), where it keeps them.
 
 import { defineField, type FieldType } from '../bytes/fields'
 import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, LAYER_FAMILIES } from '../net/layer-fields'
@@ -10,11 +11,14 @@ import type { Conversation } from './conversation'
 import type { WireDir } from '../protocols/registry'
 import { targetFromMessage } from '../filter/target'
 import type { FilterTarget } from '../filter/compile'
+import { frameLengthValues, readsFrameLengths, type FrameLengths } from './frame-lengths'
 
 const layer = (d: { key: string; name: string; type: string }) => [d.key, d.name, d.type] as const
 const META_FIELDS = [
   layer(F_FRAME.number),
   layer(F_FRAME.time_epoch),
+  layer(F_FRAME.len),
+  layer(F_FRAME.cap_len),
   layer(F_IP.src),
   layer(F_IP.dst),
   ['ip.addr', 'IPv4 source or destination', 'ipv4'],
@@ -57,16 +61,22 @@ function readsMetaFields(keys: readonly string[]): boolean {
 /**
  * Decoded messages as filter targets for the keys a filter (and columns) read: with the message's meta
  * fields only when one of the keys reads them, since making them costs more than a small tree's walk.
+ * Keys that read frame lengths need `frames`, the lengths of the frames the messages come from.
  */
 export class MessageTargets {
   private readonly meta: boolean
 
-  constructor(private readonly keys: readonly string[]) {
+  constructor(
+    private readonly keys: readonly string[],
+    private readonly frames?: FrameLengths
+  ) {
     this.meta = readsMetaFields(keys)
+    // Without them frame.len would read as absent on every message: a filter that silently matches nothing.
+    if (!frames && readsFrameLengths(keys)) throw new Error(`internal: frame lengths read without the frames' lengths (${keys.join(', ')})`)
   }
 
   of(m: DecodedMessage, conv: Conversation, dir: WireDir): FilterTarget {
-    return targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir) : undefined, this.keys)
+    return targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir, this.frames) : undefined, this.keys)
   }
 }
 
@@ -75,7 +85,7 @@ const LINK_LAYERS = new Set(['eth', 'vlan', 'sll', 'null'])
 
 /**
  * True when a filter or column on these keys needs trees built with the frames' layers: a frame, link,
- * IP or transport field that is not a meta field (ip.ttl, frame.len, tcp.seq, eth.src…).
+ * IP or transport field that is not a meta field (ip.ttl, frame.interface_id, tcp.seq, eth.src…).
  */
 export function needsLayers(keys: readonly string[]): boolean {
   return keys.some((k) => {
@@ -85,7 +95,8 @@ export function needsLayers(keys: readonly string[]): boolean {
   })
 }
 
-export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: WireDir): Record<string, FieldScalar[]> {
+/** The message's meta fields; `frame.len` and `frame.cap_len` only with its frames' lengths (`frames`). */
+export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: WireDir, frames?: FrameLengths): Record<string, FieldScalar[]> {
   const { src, dst } = conv.endpoints(dir)
   const v6 = src.ip.includes(':')
   const ipKey = v6 ? 'ipv6' : 'ip'
@@ -105,6 +116,10 @@ export function messageMetaFields(m: DecodedMessage, conv: Conversation, dir: Wi
     'gamewire.name': [m.name],
     'gamewire.summary': [m.summary],
     'gamewire.length': [m.sources[m.layerSources ?? 0]?.bytes.length ?? 0]
+  }
+  if (frames) {
+    out['frame.len'] = frameLengthValues('frame.len', m.frames, frames)
+    out['frame.cap_len'] = frameLengthValues('frame.cap_len', m.frames, frames)
   }
   if (m.error) out['gamewire.error'] = [m.error]
   if (m.warnings.length) out['gamewire.warning'] = m.warnings

@@ -13,6 +13,7 @@ import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { Conversation } from './conversation'
 import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
 import { MessageTargets, needsLayers } from './meta-fields'
+import { readsFrameLengths, RecentFrameLengths } from './frame-lengths'
 import { withoutLayers } from '../net/layers'
 
 export interface SessionOptions {
@@ -46,12 +47,18 @@ export class DecodeSession {
   readonly interfaces: CaptureInterface[] = []
   matched = 0
   private fileBytes = 0
+  /** The recent frames' lengths, kept when the filter reads them. */
+  private readonly lengths: RecentFrameLengths | undefined
 
   constructor(private readonly opts: SessionOptions) {
     if (opts.schemas?.length) registerSchemaFields(opts.schemas)
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
-    const strip = !opts.layers && needsLayers(this.filter?.fields ?? [])
-    const targets = new MessageTargets(this.filter?.fields ?? [])
+    const keys = this.filter?.fields ?? []
+    const strip = !opts.layers && needsLayers(keys)
+    // frame.len and frame.cap_len from the frames' lengths, not from trees with layers.
+    const lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
+    this.lengths = lengths
+    const targets = new MessageTargets(keys, lengths)
     this.engine = new Engine({
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,
@@ -71,10 +78,7 @@ export class DecodeSession {
     })
     this.reader = new CaptureReader({
       onInterface: (i) => this.interfaces.push(i),
-      onFrame: (f) => {
-        opts.onFrame?.(f)
-        this.engine.addFrame(f)
-      },
+      onFrame: (f) => this.addFrame(f),
       onWarning: (w) => this.engine.warn(w)
     })
   }
@@ -88,6 +92,7 @@ export class DecodeSession {
   /** Feeds a frame that did not come from a file (live capture). */
   addFrame(f: CaptureFrame): void {
     this.opts.onFrame?.(f)
+    this.lengths?.put(f)
     this.engine.addFrame(f)
   }
 

@@ -25,6 +25,7 @@ import { Engine, type DecodeAsRule } from './engine'
 import { ConversationTable, conversationKey, NO_CONVERSATIONS, type ConversationList, type ConversationTableData } from './conversation-table'
 import { endpointString } from './conversation'
 import { MessageTargets, needsLayers } from './meta-fields'
+import { readsFrameLengths, RecentFrameLengths } from './frame-lengths'
 import { withoutLayers } from '../net/layers'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
@@ -215,6 +216,8 @@ export class ShardDecoder {
   private readonly engine: Engine
   /** Export mode with a filter: messages as its targets. */
   private readonly targets: MessageTargets | undefined
+  /** Export mode with a filter reading frame lengths: the recent frames' lengths. */
+  private readonly lengths: RecentFrameLengths | undefined
   private events = new Float64Builder()
   private strings: string[] = []
   private stringIds = new Map<string, number>()
@@ -234,7 +237,9 @@ export class ShardDecoder {
   private finishing = false
 
   constructor(private readonly opts: ShardOptions) {
-    this.targets = opts.filter ? new MessageTargets(opts.filter.fields) : undefined
+    const keys = opts.filter?.fields ?? []
+    this.lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
+    this.targets = opts.filter ? new MessageTargets(keys, this.lengths) : undefined
     this.engine = new Engine({
       registry: opts.registry,
       keys: opts.keys,
@@ -242,7 +247,7 @@ export class ShardDecoder {
       recording: opts.mode === 'export' && (opts.recording ?? true),
       labels: opts.labels,
       interest: opts.interest,
-      layers: opts.mode === 'export' && (opts.layers || needsLayers(opts.filter?.fields ?? [])),
+      layers: opts.mode === 'export' && (opts.layers || needsLayers(keys)),
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       onConversation: (c) => {
@@ -324,7 +329,10 @@ export class ShardDecoder {
     for (const f of unpackFrames(batch)) {
       if (f.number > this.tag) this.tag = f.number
       if (f.tick) this.engine.tick(f)
-      else this.engine.addFrame(f)
+      else {
+        this.lengths?.put(f)
+        this.engine.addFrame(f)
+      }
     }
     return this.report()
   }

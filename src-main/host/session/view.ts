@@ -101,7 +101,7 @@ export class ViewPart {
     const view = this.replace({ spec, state: 'running', progress: 0 })
     let matcher: ViewMatcher
     try {
-      matcher = new ViewMatcher(spec.filter, spec.columns)
+      matcher = new ViewMatcher(spec.filter, spec.columns, this.ctx.store ?? undefined)
     } catch (e) {
       view.state = 'error'
       view.error = e instanceof FilterError ? e.message : (e as Error).message

@@ -3,10 +3,12 @@
 // even when the filter reads layer fields.
 import { describe, it, expect, beforeAll } from 'vitest'
 import { execFileSync } from 'node:child_process'
-import { statSync } from 'node:fs'
+import { mkdtempSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { ROOT, gw } from '../helpers/cli'
+import { tsharkFrameLengths, writeCutCapture } from '../helpers/frame-lengths'
 const LOOPBACK = join(ROOT, 'test/fixtures/net/loopback.pcapng')
 
 beforeAll(() => {
@@ -114,5 +116,40 @@ describe('gamewire decode --layers', () => {
       const plainLines = new Set(plain.stdout.trim().split('\n'))
       for (const l of lines) expect(plainLines.has(l), l.slice(0, 80)).toBe(true)
     }
+  })
+
+  // frame.len and frame.cap_len come from the frames' lengths as the decode reads them, with no trees.
+  it.each([
+    ['resources/demo.pcapng', 'of the three protocols'],
+    ['test/fixtures/sfs2x/vanilla-tcp.pcapng', 'several to a message'],
+    ['test/fixtures/net/tcp-overlap.pcapng', 'overlapping and retransmitted'],
+    ['', 'cut by a snapshot length']
+  ])("filters on each message's frame lengths as tshark reads them, without layers (%s, frames %s)", (name) => {
+    const file = name ? join(ROOT, name) : writeCutCapture(mkdtempSync(join(tmpdir(), 'gamewire-cli-cut-')))
+    const of = tsharkFrameLengths(file)
+    const messages = (...args: string[]) => {
+      const r = gw('decode', file, '--tree', 'none', '--format', 'ndjson', ...args)
+      expect(r.code, r.stderr).toBe(0)
+      return r.stdout
+        .trim()
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l) as { id: number; frames: number[] })
+    }
+    const all = messages('--jobs', '1')
+    // thresholds from the capture itself, so each side of the OR matches some messages and not all
+    const lens = all.flatMap((m) => m.frames.map((f) => of(f).len)).sort((x, y) => x - y)
+    const caps = all.flatMap((m) => m.frames.map((f) => of(f).capLen)).sort((x, y) => x - y)
+    const over = lens[Math.floor(lens.length * 0.7)] - 1
+    const under = name ? caps[Math.floor(caps.length * 0.2)] + 1 : 65
+    const expr = `frame.len > ${over} || frame.cap_len < ${under}`
+    const want = all.filter((m) => m.frames.some((f) => of(f).len > over) || m.frames.some((f) => of(f).capLen < under)).map((m) => m.id)
+    expect(want.length, expr).toBeGreaterThan(0)
+    if (name) expect(want.length, expr).toBeLessThan(all.length)
+    for (const jobs of ['1', '2'])
+      expect(
+        messages('-Y', expr, '--jobs', jobs).map((m) => m.id),
+        `${expr} --jobs ${jobs}`
+      ).toEqual(want)
   })
 })

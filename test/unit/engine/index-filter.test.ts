@@ -10,6 +10,7 @@ import type { FieldNode, FieldScalar } from '../../../src-shared/model/types'
 import type { EngineOptions } from '../../../src-shared/engine/engine'
 import { IndexTarget, MessageIndex } from '../../../src-shared/engine/message-index'
 import { META_KEYS, messageMetaFields } from '../../../src-shared/engine/meta-fields'
+import { RecentFrameLengths } from '../../../src-shared/engine/frame-lengths'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
 import { SchemaSet } from '../../../src-shared/schema/set'
 import { validateSchemaPack } from '../../../src-shared/schema/validate'
@@ -20,9 +21,9 @@ const root = join(__dirname, '../../..')
 
 const files = committedCaptures()
 
-/** Decodes a file; `each` sees every message with its conversation and wire direction. */
-function decode(file: string, recording: boolean, each: EngineOptions['onMessage'], schemas?: SchemaSet): void {
-  decodeCaptureFile(file, { schemas, recording, onMessage: each })
+/** Decodes a file; `each` sees every message with its conversation and wire direction; `lengths` keeps its frames'. */
+function decode(file: string, recording: boolean, each: EngineOptions['onMessage'], schemas?: SchemaSet, lengths?: RecentFrameLengths): void {
+  decodeCaptureFile(file, { schemas, recording, onMessage: each, onFrame: (f) => lengths?.put(f) })
 }
 
 /** The same values in the same order (bytes byte by byte). */
@@ -32,27 +33,34 @@ function sameValues(got: readonly FieldScalar[], want: readonly FieldScalar[]): 
   return got.length === want.length && got.every((v, i) => same(v, want[i]))
 }
 
-function indexed(file: string, schemas?: SchemaSet): MessageIndex {
+/** The index of a file's messages, and its frames' lengths (as the app's frame store keeps them). */
+function indexed(file: string, schemas?: SchemaSet): { index: MessageIndex; lengths: RecentFrameLengths } {
   const index = new MessageIndex()
-  decode(file, false, (m, conv, dir) => index.add(m, conv, dir), schemas)
-  return index
+  const lengths = new RecentFrameLengths()
+  decode(file, false, (m, conv, dir) => index.add(m, conv, dir), schemas, lengths)
+  return { index, lengths }
 }
 
-/** With `params`, also collects the SFS2X parameters' keys the trees hold (`sfs2x.p.p.<name>`, `sfs2x.p.p.p.<name>`). */
+/**
+ * With `params`, also collects the SFS2X parameters' keys the trees hold (`sfs2x.p.p.<name>`, `sfs2x.p.p.p.<name>`).
+ * The frame lengths are the CLI's: the decode's own (view-index.test.ts checks them against tshark).
+ */
 function full(file: string, schemas?: SchemaSet, params?: Set<string>): FilterTarget[] {
   const out: FilterTarget[] = []
+  const lengths = new RecentFrameLengths()
   decode(
     file,
     true,
     (m, conv, dir) => {
-      out.push(targetFromMessage(m, messageMetaFields(m, conv, dir)))
+      out.push(targetFromMessage(m, messageMetaFields(m, conv, dir, lengths)))
       if (params) {
         walk(m.tree, (k) => {
           for (const family of ['sfs2x.p.p.', 'sfs2x.p.p.p.']) if (k.startsWith(family)) params.add(family + k.slice(family.length).split('.')[0])
         })
       }
     },
-    schemas
+    schemas,
+    lengths
   )
   return out
 }
@@ -65,13 +73,12 @@ function walk(nodes: readonly FieldNode[], each: (key: string) => void): void {
 }
 
 const LAYERS = ['udp', 'tcp', 'websocket', 'http', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown', 'ip', 'ipv6', 'frame', 'gamewire']
-// The meta fields (frame number and time, addresses, ports, gamewire.*); the frame lengths, which an index
-// target reads from the frame lengths it is given (the app's frame store); the other frame/IP/UDP/TCP
-// fields are the frames' layers, which only a tree built with layers holds (net/layers.ts).
+// The meta fields (frame number, time and lengths, addresses, ports, gamewire.*; an index target reads
+// the frame lengths from the frames' lengths it is given, as the app's frame store); the other
+// frame/IP/UDP/TCP fields are the frames' layers, which only a tree built with layers holds (net/layers.ts).
 const META = [...META_KEYS]
-const FRAME_LENGTHS = ['frame.len', 'frame.cap_len']
 const LAYER_ONLY = allFields()
-  .filter((f) => /^(frame|eth|ip|ipv6|udp|tcp)\./.test(f.key) && !META_KEYS.has(f.key) && !FRAME_LENGTHS.includes(f.key))
+  .filter((f) => /^(frame|eth|ip|ipv6|udp|tcp)\./.test(f.key) && !META_KEYS.has(f.key))
   .map((f) => f.key)
 const INDEXED = allFields()
   .filter((f) => f.index)
@@ -96,18 +103,18 @@ describe('index pass answers filters as the full decode does', () => {
     expect(META.length).toBeGreaterThan(15)
     expect(LAYER_ONLY).toEqual(expect.arrayContaining(['ip.ttl', 'frame.interface_id', 'tcp.seq', 'eth.src', 'udp.length']))
     for (const k of LAYER_ONLY) expect(IndexTarget.answers(k), k).toBe(false)
-    for (const k of FRAME_LENGTHS) expect(IndexTarget.answers(k), k).toBe(true)
+    for (const k of ['frame.len', 'frame.cap_len']) expect(META, k).toContain(k)
     // A parameter's presence, not its values, and not an entry under it.
     for (const k of PRESENCES) expect([IndexTarget.answers(k), isPresenceField(k)], k).toEqual([false, true])
     for (const k of ['photon.param.245.1', 'photon.param.x', 'photon.param.', 'photon.param', 'photon.value.1']) expect(isPresenceField(k), k).toBe(false)
   })
 
   it.each(files.map((f) => [f.slice(root.length + 1), f]))('%s', (_name, file) => {
-    const index = indexed(file)
+    const { index, lengths } = indexed(file)
     const sfsParams = new Set<string>()
     const trees = full(file, undefined, sfsParams)
     expect(index.count).toBe(trees.length)
-    const t = index.target()
+    const t = index.target(lengths)
     let compared = 0
     const present = { photon: 0, sfs2x: 0 }
     const keptValues = { photon: 0, sfs2x: 0 }
@@ -153,8 +160,8 @@ describe('index pass answers filters as the full decode does', () => {
   })
 
   it('the demo capture has index-field values for every protocol', () => {
-    const index = indexed(join(root, 'resources/demo.pcapng'))
-    const t = index.target()
+    const { index, lengths } = indexed(join(root, 'resources/demo.pcapng'))
+    const t = index.target(lengths)
     const seen = new Set<string>()
     for (let r = 0; r < index.count; r++) for (const k of INDEXED) if (t.at(r).values(k).length) seen.add(k.split('.')[0])
     expect([...seen].sort()).toEqual(expect.arrayContaining(['enet', 'fignet', 'photon', 'sfs2x']))
@@ -162,9 +169,9 @@ describe('index pass answers filters as the full decode does', () => {
 
   it('matches the same rows for filters that mix meta and index fields', () => {
     const file = join(root, 'resources/demo.pcapng')
-    const index = indexed(file)
+    const { index, lengths } = indexed(file)
     const trees = full(file)
-    const t = index.target()
+    const t = index.target(lengths)
     for (const expr of [
       'udp.port == 5055',
       'photon.ev.code == 253 || sfs2x.cmd',
@@ -172,6 +179,8 @@ describe('index pass answers filters as the full decode does', () => {
       'ip.src == 127.0.0.1 && tcp',
       'gamewire.error',
       'frame.number > 20 && frame.number < 60',
+      // frame lengths: the index target's from the frames' lengths, the tree's from its frame groups
+      'frame.len > 100 && photon || frame.cap_len < 60',
       'photon.cmd.type == 6 and udp.srcport != 5055',
       // One field named several times, and two alternating (the target keeps the last field it read).
       'photon.key == 1 || photon.key == 245 || photon.key == 0',
@@ -215,10 +224,10 @@ describe('index pass answers filters as the full decode does', () => {
       validateSchemaPack({ format: 'gamewire-schema/1', name: 'Demo fignet', fignet: { messages: [{ id: 60406, name: 'Update', codec: 'MemoryPack' }] } })
     ])
     const file = join(root, 'resources/demo.pcapng')
-    const index = indexed(file, packs)
+    const { index, lengths } = indexed(file, packs)
     const trees = full(file, packs)
     expect(index.count).toBe(trees.length)
-    const t = index.target()
+    const t = index.target(lengths)
     let named = 0
     for (let r = 0; r < trees.length; r++) {
       t.at(r)

@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { CaptureReader } from '../../../src-shared/capture/reader'
+import type { CaptureFrame } from '../../../src-shared/capture/types'
 import { Engine, type EngineOptions } from '../../../src-shared/engine/engine'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -34,9 +35,19 @@ export function fixtureKeys(): KeyStore {
  * Decodes a capture file in one engine with the fixtures' keys (unless `o.keys` gives others) and the
  * default registry; a corrupt capture's frames read before the damage still count.
  */
-export function decodeCaptureFile(file: string, o: Omit<EngineOptions, 'registry' | 'keys'> & { keys?: KeyStore }): Engine {
-  const engine = new Engine({ registry: createDefaultRegistry(), ...o, keys: o.keys ?? fixtureKeys() })
-  const reader = new CaptureReader({ onFrame: (f) => engine.addFrame(f), onWarning: () => undefined })
+export function decodeCaptureFile(
+  file: string,
+  o: Omit<EngineOptions, 'registry' | 'keys'> & { keys?: KeyStore; onFrame?: (f: CaptureFrame) => void }
+): Engine {
+  const { onFrame, keys, ...engineOptions } = o
+  const engine = new Engine({ registry: createDefaultRegistry(), ...engineOptions, keys: keys ?? fixtureKeys() })
+  const reader = new CaptureReader({
+    onFrame: (f) => {
+      onFrame?.(f)
+      engine.addFrame(f)
+    },
+    onWarning: () => undefined
+  })
   try {
     reader.push(new Uint8Array(readFileSync(file)))
     reader.end()

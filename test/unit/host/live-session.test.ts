@@ -14,6 +14,7 @@ import type { InspectorEvent, SessionStatus, TimelineRow } from '../../../src-sh
 import { pv } from '../protocols/photon/gp-encoder'
 import { PhotonPeers } from '../capture-live/photon-traffic'
 import { freePort, noDecoderSpawner, tsharkFrames } from '../capture-live/runner'
+import { tsharkFrameLengths } from '../helpers/frame-lengths'
 
 const WORKER = join(__dirname, '../../../out/main/session-worker.js')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-live-session-'))
@@ -99,18 +100,39 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       expect(shown.map((r) => r.cells)).toEqual(shown.map(() => ['100', String(port)]))
       // They joined the view as they came: it was not computed again.
       expect(events.slice(viewSetAt).filter((e) => e.type === 'view' && e.view.state === 'running')).toEqual([])
+
+      // Frame lengths come from the stored frames: a long event joins such a view as it comes, a short one not.
+      const byLength = await s.setView({ filter: 'frame.len > 300', sort: null, columns: ['frame.len'] })
+      expect(byLength.count).toBe(0)
+      const lengthSetAt = events.length
+      await peers.event(101, [[1, pv.str('x'.repeat(300))]])
+      await peers.event(101, [[1, pv.str('y')]])
+      const long = await poll('the frame length view to show the long event', async () => {
+        const last = events.filter((e): e is Extract<InspectorEvent, { type: 'view' }> => e.type === 'view').pop()
+        return last && last.view.filter === 'frame.len > 300' && last.view.count === 1 ? last.view : undefined
+      })
+      const [longRow] = (await s.getRows(long.id, 0, 10)).rows
+      expect(longRow.name).toContain('101')
+      expect(events.slice(lengthSetAt).filter((e) => e.type === 'view' && e.view.state === 'running')).toEqual([])
+      await poll('the short event', async () => ((await s.getStatus()).frames === 15 ? true : undefined))
+      expect((await s.getRows(long.id, 0, 10)).rows).toHaveLength(1)
       const stopped = await s.stopCapture()
       expect(stopped.state).toBe('off')
       const end = await s.getStatus()
       expect(end.captureState.state).toBe('off')
       expect(end.captureState.dropped).toBe(0) // libpcap's pcap_stats, through vendor/cap
-      // 4 handshake datagrams, 8 events, 1 request: one frame each on lo.
-      expect(end.frames).toBe(13)
+      // 4 handshake datagrams, 10 events, 1 request: one frame each on lo.
+      expect(end.frames).toBe(15)
       expect(events.filter((e) => e.type === 'status' && e.status.captureState.state === 'capturing' && e.status.frames > 0).length).toBeGreaterThan(1)
 
       const saved = await s.saveCapture()
-      expect(saved).toMatchObject({ frames: 13, fileName: expect.stringMatching(/^capture-lo-.*\.pcapng$/) })
-      expect(tsharkFrames(saved.file!)).toBe(13)
+      expect(saved).toMatchObject({ frames: 15, fileName: expect.stringMatching(/^capture-lo-.*\.pcapng$/) })
+      expect(tsharkFrames(saved.file!)).toBe(15)
+      // the long event's frame length, as tshark reads the saved frame
+      const shark = tsharkFrameLengths(saved.file!)
+      expect([longRow.firstFrame, longRow.lastFrame]).toEqual([14, 14])
+      expect(longRow.cells).toEqual([String(shark(14).len)])
+      expect(shark(15).len).toBeLessThanOrEqual(300)
 
       // The decoded JSON of the live capture is what `gamewire decode` gives for its saved frames.
       const job = await s.startExport({ format: 'json', scope: 'all' })
@@ -123,8 +145,8 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       let text = ''
       await runDecode({ file: saved.file!, format: 'json' }, { write: (b) => void (text += Buffer.from(b).toString()), flush: () => undefined })
       const cli = JSON.parse(text)
-      expect(live.source).toMatchObject({ file: 'lo', frames: 13 })
-      expect(live.messages.length).toBeGreaterThanOrEqual(13)
+      expect(live.source).toMatchObject({ file: 'lo', frames: 15 })
+      expect(live.messages.length).toBeGreaterThanOrEqual(15)
       expect(live.messages).toEqual(cli.messages)
       // The status bar's message and error counts are the core's: its live engine decoded the same messages.
       expect(end.messages).toBe(cli.messages.length)

@@ -2,19 +2,18 @@
 // (index only, index plus the conversations of one layer decoded again, or a full pass), its rows and cells
 // must equal the CLI's full decode with trees (`gamewire decode --filter`), the independent reference here.
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
 import { decodeDepth, formatCell, ViewMatcher } from '../../../src-main/host/view-matcher'
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
+import { RecentFrameLengths } from '../../../src-shared/engine/frame-lengths'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
-import { PcapngWriter } from '../../../src-shared/capture/pcapng-writer'
-import { resetFrames, udpFrame } from '../helpers/frames'
+import { tsharkFrameLengths, writeCutCapture } from '../helpers/frame-lengths'
 
 const ROOT = join(__dirname, '../../..')
 const DEMO = join(ROOT, 'resources/demo.pcapng')
@@ -139,7 +138,13 @@ describe('views over the message index', () => {
     })
     expect(new ViewMatcher('sfs2x.p.p.p.buildings.lvl == 1', []).plan.replayLayers).toEqual(new Set(['sfs2x']))
     // frame lengths come from the stored frames; other header fields are read from the frames again
-    expect(new ViewMatcher('frame.len > 60', ['frame.cap_len']).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('frame.len > 60', ['frame.cap_len'], new RecentFrameLengths()).plan).toEqual({
+      replayLayers: new Set(),
+      treeMarks: [],
+      readsSummary: false
+    })
+    // without them, frame.len would read as absent on every decoded message
+    expect(() => new ViewMatcher('frame.len > 60', [])).toThrow(/without the frames' lengths/)
     expect(new ViewMatcher('ip.ttl < 64', []).plan.replayLayers).toBe('all')
   })
 
@@ -165,43 +170,15 @@ describe('views over the message index', () => {
       })
   })
 
-  /**
-   * A capture with a 64-byte snapshot length: three UDP datagrams of 122 bytes on the wire, each cut to 64, so
-   * each frame's length on the wire and its captured length differ (the engine decodes what was captured).
-   */
-  function cutCapture(): string {
-    resetFrames()
-    const w = new PcapngWriter()
-    const parts = [w.header([{ linkType: 1, snapLen: 64 }])]
-    for (let i = 0; i < 3; i++) {
-      const f = udpFrame('10.0.0.1', 40000 + i, '10.0.0.2', 5055, new Uint8Array(80))
-      parts.push(w.frame({ interfaceId: 0, tsSec: f.tsSec, tsNsec: 0, data: f.data.subarray(0, 64), originalLength: f.data.length }))
-    }
-    const file = join(tmp, 'cut.pcapng')
-    writeFileSync(file, Buffer.concat(parts))
-    return file
-  }
-
   it.each([
     ['test/fixtures/capture/pcapng-handmade.pcapng', 'of every link type'],
     ['test/fixtures/sfs2x/vanilla-tcp.pcapng', 'several to a message'],
     ['test/fixtures/net/tcp-overlap.pcapng', 'overlapping and retransmitted'],
     ['', 'cut by a snapshot length']
   ])("reads frame lengths as tshark gives them for each message's frames (%s, frames %s)", async (name) => {
-    const file = name ? join(ROOT, name) : cutCapture()
-    // tshark's frame.len and frame.cap_len, by frame number
-    const oracle = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'frame.len', '-e', 'frame.cap_len'], { stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim()
-      .split('\n')
-      .map((l) => l.split('\t').map(Number))
-    const of = (n: number) => ({ len: oracle[n - 1][0], capLen: oracle[n - 1][1] })
-    if (!name)
-      expect(oracle).toEqual([
-        [122, 64],
-        [122, 64],
-        [122, 64]
-      ])
+    const file = name ? join(ROOT, name) : writeCutCapture(tmp)
+    const of = tsharkFrameLengths(file)
+    if (!name) expect([1, 2, 3].map(of)).toEqual(Array(3).fill({ len: 122, capLen: 64 }))
     const frames: number[][] = []
     const s = new DecodeSession({ recording: false, onMessage: (m) => frames.push(m.frames) })
     s.push(new Uint8Array(readFileSync(file)))
