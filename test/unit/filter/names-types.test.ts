@@ -157,12 +157,15 @@ describe('filters in the documentation compile', () => {
   }
   const readme = readFileSync(join(root, 'README.md'), 'utf8')
   const docs = readFileSync(join(root, 'docs/filter-language.md'), 'utf8')
-  // README: the code blocks of filters (not shell, not key files), and `--filter '...'`
+  // README: the code blocks of filters (not shell, not key files), `--filter '...'`, and the first column of
+  // the Display filters section's table of what filters cost
+  const costTable = [...readme.matchAll(/^\| `([^`]+)` \| [\d,]+ \|/gm)].map((m) => m[1])
   const fromReadme = [
     ...blocks(readme)
       .filter((b) => !/npx|npm|PHOTON_|^\s*#/m.test(b))
       .flatMap((b) => b.split('\n')),
-    ...[...readme.matchAll(/^(?!.*--schema).*--filter '([^']+)'/gm)].map((m) => m[1])
+    ...[...readme.matchAll(/^(?!.*--schema).*--filter '([^']+)'/gm)].map((m) => m[1]),
+    ...costTable
   ]
   // Filters shown with a schema pack name its fields: they compile with that pack loaded, and not without.
   const withPack = [...readme.matchAll(/--schema (\S+) --filter '([^']+)'/g)].map((m) => [m[1], m[2]] as const)
@@ -179,6 +182,7 @@ describe('filters in the documentation compile', () => {
         'fignet.payload[0:2] == 01:00'
       ])
     )
+    expect(costTable).toEqual(expect.arrayContaining(['frame.len > 1000', 'entangle.transform.x > 20', 'ip.ttl == 64']))
   })
 
   test.each(withPack)('with %s: %s', (pack, expr) => {
