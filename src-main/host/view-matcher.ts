@@ -3,20 +3,20 @@
 // fields (a conversation click, a time brush) runs on the fast pass without building trees.
 
 import { compileFilter, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
-import { META_FAMILIES, META_KEYS, MessageTargets, needsLayers } from '../../src-shared/engine/meta-fields'
+import { isLayerKey, META_FAMILIES, META_KEYS, MessageTargets, needsLayers, type MessageFrames } from '../../src-shared/engine/meta-fields'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
 import type { WireDir } from '../../src-shared/model/types'
 import { isIndexedFirstLevel, isIndexKey, isPresenceField, presenceKey } from '../../src-shared/bytes/fields'
 import { IndexTarget, LAYERS, type MessageIndex } from '../../src-shared/engine/message-index'
-import type { FrameLengths } from '../../src-shared/engine/frame-lengths'
+import { CONVERSATION_LAYER_KEYS } from '../../src-shared/net/layers'
 
 const CELL_MAX = 160
 
 // Keys messageMetaFields fills from the frame and conversation (no tree needed), frame.len and
 // frame.cap_len from the session's stored frames. Other frame.* keys (frame.interface_id…) are the frames'
-// layers, which a decoded message has only in a tree built with layers.
+// layers, parsed again from the stored frames (LayeredTarget).
 const META_PREFIXES = ['gamewire.']
 
 /** True when a key's values come from the message's meta fields or its protocol stack alone. */
@@ -28,13 +28,14 @@ export function isMetaKey(key: string): boolean {
 /**
  * True when a filter on these keys needs the field trees: some key is neither a meta key nor an index key
  * (an index field, or a subtree of them only such as `photon.ev`), nor one of `presenceOnly` (the keys the
- * filter only tests for presence) whose presence the index keeps (`photon.param.245`). A message decoded
- * without a tree carries its index fields' values and presences (`indexed`), which targetFromMessage reads,
- * so `photon.ev.code == 200`, `photon.ev` and `photon.param.245` are matched on the fast pass, as the app's
- * index answers them.
+ * filter only tests for presence) whose presence the index keeps (`photon.param.245`), nor a header field
+ * of the frames (`ip.ttl`: needsLayers, read from the frames themselves beside the message, LayeredTarget).
+ * A message decoded without a tree carries its index fields' values and presences (`indexed`), which
+ * targetFromMessage reads, so `photon.ev.code == 200`, `photon.ev` and `photon.param.245` are matched on the
+ * fast pass, as the app's index answers them.
  */
 export function filterNeedsTree(keys: readonly string[], presenceOnly: readonly string[] = []): boolean {
-  return keys.some((k) => !isMetaKey(k) && !indexKeeps(k, presenceOnly))
+  return keys.some((k) => !isMetaKey(k) && !indexKeeps(k, presenceOnly) && !isLayerKey(k))
 }
 
 /**
@@ -83,6 +84,8 @@ export interface ViewPlan {
   replayLayers: ReadonlySet<string> | 'all'
   treeMarks: readonly string[]
   readsSummary: boolean
+  /** Header fields read from each row's stored frames, parsed again (FrameLayersTarget), not by decoding again. */
+  frameLayers: readonly string[]
 }
 
 export class ViewMatcher {
@@ -92,7 +95,7 @@ export class ViewMatcher {
    * message decoded without a tree (a live one) answers the others (filterNeedsTree).
    */
   readonly needsTree: boolean
-  /** Trees must carry the frames' layers (a key such as ip.ttl or tcp.seq). */
+  /** Some key is a header field of the frames (ip.ttl, tcp.seq), parsed again from the stored frames. */
   readonly needsLayers: boolean
   readonly plan: ViewPlan
   /** A decoded message as the target of the filter and the columns: it collects every key they read. */
@@ -100,25 +103,30 @@ export class ViewMatcher {
   /** The keys the filter and the columns read: all that trees decoded for this view need keep. */
   readonly keys: readonly string[]
 
-  /** Throws FilterError for a bad filter. `frames`: the session's frames' lengths (frame.len, frame.cap_len). */
+  /** Throws FilterError for a bad filter. `frames`: the session's stored frames (frame.len, ip.ttl…). */
   constructor(
     filterText: string,
     readonly columns: readonly string[],
-    frames?: FrameLengths
+    frames?: MessageFrames
   ) {
     this.filter = filterText.trim() ? compileFilter(filterText) : undefined
     const keys = [...new Set([...(this.filter?.fields ?? []), ...columns])]
     this.keys = keys
-    this.targets = new MessageTargets(keys, frames)
+    this.targets = new MessageTargets(keys, frames ?? {})
     // A column shows values: only the filter's own presence tests read no more than presence.
     const presenceOnly = (this.filter?.presenceOnly ?? []).filter((k) => !columns.includes(k))
     this.needsTree = filterNeedsTree(keys, presenceOnly)
     this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
     const treeMarks: string[] = []
+    const frameLayers: string[] = []
     let all = false
     for (const k of keys) {
       if (IndexTarget.answers(k) || indexKeeps(k, presenceOnly)) continue
+      if (isLayerKey(k) && !CONVERSATION_LAYER_KEYS.has(k)) {
+        frameLayers.push(k)
+        continue
+      }
       if (isIndexedFirstLevel(k)) {
         treeMarks.push(presenceKey(k))
         continue
@@ -129,7 +137,7 @@ export class ViewMatcher {
       if (LAYERS.has(layer)) replay.add(layer)
       else all = true
     }
-    this.plan = { replayLayers: all ? 'all' : replay, treeMarks, readsSummary: keys.includes('gamewire.summary') }
+    this.plan = { replayLayers: all ? 'all' : replay, treeMarks, readsSummary: keys.includes('gamewire.summary'), frameLayers }
   }
 
   /** True when index row `row` can be answered from the index alone. */

@@ -5,13 +5,16 @@
 // frame lengths come from the frames' lengths a decode keeps (frame-lengths.ts), where it keeps them.
 
 import { defineField, type FieldType } from '../bytes/fields'
-import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, LAYER_FAMILIES } from '../net/layer-fields'
+import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, LAYER_FAMILIES, LINK_LAYERS } from '../net/layer-fields'
 import type { DecodedMessage, FieldScalar } from '../model/types'
 import type { Conversation } from './conversation'
 import type { WireDir } from '../protocols/registry'
 import { targetFromMessage } from '../filter/target'
 import type { FilterTarget } from '../filter/compile'
-import { frameLengthValues, readsFrameLengths, type FrameLengths } from './frame-lengths'
+import { frameLengthValues, readsFrameLengths, RecentFrameLengths, type FrameLengths } from './frame-lengths'
+import { FrameKeep, LayeredTarget } from '../net/layers'
+import { TreeInterest } from '../bytes/tree'
+import type { CaptureFrame, CaptureInterface } from '../capture/types'
 
 const layer = (d: { key: string; name: string; type: string }) => [d.key, d.name, d.type] as const
 const META_FIELDS = [
@@ -59,40 +62,84 @@ function readsMetaFields(keys: readonly string[]): boolean {
 }
 
 /**
- * Decoded messages as filter targets for the keys a filter (and columns) read: with the message's meta
- * fields only when one of the keys reads them, since making them costs more than a small tree's walk.
- * Keys that read frame lengths need `frames`, the lengths of the frames the messages come from.
+ * What a message's frames give its filter target beyond the message: their lengths (frame.len,
+ * frame.cap_len) and the frames themselves, for header fields (ip.ttl) parsed from their layers. The app's
+ * frame store gives both; a streaming decode keeps the recent frames' (RecentFrameLengths, FrameKeep).
  */
-export class MessageTargets {
-  private readonly meta: boolean
+export interface MessageFrames {
+  lengths?: FrameLengths
+  frames?: { get(frame: number): CaptureFrame | undefined }
+  /** The capture's interfaces by id (the frame groups' interface names). */
+  iface?(id: number): CaptureInterface | undefined
+}
 
-  constructor(
-    private readonly keys: readonly string[],
-    private readonly frames?: FrameLengths
-  ) {
-    this.meta = readsMetaFields(keys)
-    // Without them frame.len would read as absent on every message: a filter that silently matches nothing.
-    if (!frames && readsFrameLengths(keys)) throw new Error(`internal: frame lengths read without the frames' lengths (${keys.join(', ')})`)
-  }
-
-  of(m: DecodedMessage, conv: Conversation, dir: WireDir): FilterTarget {
-    return targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir, this.frames) : undefined, this.keys)
+/**
+ * What a streaming decode (the CLI, with one engine or shards) keeps of the frames for a filter on `keys`:
+ * the lengths of the recent frames when it reads frame lengths, and copies of the recent frames when it
+ * reads header fields (FrameKeep's byte budget). Null when it reads neither.
+ */
+export function recentFramesFor(keys: readonly string[], iface?: MessageFrames['iface']): { put(f: CaptureFrame): void; frames: MessageFrames } | null {
+  const lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
+  const kept = needsLayers(keys) ? new FrameKeep() : undefined
+  if (!lengths && !kept) return null
+  return {
+    put(f) {
+      lengths?.put(f)
+      kept?.put(f)
+    },
+    frames: { lengths, frames: kept, iface }
   }
 }
 
-// Bare layer names the message's stack does not give (a tree with layers has them).
-const LINK_LAYERS = new Set(['eth', 'vlan', 'sll', 'null'])
+/**
+ * Decoded messages as filter targets for the keys a filter (and columns) read: with the message's meta
+ * fields only when one of the keys reads them, since making them costs more than a small tree's walk.
+ * Keys that read frame lengths need `frames.lengths`, and header fields `frames.frames`: a message whose
+ * tree was built without its frames' layers gets them in its target (LayeredTarget), not in its tree.
+ */
+export class MessageTargets {
+  private readonly meta: boolean
+  private readonly layers: boolean
+  /** With layers: the keys their frame groups keep. */
+  private readonly interest: TreeInterest | undefined
+
+  constructor(
+    private readonly keys: readonly string[],
+    private readonly frames: MessageFrames = {}
+  ) {
+    this.meta = readsMetaFields(keys)
+    this.layers = needsLayers(keys)
+    this.interest = this.layers ? new TreeInterest(keys) : undefined
+    // Without them such keys would read as absent on every message: a filter that silently matches nothing.
+    if (!frames.lengths && readsFrameLengths(keys)) throw new Error(`internal: frame lengths read without the frames' lengths (${keys.join(', ')})`)
+    if (!frames.frames && this.layers) throw new Error(`internal: header fields read without the frames (${keys.join(', ')})`)
+  }
+
+  of(m: DecodedMessage, conv: Conversation, dir: WireDir): FilterTarget {
+    const base = targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir, this.frames.lengths) : undefined, this.keys)
+    // A message built with its layers (decode --layers) has them in its tree.
+    if (!this.layers || m.layerSources !== undefined) return base
+    const source = this.frames.frames!
+    return new LayeredTarget(base, m.frames, () => m.frames.map((n) => source.get(n)), this.interest!, {
+      iface: this.frames.iface,
+      tcpBases: (ip, port) => conv.tcpBases(ip, port)
+    })
+  }
+}
 
 /**
- * True when a filter or column on these keys needs trees built with the frames' layers: a frame, link,
- * IP or transport field that is not a meta field (ip.ttl, frame.interface_id, tcp.seq, eth.src…).
+ * True when a filter or column on this key reads the frames' layers, which only a message built with them
+ * has: a frame, link, IP or transport field that is not a meta field (ip.ttl, frame.interface_id, tcp.seq,
+ * eth.src…).
  */
+export function isLayerKey(key: string): boolean {
+  if (META_KEYS.has(key)) return false
+  return key.includes('.') ? LAYER_FAMILIES.has(key.split('.', 1)[0]) : LINK_LAYERS.has(key)
+}
+
+/** True when a filter or column on these keys needs messages built with the frames' layers (isLayerKey). */
 export function needsLayers(keys: readonly string[]): boolean {
-  return keys.some((k) => {
-    if (META_KEYS.has(k)) return false
-    const family = k.split('.', 1)[0]
-    return k.includes('.') ? LAYER_FAMILIES.has(family) : LINK_LAYERS.has(k)
-  })
+  return keys.some(isLayerKey)
 }
 
 /** The message's meta fields; `frame.len` and `frame.cap_len` only with its frames' lengths (`frames`). */

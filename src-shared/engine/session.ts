@@ -12,9 +12,7 @@ import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { Conversation } from './conversation'
 import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
-import { MessageTargets, needsLayers } from './meta-fields'
-import { readsFrameLengths, RecentFrameLengths } from './frame-lengths'
-import { withoutLayers } from '../net/layers'
+import { MessageTargets, recentFramesFor } from './meta-fields'
 
 export interface SessionOptions {
   keys?: KeyStore
@@ -27,10 +25,7 @@ export interface SessionOptions {
   labels?: boolean
   /** With trees: the only keys they keep (EngineOptions.interest). */
   interest?: readonly string[]
-  /**
-   * With trees: the frames' layers first in each message (EngineOptions.layers). Without it they are still
-   * built for a filter that reads them, and taken off the messages passed on.
-   */
+  /** With trees: the frames' layers first in each message (EngineOptions.layers). A filter reads them without. */
   layers?: boolean
   decodeAs?: DecodeAsRule[]
   /** Ending conversations early to bound memory (Engine's default when not given). */
@@ -47,18 +42,15 @@ export class DecodeSession {
   readonly interfaces: CaptureInterface[] = []
   matched = 0
   private fileBytes = 0
-  /** The recent frames' lengths, kept when the filter reads them. */
-  private readonly lengths: RecentFrameLengths | undefined
+  /** The recent frames, as the filter needs them (their lengths, their layers). */
+  private readonly recent: ReturnType<typeof recentFramesFor>
 
   constructor(private readonly opts: SessionOptions) {
     if (opts.schemas?.length) registerSchemaFields(opts.schemas)
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
-    const keys = this.filter?.fields ?? []
-    const strip = !opts.layers && needsLayers(keys)
-    // frame.len and frame.cap_len from the frames' lengths, not from trees with layers.
-    const lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
-    this.lengths = lengths
-    const targets = new MessageTargets(keys, lengths)
+    // Frame lengths and header fields (ip.ttl) come from the recent frames, not from trees with layers.
+    this.recent = recentFramesFor(this.filter?.fields ?? [], (id) => this.interfaces[id])
+    const targets = new MessageTargets(this.filter?.fields ?? [], this.recent?.frames)
     this.engine = new Engine({
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,
@@ -66,14 +58,14 @@ export class DecodeSession {
       recording: opts.recording ?? true,
       labels: opts.labels,
       interest: opts.interest,
-      layers: opts.layers || strip,
+      layers: opts.layers,
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       eviction: opts.eviction,
       onMessage: (m, conv, dir) => {
         if (this.filter && !this.filter.matches(targets.of(m, conv, dir))) return
         this.matched++
-        opts.onMessage(strip ? withoutLayers(m) : m, conv, dir)
+        opts.onMessage(m, conv, dir)
       }
     })
     this.reader = new CaptureReader({
@@ -92,7 +84,7 @@ export class DecodeSession {
   /** Feeds a frame that did not come from a file (live capture). */
   addFrame(f: CaptureFrame): void {
     this.opts.onFrame?.(f)
-    this.lengths?.put(f)
+    this.recent?.put(f)
     this.engine.addFrame(f)
   }
 

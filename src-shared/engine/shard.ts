@@ -24,9 +24,7 @@ import type { Conversation, Endpoint } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
 import { ConversationTable, conversationKey, NO_CONVERSATIONS, type ConversationList, type ConversationTableData } from './conversation-table'
 import { endpointString } from './conversation'
-import { MessageTargets, needsLayers } from './meta-fields'
-import { readsFrameLengths, RecentFrameLengths } from './frame-lengths'
-import { withoutLayers } from '../net/layers'
+import { MessageTargets, recentFramesFor } from './meta-fields'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
 import { Float64Builder } from '../bytes/columns'
@@ -205,7 +203,7 @@ export interface ShardOptions {
   /** With trees: whether they get labels (none when they are built only for the filter), and the only keys they keep. */
   labels?: boolean
   interest?: readonly string[]
-  /** Export mode: the frames' layers in the messages written (also built, then taken off, for a filter reading them). */
+  /** Export mode: the frames' layers in the messages written (a filter reads them without: MessageTargets). */
   layers?: boolean
   /** Report which conversation each frame went to (the app's detail replay needs it). */
   frameConversations?: boolean
@@ -216,8 +214,8 @@ export class ShardDecoder {
   private readonly engine: Engine
   /** Export mode with a filter: messages as its targets. */
   private readonly targets: MessageTargets | undefined
-  /** Export mode with a filter reading frame lengths: the recent frames' lengths. */
-  private readonly lengths: RecentFrameLengths | undefined
+  /** Export mode with a filter reading frame lengths or header fields: the recent frames, as it needs them. */
+  private readonly recent: ReturnType<typeof recentFramesFor>
   private events = new Float64Builder()
   private strings: string[] = []
   private stringIds = new Map<string, number>()
@@ -238,8 +236,8 @@ export class ShardDecoder {
 
   constructor(private readonly opts: ShardOptions) {
     const keys = opts.filter?.fields ?? []
-    this.lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
-    this.targets = opts.filter ? new MessageTargets(keys, this.lengths) : undefined
+    this.recent = recentFramesFor(keys, (id) => this.interfaces[id])
+    this.targets = opts.filter ? new MessageTargets(keys, this.recent?.frames) : undefined
     this.engine = new Engine({
       registry: opts.registry,
       keys: opts.keys,
@@ -247,7 +245,7 @@ export class ShardDecoder {
       recording: opts.mode === 'export' && (opts.recording ?? true),
       labels: opts.labels,
       interest: opts.interest,
-      layers: opts.mode === 'export' && (opts.layers || needsLayers(keys)),
+      layers: opts.mode === 'export' && opts.layers,
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       onConversation: (c) => {
@@ -312,7 +310,7 @@ export class ShardDecoder {
       const f = this.opts.filter
       if (!f || f.matches(this.targets!.of(m, conv, dir))) {
         this.starts.push(this.written + this.out.buffered)
-        this.opts.writeBody!(this.out, this.opts.layers ? m : withoutLayers(m))
+        this.opts.writeBody!(this.out, m)
         this.ends.push(this.written + this.out.buffered)
       } else {
         this.starts.push(-1)
@@ -330,7 +328,7 @@ export class ShardDecoder {
       if (f.number > this.tag) this.tag = f.number
       if (f.tick) this.engine.tick(f)
       else {
-        this.lengths?.put(f)
+        this.recent?.put(f)
         this.engine.addFrame(f)
       }
     }

@@ -1,14 +1,17 @@
 // The frame under a message, as Wireshark shows it first: per frame that carried the message, a `frame`
 // group (number, time, lengths, interface, comments) holding the link, IP/IPv6 and UDP/TCP headers, every
 // field with its bytes in that frame's own data source `Frame N`. Built only when a tree is built with
-// layers (the detail view, `decode --layers`, filters on these fields): the same link/IP/transport parsers
-// as the engine's network pass run again over the frame with a recording FieldReader. Conventions and
-// sources: docs/capture-files.md (The frame under a message).
+// layers (the detail view, `decode --layers`) or a filter reads these fields (LayeredTarget, beside the
+// message's own tree): the same link/IP/transport parsers as the engine's network pass run again over the
+// frame with a recording FieldReader. Conventions and sources: docs/capture-files.md (The frame under a message).
 
 import { FieldReader } from '../bytes/reader'
-import { TreeBuilder } from '../bytes/tree'
+import { TreeBuilder, type TreeInterest } from '../bytes/tree'
 import { frameTime, type CaptureFrame, type CaptureInterface } from '../capture/types'
-import type { DataSource, DecodedMessage, FieldNode } from '../model/types'
+import type { DataSource, DecodedMessage, FieldNode, FieldScalar } from '../model/types'
+import type { FilterTarget } from '../filter/compile'
+import { targetFromMessage } from '../filter/target'
+import { inFrameGroups } from './layer-fields'
 import { parseIpv4, parseIpv6 } from './ip'
 import { F_FRAME } from './layer-fields'
 import { decodeLink } from './link'
@@ -28,6 +31,12 @@ export function frameTimeText(f: Pick<CaptureFrame, 'tsSec' | 'tsNsec'>): string
 }
 
 /**
+ * Layer fields whose values need the conversation decoded up to the frame: TCP's relative sequence and
+ * acknowledgment numbers count from the connection's first ones (LayerContext.tcpBases).
+ */
+export const CONVERSATION_LAYER_KEYS: ReadonlySet<string> = new Set(['tcp.seq', 'tcp.ack'])
+
+/**
  * Records one frame's group into `tree` (a recording builder), its fields pointing into data source
  * `source` (the frame's bytes). Malformed headers end the group where parsing stopped; nothing throws.
  */
@@ -39,14 +48,18 @@ export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, 
   const on = iface?.name ? `on interface ${iface.name}, id ${f.interfaceId}` : `on interface id ${f.interfaceId}`
   r.open(
     F_FRAME.frame,
-    `Frame ${f.number}: ${f.originalLength} bytes on wire (${f.originalLength * 8} bits), ${data.length} bytes captured (${data.length * 8} bits) ${on}`
+    tree.labels
+      ? `Frame ${f.number}: ${f.originalLength} bytes on wire (${f.originalLength * 8} bits), ${data.length} bytes captured (${data.length * 8} bits) ${on}`
+      : undefined
   )
   // Metadata, not read from the frame's bytes: no bytes of their own (position 0, length 0, as Wireshark).
   const all = 0
   r.record(F_FRAME.interface_id, f.interfaceId, 0, all, iface?.name ? `Interface id: ${f.interfaceId} (${iface.name})` : undefined)
   if (iface?.name) r.record(F_FRAME.interface_name, iface.name, 0, all, `Interface name: ${iface.name}`)
   if (!f.noTimestamp) {
-    r.record(F_FRAME.time, frameTimeText(f), 0, all, () => `Arrival time: ${frameTimeText(f)}`)
+    // the text is made only for a tree that keeps it (a filter's tree keeps only the keys it reads)
+    if (tree.interest === null || tree.interest.wants(F_FRAME.time.key))
+      r.record(F_FRAME.time, frameTimeText(f), 0, all, () => `Arrival time: ${frameTimeText(f)}`)
     r.record(F_FRAME.time_epoch, frameTime(f), 0, all, () => `Epoch arrival time: ${f.tsSec}.${String(f.tsNsec).padStart(9, '0')}`)
   }
   r.record(F_FRAME.number, f.number, 0, all)
@@ -70,16 +83,21 @@ export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, 
 }
 
 /**
- * The message with its frames' groups first in the tree and their `Frame N` sources first in `sources`
- * (the protocol's own fields move up by as many sources). `frames` are the message's frames in order;
- * one no longer held (undefined) gets a group that says so.
+ * Records the groups of a message's frames into `tree`: `numbers` are its frames in order, `frames` the
+ * frames themselves, where one no longer held (undefined) gets a group that says so. Returns the frames'
+ * `Frame N` sources, which the groups' fields point into from `firstSource` on.
  */
-export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | undefined)[], ctx: LayerContext = {}): DecodedMessage {
-  const tree = new TreeBuilder(true)
+function recordFrameGroups(
+  tree: TreeBuilder,
+  numbers: readonly number[],
+  frames: readonly (CaptureFrame | undefined)[],
+  ctx: LayerContext,
+  firstSource = 0
+): DataSource[] {
   const sources: DataSource[] = []
-  for (let i = 0; i < m.frames.length; i++) {
+  for (let i = 0; i < numbers.length; i++) {
     const f = frames[i]
-    const n = m.frames[i]
+    const n = numbers[i]
     if (!f) {
       tree.add({
         key: F_FRAME.frame.key,
@@ -98,22 +116,66 @@ export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | u
       continue
     }
     sources.push({ name: `Frame ${n}`, bytes: f.data })
-    recordFrame(tree, sources.length - 1, f, ctx)
+    recordFrame(tree, firstSource + sources.length - 1, f, ctx)
   }
+  return sources
+}
+
+/**
+ * The message with its frames' groups first in the tree and their `Frame N` sources first in `sources`
+ * (the protocol's own fields move up by as many sources). `frames` are the message's frames in order;
+ * one no longer held (undefined) gets a group that says so.
+ */
+export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | undefined)[], ctx: LayerContext = {}): DecodedMessage {
+  const tree = new TreeBuilder(true)
+  const sources = recordFrameGroups(tree, m.frames, frames, ctx)
   const shift = sources.length
   if (shift) shiftSources(m.tree, shift)
   return { ...m, tree: [...tree.roots, ...m.tree], sources: [...sources, ...m.sources], layerSources: shift }
 }
 
-/** The message as decoded without layers (a filter needed them, the output does not): undoes withLayers. */
-export function withoutLayers(m: DecodedMessage): DecodedMessage {
-  const k = m.layerSources
-  if (!k) return m
-  const tree = m.tree.slice(k)
-  shiftSources(tree, -k)
-  const out = { ...m, tree, sources: m.sources.slice(k) }
-  delete out.layerSources
-  return out
+/**
+ * A message's filter target with its frames' layers, without building them into its tree: the frame
+ * groups are recorded (without labels, and only the keys read, as trees built for a filter) when a key
+ * they can hold is first asked. It answers as the message decoded with layers would (filter/target.ts): a key the frame groups
+ * have values for takes theirs (frame.time_epoch and ip.src per frame), any other the message's own
+ * (`base`). So a filter on header fields (ip.ttl) needs no tree of the protocol, and leaves the message as
+ * it was.
+ */
+export class LayeredTarget implements FilterTarget {
+  private groups: FilterTarget | null = null
+
+  /**
+   * `interest`: the keys the filter (and columns) read, the only ones the frame groups keep; `frames`: the
+   * message's frames, in its order.
+   */
+  constructor(
+    private readonly base: FilterTarget,
+    private readonly numbers: readonly number[],
+    private readonly frames: () => readonly (CaptureFrame | undefined)[],
+    private readonly interest: TreeInterest,
+    private readonly ctx: LayerContext = {}
+  ) {}
+
+  values(key: string): readonly FieldScalar[] {
+    if (inFrameGroups(key)) {
+      const v = this.frameGroups().values(key)
+      if (v.length) return v
+    }
+    return this.base.values(key)
+  }
+
+  has(key: string): boolean {
+    return (inFrameGroups(key) && this.frameGroups().has(key)) || this.base.has(key)
+  }
+
+  private frameGroups(): FilterTarget {
+    if (this.groups) return this.groups
+    const tree = new TreeBuilder(true, false, this.interest)
+    recordFrameGroups(tree, this.numbers, this.frames(), this.ctx)
+    this.groups = targetFromMessage({ tree: tree.roots, protocol: '', stack: [] }, undefined, this.interest.keys)
+    return this.groups
+  }
 }
 
 function shiftSources(nodes: FieldNode[], by: number): void {

@@ -17,6 +17,7 @@ import { registerSchemaFields, SchemaSet } from '../../../src-shared/schema/set'
 import type { SchemaPack } from '../../../src-shared/schema/types'
 import type { WireDir } from '../../../src-shared/model/types'
 import type { FrameStore } from '../frame-store'
+import type { MessageFrames } from '../../../src-shared/engine/meta-fields'
 import type { ViewMatcher } from '../view-matcher'
 import { BACKGROUND_SLICE_MS, idleTick, PROGRESS_MS, SLICE_MS, tick, type Token } from './cancel'
 import { RowIndex } from './row-index'
@@ -197,6 +198,13 @@ export class SessionContext {
   requireStore(): FrameStore {
     if (!this.store) throw new Error('no capture is open')
     return this.store
+  }
+
+  /** What the stored frames give a filter beyond its messages: their lengths, and the frames for header fields. */
+  messageFrames(): MessageFrames | undefined {
+    const store = this.store
+    if (!store) return undefined
+    return { lengths: store, frames: { get: (n) => (n >= 1 && n <= store.count ? store.get(n) : undefined) }, iface: (id) => store.interfaces[id] }
   }
 
   newEngine(

@@ -191,7 +191,7 @@ export class ExportPart {
     }
     const done = computed()
     if (done) return done.order ? done.order.slice(0, done.count) : Uint32Array.from({ length: total }, (_, r) => r)
-    const matched = await this.view.evaluateRows(new ViewMatcher(filter, [], ctx.store ?? undefined), total, token, progress)
+    const matched = await this.view.evaluateRows(new ViewMatcher(filter, [], ctx.messageFrames()), total, token, progress)
     let count = 0
     for (let r = 0; r < total; r++) count += matched[r]
     const rows = new Uint32Array(count)

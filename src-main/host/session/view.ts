@@ -7,6 +7,8 @@ import { allFields } from '../../../src-shared/bytes/fields'
 import { compileFilter, FilterError, type FilterTarget } from '../../../src-shared/filter'
 import type { Conversation } from '../../../src-shared/engine/conversation'
 import type { DecodedMessage, WireDir } from '../../../src-shared/model/types'
+import { LayeredTarget } from '../../../src-shared/net/layers'
+import { TreeInterest } from '../../../src-shared/bytes/tree'
 import { layerOfFamily, ViewMatcher } from '../view-matcher'
 import { Cancelled, SLICE_MS, tick, Token } from './cancel'
 import { emptyView, type EngineDepth, type SessionContext, type ViewState } from './context'
@@ -101,7 +103,7 @@ export class ViewPart {
     const view = this.replace({ spec, state: 'running', progress: 0 })
     let matcher: ViewMatcher
     try {
-      matcher = new ViewMatcher(spec.filter, spec.columns, this.ctx.store ?? undefined)
+      matcher = new ViewMatcher(spec.filter, spec.columns, this.ctx.messageFrames())
     } catch (e) {
       view.state = 'error'
       view.error = e instanceof FilterError ? e.message : (e as Error).message
@@ -165,10 +167,10 @@ export class ViewPart {
     view.progress = 1
     const live = this.ctx.live
     if (live) {
-      // Later live messages join this view as they arrive when that needs neither trees nor sorting (a live
-      // message, decoded without a tree, carries its meta and index fields); otherwise the view is
-      // recomputed now and then (live.ts).
-      const incremental = !matcher.trivial && !matcher.needsTree && !spec.sort
+      // Later live messages join this view as they arrive when that needs neither trees, the frames' layers
+      // nor sorting (a live message, decoded without a tree, carries its meta and index fields); otherwise
+      // the view is recomputed now and then (live.ts).
+      const incremental = !matcher.trivial && !matcher.needsTree && !matcher.needsLayers && !spec.sort
       live.view = incremental ? { view, matcher, upTo: total } : null
       live.viewStale = !matcher.trivial && this.ctx.rows.count > total
     }
@@ -186,8 +188,11 @@ export class ViewPart {
     const ctx = this.ctx
     const index = ctx.rows.index
     const matched = new Uint8Array(total)
-    // The stored frames give frame.len and frame.cap_len without reading a frame.
+    // The stored frames give frame.len and frame.cap_len without reading a frame, and header fields (ip.ttl)
+    // by reading and parsing a row's frames.
     const target = index.target(ctx.store ?? undefined)
+    const stored = matcher.plan.frameLayers.length ? ctx.messageFrames() : undefined
+    const interest = stored && new TreeInterest(matcher.keys)
     /** Conversations with a row the index cannot answer. */
     const replay = new Set<number>()
     let sliceStart = performance.now()
@@ -197,11 +202,17 @@ export class ViewPart {
         continue
       }
       target.at(r)
+      let t: FilterTarget = target
+      if (stored) {
+        const numbers = index.framesAt(r)
+        const frames = stored.frames!
+        t = new LayeredTarget(target, numbers, () => numbers.map((n) => frames.get(n)), interest!, { iface: stored.iface })
+      }
       if (cells.length) {
-        const values = matcher.cells(target)
+        const values = matcher.cells(t)
         for (let c = 0; c < cells.length; c++) cells[c][r] = values[c]
       }
-      if (matcher.matches(target)) matched[r] = 1
+      if (matcher.matches(t)) matched[r] = 1
       if ((r & 4095) === 0 && performance.now() - sliceStart > SLICE_MS) {
         await tick()
         token.check()
@@ -219,7 +230,8 @@ export class ViewPart {
       matched[row] = matcher.matches(t) ? 1 : 0
     }
     // Trees only for the keys the view reads, and their values: without labels, and without other keys' nodes.
-    const depth: EngineDepth = { recording: matcher.needsTree, labels: false, layers: matcher.needsLayers, interest: matcher.keys }
+    // Header fields (tcp.seq) come from the stored frames beside each message (matcher.target), not its tree.
+    const depth: EngineDepth = { recording: matcher.needsTree, labels: false, interest: matcher.keys }
     // Each replayed conversation's rows, in typed arrays (4 bytes a row on big captures).
     let n = 0
     for (let r = 0; r < total; r++) if (replay.has(index.conversationAt(r))) n++

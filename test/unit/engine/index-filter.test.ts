@@ -253,7 +253,9 @@ describe('a message decoded without a tree answers index-field filters as its tr
     expect(filterNeedsTree(['entangle'])).toBe(false)
     expect(filterNeedsTree(['photon.cmd'])).toBe(false)
     expect(filterNeedsTree(['photon.cmd.seq'])).toBe(true)
-    expect(filterNeedsTree(['ip.ttl'])).toBe(true)
+    // header fields: the frames' layers, which the tree-less pass builds when asked (needsLayers)
+    expect(filterNeedsTree(['ip.ttl'])).toBe(false)
+    expect(filterNeedsTree(['ip.ttl', 'entangle.room_name'])).toBe(true)
     // A parameter by code: its presence is in the index, its values are not.
     expect(filterNeedsTree(['photon.param.245'])).toBe(true)
     expect(filterNeedsTree(['photon.param.245', 'photon.ev.code'], ['photon.param.245'])).toBe(false)

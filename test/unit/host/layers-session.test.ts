@@ -14,6 +14,7 @@ import type { DecodedMessage, FieldNode, FieldScalar } from '../../../src-shared
 const FIX = join(__dirname, '../../fixtures')
 const LOOPBACK = join(FIX, 'net/loopback.pcapng')
 const LASTWAR = join(FIX, 'sfs2x/lastwar-tcp.pcapng')
+const VANILLA = join(FIX, 'sfs2x/vanilla-tcp.pcapng')
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-layers-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
@@ -49,8 +50,9 @@ async function viewIds(c: SessionCore, filter: string): Promise<number[]> {
   return c.getRows(v.id, 0, 5000).rows.map((r) => r.id)
 }
 
-async function cliIds(file: string, filter: string): Promise<number[]> {
-  const { text } = await decodeToText({ file, format: 'ndjson', filter })
+/** `tree: 'none'`: the export without trees, where the filter's layers are built over the tree-less pass. */
+async function cliIds(file: string, filter: string, tree?: 'none'): Promise<number[]> {
+  const { text } = await decodeToText({ file, format: 'ndjson', filter, tree })
   return text
     .trim()
     .split('\n')
@@ -70,6 +72,29 @@ describe("filters on the frames' layer fields", () => {
       LASTWAR,
       'tcp.flags.push == true && frame.cap_len >= 100',
       (m) => values(m.tree, 'frame.cap_len').some((v) => (v as number) >= 100) && values(m.tree, 'tcp.flags.push').includes(true)
+    ],
+    // with an index field, and with a field only the protocol's tree has
+    [LASTWAR, 'tcp.seq > 300 && sfs2x.cmd', (m) => values(m.tree, 'tcp.seq').some((v) => (v as number) > 300) && values(m.tree, 'sfs2x.cmd').length > 0],
+    [
+      LASTWAR,
+      'tcp.len > 50 && sfs2x.p.p.p',
+      (m) =>
+        values(m.tree, 'tcp.len').some((v) => (v as number) > 50) &&
+        m.tree.some(function has(n: FieldNode): boolean {
+          return n.key === 'sfs2x.p.p.p' || (n.children ?? []).some(has)
+        })
+    ],
+    // a frame's arrival time as text (made only for the filters that read it)
+    [
+      LOOPBACK,
+      'frame.time contains "T" && ip.ttl',
+      (m) => values(m.tree, 'ip.ttl').length > 0 && values(m.tree, 'frame.time').some((v) => String(v).includes('T'))
+    ],
+    // a meta field beside a header field (with layers, the frame groups' values answer both)
+    [
+      LOOPBACK,
+      'frame.time_epoch < 1796237939.5 && ip.ttl',
+      (m) => values(m.tree, 'ip.ttl').length > 0 && values(m.tree, 'frame.time_epoch').some((v) => (v as number) < 1796237939.5)
     ]
   ]
   it.each(cases)('%s: %s', async (file, filter, expect_) => {
@@ -82,6 +107,24 @@ describe("filters on the frames' layer fields", () => {
     if (!filter.startsWith('ip.ttl')) expect(expected.length).toBeLessThan(all)
     expect(await viewIds(await open(file), filter)).toEqual(expected)
     expect(await cliIds(file, filter)).toEqual(expected)
+    expect(await cliIds(file, filter, 'none')).toEqual(expected)
+  })
+
+  it("takes a meta field's values from the frame groups beside a header field: one per frame of a message", async () => {
+    const layered = decode(VANILLA, true)
+    // a message in several frames that arrived at different times
+    const m = layered.find((x) => new Set(values(x.tree, 'frame.time_epoch')).size > 1)
+    expect(m).toBeDefined()
+    const times = values(m!.tree, 'frame.time_epoch') as number[]
+    const t = (Math.min(...times) + Math.max(...times)) / 2
+    expect(m!.time).toBeGreaterThan(t) // its own time is its last frame's
+    const filter = `frame.time_epoch < ${t} && tcp.len > 0`
+    const expected = layered
+      .filter((x) => values(x.tree, 'frame.time_epoch').some((v) => (v as number) < t) && values(x.tree, 'tcp.len').some((v) => (v as number) > 0))
+      .map((x) => x.id)
+    expect(expected).toContain(m!.id)
+    expect(await viewIds(await open(VANILLA), filter)).toEqual(expected)
+    expect(await cliIds(VANILLA, filter, 'none')).toEqual(expected)
   })
 
   it('a wrong TTL matches nothing; the filter is answered with trees (not from the index)', async () => {
@@ -102,10 +145,16 @@ describe("filters on the frames' layer fields", () => {
 })
 
 describe('the export', () => {
-  it('without --layers is unchanged by a filter that needed layers', async () => {
-    const plain = (await decodeToText({ file: LOOPBACK, format: 'ndjson' })).text.trim().split('\n').slice(0, -1)
-    const filtered = (await decodeToText({ file: LOOPBACK, format: 'ndjson', filter: 'frame.len > 1000' })).text.trim().split('\n').slice(0, -1)
+  it.each([
+    [undefined, 'ip.ttl == 64 && frame.len > 1000'],
+    ['none' as const, 'ip.ttl == 64 && frame.len > 1000'],
+    ['none' as const, 'tcp.seq > 300']
+  ])('without --layers is unchanged by a filter that needed layers (trees %s, %s)', async (tree, filter) => {
+    const file = filter.startsWith('tcp') ? LASTWAR : LOOPBACK
+    const plain = (await decodeToText({ file, format: 'ndjson', tree })).text.trim().split('\n').slice(0, -1)
+    const filtered = (await decodeToText({ file, format: 'ndjson', filter, tree })).text.trim().split('\n').slice(0, -1)
     expect(filtered.length).toBeGreaterThan(0)
+    expect(filtered.length).toBeLessThan(plain.length)
     const byId = new Map(plain.map((l) => [JSON.parse(l).id, l]))
     for (const l of filtered) expect(l).toBe(byId.get(JSON.parse(l).id))
   })

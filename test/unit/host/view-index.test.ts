@@ -10,6 +10,7 @@ import { decodeDepth, formatCell, ViewMatcher } from '../../../src-main/host/vie
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { RecentFrameLengths } from '../../../src-shared/engine/frame-lengths'
+import { FrameKeep } from '../../../src-shared/net/layers'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -95,38 +96,51 @@ describe('views over the message index', () => {
   })
 
   it('plans which filters need a decode again', () => {
-    expect(new ViewMatcher('udp.port == 5055 && photon.ev.code == 1', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('udp.port == 5055 && photon.ev.code == 1', []).plan).toEqual({
+      replayLayers: new Set(),
+      treeMarks: [],
+      readsSummary: false,
+      frameLayers: []
+    })
     expect(new ViewMatcher('photon.param_count == 2', ['entangle.position']).plan).toEqual({
       replayLayers: new Set(['photon', 'fignet']),
       treeMarks: [],
-      readsSummary: false
+      readsSummary: false,
+      frameLayers: []
     })
     // Parameter codes are an index field: no decode again
-    expect(new ViewMatcher('photon.key == 245', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('photon.key == 245', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false, frameLayers: [] })
     // A subtree of index fields only: whether a message has one of them
-    expect(new ViewMatcher('photon.ev || photon.op', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
-    expect(new ViewMatcher('photon.cmd', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('photon.ev || photon.op', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false, frameLayers: [] })
+    expect(new ViewMatcher('photon.cmd', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false, frameLayers: [] })
     expect(new ViewMatcher('photon.cmd.seq', []).plan.replayLayers).toEqual(new Set(['photon']))
     expect(new ViewMatcher('datagram.index', []).plan.replayLayers).toBe('all')
     expect(new ViewMatcher('entangle.room_id', []).plan.replayLayers).toEqual(new Set(['fignet']))
     expect(new ViewMatcher('entangle.room_id', []).needsTree).toBe(true)
     // a covering group: whether a message has any Entangle model field
-    expect(new ViewMatcher('entangle', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('entangle', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false, frameLayers: [] })
     expect(new ViewMatcher('photon && ip', []).needsTree).toBe(false)
     expect(new ViewMatcher('gamewire.summary contains "x"', []).plan.readsSummary).toBe(true)
     // Which parameters a message has is in the index
-    expect(new ViewMatcher('photon.param.245 || !photon.param.0', []).plan).toEqual({ replayLayers: new Set(), treeMarks: [], readsSummary: false })
+    expect(new ViewMatcher('photon.param.245 || !photon.param.0', []).plan).toEqual({
+      replayLayers: new Set(),
+      treeMarks: [],
+      readsSummary: false,
+      frameLayers: []
+    })
     expect(new ViewMatcher('photon.param.245', []).needsTree).toBe(false)
     // ...their short scalar values too, except on the rows marked as holding others (those are decoded again)
     expect(new ViewMatcher('photon.param.245 && photon.param.254 == 1', []).plan).toEqual({
       replayLayers: new Set(),
       treeMarks: ['has:photon.param.254'],
-      readsSummary: false
+      readsSummary: false,
+      frameLayers: []
     })
     expect(new ViewMatcher('photon.param.245', ['photon.param.245']).plan).toEqual({
       replayLayers: new Set(),
       treeMarks: ['has:photon.param.245'],
-      readsSummary: false
+      readsSummary: false,
+      frameLayers: []
     })
     expect(new ViewMatcher('photon.param.245 == 1', []).needsTree).toBe(true)
     // an entry under a parameter is not in the index
@@ -134,40 +148,57 @@ describe('views over the message index', () => {
     expect(new ViewMatcher('sfs2x.p.p.p.buildings && sfs2x.p.p.zn == "x"', []).plan).toEqual({
       replayLayers: new Set(),
       treeMarks: ['has:sfs2x.p.p.zn'],
-      readsSummary: false
+      readsSummary: false,
+      frameLayers: []
     })
     expect(new ViewMatcher('sfs2x.p.p.p.buildings.lvl == 1', []).plan.replayLayers).toEqual(new Set(['sfs2x']))
     // frame lengths come from the stored frames; other header fields are read from the frames again
-    expect(new ViewMatcher('frame.len > 60', ['frame.cap_len'], new RecentFrameLengths()).plan).toEqual({
+    expect(new ViewMatcher('frame.len > 60', ['frame.cap_len'], { lengths: new RecentFrameLengths() }).plan).toEqual({
       replayLayers: new Set(),
       treeMarks: [],
-      readsSummary: false
+      readsSummary: false,
+      frameLayers: []
     })
     // without them, frame.len would read as absent on every decoded message
     expect(() => new ViewMatcher('frame.len > 60', [])).toThrow(/without the frames' lengths/)
-    expect(new ViewMatcher('ip.ttl < 64', []).plan.replayLayers).toBe('all')
+    expect(() => new ViewMatcher('ip.ttl > 60', [])).toThrow(/without the frames/)
+    // header fields: parsed again from each row's stored frames, except TCP's relative numbers, which need the
+    // TCP conversations decoded again (from the connection's first sequence numbers)
+    const frames = { frames: new FrameKeep() }
+    expect(new ViewMatcher('ip.ttl < 64 && photon.ev.code == 1', ['eth.src'], frames).plan).toEqual({
+      replayLayers: new Set(),
+      treeMarks: [],
+      readsSummary: false,
+      frameLayers: ['ip.ttl', 'eth.src']
+    })
+    expect(new ViewMatcher('tcp.seq > 1 || ip.ttl', [], frames).plan).toMatchObject({ replayLayers: new Set(['tcp']), frameLayers: ['ip.ttl'] })
+    expect(new ViewMatcher('ip.ttl < 64', [], frames).needsTree).toBe(false)
   })
 
-  // A message's frame lengths are those of its frames, as the frame groups of its tree with layers give them.
+  // A message's frame lengths are those of its frames, and its header fields (ip.ttl…) theirs too, as the frame
+  // groups of its tree with layers give them: from the stored frames (their lengths, or the frames parsed
+  // again), or for TCP's relative numbers by decoding the TCP conversations again.
+  const LENGTHS = ['frame.len', 'frame.cap_len']
+  const HEADERS = [...LENGTHS, 'udp.length', 'frame.time_epoch', 'ip.ttl']
   it.each([
-    'frame.len > 100 || frame.cap_len < 60',
-    'frame.len >= 70 && photon && frame.cap_len != 81',
-    '(frame.len > 60 && ip.ttl == 64) || udp.port == 5055'
-  ])('%s gives the rows of the full decode with layers', async (filter) => {
+    ['frame.len > 100 || frame.cap_len < 60', LENGTHS],
+    ['frame.len >= 70 && photon && frame.cap_len != 81', LENGTHS],
+    ['(frame.len > 60 && ip.ttl == 64) || udp.port == 5055', LENGTHS],
+    ['udp.length > 100 && !photon.ev', HEADERS],
+    ['tcp.flags.push == true && sfs2x.cmd', HEADERS],
+    ['eth.src && ip.ttl == 64 && photon.param.245 contains 01', HEADERS],
+    ['tcp.seq > 100 && tcp.flags.push == true', [...HEADERS, 'tcp.seq']]
+  ])('%s gives the rows and cells of the full decode with layers', async (filter, columns) => {
     const ref = reference(true)
     const want = ref.flatMap((t, i) => (compileFilter(filter).matches(t) ? [i + 1] : []))
     expect(want.length).toBeGreaterThan(0)
     expect(want.length).toBeLessThan(ref.length)
     const c = await openDemo()
-    const view = await c.setView({ filter, sort: null, columns: ['frame.len', 'frame.cap_len'] })
+    const view = await c.setView({ filter, sort: null, columns })
     expect(view.state).toBe('done')
     const rows = c.getRows(view.id, 0, 100_000).rows
     expect(rows.map((r) => r.id)).toEqual(want)
-    for (const row of rows)
-      expect({ id: row.id, cells: row.cells }).toEqual({
-        id: row.id,
-        cells: [formatCell(ref[row.id - 1].values('frame.len')), formatCell(ref[row.id - 1].values('frame.cap_len'))]
-      })
+    for (const row of rows) expect({ id: row.id, cells: row.cells }).toEqual({ id: row.id, cells: columns.map((k) => formatCell(ref[row.id - 1].values(k))) })
   })
 
   it.each([
