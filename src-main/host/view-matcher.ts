@@ -84,7 +84,7 @@ export interface ViewPlan {
   replayLayers: ReadonlySet<string> | 'all'
   treeMarks: readonly string[]
   readsSummary: boolean
-  /** Header fields read from each row's stored frames, parsed again (FrameLayersTarget), not by decoding again. */
+  /** Header fields read from each row's stored frames, parsed again (LayeredTarget), not by decoding again. */
   frameLayers: readonly string[]
 }
 

@@ -128,16 +128,15 @@ export class MessageTargets {
 }
 
 /**
- * True when a filter or column on this key reads the frames' layers, which only a message built with them
- * has: a frame, link, IP or transport field that is not a meta field (ip.ttl, frame.interface_id, tcp.seq,
- * eth.src…).
+ * True when a filter or column on this key reads the frames' layers (their frame groups, net/layers.ts): a
+ * frame, link, IP or transport field that is not a meta field (ip.ttl, frame.interface_id, tcp.seq, eth.src…).
  */
 export function isLayerKey(key: string): boolean {
   if (META_KEYS.has(key)) return false
   return key.includes('.') ? LAYER_FAMILIES.has(key.split('.', 1)[0]) : LINK_LAYERS.has(key)
 }
 
-/** True when a filter or column on these keys needs messages built with the frames' layers (isLayerKey). */
+/** True when a filter or column on these keys reads the frames' layers (isLayerKey). */
 export function needsLayers(keys: readonly string[]): boolean {
   return keys.some(isLayerKey)
 }

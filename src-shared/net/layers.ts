@@ -85,15 +85,9 @@ export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, 
 /**
  * Records the groups of a message's frames into `tree`: `numbers` are its frames in order, `frames` the
  * frames themselves, where one no longer held (undefined) gets a group that says so. Returns the frames'
- * `Frame N` sources, which the groups' fields point into from `firstSource` on.
+ * `Frame N` sources, which the groups' fields point into (source 0 is the first frame held).
  */
-function recordFrameGroups(
-  tree: TreeBuilder,
-  numbers: readonly number[],
-  frames: readonly (CaptureFrame | undefined)[],
-  ctx: LayerContext,
-  firstSource = 0
-): DataSource[] {
+function recordFrameGroups(tree: TreeBuilder, numbers: readonly number[], frames: readonly (CaptureFrame | undefined)[], ctx: LayerContext): DataSource[] {
   const sources: DataSource[] = []
   for (let i = 0; i < numbers.length; i++) {
     const f = frames[i]
@@ -116,7 +110,7 @@ function recordFrameGroups(
       continue
     }
     sources.push({ name: `Frame ${n}`, bytes: f.data })
-    recordFrame(tree, firstSource + sources.length - 1, f, ctx)
+    recordFrame(tree, sources.length - 1, f, ctx)
   }
   return sources
 }
@@ -137,10 +131,10 @@ export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | u
 /**
  * A message's filter target with its frames' layers, without building them into its tree: the frame
  * groups are recorded (without labels, and only the keys read, as trees built for a filter) when a key
- * they can hold is first asked. It answers as the message decoded with layers would (filter/target.ts): a key the frame groups
- * have values for takes theirs (frame.time_epoch and ip.src per frame), any other the message's own
- * (`base`). So a filter on header fields (ip.ttl) needs no tree of the protocol, and leaves the message as
- * it was.
+ * they can hold is first asked. It answers as the message decoded with layers would (filter/target.ts):
+ * a key the frame groups have values for takes theirs (frame.time_epoch and ip.src per frame), any other
+ * the message's own (`base`). So a filter on header fields (ip.ttl) needs no tree of the protocol, and
+ * leaves the message as it was.
  */
 export class LayeredTarget implements FilterTarget {
   private groups: FilterTarget | null = null

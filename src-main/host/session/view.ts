@@ -192,7 +192,7 @@ export class ViewPart {
     // by reading and parsing a row's frames.
     const target = index.target(ctx.store ?? undefined)
     const stored = matcher.plan.frameLayers.length ? ctx.messageFrames() : undefined
-    const interest = stored && new TreeInterest(matcher.keys)
+    const layers = stored?.frames && { frames: stored.frames, iface: stored.iface, interest: new TreeInterest(matcher.keys) }
     /** Conversations with a row the index cannot answer. */
     const replay = new Set<number>()
     let sliceStart = performance.now()
@@ -203,10 +203,9 @@ export class ViewPart {
       }
       target.at(r)
       let t: FilterTarget = target
-      if (stored) {
+      if (layers) {
         const numbers = index.framesAt(r)
-        const frames = stored.frames!
-        t = new LayeredTarget(target, numbers, () => numbers.map((n) => frames.get(n)), interest!, { iface: stored.iface })
+        t = new LayeredTarget(target, numbers, () => numbers.map((n) => layers.frames.get(n)), layers.interest, { iface: layers.iface })
       }
       if (cells.length) {
         const values = matcher.cells(t)
