@@ -3,7 +3,7 @@
 // fields (a conversation click, a time brush) runs on the fast pass without building trees.
 
 import { compileFilter, type CompiledFilter, type FilterTarget } from '../../src-shared/filter'
-import { isLayerKey, META_FAMILIES, META_KEYS, MessageTargets, needsLayers, type MessageFrames } from '../../src-shared/engine/meta-fields'
+import { isLayerKey, META_FAMILIES, META_KEYS, MessageTargets, type MessageFrames } from '../../src-shared/engine/meta-fields'
 import { toHex } from '../../src-shared/bytes/tree'
 import type { Conversation } from '../../src-shared/engine/conversation'
 import type { DecodedMessage, FieldScalar } from '../../src-shared/model/types'
@@ -95,8 +95,6 @@ export class ViewMatcher {
    * message decoded without a tree (a live one) answers the others (filterNeedsTree).
    */
   readonly needsTree: boolean
-  /** Some key is a header field of the frames (ip.ttl, tcp.seq), parsed again from the stored frames. */
-  readonly needsLayers: boolean
   readonly plan: ViewPlan
   /** A decoded message as the target of the filter and the columns: it collects every key they read. */
   private readonly targets: MessageTargets
@@ -116,7 +114,6 @@ export class ViewMatcher {
     // A column shows values: only the filter's own presence tests read no more than presence.
     const presenceOnly = (this.filter?.presenceOnly ?? []).filter((k) => !columns.includes(k))
     this.needsTree = filterNeedsTree(keys, presenceOnly)
-    this.needsLayers = needsLayers(keys)
     const replay = new Set<string>()
     const treeMarks: string[] = []
     const frameLayers: string[] = []

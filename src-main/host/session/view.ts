@@ -167,10 +167,10 @@ export class ViewPart {
     view.progress = 1
     const live = this.ctx.live
     if (live) {
-      // Later live messages join this view as they arrive when that needs neither trees, the frames' layers
-      // nor sorting (a live message, decoded without a tree, carries its meta and index fields); otherwise
-      // the view is recomputed now and then (live.ts).
-      const incremental = !matcher.trivial && !matcher.needsTree && !matcher.needsLayers && !spec.sort
+      // Later live messages join this view as they arrive when that needs neither trees nor sorting (a live
+      // message, decoded without a tree, carries its meta and index fields, and its frames are stored before
+      // it is decoded, for header fields); otherwise the view is recomputed now and then (live.ts).
+      const incremental = !matcher.trivial && !matcher.needsTree && !spec.sort
       live.view = incremental ? { view, matcher, upTo: total } : null
       live.viewStale = !matcher.trivial && this.ctx.rows.count > total
     }

@@ -4,6 +4,7 @@
 // earlier) encrypted messages, and the frames are saved as pcapng and read back by tshark. The capture
 // process only forwards frames (it cannot start a decoder here): the session's core decodes each once.
 import { afterAll, describe, expect, it } from 'vitest'
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -101,15 +102,16 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       // They joined the view as they came: it was not computed again.
       expect(events.slice(viewSetAt).filter((e) => e.type === 'view' && e.view.state === 'running')).toEqual([])
 
-      // Frame lengths come from the stored frames: a long event joins such a view as it comes, a short one not.
-      const byLength = await s.setView({ filter: 'frame.len > 300', sort: null, columns: ['frame.len'] })
+      // Frame lengths and header fields come from the stored frames: a long event joins such a view as it
+      // comes, a short one not.
+      const byLength = await s.setView({ filter: 'frame.len > 300 && ip.ttl == 64', sort: null, columns: ['frame.len', 'udp.length'] })
       expect(byLength.count).toBe(0)
       const lengthSetAt = events.length
       await peers.event(101, [[1, pv.str('x'.repeat(300))]])
       await peers.event(101, [[1, pv.str('y')]])
       const long = await poll('the frame length view to show the long event', async () => {
         const last = events.filter((e): e is Extract<InspectorEvent, { type: 'view' }> => e.type === 'view').pop()
-        return last && last.view.filter === 'frame.len > 300' && last.view.count === 1 ? last.view : undefined
+        return last && last.view.filter === 'frame.len > 300 && ip.ttl == 64' && last.view.count === 1 ? last.view : undefined
       })
       const [longRow] = (await s.getRows(long.id, 0, 10)).rows
       expect(longRow.name).toContain('101')
@@ -131,7 +133,10 @@ describe('InspectorSession live capture on lo', { timeout: 60_000 }, () => {
       // the long event's frame length, as tshark reads the saved frame
       const shark = tsharkFrameLengths(saved.file!)
       expect([longRow.firstFrame, longRow.lastFrame]).toEqual([14, 14])
-      expect(longRow.cells).toEqual([String(shark(14).len)])
+      const udpLength = execFileSync('tshark', ['-r', saved.file!, '-Y', 'frame.number == 14', '-T', 'fields', '-e', 'udp.length'], {
+        stdio: ['ignore', 'pipe', 'ignore']
+      })
+      expect(longRow.cells).toEqual([String(shark(14).len), udpLength.toString().trim()])
       expect(shark(15).len).toBeLessThanOrEqual(300)
 
       // The decoded JSON of the live capture is what `gamewire decode` gives for its saved frames.
