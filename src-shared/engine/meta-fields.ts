@@ -5,14 +5,14 @@
 // frame lengths come from the frames' lengths a decode keeps (frame-lengths.ts), where it keeps them.
 
 import { defineField, type FieldType } from '../bytes/fields'
-import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, LAYER_FAMILIES, LINK_LAYERS } from '../net/layer-fields'
+import { F_FRAME, F_IP, F_IPV6, F_TCP, F_UDP, inFrameGroups } from '../net/layer-fields'
 import type { DecodedMessage, FieldScalar } from '../model/types'
 import type { Conversation } from './conversation'
 import type { WireDir } from '../protocols/registry'
 import { targetFromMessage } from '../filter/target'
 import type { FilterTarget } from '../filter/compile'
 import { frameLengthValues, readsFrameLengths, RecentFrameLengths, type FrameLengths } from './frame-lengths'
-import { FrameKeep, LayeredTarget } from '../net/layers'
+import { FrameKeep, LayeredTarget, type FrameSource } from '../net/layers'
 import { TreeInterest } from '../bytes/tree'
 import type { CaptureFrame, CaptureInterface } from '../capture/types'
 
@@ -68,7 +68,7 @@ function readsMetaFields(keys: readonly string[]): boolean {
  */
 export interface MessageFrames {
   lengths?: FrameLengths
-  frames?: { get(frame: number): CaptureFrame | undefined }
+  frames?: FrameSource
   /** The capture's interfaces by id (the frame groups' interface names). */
   iface?(id: number): CaptureInterface | undefined
 }
@@ -119,8 +119,7 @@ export class MessageTargets {
     const base = targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir, this.frames.lengths) : undefined, this.keys)
     // A message built with its layers (decode --layers) has them in its tree.
     if (!this.layers || m.layerSources !== undefined) return base
-    const source = this.frames.frames!
-    return new LayeredTarget(base, m.frames, () => m.frames.map((n) => source.get(n)), this.interest!, {
+    return new LayeredTarget(base, m.frames, this.frames.frames!, this.interest!, {
       iface: this.frames.iface,
       tcpBases: (ip, port) => conv.tcpBases(ip, port)
     })
@@ -132,8 +131,7 @@ export class MessageTargets {
  * frame, link, IP or transport field that is not a meta field (ip.ttl, frame.interface_id, tcp.seq, eth.src…).
  */
 export function isLayerKey(key: string): boolean {
-  if (META_KEYS.has(key)) return false
-  return key.includes('.') ? LAYER_FAMILIES.has(key.split('.', 1)[0]) : LINK_LAYERS.has(key)
+  return inFrameGroups(key) && !META_KEYS.has(key) && !META_FAMILIES.has(key)
 }
 
 /** True when a filter or column on these keys reads the frames' layers (isLayerKey). */

@@ -151,7 +151,7 @@ export const F_TCP = {
 /** The first part of every key above: a filter or column on one of them may read the frames' layers. */
 export const LAYER_FAMILIES: ReadonlySet<string> = new Set(['frame', 'eth', 'vlan', 'sll', 'null', 'ip', 'ipv6', 'udp', 'tcp'])
 /** Bare layer names a message's stack does not give (its frame groups have them). */
-export const LINK_LAYERS: ReadonlySet<string> = new Set(['eth', 'vlan', 'sll', 'null'])
+const LINK_LAYERS: ReadonlySet<string> = new Set(['eth', 'vlan', 'sll', 'null'])
 
 /** True when the frame groups of a message's tree with layers can hold `key` (meta fields such as ip.src too). */
 export function inFrameGroups(key: string): boolean {

@@ -128,6 +128,12 @@ export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | u
   return { ...m, tree: [...tree.roots, ...m.tree], sources: [...sources, ...m.sources], layerSources: shift }
 }
 
+/** Where a message's frames are found by number (the app's frame store; a streaming decode's FrameKeep). */
+export interface FrameSource {
+  /** undefined for a frame not held. */
+  get(frame: number): CaptureFrame | undefined
+}
+
 /**
  * A message's filter target with its frames' layers, without building them into its tree: the frame
  * groups are recorded (without labels, and only the keys read, as trees built for a filter) when a key
@@ -140,13 +146,13 @@ export class LayeredTarget implements FilterTarget {
   private groups: FilterTarget | null = null
 
   /**
-   * `interest`: the keys the filter (and columns) read, the only ones the frame groups keep; `frames`: the
-   * message's frames, in its order.
+   * `numbers`: the message's frames, in its order, found in `frames`; `interest`: the keys the filter (and
+   * columns) read, the only ones the frame groups keep.
    */
   constructor(
     private readonly base: FilterTarget,
     private readonly numbers: readonly number[],
-    private readonly frames: () => readonly (CaptureFrame | undefined)[],
+    private readonly frames: FrameSource,
     private readonly interest: TreeInterest,
     private readonly ctx: LayerContext = {}
   ) {}
@@ -166,7 +172,12 @@ export class LayeredTarget implements FilterTarget {
   private frameGroups(): FilterTarget {
     if (this.groups) return this.groups
     const tree = new TreeBuilder(true, false, this.interest)
-    recordFrameGroups(tree, this.numbers, this.frames(), this.ctx)
+    recordFrameGroups(
+      tree,
+      this.numbers,
+      this.numbers.map((n) => this.frames.get(n)),
+      this.ctx
+    )
     this.groups = targetFromMessage({ tree: tree.roots, protocol: '', stack: [] }, undefined, this.interest.keys)
     return this.groups
   }

@@ -190,9 +190,9 @@ export class ViewPart {
     const matched = new Uint8Array(total)
     // The stored frames give frame.len and frame.cap_len without reading a frame, and header fields (ip.ttl)
     // by reading and parsing a row's frames.
-    const target = index.target(ctx.store ?? undefined)
-    const stored = matcher.plan.frameLayers.length ? ctx.messageFrames() : undefined
-    const layers = stored?.frames && { frames: stored.frames, iface: stored.iface, interest: new TreeInterest(matcher.keys) }
+    const stored = ctx.messageFrames()
+    const target = index.target(stored?.lengths)
+    const layers = matcher.plan.frameLayers.length && stored?.frames && { frames: stored.frames, iface: stored.iface, interest: new TreeInterest(matcher.keys) }
     /** Conversations with a row the index cannot answer. */
     const replay = new Set<number>()
     let sliceStart = performance.now()
@@ -204,8 +204,7 @@ export class ViewPart {
       target.at(r)
       let t: FilterTarget = target
       if (layers) {
-        const numbers = index.framesAt(r)
-        t = new LayeredTarget(target, numbers, () => numbers.map((n) => layers.frames.get(n)), layers.interest, { iface: layers.iface })
+        t = new LayeredTarget(target, index.framesAt(r), layers.frames, layers.interest, { iface: layers.iface })
       }
       if (cells.length) {
         const values = matcher.cells(t)
