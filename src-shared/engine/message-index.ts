@@ -425,14 +425,28 @@ export class MessageIndex {
       for (let i = 0; i < this.count; i++) out[i] = rank[this.dirFlags[i] & 3]
       return out
     }
-    const list = column === 'protocol' ? this.protocols.all() : column === 'name' ? this.names.all() : this.summaries.all()
-    const order = list.map((_, k) => k).sort((x, y) => list[x].localeCompare(list[y]))
-    const rank = new Uint32Array(list.length)
-    order.forEach((k, r) => (rank[k] = r))
+    const rank = this.textOrder(column)
     const ids = column === 'protocol' ? this.protocolId : column === 'name' ? this.nameId : this.summaryRef
     for (let i = 0; i < this.count; i++) out[i] = rank[ids[i]]
     return out
   }
+
+  /**
+   * Each text's rank among its table's texts (by localeCompare), kept until the table grows: a 4M-frame
+   * capture has over a million distinct summaries, and ordering them takes seconds.
+   */
+  private textOrder(column: 'protocol' | 'name' | 'summary'): Uint32Array {
+    const size = column === 'protocol' ? this.protocols.all().length : column === 'name' ? this.names.all().length : this.summaries.count
+    const kept = this.textRankCache.get(column)
+    if (kept?.length === size) return kept
+    const list = column === 'protocol' ? this.protocols.all() : column === 'name' ? this.names.all() : this.summaries.all()
+    const order = list.map((_, k) => k).sort((x, y) => list[x].localeCompare(list[y]))
+    const rank = new Uint32Array(list.length)
+    order.forEach((k, r) => (rank[k] = r))
+    this.textRankCache.set(column, rank)
+    return rank
+  }
+  private readonly textRankCache = new Map<string, Uint32Array>()
 
   /**
    * The key families (first key segment) that occur in the indexed messages: every layer of every stack,

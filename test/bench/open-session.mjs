@@ -21,13 +21,16 @@ waits until the session is ready and prints frames, messages and conversations; 
 --conversations  also fetches pages of the conversation list, as the UI's conversation panel does.
 --keylog FILE    adds the keys in FILE first, as the app's key panel does.
 --filter EXPR    then applies the display filter EXPR to the whole index, as typing it and Enter does,
-                 three times, and prints the rows it shows and the best time (repeatable).
---sort FIELD     then adds FIELD as a column and sorts every row by it, three times (repeatable).
+                 three times, and prints the rows it shows, the first time and the best (repeatable).
+--sort FIELD     then adds FIELD as a column and sorts every row by it, three times (repeatable); a
+                 built-in column (time, name, summary, length…) is sorted as it is.
 Needs \`npm run build\` first. Its session files go to a temporary directory, removed at the end.
 `,
   { options: ['--jobs', '--conversations', '--keylog', '--filter', '--sort'] }
 )
 
+// The timeline's built-in columns (src-shared/api.ts BUILTIN_COLUMNS).
+const BUILTIN = ['id', 'time', 'conversation', 'direction', 'protocol', 'name', 'length', 'summary']
 const file = process.argv[2]
 if (!file) {
   console.error('usage: open-session.mjs CAPTURE')
@@ -85,20 +88,33 @@ try {
     a === '--filter'
       ? [{ what: `filter ${process.argv[i + 1]}`, spec: { filter: process.argv[i + 1], sort: null, columns: [] } }]
       : a === '--sort'
-        ? [{ what: `sort by ${process.argv[i + 1]}`, spec: { filter: '', sort: { column: process.argv[i + 1], desc: false }, columns: [process.argv[i + 1]] } }]
+        ? [
+            {
+              what: `sort by ${process.argv[i + 1]}`,
+              // A built-in column sorts as it is; a field is added as a column first.
+              spec: {
+                filter: '',
+                sort: { column: process.argv[i + 1], desc: false },
+                columns: BUILTIN.includes(process.argv[i + 1]) ? [] : [process.argv[i + 1]]
+              }
+            }
+          ]
         : []
   )
   for (const { what, spec } of views) {
     let best = Infinity
+    let first = 0
     let count = 0
     for (let k = 0; k < 3; k++) {
       // From the unfiltered, unsorted view each time: asking for the view already shown costs nothing.
       await call('setView', { filter: '', sort: null, columns: [] })
       const t = performance.now()
       count = (await call('setView', spec)).count
-      best = Math.min(best, performance.now() - t)
+      const took = performance.now() - t
+      if (k === 0) first = took
+      best = Math.min(best, took)
     }
-    console.log(`${what}: ${count} rows, best of 3 ${best.toFixed(0)} ms`)
+    console.log(`${what}: ${count} rows, first ${first.toFixed(0)} ms, best of 3 ${best.toFixed(0)} ms`)
   }
   await call('close')
 } finally {

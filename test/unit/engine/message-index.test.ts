@@ -158,3 +158,31 @@ describe('MessageIndex name and protocol tables', () => {
     expect(idx.row(n - 1).protocol).toBe('photon')
   })
 })
+
+describe('MessageIndex text ranks', () => {
+  // The reference: each row's text ranked among the texts present, by localeCompare.
+  const ranksOf = (texts: string[]) => {
+    const distinct = [...new Set(texts)].sort((a, b) => a.localeCompare(b))
+    return texts.map((t) => distinct.indexOf(t))
+  }
+  // Ranks may skip numbers (a table can hold texts no row shows); only their order counts.
+  const sameOrder = (got: Uint32Array, want: number[]) => {
+    for (let i = 0; i < want.length; i++)
+      for (let j = 0; j < want.length; j++) expect(Math.sign(got[i] - got[j]), `${i} ${j}`).toBe(Math.sign(want[i] - want[j]))
+  }
+
+  it('ranks summaries, names and protocols by text, and again after new texts arrive (a live capture)', () => {
+    const idx = new MessageIndex()
+    const rows: DecodedMessage[] = []
+    const add = (over: Partial<DecodedMessage>) => {
+      const msg = m(rows.length + 1, over)
+      rows.push(msg)
+      idx.add(msg)
+    }
+    for (const s of ['move 3', 'Ack', 'move 10', 'ack', 'Join']) add({ summary: s, name: s.split(' ')[0], protocol: s.length % 2 ? 'sfs2x' : 'photon' })
+    for (const column of ['summary', 'name', 'protocol'] as const) sameOrder(idx.textRanks(column), ranksOf(rows.map((r) => r[column])))
+    // Texts that sort before and between the ones ranked above: the kept ranks must not be reused.
+    for (const s of ['aaa', 'Join 2', '0 first']) add({ summary: s, name: s.split(' ')[0], protocol: 'enet' })
+    for (const column of ['summary', 'name', 'protocol'] as const) sameOrder(idx.textRanks(column), ranksOf(rows.map((r) => r[column])))
+  })
+})

@@ -98,17 +98,32 @@ describe('sorting the timeline on the host', () => {
   it('sortByKey orders by key with ties in row order, both ways, on many rows', () => {
     const rand = rng(7)
     const n = 50_000
-    const rows = new Uint32Array(n)
-    const keys = new Float64Array(n)
-    for (let i = 0; i < n; i++) {
-      rows[i] = i * 3
-      keys[i] = rand() < 0.5 ? Math.floor(rand() * 100) : rand() * 1e9 - 5e8
-    }
-    for (const desc of [false, true]) {
-      const want = Array.from(rows.keys())
-        .sort((a, b) => (desc ? keys[b] - keys[a] : keys[a] - keys[b]) || a - b)
-        .map((i) => rows[i])
-      expect(Array.from(sortByKey(rows, keys, desc))).toEqual(want)
+    // Fractions and negatives (ranked through a sorted copy); small whole numbers with many ties (their own
+    // ranks); small fractions; fractions already in order; whole numbers too large to be ranks; a few keys
+    // past 2^32.
+    let t = 1.7e9
+    const kinds: [string, () => number][] = [
+      ['mixed', () => (rand() < 0.5 ? Math.floor(rand() * 100) : rand() * 1e9 - 5e8)],
+      ['small whole', () => Math.floor(rand() * 300)],
+      ['small fractions', () => rand() * 100],
+      // in order already, with ties (times in capture order)
+      ['ascending', () => (t += rand() < 0.3 ? 0 : rand() * 0.01)],
+      ['large whole', () => Math.floor(rand() * 1e9)],
+      ['past 2^32', () => (rand() < 0.001 ? 2 ** 32 + 5 : Math.floor(rand() * 50))]
+    ]
+    for (const [kind, key] of kinds) {
+      const rows = new Uint32Array(n)
+      const keys = new Float64Array(n)
+      for (let i = 0; i < n; i++) {
+        rows[i] = i * 3
+        keys[i] = key()
+      }
+      for (const desc of [false, true]) {
+        const want = Array.from(rows.keys())
+          .sort((a, b) => (desc ? keys[b] - keys[a] : keys[a] - keys[b]) || a - b)
+          .map((i) => rows[i])
+        expect(Array.from(sortByKey(rows, keys, desc)), `${kind} ${desc}`).toEqual(want)
+      }
     }
     expect(Array.from(sortByKey(new Uint32Array(0), new Float64Array(0), false))).toEqual([])
   })
