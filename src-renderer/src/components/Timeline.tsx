@@ -263,26 +263,21 @@ export function Timeline() {
                 onClick={() => cycleSort(h.column.id)}
                 title={extra ? `${h.column.id} (click to sort)` : 'Click to sort'}
               >
-                {h.column.id === 'time' ? (
-                  <span>
-                    Time{' '}
-                    <span
-                      className="chip"
-                      role="button"
-                      title="Switch between absolute and relative time"
-                      onClick={(e) => {
-                        e.stopPropagation()
-                        toggleTimeMode()
-                      }}
-                    >
-                      {timeMode === 'relative' ? 'rel' : 'abs'}
-                    </span>
-                  </span>
-                ) : (
-                  (h.column.columnDef.header as string)
-                )}
+                {h.column.columnDef.header as string}
                 {sorted && <span className="sort-mark">{sorted === 'asc' ? '▲' : '▼'}</span>}
               </button>
+              {h.column.id === 'time' && (
+                // Beside the sort button, not in it: a button of its own, reachable by Tab and Enter.
+                <button
+                  type="button"
+                  className="chip th-chip"
+                  data-testid="time-mode"
+                  title={`Showing ${timeMode} time: click for ${timeMode === 'relative' ? 'absolute' : 'relative'} time`}
+                  onClick={toggleTimeMode}
+                >
+                  {timeMode === 'relative' ? 'rel' : 'abs'}
+                </button>
+              )}
               {extra && (
                 <button type="button" className="th-remove" title="Remove column" onClick={() => removeColumn(h.column.id)}>
                   ×

@@ -158,6 +158,42 @@ describe('the timeline in a browser', { timeout: 90_000 }, () => {
     await clickHeader('length', 'none')
   })
 
+  it("the Time header's rel/abs button shows seconds since the first message or clock time, by click and by keyboard, without sorting", async () => {
+    const mode = page.locator('[data-testid=time-mode]')
+    expect(await mode.innerText()).toBe('REL') // upper case by style; the default is relative
+    const timeCells = async () =>
+      await page
+        .locator('[data-testid=timeline-row]')
+        .evaluateAll((els) => els.slice(0, 6).map((e) => [Number(e.getAttribute('data-id')), e.querySelectorAll('[role=gridcell]')[1]?.textContent]))
+    const byId = new Map(all.map((m) => [m.id, m.time]))
+    const first = Math.min(...all.map((m) => m.time))
+    // The app's clock format, in this machine's time zone (Chromium's too): HH:MM:SS.mmm.
+    const clock = (t: number) => {
+      const d = new Date(t * 1000)
+      const p = (v: number, n = 2) => String(v).padStart(n, '0')
+      return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`
+    }
+    const relative = await timeCells()
+    expect(relative.length).toBe(6)
+    expect(relative).toEqual(relative.map(([id]) => [id, (byId.get(id as number)! - first).toFixed(6)]))
+    await mode.click()
+    await expect.poll(() => mode.innerText()).toBe('ABS')
+    const absolute = await timeCells()
+    expect(absolute).toEqual(relative.map(([id]) => [id, clock(byId.get(id as number)!)]))
+    expect(absolute).not.toEqual(relative)
+    // the click did not sort by time
+    expect(await header('time').getAttribute('aria-sort')).toBe('none')
+    expect(absolute.map(([id]) => id)).toEqual(all.slice(0, 6).map((m) => m.id))
+    // Tab from the Time header reaches the button; Enter switches back
+    await page.locator('[data-testid=column-header][data-column="time"]').focus()
+    await page.keyboard.press('Tab')
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('time-mode')
+    await page.keyboard.press('Enter')
+    await expect.poll(() => mode.innerText()).toBe('REL')
+    expect(await timeCells()).toEqual(relative)
+    expect(await header('time').getAttribute('aria-sort')).toBe('none')
+  })
+
   it('resizes a column by dragging its header edge: the header and its cells follow; a double-click restores it', async () => {
     const name = header('name')
     const headers = await page
