@@ -31,6 +31,7 @@ interface Node {
 interface Message {
   id: number
   name: string
+  time: number
   tree: Node[]
   sources: { length: number }[]
 }
