@@ -11,6 +11,7 @@ import { bytes, conversationFilter, duration, num, plural, protocolClass } from 
 import { conversationCache, useInspector } from '../state/store'
 import type { RoleFrom } from '../../../src-shared/model/types'
 import { useRowWindow } from './row-window'
+import { activation } from './activation'
 
 // `enet`/`litenetlib`: the transport alone, its payloads as bytes (FigNet not decoded on top).
 const PROTOCOLS = ['auto', 'photon', 'sfs2x', 'fignet', 'enet', 'litenetlib', 'unknown']
@@ -150,10 +151,7 @@ export function Conversations() {
                   style={{ transform: `translateY(${item.top}px)`, height: ENTRY_HEIGHT }}
                   data-testid="conversation"
                   data-id={c.id}
-                  role="button"
-                  tabIndex={0}
-                  onClick={() => void applyFilter(active ? '' : selectFilter)}
-                  onKeyDown={(e) => e.key === 'Enter' && void applyFilter(active ? '' : selectFilter)}
+                  {...activation(() => void applyFilter(active ? '' : selectFilter))}
                   title={c.notes.join('\n') || 'Click to show only this conversation'}
                 >
                   <div className="conv-top">

@@ -18,6 +18,7 @@ import {
   type MessageRef
 } from '../../../src-shared/api'
 import { baseName, DIRECTION_ARROW, num, plural } from '../format'
+import { activation } from './activation'
 import { errorMessage, useInspector } from '../state/store'
 
 /** The panel's inputs and last result, kept while the panel is closed. */
@@ -89,10 +90,9 @@ function Cell({ m, side, byId }: { m: MessageRef | null; side: 'a' | 'b'; byId: 
       {side === 'a' ? (
         <a
           className="diff-msg link"
-          role="link"
           data-testid="diff-a-link"
           title={`Select message #${m.id} (${frames}) in the timeline`}
-          onClick={() => selectA(m, byId)}
+          {...activation(() => selectA(m, byId), 'link')}
         >
           <span className="dir">{DIRECTION_ARROW[m.direction] ?? m.direction}</span> {m.name}
         </a>

@@ -7,6 +7,7 @@ import { useLayoutEffect, useRef, useState } from 'react'
 import type { CaptureStatistics, ConversationStat, OthersStat } from '../../../src-shared/api'
 import { bytes, clock, conversationFilter, num, plural, protocolClass } from '../format'
 import { useInspector } from '../state/store'
+import { activation } from './activation'
 
 const CHART_H = 140
 const AXIS_W = 44 // y labels
@@ -143,7 +144,7 @@ function ConversationBars({ list, others, by, testid }: { list: ConversationStat
           key={c.id}
           data-testid="stat-item"
           title={`${c.client} ⇄ ${c.server}: ${plural(c.messages, 'message')}, ${bytes(c.bytes)}`}
-          onClick={() => void applyFilter(conversationFilter(c.id))}
+          {...activation(() => void applyFilter(conversationFilter(c.id)))}
         >
           <span className="bar-label">
             #{c.id} <span className="muted">{c.protocol}</span> {c.client}
@@ -228,7 +229,7 @@ export function Stats() {
             key={`${n.protocol}/${n.name}`}
             data-testid="stat-item"
             title={`${n.protocol}: ${n.name}, ${bytes(n.bytes)}`}
-            onClick={() => void applyFilter(`gamewire.name == ${JSON.stringify(n.name)}`)}
+            {...activation(() => void applyFilter(`gamewire.name == ${JSON.stringify(n.name)}`))}
           >
             <span className="bar-label">{n.name}</span>
             <span className={`bar-fill ${protocolClass(n.protocol)}`} style={{ width: `${(n.count / maxName) * 100}%` }} />

@@ -308,6 +308,13 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     await waitForView(485)
     await conv.first().click() // again: back to no filter
     await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('')
+    // by keyboard: the entry takes the focus; Enter filters, Space clears
+    await conv.first().focus()
+    expect(await conv.first().evaluate((e) => e === document.activeElement)).toBe(true)
+    await page.keyboard.press('Enter')
+    await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('gamewire.conversation == 1')
+    await page.keyboard.press(' ')
+    await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('')
   })
 
   it('adding a Photon key (base64) decrypts the encrypted request at once, and the key persists', async () => {

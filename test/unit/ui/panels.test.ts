@@ -155,6 +155,26 @@ describe('panels, layout and state in a browser', { timeout: 90_000 }, () => {
     await applyFilter('')
     await viewDone(485)
     await expect.poll(() => scope.getAttribute('data-messages')).toBe('485')
+    // By keyboard: an operation's bar takes the focus, and Enter filters to it as a click does; a
+    // conversation's bar then takes Space. The counts are the CLI's for the same filters.
+    const cliCount = (filter: string) =>
+      spawnSync(process.execPath, [BIN, 'decode', PHOTON, '--format', 'ndjson', '--tree', 'none', '--filter', filter], { encoding: 'utf8' })
+        .stdout.trim()
+        .split('\n').length - 1
+    const applied = () => page.locator('[data-testid=filter-input]').getAttribute('data-applied')
+    const raise = page.locator('[data-testid=stats-names] [data-testid=stat-item]').filter({ hasText: 'RaiseEvent' })
+    await raise.focus()
+    expect(await raise.evaluate((e) => e === document.activeElement)).toBe(true)
+    await page.keyboard.press('Enter')
+    await expect.poll(applied).toBe('gamewire.name == "RaiseEvent"')
+    await viewDone(cliCount('gamewire.name == "RaiseEvent"'))
+    const conversation = page.locator('[data-testid=stats-conv-messages] [data-testid=stat-item]').first()
+    await conversation.focus()
+    await page.keyboard.press(' ')
+    await expect.poll(applied).toBe('gamewire.conversation == 1')
+    await viewDone(cliCount('gamewire.conversation == 1'))
+    await applyFilter('')
+    await viewDone(485)
   })
 
   it('the conversations panel on 3,000 conversations keeps few entries in the DOM, sorts by bytes, and a click filters', async () => {

@@ -181,6 +181,15 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     await expect.poll(selectedRow).toBe(String(leaveId))
     await expect.poll(detailId).toBe(String(leaveId))
     expect(await page.locator('[data-testid=timeline-row][aria-selected="true"]').innerText()).toMatch(/Leave response/)
+    // By keyboard: another A message's link takes the focus, and Enter selects that message.
+    const other = page.locator(`[data-testid=diff-a-link]:not([title^="Select message #${leaveId} "])`).first()
+    const otherId = await other.locator('xpath=..').getAttribute('data-id')
+    expect(otherId).not.toBe(String(leaveId))
+    await other.focus()
+    expect(await other.evaluate((e) => e === document.activeElement)).toBe(true)
+    await page.keyboard.press('Enter')
+    await expect.poll(selectedRow).toBe(otherId)
+    await expect.poll(detailId).toBe(otherId)
     expect(problems).toEqual([])
   })
 
