@@ -315,6 +315,13 @@ describe('the inspector in a browser', { timeout: 60_000 }, () => {
     await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('gamewire.conversation == 1')
     await page.keyboard.press(' ')
     await expect.poll(() => page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('')
+    // Enter in the entry's protocol menu is the menu's: the entry does not filter
+    await conv.first().locator('select').focus()
+    await page.keyboard.press('Enter')
+    await page.keyboard.press('Escape')
+    await page.waitForTimeout(300)
+    expect(await page.locator('[data-testid=filter-input]').getAttribute('data-applied')).toBe('')
+    expect(await conv.first().locator('select').inputValue()).toBe('auto')
   })
 
   it('adding a Photon key (base64) decrypts the encrypted request at once, and the key persists', async () => {
