@@ -47,6 +47,8 @@ export function QueryPanel() {
   const [error, setError] = useState<string | null>(null)
   const [running, setRunning] = useState(false)
   const sql = useRef(loadSql())
+  /** The row the arrow keys are on (-1: none yet). */
+  const [cursor, setCursor] = useState(-1)
   const scroller = useRef<HTMLDivElement>(null)
   const runSeq = useRef(0)
 
@@ -63,6 +65,7 @@ export function QueryPanel() {
       const result = await api.runQuery(text)
       if (seq !== runSeq.current) return
       setAnswer({ sql: text, result })
+      setCursor(-1)
       scroller.current?.scrollTo({ top: 0 })
     } catch (e) {
       if (seq !== runSeq.current) return
@@ -88,6 +91,37 @@ export function QueryPanel() {
     return `calc(${Math.min(48, w) + 1}ch + 18px)`
   })
   const grid = { gridTemplateColumns: widths.join(' ') }
+  const idOf = (index: number): number | null => {
+    const row = result?.rows[index]
+    return row && idColumn >= 0 && typeof row[idColumn] === 'number' ? (row[idColumn] as number) : null
+  }
+  /** Puts the cursor on a row, in view, and selects its message when it has one (as a click does). */
+  const moveTo = (index: number) => {
+    setCursor(index)
+    // Rows sit one line down (the sticky header is the grid's first line).
+    const el = scroller.current
+    if (el) {
+      const top = (index + 1) * ROW_HEIGHT
+      if (top - ROW_HEIGHT < el.scrollTop) el.scrollTop = top - ROW_HEIGHT
+      else if (top + ROW_HEIGHT > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_HEIGHT - el.clientHeight
+    }
+    const id = idOf(index)
+    if (id !== null) useInspector.getState().select(id)
+  }
+  // The results take the keyboard as the timeline does: arrows, Page Up/Down, Home/End move the cursor.
+  const onKeyDown = (e: React.KeyboardEvent) => {
+    const count = result?.rows.length ?? 0
+    if (count === 0) return
+    const page = Math.max(1, Math.floor((scroller.current?.clientHeight ?? ROW_HEIGHT * 10) / ROW_HEIGHT) - 1)
+    const steps: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page, Home: -count, End: count }
+    if (e.key in steps) {
+      e.preventDefault()
+      moveTo(Math.min(count - 1, Math.max(0, (cursor < 0 ? -1 : cursor) + steps[e.key])))
+    } else if (e.key === 'Enter' && cursor >= 0) {
+      e.preventDefault()
+      moveTo(cursor)
+    }
+  }
 
   return (
     <section className="side-panel query-panel" data-testid="query-panel" aria-label="SQL query">
@@ -138,10 +172,18 @@ export function QueryPanel() {
         <div className="query-status muted small" data-testid="query-status" data-rows={result.rows.length} data-truncated={result.truncated}>
           {result.truncated ? `first ${num(QUERY_ROW_LIMIT)} rows shown (the result has more: narrow it or add LIMIT)` : plural(result.rows.length, 'row')} ·
           decoded in {num(result.loadMs)} ms · ran in {num(result.runMs)} ms
-          {idColumn >= 0 && ' · click a row to select its message'}
+          {idColumn >= 0 && ' · click a row (or use the arrow keys) to select its message'}
         </div>
       )}
-      <div className="query-results" ref={scroller} data-testid="query-results">
+      <div
+        className="query-results"
+        ref={scroller}
+        data-testid="query-results"
+        role="grid"
+        aria-rowcount={result ? result.rows.length + 1 : 0}
+        tabIndex={0}
+        onKeyDown={onKeyDown}
+      >
         {result && (
           <div className="query-grid" style={{ height: (result.rows.length + 1) * ROW_HEIGHT }}>
             <div className="query-row query-head" style={grid}>
@@ -153,13 +195,15 @@ export function QueryPanel() {
             </div>
             {virtualizer.getVirtualItems().map((v) => {
               const row = result.rows[v.index]
-              const id = idColumn >= 0 && typeof row[idColumn] === 'number' ? (row[idColumn] as number) : null
+              const id = idOf(v.index)
               return (
                 <div
                   key={v.key}
-                  className={`query-row ${id !== null ? 'linked' : ''} ${id !== null && id === selectedId ? 'selected' : ''}`}
+                  role="row"
+                  aria-selected={v.index === cursor}
+                  className={`query-row ${id !== null ? 'linked' : ''} ${id !== null && id === selectedId ? 'selected' : ''} ${v.index === cursor ? 'cursor' : ''}`}
                   style={{ ...grid, transform: `translateY(${(v.index + 1) * ROW_HEIGHT}px)` }}
-                  onClick={() => id !== null && useInspector.getState().select(id)}
+                  onClick={() => moveTo(v.index)}
                   data-testid="query-row"
                   data-index={v.index}
                 >

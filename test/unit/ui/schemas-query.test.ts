@@ -322,4 +322,40 @@ describe('the Query panel', { timeout: 90_000 }, () => {
     await shot('05-selected')
     expect(problems).toEqual([])
   })
+
+  it('the results take the keyboard: arrows, End, Page Up and Home move through the rows and select their messages, in view', async () => {
+    // Many rows (each message twenty times), so that End and Page Up scroll; the CLI runs the same SQL.
+    const sql = 'SELECT m.id, r.range AS copy FROM messages m, range(20) r ORDER BY m.id DESC, copy'
+    const ids = (JSON.parse(cli(['query', CAPTURE, '--sql', sql, '--format', 'json'])) as { id: number }[]).map((r) => r.id)
+    expect(ids.length).toBeGreaterThan(200)
+    await runSql(sql)
+    await expect.poll(() => page.locator('[data-testid=query-status]').getAttribute('data-rows')).toBe(String(ids.length))
+    const results = page.locator('[data-testid=query-results]')
+    const cursor = page.locator('[data-testid=query-row][aria-selected="true"]')
+    const detail = () => page.locator('[data-testid=detail-tree]').getAttribute('data-message')
+    // where the cursor is, that it is inside the results' box, and the message the timeline selected
+    const at = async (index: number) => {
+      await expect.poll(() => cursor.getAttribute('data-index')).toBe(String(index))
+      await expect.poll(detail).toBe(String(ids[index]))
+      const box = (await cursor.boundingBox())!
+      const view = (await results.boundingBox())!
+      expect(box.y).toBeGreaterThanOrEqual(view.y)
+      expect(box.y + box.height).toBeLessThanOrEqual(view.y + view.height + 1)
+    }
+    await results.focus()
+    await page.keyboard.press('ArrowDown')
+    await at(0)
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('ArrowDown')
+    await at(2)
+    await page.keyboard.press('End')
+    await at(ids.length - 1)
+    await page.keyboard.press('PageUp')
+    const up = Number(await cursor.getAttribute('data-index'))
+    expect(up).toBeLessThan(ids.length - 5)
+    await at(up)
+    await page.keyboard.press('Home')
+    await at(0)
+    expect(problems).toEqual([])
+  })
 })
