@@ -186,9 +186,9 @@ export function QueryPanel() {
       >
         {result && (
           <div className="query-grid" style={{ height: (result.rows.length + 1) * ROW_HEIGHT }}>
-            <div className="query-row query-head" style={grid}>
+            <div className="query-row query-head" style={grid} role="row">
               {columns.map((c, i) => (
-                <span key={i} title={c.type} data-testid="query-column">
+                <span key={i} title={c.type} data-testid="query-column" role="columnheader">
                   {c.name}
                 </span>
               ))}
@@ -208,7 +208,7 @@ export function QueryPanel() {
                   data-index={v.index}
                 >
                   {row.map((cell, i) => (
-                    <span key={i} className={cell === null ? 'muted' : typeof cell === 'number' ? 'num' : ''}>
+                    <span key={i} role="gridcell" className={cell === null ? 'muted' : typeof cell === 'number' ? 'num' : ''}>
                       {cellText(cell)}
                     </span>
                   ))}
