@@ -2,16 +2,25 @@
 // selects the message that frame carries. Used for summaries, and (FrameLink) by the Rooms panel.
 
 import { useInspector } from '../state/store'
+import { activation } from './activation'
 
 // "frame 5" or "frames 3, 4, 9": the numbers after the word are the links.
 const REF = /\b(frames? )(\d+(?:, \d+)*)/g
 
-/** One frame number as a link to the message that frame carries, or to `id` when the caller knows which one it means. */
-export function FrameLink({ frame, id }: { frame: number; id?: number }) {
+/**
+ * One frame number as a link to the message that frame carries, or to `id` when the caller knows which one
+ * it means. `tabbable`: Tab reaches it and Enter follows it (a panel's links); in the timeline's rows it is
+ * left out of the Tab order, which moves through the grid by rows.
+ */
+export function FrameLink({ frame, id, tabbable = false }: { frame: number; id?: number; tabbable?: boolean }) {
+  const follow = () => {
+    if (id !== undefined) useInspector.getState().select(id)
+    else void useInspector.getState().goToFrame(frame)
+  }
   return (
     <a
       className="frame-link"
-      role="link"
+      {...(tabbable ? activation(follow, 'link') : { role: 'link' })}
       data-testid="frame-link"
       data-frame={frame}
       data-message={id}
@@ -20,8 +29,7 @@ export function FrameLink({ frame, id }: { frame: number; id?: number }) {
       onMouseDown={(e) => e.stopPropagation()}
       onClick={(e) => {
         e.stopPropagation()
-        if (id !== undefined) useInspector.getState().select(id)
-        else void useInspector.getState().goToFrame(frame)
+        follow()
       }}
     >
       {frame}
@@ -29,7 +37,7 @@ export function FrameLink({ frame, id }: { frame: number; id?: number }) {
   )
 }
 
-export function FrameLinks({ text }: { text: string }) {
+export function FrameLinks({ text, tabbable = false }: { text: string; tabbable?: boolean }) {
   const parts: React.ReactNode[] = []
   let last = 0
   for (const m of text.matchAll(REF)) {
@@ -37,7 +45,7 @@ export function FrameLinks({ text }: { text: string }) {
     parts.push(text.slice(last, at))
     m[2].split(', ').forEach((n, i) => {
       if (i) parts.push(', ')
-      parts.push(<FrameLink key={`${at}-${i}`} frame={Number(n)} />)
+      parts.push(<FrameLink key={`${at}-${i}`} frame={Number(n)} tabbable={tabbable} />)
     })
     last = at + m[2].length
   }

@@ -19,7 +19,7 @@ const MessageAt = createContext<Record<string, number> | undefined>(undefined)
 /** A frame link to the message the analysis read there (else the first the frame carries: often an ACK). */
 function FrameLink({ frame }: { frame: number }) {
   const at = useContext(MessageAt)
-  return <AnyFrameLink frame={frame} id={at?.[frame]} />
+  return <AnyFrameLink frame={frame} id={at?.[frame]} tabbable />
 }
 
 function Frames({ frames }: { frames: readonly number[] }) {
@@ -40,7 +40,7 @@ function Divergences({ list, testid }: { list: Divergence[]; testid: string }) {
     <ul className="divergences" data-testid={testid}>
       {list.map((d, i) => (
         <li key={i} data-testid="divergence" data-rule={d.rule} data-frames={d.frames.join(',')}>
-          <span className="rule">{d.rule}</span> <FrameLinks text={d.detail} />{' '}
+          <span className="rule">{d.rule}</span> <FrameLinks text={d.detail} tabbable />{' '}
           <span className="muted">
             (frame{d.frames.length === 1 ? '' : 's'} <Frames frames={d.frames} />)
           </span>

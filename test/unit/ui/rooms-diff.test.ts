@@ -132,6 +132,13 @@ describe('Rooms and Diff panels in a browser', { timeout: 90_000 }, () => {
     await expect.poll(detailId).toBe(String(removal[3].id))
     expect(await page.locator('[data-testid=timeline-row][aria-selected="true"]').innerText()).toMatch(/RaiseEvent/)
     await shot('02-rooms-frame-link')
+    // By keyboard: the replay's link takes the focus, and Enter follows it as the click did.
+    const replayLink = page.locator(`${links}[data-frame="${scenario.frames.replay}"]`)
+    await replayLink.focus()
+    expect(await replayLink.evaluate((e) => e === document.activeElement)).toBe(true)
+    await page.keyboard.press('Enter')
+    await expect.poll(selectedRow).toBe(String(event.id))
+    await expect.poll(detailId).toBe(String(event.id))
   })
 
   it('Diff: the reference against the reimplementation shows exactly what is only in A, only in B, and changed', async () => {
