@@ -72,9 +72,13 @@ try {
   const status = await call('open', resolve(file))
   if (process.argv.includes('--conversations')) {
     // What the Conversations panel asks: the first entries, then sorted by bytes and scrolled to the end.
+    let t = performance.now()
     const first = await call('getConversationPage', { start: 0, count: 200 })
+    const firstMs = performance.now() - t
     const end = Math.max(0, status.conversations - 200)
+    t = performance.now()
     const last = await call('getConversationPage', { sort: 'bytes', desc: true, start: end, count: 200 })
+    console.log(`conversation list: first page ${firstMs.toFixed(0)} ms, its end sorted by bytes ${(performance.now() - t).toFixed(0)} ms`)
     if (first.total !== status.conversations || last.total !== status.conversations || last.conversations.length !== status.conversations - end)
       throw new Error(
         `getConversationPage gave ${first.total} and ${last.total} (${last.conversations.length} at the end), status says ${status.conversations}`

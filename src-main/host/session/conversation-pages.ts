@@ -9,6 +9,7 @@ import { sessionLinker } from '../../../src-shared/engine/session-links'
 import type { ConversationInfo } from '../../../src-shared/model/types'
 import type { ConversationList } from '../../../src-shared/engine/conversation-table'
 import type { SessionContext } from './context'
+import { sortByKey } from './rank-sort'
 
 /** A live capture's list changes all the time: its scan is redone when older than this. */
 const LIVE_SCAN_MS = 1000
@@ -83,8 +84,10 @@ function orderFor(scan: Scan, q: ConversationQuery): Uint32Array {
     if (dir < 0) order.reverse()
     return order
   }
-  const key = sort === 'protocol' ? scan.protocol : scan[sort]
-  return order.sort((a, b) => (key[a - 1] - key[b - 1]) * dir || a - b)
+  const column = sort === 'protocol' ? scan.protocol : scan[sort]
+  const keys = new Float64Array(n)
+  for (let i = 0; i < n; i++) keys[i] = column[order[i] - 1]
+  return sortByKey(order, keys, dir < 0)
 }
 
 export class ConversationPages {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SessionCore } from '../../../src-main/host/session-core'
-import { sortByKey } from '../../../src-main/host/session/view'
+import { sortByKey } from '../../../src-main/host/session/rank-sort'
 import { BUILTIN_COLUMNS, type TimelineRow, type ViewSpec } from '../../../src-shared/api'
 import { rng } from '../helpers/rng'
 
