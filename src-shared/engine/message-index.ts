@@ -18,6 +18,8 @@ import { defineProtocols, indexSubtree, isIndexedFirstLevel, isIndexKey, isPrese
 import type { Endpoint } from './conversation'
 
 const DIRECTIONS: Direction[] = ['c2s', 's2c', 'a2b', 'b2a']
+/** Each direction's rank among the directions' names, by id. */
+const DIRECTION_RANKS = DIRECTIONS.map((d) => [...DIRECTIONS].sort().indexOf(d))
 const FLAG_ERROR = 1 << 2
 const FLAG_WARNING = 1 << 3
 /** The message went b -> a on the wire (a = the side that opened the conversation). */
@@ -417,18 +419,27 @@ export class MessageIndex {
     const last = this.lastFrameAt(i)
     return this.firstFrame[i] === last ? [this.firstFrame[i]] : [this.firstFrame[i], last]
   }
-  /** Sort keys for a text column: the rank of each row's string among the distinct strings, in one array. */
-  textRanks(column: 'protocol' | 'name' | 'summary' | 'direction'): Uint32Array {
-    const out = new Uint32Array(this.count)
+  /**
+   * Sort keys for a text column: the rank of each row's string among the distinct strings, for `rows`
+   * (every row when not given) in their order. Ranks are below textRankCount(column).
+   */
+  textRanks(column: 'protocol' | 'name' | 'summary' | 'direction', rows?: Uint32Array): Uint32Array {
+    const n = rows ? rows.length : this.count
+    const out = new Uint32Array(n)
     if (column === 'direction') {
-      const rank = DIRECTIONS.map((d) => [...DIRECTIONS].sort().indexOf(d))
-      for (let i = 0; i < this.count; i++) out[i] = rank[this.dirFlags[i] & 3]
+      // the low two bits of the row's flags byte
+      for (let i = 0; i < n; i++) out[i] = DIRECTION_RANKS[this.dirFlags[rows ? rows[i] : i] & 3]
       return out
     }
     const rank = this.textOrder(column)
     const ids = column === 'protocol' ? this.protocolId : column === 'name' ? this.nameId : this.summaryRef
-    for (let i = 0; i < this.count; i++) out[i] = rank[ids[i]]
+    for (let i = 0; i < n; i++) out[i] = rank[ids[rows ? rows[i] : i]]
     return out
+  }
+
+  /** How many ranks textRanks can give for a column. */
+  textRankCount(column: 'protocol' | 'name' | 'summary' | 'direction'): number {
+    return column === 'direction' ? DIRECTION_RANKS.length : this.textOrder(column).length
   }
 
   /**

@@ -301,15 +301,7 @@ export class ViewPart {
       return desc ? out.reverse() : out
     }
     if (column === 'direction' || column === 'protocol' || column === 'name' || column === 'summary') {
-      const textRanks = index.textRanks(column)
-      const ranks = new Uint32Array(n)
-      let top = 0
-      for (let i = 0; i < n; i++) {
-        const r = textRanks[rows[i]]
-        ranks[i] = r
-        if (r > top) top = r
-      }
-      return sortByRank(rows, ranks, top + 1, desc)
+      return sortByRank(rows, index.textRanks(column, rows), index.textRankCount(column), desc)
     }
     const keys = new Float64Array(n)
     if (column === 'time') {
