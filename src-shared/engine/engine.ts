@@ -6,7 +6,8 @@ import { copyState, StateCopyRefused } from './state-copy'
 import { LinkTypeName, frameTime, type CaptureFrame, type CaptureInterface } from '../capture/types'
 import type { DecodedMessage, ConversationInfo } from '../model/types'
 import { decodeLink } from '../net/link'
-import { FrameKeep, withLayers } from '../net/layers'
+import { withLayers } from '../net/layers'
+import { FrameKeep } from '../net/frame-keep'
 import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
 import { parseTcp, parseUdp, TcpFlag, type TcpSegment } from '../net/tcp'
 import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
@@ -511,7 +512,11 @@ export class Engine implements TreeSwitch, ConversationList {
   private layered(conv: Conversation, msg: DecodedMessage, keep: FrameKeep): DecodedMessage {
     return withLayers(
       msg,
-      msg.frames.map((n) => keep.get(n)),
+      // Copies: a kept frame's bytes are a view of FrameKeep's ring, and the message's sources outlive it.
+      msg.frames.map((n) => {
+        const f = keep.get(n)
+        return f && { ...f, data: f.data.slice() }
+      }),
       { iface: this.opts.interface, tcpBases: (ip, port) => conv.tcpBases(ip, port) }
     )
   }

@@ -192,36 +192,3 @@ function shiftSources(nodes: FieldNode[], by: number): void {
     }
   }
 }
-
-/**
- * The frames a message's layers need, kept while trees with layers are built: the most recent ones up to a
- * byte budget (a message's frames are nearly always recent; one older than the budget is reported missing).
- */
-export class FrameKeep {
-  private frames = new Map<number, CaptureFrame>()
-  private bytes = 0
-
-  constructor(private readonly budget = 64 << 20) {}
-
-  put(f: CaptureFrame): void {
-    if (this.frames.has(f.number)) return
-    // A copy: the capture reader's chunk behind `data` is not kept alive by it.
-    const copy: CaptureFrame = { ...f, data: f.data.slice() }
-    this.frames.set(f.number, copy)
-    this.bytes += copy.data.length + 64
-    while (this.bytes > this.budget && this.frames.size > 1) {
-      const [n, old] = this.frames.entries().next().value!
-      this.frames.delete(n)
-      this.bytes -= old.data.length + 64
-    }
-  }
-
-  get(n: number): CaptureFrame | undefined {
-    return this.frames.get(n)
-  }
-
-  clear(): void {
-    this.frames.clear()
-    this.bytes = 0
-  }
-}

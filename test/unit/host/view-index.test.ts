@@ -10,7 +10,7 @@ import { decodeDepth, formatCell, ViewMatcher } from '../../../src-main/host/vie
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { RecentFrameLengths } from '../../../src-shared/engine/frame-lengths'
-import { FrameKeep } from '../../../src-shared/net/layers'
+import { FrameKeep } from '../../../src-shared/net/frame-keep'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
