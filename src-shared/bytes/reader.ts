@@ -111,16 +111,16 @@ export class FieldReader {
 
   /**
    * Opens a group node starting here (or at `start`, already read); `close()` ends it at the current
-   * position. Returns the node (null without a tree, where an index field's value or a presence is kept instead).
+   * position. A label built from values is passed as a function, as to record(). Returns the node (null without a tree, where an index field's value or a presence is kept instead).
    */
-  open(def: FieldDef, labelText?: string, value?: FieldScalar, start = this.pos): FieldNode | null {
+  open(def: FieldDef, labelText?: string | (() => string), value?: FieldScalar, start = this.pos): FieldNode | null {
     if (!this.tree.recording) {
       if (def.index && value !== undefined) this.tree.indexValue(def, value)
       else this.tree.present(def)
       if (def.within !== undefined) this.tree.presentKey(def.within)
       return null
     }
-    const text = !this.tree.labels ? '' : (labelText ?? def.name)
+    const text = !this.tree.labels ? '' : typeof labelText === 'function' ? labelText() : (labelText ?? def.name)
     return this.tree.open({ key: def.key, label: text, type: def.type, value, source: this.source, start, length: 0 })
   }
 

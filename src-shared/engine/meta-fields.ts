@@ -12,7 +12,7 @@ import type { WireDir } from '../protocols/registry'
 import { targetFromMessage } from '../filter/target'
 import type { FilterTarget } from '../filter/compile'
 import { frameLengthValues, readsFrameLengths, RecentFrameLengths, type FrameLengths } from './frame-lengths'
-import { LayeredTarget, type FrameSource } from '../net/layers'
+import { LayeredTarget, lastFrameGroups, type FrameSource } from '../net/layers'
 import { FrameKeep } from '../net/frame-keep'
 import { TreeInterest } from '../bytes/tree'
 import type { CaptureFrame, CaptureInterface } from '../capture/types'
@@ -103,6 +103,8 @@ export class MessageTargets {
   private readonly layers: boolean
   /** With layers: the keys their frame groups keep. */
   private readonly interest: TreeInterest | undefined
+  /** With layers: the last message's frame groups (the next message is often carried by the same frames). */
+  private readonly last = lastFrameGroups()
 
   constructor(
     private readonly keys: readonly string[],
@@ -120,10 +122,17 @@ export class MessageTargets {
     const base = targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir, this.frames.lengths) : undefined, this.keys)
     // A message built with its layers (decode --layers) has them in its tree.
     if (!this.layers || m.layerSources !== undefined) return base
-    return new LayeredTarget(base, m.frames, this.frames.frames!, this.interest!, {
-      iface: this.frames.iface,
-      tcpBases: (ip, port) => conv.tcpBases(ip, port)
-    })
+    return new LayeredTarget(
+      base,
+      m.frames,
+      this.frames.frames!,
+      this.interest!,
+      {
+        iface: this.frames.iface,
+        tcpBases: (ip, port) => conv.tcpBases(ip, port)
+      },
+      this.last
+    )
   }
 }
 

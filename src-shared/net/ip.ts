@@ -96,7 +96,7 @@ export function parseIpv6(d: Uint8Array, off: number, r?: FieldReader): IpResult
   let fragment: IpPacket['fragment']
   if (r) {
     r.pos = off
-    r.open(F_IPV6.ipv6, `Internet Protocol Version 6, Src: ${src}, Dst: ${dst}`)
+    r.open(F_IPV6.ipv6, () => `Internet Protocol Version 6, Src: ${src}, Dst: ${dst}`)
     const word = ((d[off] << 24) | (d[off + 1] << 16) | (d[off + 2] << 8) | d[off + 3]) >>> 0
     r.record(F_IPV6.version, d[off] >> 4, off, 1)
     r.record(F_IPV6.tclass, (word >>> 20) & 0xff, off, 4)
@@ -122,7 +122,7 @@ export function parseIpv6(d: Uint8Array, off: number, r?: FieldReader): IpResult
       const fragNext = d[p]
       if (r) {
         r.pos = p
-        r.open(F_IPV6.fraghdr, `Fragment header, offset ${offFlags & 0xfff8}, ${offFlags & 1 ? 'more fragments' : 'last fragment'}`)
+        r.open(F_IPV6.fraghdr, () => `Fragment header, offset ${offFlags & 0xfff8}, ${offFlags & 1 ? 'more fragments' : 'last fragment'}`)
         r.record(F_IPV6['fraghdr.nxt'], fragNext, p, 1)
         r.record(F_IPV6['fraghdr.offset'], offFlags >> 3, p + 2, 2, () => `Offset: ${offFlags >> 3} (${offFlags & 0xfff8} bytes)`)
         r.record(F_IPV6['fraghdr.more'], (offFlags & 1) === 1, p + 2, 2)
@@ -154,7 +154,7 @@ function recordIpv4(
   h: { total: number; id: number; flagsFrag: number; src: string; dst: string }
 ): void {
   r.pos = off
-  r.open(F_IP.ip, `Internet Protocol Version 4, Src: ${h.src}, Dst: ${h.dst}`)
+  r.open(F_IP.ip, () => `Internet Protocol Version 4, Src: ${h.src}, Dst: ${h.dst}`)
   r.record(F_IP.version, d[off] >> 4, off, 1)
   r.record(F_IP.hdr_len, ihl, off, 1, () => `Header length: ${ihl} bytes (${ihl >> 2})`)
   const ds = d[off + 1]

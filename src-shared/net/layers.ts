@@ -45,17 +45,14 @@ export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, 
   const r = new FieldReader(data, tree, source)
   const depth = tree.depth
   const iface = ctx.iface?.(f.interfaceId)
-  const on = iface?.name ? `on interface ${iface.name}, id ${f.interfaceId}` : `on interface id ${f.interfaceId}`
-  r.open(
-    F_FRAME.frame,
-    tree.labels
-      ? `Frame ${f.number}: ${f.originalLength} bytes on wire (${f.originalLength * 8} bits), ${data.length} bytes captured (${data.length * 8} bits) ${on}`
-      : undefined
-  )
+  r.open(F_FRAME.frame, () => {
+    const on = iface?.name ? `on interface ${iface.name}, id ${f.interfaceId}` : `on interface id ${f.interfaceId}`
+    return `Frame ${f.number}: ${f.originalLength} bytes on wire (${f.originalLength * 8} bits), ${data.length} bytes captured (${data.length * 8} bits) ${on}`
+  })
   // Metadata, not read from the frame's bytes: no bytes of their own (position 0, length 0, as Wireshark).
   const all = 0
-  r.record(F_FRAME.interface_id, f.interfaceId, 0, all, iface?.name ? `Interface id: ${f.interfaceId} (${iface.name})` : undefined)
-  if (iface?.name) r.record(F_FRAME.interface_name, iface.name, 0, all, `Interface name: ${iface.name}`)
+  r.record(F_FRAME.interface_id, f.interfaceId, 0, all, iface?.name ? () => `Interface id: ${f.interfaceId} (${iface.name})` : undefined)
+  if (iface?.name) r.record(F_FRAME.interface_name, iface.name, 0, all, () => `Interface name: ${iface.name}`)
   if (!f.noTimestamp) {
     // the text is made only for a tree that keeps it (a filter's tree keeps only the keys it reads)
     if (tree.interest === null || tree.interest.wants(F_FRAME.time.key))
@@ -63,9 +60,9 @@ export function recordFrame(tree: TreeBuilder, source: number, f: CaptureFrame, 
     r.record(F_FRAME.time_epoch, frameTime(f), 0, all, () => `Epoch arrival time: ${f.tsSec}.${String(f.tsNsec).padStart(9, '0')}`)
   }
   r.record(F_FRAME.number, f.number, 0, all)
-  r.record(F_FRAME.len, f.originalLength, 0, all, `Frame length: ${f.originalLength} bytes`)
-  r.record(F_FRAME.cap_len, data.length, 0, all, `Capture length: ${data.length} bytes`)
-  for (const c of f.comments ?? []) r.record(F_FRAME.comment, c, 0, all, `Comment: ${c}`)
+  r.record(F_FRAME.len, f.originalLength, 0, all, () => `Frame length: ${f.originalLength} bytes`)
+  r.record(F_FRAME.cap_len, data.length, 0, all, () => `Capture length: ${data.length} bytes`)
+  for (const c of f.comments ?? []) r.record(F_FRAME.comment, c, 0, all, () => `Comment: ${c}`)
   const link = decodeLink(f.linkType, data, r)
   if (link.network !== 'other') {
     const ip = link.network === 'ipv4' ? parseIpv4(data, link.offset, r) : parseIpv6(data, link.offset, r)
@@ -147,14 +144,17 @@ export class LayeredTarget implements FilterTarget {
 
   /**
    * `numbers`: the message's frames, in its order, found in `frames`; `interest`: the keys the filter (and
-   * columns) read, the only ones the frame groups keep.
+   * columns) read, the only ones the frame groups keep. `last`: the frame groups of the message before, shared
+   * by the targets of a run of messages, so that messages carried by the same frames (the commands of one
+   * Photon datagram) parse them once.
    */
   constructor(
     private readonly base: FilterTarget,
     private readonly numbers: readonly number[],
     private readonly frames: FrameSource,
     private readonly interest: TreeInterest,
-    private readonly ctx: LayerContext = {}
+    private readonly ctx: LayerContext = {},
+    private readonly last?: LastFrameGroups
   ) {}
 
   values(key: string): readonly FieldScalar[] {
@@ -171,6 +171,8 @@ export class LayeredTarget implements FilterTarget {
 
   private frameGroups(): FilterTarget {
     if (this.groups) return this.groups
+    const last = this.last
+    if (last?.groups && sameNumbers(last.numbers, this.numbers)) return (this.groups = last.groups)
     const tree = new TreeBuilder(true, false, this.interest)
     recordFrameGroups(
       tree,
@@ -179,8 +181,31 @@ export class LayeredTarget implements FilterTarget {
       this.ctx
     )
     this.groups = targetFromMessage({ tree: tree.roots, protocol: '', stack: [] }, undefined, this.interest.keys)
+    if (last) {
+      last.numbers = this.numbers
+      last.groups = this.groups
+    }
     return this.groups
   }
+}
+
+/**
+ * The frame groups a LayeredTarget made last, for the next message's: one per run of targets made with
+ * the same frames, interest and context (a filter's pass over a view, a decode's messages).
+ */
+export interface LastFrameGroups {
+  numbers: readonly number[]
+  groups: FilterTarget | null
+}
+
+export function lastFrameGroups(): LastFrameGroups {
+  return { numbers: [], groups: null }
+}
+
+function sameNumbers(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 function shiftSources(nodes: FieldNode[], by: number): void {

@@ -55,7 +55,7 @@ export function decodeLink(linkType: number, data: Uint8Array, r?: FieldReader):
         r.pos = 0
         const src = data.subarray(6, 12)
         const dst = data.subarray(0, 6)
-        r.open(F_ETH.eth, `Ethernet II, Src: ${macText(src)}, Dst: ${macText(dst)}`)
+        r.open(F_ETH.eth, () => `Ethernet II, Src: ${macText(src)}, Dst: ${macText(dst)}`)
         r.record(F_ETH.dst, dst, 0, 6, () => `Destination: ${macText(dst)}`)
         r.record(F_ETH.src, src, 6, 6, () => `Source: ${macText(src)}`)
         r.record(F_ETH.type, type, 12, 2)
@@ -71,7 +71,7 @@ export function decodeLink(linkType: number, data: Uint8Array, r?: FieldReader):
         type = u16(data, off + 2)
         if (r) {
           r.pos = off
-          r.open(F_VLAN.vlan, `802.1Q Virtual LAN, PRI: ${tci >> 13}, DEI: ${(tci >> 12) & 1}, ID: ${tci & 0x0fff}`)
+          r.open(F_VLAN.vlan, () => `802.1Q Virtual LAN, PRI: ${tci >> 13}, DEI: ${(tci >> 12) & 1}, ID: ${tci & 0x0fff}`)
           r.record(F_VLAN.priority, tci >> 13, off, 2)
           r.record(F_VLAN.dei, ((tci >> 12) & 1) === 1, off, 2)
           r.record(F_VLAN.id, tci & 0x0fff, off, 2)

@@ -33,7 +33,7 @@ export function parseUdp(d: Uint8Array, r?: FieldReader, at = 0): UdpDatagram | 
   const dstPort = (d[2] << 8) | d[3]
   if (r) {
     r.pos = at
-    r.open(F_UDP.udp, `User Datagram Protocol, Src Port: ${srcPort}, Dst Port: ${dstPort}`)
+    r.open(F_UDP.udp, () => `User Datagram Protocol, Src Port: ${srcPort}, Dst Port: ${dstPort}`)
     r.record(F_UDP.srcport, srcPort, at, 2)
     r.record(F_UDP.dstport, dstPort, at + 2, 2)
     r.record(F_UDP.length, len, at + 4, 2)
@@ -80,13 +80,14 @@ const FLAG_NAMES: [number, string, keyof typeof F_TCP][] = [
   [TcpFlag.SYN, 'SYN', 'flags.syn'],
   [TcpFlag.FIN, 'FIN', 'flags.fin']
 ]
+const FLAG_BITS = FLAG_NAMES.reduce((bits, [bit]) => bits | bit, 0)
 
 function recordTcp(r: FieldReader, d: Uint8Array, at: number, hdr: number, seg: TcpSegment, bases?: TcpBases): void {
-  const set = FLAG_NAMES.filter(([bit]) => seg.flags & bit).map(([, name]) => name)
+  const set = (): string[] => FLAG_NAMES.filter(([bit]) => seg.flags & bit).map(([, name]) => name)
   r.pos = at
   r.open(
     F_TCP.tcp,
-    `Transmission Control Protocol, Src Port: ${seg.srcPort}, Dst Port: ${seg.dstPort}, Len: ${seg.payload.length}${set.length ? ` [${set.join(', ')}]` : ''}`
+    () => `Transmission Control Protocol, Src Port: ${seg.srcPort}, Dst Port: ${seg.dstPort}, Len: ${seg.payload.length}${seg.flags & FLAG_BITS ? ` [${set().join(', ')}]` : ''}`
   )
   r.record(F_TCP.srcport, seg.srcPort, at, 2)
   r.record(F_TCP.dstport, seg.dstPort, at + 2, 2)
@@ -100,7 +101,7 @@ function recordTcp(r: FieldReader, d: Uint8Array, at: number, hdr: number, seg: 
   }
   r.record(F_TCP.hdr_len, hdr, at + 12, 1, () => `Header length: ${hdr} bytes (${hdr >> 2})`)
   r.pos = at + 12
-  r.open(F_TCP.flags, `Flags: 0x${seg.flags.toString(16).padStart(3, '0')}${set.length ? ` (${set.join(', ')})` : ''}`, seg.flags)
+  r.open(F_TCP.flags, () => `Flags: 0x${seg.flags.toString(16).padStart(3, '0')}${seg.flags & FLAG_BITS ? ` (${set().join(', ')})` : ''}`, seg.flags)
   for (const [bit, , key] of FLAG_NAMES) r.record(F_TCP[key], (seg.flags & bit) !== 0, at + 13, 1)
   r.pos = at + 14
   r.close()

@@ -7,7 +7,7 @@ import { allFields } from '../../../src-shared/bytes/fields'
 import { compileFilter, FilterError, type FilterTarget } from '../../../src-shared/filter'
 import type { Conversation } from '../../../src-shared/engine/conversation'
 import type { DecodedMessage, WireDir } from '../../../src-shared/model/types'
-import { LayeredTarget } from '../../../src-shared/net/layers'
+import { LayeredTarget, lastFrameGroups } from '../../../src-shared/net/layers'
 import { TreeInterest } from '../../../src-shared/bytes/tree'
 import { layerOfFamily, ViewMatcher } from '../view-matcher'
 import { Cancelled, SLICE_MS, tick, Token } from './cancel'
@@ -193,7 +193,8 @@ export class ViewPart {
     // by reading and parsing a row's frames.
     const stored = ctx.messageFrames()
     const target = index.target(stored?.lengths)
-    const layers = matcher.plan.frameLayers.length && stored?.frames && { frames: stored.frames, iface: stored.iface, interest: new TreeInterest(matcher.keys) }
+    const layers = matcher.plan.frameLayers.length &&
+      stored?.frames && { frames: stored.frames, iface: stored.iface, interest: new TreeInterest(matcher.keys), last: lastFrameGroups() }
     /** Conversations with a row the index cannot answer. */
     const replay = new Set<number>()
     let sliceStart = performance.now()
@@ -205,7 +206,7 @@ export class ViewPart {
       target.at(r)
       let t: FilterTarget = target
       if (layers) {
-        t = new LayeredTarget(target, index.framesAt(r), layers.frames, layers.interest, { iface: layers.iface })
+        t = new LayeredTarget(target, index.framesAt(r), layers.frames, layers.interest, { iface: layers.iface }, layers.last)
       }
       if (cells.length) {
         const values = matcher.cells(t)
