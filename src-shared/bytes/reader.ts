@@ -111,7 +111,8 @@ export class FieldReader {
 
   /**
    * Opens a group node starting here (or at `start`, already read); `close()` ends it at the current
-   * position. A label built from values is passed as a function, as to record(). Returns the node (null without a tree, where an index field's value or a presence is kept instead).
+   * position. A label built from values is passed as a function, as to record(). Returns the node (null
+   * without a tree, where an index field's value or a presence is kept instead).
    */
   open(def: FieldDef, labelText?: string | (() => string), value?: FieldScalar, start = this.pos): FieldNode | null {
     if (!this.tree.recording) {
