@@ -87,7 +87,8 @@ function recordTcp(r: FieldReader, d: Uint8Array, at: number, hdr: number, seg: 
   r.pos = at
   r.open(
     F_TCP.tcp,
-    () => `Transmission Control Protocol, Src Port: ${seg.srcPort}, Dst Port: ${seg.dstPort}, Len: ${seg.payload.length}${seg.flags & FLAG_BITS ? ` [${set().join(', ')}]` : ''}`
+    () =>
+      `Transmission Control Protocol, Src Port: ${seg.srcPort}, Dst Port: ${seg.dstPort}, Len: ${seg.payload.length}${seg.flags & FLAG_BITS ? ` [${set().join(', ')}]` : ''}`
   )
   r.record(F_TCP.srcport, seg.srcPort, at, 2)
   r.record(F_TCP.dstport, seg.dstPort, at + 2, 2)
