@@ -77,11 +77,17 @@ export interface MessageFrames {
 /**
  * What a streaming decode (the CLI, with one engine or shards) keeps of the frames for a filter on `keys`:
  * the lengths of the recent frames when it reads frame lengths, and copies of the recent frames when it
- * reads header fields (FrameKeep's byte budget). Null when it reads neither.
+ * reads header fields (FrameKeep's byte budget). Null when it reads neither. `withLayers`: its messages
+ * carry their frames' layers in their trees (`decode --layers` with trees), where a filter reads header
+ * fields, so no frames are kept for them (the engine keeps its own for the layers).
  */
-export function recentFramesFor(keys: readonly string[], iface?: MessageFrames['iface']): { put(f: CaptureFrame): void; frames: MessageFrames } | null {
+export function recentFramesFor(
+  keys: readonly string[],
+  iface?: MessageFrames['iface'],
+  withLayers = false
+): { put(f: CaptureFrame): void; frames: MessageFrames } | null {
   const lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
-  const kept = needsLayers(keys) ? new FrameKeep() : undefined
+  const kept = needsLayers(keys) && !withLayers ? new FrameKeep() : undefined
   if (!lengths && !kept) return null
   return {
     put(f) {
@@ -106,22 +112,25 @@ export class MessageTargets {
   /** With layers: the last message's frame groups (the next message is often carried by the same frames). */
   private readonly last = lastFrameGroups()
 
+  /** `withLayers`: the messages carry their frames' layers in their trees (recentFramesFor's), where header fields are read. */
   constructor(
     private readonly keys: readonly string[],
-    private readonly frames: MessageFrames = {}
+    private readonly frames: MessageFrames = {},
+    withLayers = false
   ) {
     this.meta = readsMetaFields(keys)
     this.layers = needsLayers(keys)
     this.interest = this.layers ? new TreeInterest(keys) : undefined
     // Without them such keys would read as absent on every message: a filter that silently matches nothing.
     if (!frames.lengths && readsFrameLengths(keys)) throw new Error(`internal: frame lengths read without the frames' lengths (${keys.join(', ')})`)
-    if (!frames.frames && this.layers) throw new Error(`internal: header fields read without the frames (${keys.join(', ')})`)
+    if (!frames.frames && this.layers && !withLayers) throw new Error(`internal: header fields read without the frames (${keys.join(', ')})`)
   }
 
   of(m: DecodedMessage, conv: Conversation, dir: WireDir): FilterTarget {
     const base = targetFromMessage(m, this.meta ? messageMetaFields(m, conv, dir, this.frames.lengths) : undefined, this.keys)
     // A message built with its layers (decode --layers) has them in its tree.
     if (!this.layers || m.layerSources !== undefined) return base
+    if (!this.frames.frames) throw new Error(`internal: message #${m.id} has no layers, and no frames were kept for them`)
     return new LayeredTarget(
       base,
       m.frames,

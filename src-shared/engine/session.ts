@@ -49,8 +49,9 @@ export class DecodeSession {
     if (opts.schemas?.length) registerSchemaFields(opts.schemas)
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
     // Frame lengths and header fields (ip.ttl) come from the recent frames, not from trees with layers.
-    this.recent = recentFramesFor(this.filter?.fields ?? [], (id) => this.interfaces[id])
-    const targets = new MessageTargets(this.filter?.fields ?? [], this.recent?.frames)
+    const withLayers = !!opts.layers && (opts.recording ?? true)
+    this.recent = recentFramesFor(this.filter?.fields ?? [], (id) => this.interfaces[id], withLayers)
+    const targets = new MessageTargets(this.filter?.fields ?? [], this.recent?.frames, withLayers)
     this.engine = new Engine({
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,

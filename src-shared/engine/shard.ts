@@ -236,8 +236,10 @@ export class ShardDecoder {
 
   constructor(private readonly opts: ShardOptions) {
     const keys = opts.filter?.fields ?? []
-    this.recent = recentFramesFor(keys, (id) => this.interfaces[id])
-    this.targets = opts.filter ? new MessageTargets(keys, this.recent?.frames) : undefined
+    // as the engine below builds its messages' layers
+    const withLayers = opts.mode === 'export' && !!opts.layers && (opts.recording ?? true)
+    this.recent = recentFramesFor(keys, (id) => this.interfaces[id], withLayers)
+    this.targets = opts.filter ? new MessageTargets(keys, this.recent?.frames, withLayers) : undefined
     this.engine = new Engine({
       registry: opts.registry,
       keys: opts.keys,

@@ -152,4 +152,41 @@ describe('gamewire decode --layers', () => {
         `${expr} --jobs ${jobs}`
       ).toEqual(want)
   })
+
+  // With --layers the messages carry their frames' layers, and a filter on header fields reads them there.
+  it('with --layers, filters on header fields as tshark reads each frame, with and without trees', () => {
+    const file = join(ROOT, 'resources/demo.pcapng')
+    const fields = execFileSync('tshark', ['-r', file, '-T', 'fields', '-e', 'frame.number', '-e', 'udp.length', '-e', 'tcp.flags.push'], {
+      stdio: ['ignore', 'pipe', 'ignore']
+    })
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'))
+    const udpLength = new Map(fields.filter((f) => f[1]).map((f) => [Number(f[0]), Number(f[1])]))
+    const push = new Set(fields.filter((f) => f[2] === '1' || f[2] === 'True').map((f) => Number(f[0])))
+    const lines = (...args: string[]) => {
+      const r = gw('decode', file, '--layers', '--format', 'ndjson', ...args)
+      expect(r.code, r.stderr).toBe(0)
+      return r.stdout.trim().split('\n').slice(0, -1)
+    }
+    const all = lines('--jobs', '1')
+    const byId = new Map(all.map((l) => [(JSON.parse(l) as { id: number }).id, l]))
+    const lengths = [...udpLength.values()].sort((x, y) => x - y)
+    const over = lengths[Math.floor(lengths.length * 0.7)]
+    const expr = `udp.length > ${over} || tcp.flags.push == 1`
+    const want = all
+      .map((l) => JSON.parse(l) as { id: number; frames: number[] })
+      .filter((m) => m.frames.some((f) => (udpLength.get(f) ?? 0) > over || push.has(f)))
+      .map((m) => m.id)
+    expect(want.length, expr).toBeGreaterThan(0)
+    expect(want.length, expr).toBeLessThan(all.length)
+    for (const jobs of ['1', '2']) {
+      const full = lines('-Y', expr, '--jobs', jobs)
+      // the messages as the unfiltered export writes them
+      expect(full, `${expr} --jobs ${jobs}`).toEqual(want.map((id) => byId.get(id)))
+      const none = lines('-Y', expr, '--jobs', jobs, '--tree', 'none').map((l) => (JSON.parse(l) as { id: number }).id)
+      expect(none, `${expr} --jobs ${jobs} --tree none`).toEqual(want)
+    }
+  })
 })
