@@ -23,7 +23,7 @@ import { concatBytes } from '../../src-shared/bytes/concat'
 import type { IndexRow } from '../../src-shared/engine/message-index'
 import { CaptureUnavailable } from './devices'
 import { CaptureError, LiveCapture, MAX_SNAPLEN, DEFAULT_BUFFER_BYTES, type LiveFrame } from './live'
-import { FrameRing } from './frame-ring'
+import { FrameRing } from '../../src-shared/net/frame-ring'
 import { PcapngFile } from './pcapng-file'
 import { runLiveDecoder, type DecoderCommand, type DecoderProgress, type DecoderReport, type DecoderSetup } from './live-decoder'
 import {

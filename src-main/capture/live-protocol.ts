@@ -6,7 +6,7 @@ import type { IndexRow } from '../../src-shared/engine/message-index'
 import type { TreeMode } from '../../src-shared/export/json'
 import type { SchemaPack } from '../../src-shared/schema/types'
 import { validateSchemaPack } from '../../src-shared/schema/validate'
-import type { RingLimits } from './frame-ring'
+import type { RingLimits } from '../../src-shared/net/frame-ring'
 import type { CaptureErrorKind } from './live'
 
 export interface LiveOutputOptions {

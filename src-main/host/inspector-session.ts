@@ -28,7 +28,7 @@ import type {
   ConversationQuery
 } from '../../src-shared/api'
 import { deviceTraffic, captureUnavailableReason, listDevices } from '../capture/devices'
-import { DEFAULT_RING_BYTES, DEFAULT_RING_FRAMES } from '../capture/frame-ring'
+import { DEFAULT_RING_BYTES, DEFAULT_RING_FRAMES } from '../../src-shared/net/frame-ring'
 import { LiveCaptureFailure, LiveCaptureHost, type CaptureSpawner } from '../capture/live-host'
 import type { LiveBatch, LiveStats } from '../capture/live-protocol'
 import { CAPTURE_PRESETS, captureFilter } from '../capture/presets'

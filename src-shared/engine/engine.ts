@@ -7,7 +7,7 @@ import { LinkTypeName, frameTime, type CaptureFrame, type CaptureInterface } fro
 import type { DecodedMessage, ConversationInfo } from '../model/types'
 import { decodeLink } from '../net/link'
 import { withLayers } from '../net/layers'
-import { FrameKeep } from '../net/frame-keep'
+import { FrameRing, RECENT_FRAME_LIMITS } from '../net/frame-ring'
 import { IpDefragmenter, parseIpv4, parseIpv6, type IpPacket } from '../net/ip'
 import { parseTcp, parseUdp, TcpFlag, type TcpSegment } from '../net/tcp'
 import type { MessageOut, ProtocolRegistry, WireDir } from '../protocols/registry'
@@ -192,7 +192,7 @@ export class Engine implements TreeSwitch, ConversationList {
   private readonly udpKeys = new PairKeys('udp')
   private readonly tcpKeys = new PairKeys('tcp')
   /** Frames for the layer trees; only while recording with `layers` (the index pass keeps none). */
-  private keep: FrameKeep | null = null
+  private keep: FrameRing | null = null
 
   constructor(private readonly opts: EngineOptions) {
     this.recording = opts.recording ?? true
@@ -269,7 +269,7 @@ export class Engine implements TreeSwitch, ConversationList {
   }
 
   addFrame(frame: CaptureFrame): void {
-    if (this.recording && this.opts.layers) (this.keep ??= new FrameKeep()).put(frame)
+    if (this.recording && this.opts.layers) (this.keep ??= new FrameRing(RECENT_FRAME_LIMITS)).push(frame)
     const unit = this.network(frame)
     if (unit) this.deliver(unit)
   }
@@ -509,10 +509,11 @@ export class Engine implements TreeSwitch, ConversationList {
   }
 
   /** `msg` with its frames' layers; apart from emit(), whose every call would pay these closures' context. */
-  private layered(conv: Conversation, msg: DecodedMessage, keep: FrameKeep): DecodedMessage {
+  private layered(conv: Conversation, msg: DecodedMessage, keep: FrameRing): DecodedMessage {
     return withLayers(
       msg,
-      // Copies: a kept frame's bytes are a view of FrameKeep's ring, and the message's sources outlive it.
+      // Copies: a kept frame's bytes are a view of one of the ring's chunks (4 MiB), which the message's
+      // sources would keep alive, and a shard's postMessage would clone whole.
       msg.frames.map((n) => {
         const f = keep.get(n)
         return f && { ...f, data: f.data.slice() }

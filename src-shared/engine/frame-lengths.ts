@@ -31,7 +31,7 @@ export function frameLengthValues(key: string, frames: readonly number[], length
 /**
  * The lengths of the last `capacity` frames taken, in a ring (16 bytes a slot, 16 MiB by default). A
  * message's frames are nearly always recent; one further back than the ring reaches has no length, as a
- * tree with layers reports a frame no longer held (net/frame-keep.ts, which holds fewer).
+ * tree with layers reports a frame no longer held (net/frame-ring.ts, which holds fewer).
  */
 export class RecentFrameLengths implements FrameLengths {
   private readonly numbers: Float64Array

@@ -13,7 +13,7 @@ import { targetFromMessage } from '../filter/target'
 import type { FilterTarget } from '../filter/compile'
 import { frameLengthValues, readsFrameLengths, RecentFrameLengths, type FrameLengths } from './frame-lengths'
 import { LayeredTarget, lastFrameGroups, type FrameSource } from '../net/layers'
-import { FrameKeep } from '../net/frame-keep'
+import { FrameRing, RECENT_FRAME_LIMITS } from '../net/frame-ring'
 import { TreeInterest } from '../bytes/tree'
 import type { CaptureFrame, CaptureInterface } from '../capture/types'
 
@@ -65,7 +65,7 @@ function readsMetaFields(keys: readonly string[]): boolean {
 /**
  * What a message's frames give its filter target beyond the message: their lengths (frame.len,
  * frame.cap_len) and the frames themselves, for header fields (ip.ttl) parsed from their layers. The app's
- * frame store gives both; a streaming decode keeps the recent frames' (RecentFrameLengths, FrameKeep).
+ * frame store gives both; a streaming decode keeps the recent frames' (RecentFrameLengths, FrameRing).
  */
 export interface MessageFrames {
   lengths?: FrameLengths
@@ -77,7 +77,7 @@ export interface MessageFrames {
 /**
  * What a streaming decode (the CLI, with one engine or shards) keeps of the frames for a filter on `keys`:
  * the lengths of the recent frames when it reads frame lengths, and copies of the recent frames when it
- * reads header fields (FrameKeep's byte budget). Null when it reads neither. `withLayers`: its messages
+ * reads header fields (RECENT_FRAME_LIMITS). Null when it reads neither. `withLayers`: its messages
  * carry their frames' layers in their trees (`decode --layers` with trees), where a filter reads header
  * fields, so no frames are kept for them (the engine keeps its own for the layers).
  */
@@ -87,12 +87,12 @@ export function recentFramesFor(
   withLayers = false
 ): { put(f: CaptureFrame): void; frames: MessageFrames } | null {
   const lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
-  const kept = needsLayers(keys) && !withLayers ? new FrameKeep() : undefined
+  const kept = needsLayers(keys) && !withLayers ? new FrameRing(RECENT_FRAME_LIMITS) : undefined
   if (!lengths && !kept) return null
   return {
     put(f) {
       lengths?.put(f)
-      kept?.put(f)
+      kept?.push(f)
     },
     frames: { lengths, frames: kept, iface }
   }

@@ -125,7 +125,7 @@ export function withLayers(m: DecodedMessage, frames: readonly (CaptureFrame | u
   return { ...m, tree: [...tree.roots, ...m.tree], sources: [...sources, ...m.sources], layerSources: shift }
 }
 
-/** Where a message's frames are found by number (the app's frame store; a streaming decode's FrameKeep). */
+/** Where a message's frames are found by number (the app's frame store; a streaming decode's FrameRing). */
 export interface FrameSource {
   /** undefined for a frame not held. */
   get(frame: number): CaptureFrame | undefined

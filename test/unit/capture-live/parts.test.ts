@@ -1,4 +1,4 @@
-// The pieces of live capture that need no traffic: error wording, link types, presets, the frame ring,
+// The pieces of live capture that need no traffic: error wording, link types, presets,
 // the pcapng file writer (read back by tshark), the device list, and what happens without `cap`.
 import { describe, it, expect } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { classifyOpenError, linkTypeFromCap, permissionHelp, CaptureError } from '../../../src-main/capture/live'
 import { captureFilter, presetPorts, CAPTURE_PRESETS, PresetError } from '../../../src-main/capture/presets'
-import { FrameRing } from '../../../src-main/capture/frame-ring'
 import { PcapngFile } from '../../../src-main/capture/pcapng-file'
 import { deviceTraffic, friendlyDeviceName, listDevices } from '../../../src-main/capture/devices'
 import { LiveCaptureHost } from '../../../src-main/capture/live-host'
@@ -82,76 +81,6 @@ describe('capture presets', () => {
     const started = await host.start({ device: 'lo', filter })
     expect(started.filter).toBe(filter)
     await host.stop()
-  })
-})
-
-describe('FrameRing', () => {
-  const frame = (n: number, size = 10) => ({ number: n, tsSec: n, tsNsec: 0, originalLength: size, data: new Uint8Array(size) })
-
-  it('keeps the newest frames within the frame limit and counts the rest', () => {
-    const ring = new FrameRing({ frames: 100 })
-    for (let i = 1; i <= 10_000; i++) ring.push(frame(i))
-    expect(ring.count).toBe(100)
-    expect(ring.dropped).toBe(9_900)
-    expect([...ring.frames()].map((f) => f.number)).toEqual(Array.from({ length: 100 }, (_, i) => 9_901 + i))
-  })
-
-  it('keeps within the byte limit (data plus a fixed overhead per frame)', () => {
-    const ring = new FrameRing({ bytes: 10_000 })
-    for (let i = 1; i <= 50; i++) ring.push(frame(i, 1000))
-    expect(ring.bytes).toBeLessThanOrEqual(10_000)
-    expect(ring.count).toBe(9) // 9 × (1000 + 40) fits, 10 does not
-    expect([...ring.frames()][0].number).toBe(42)
-    ring.push(frame(51, 20_000)) // bigger than the whole limit: not kept, nothing evicted for it
-    expect(ring.count).toBe(9)
-    expect(ring.dropped).toBe(42)
-    expect(() => new FrameRing({ frames: 0 })).toThrow(RangeError)
-  })
-
-  it('gives back every kept frame byte for byte, across chunks and wraps, and frees the chunks of frames it dropped', () => {
-    // Sizes from a fixed pseudo-random sequence: small datagrams, full segments, and now and then a
-    // frame of cap's largest snapshot (65535 bytes). The first 2,000 are large, so the byte limit
-    // drops frames (the queue wraps) before the columns have grown to the frame limit.
-    let seed = 7
-    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31)
-    const sizeOf = (n: number) => (n <= 2_000 ? 20_000 + (next() % 45_536) : next() % 50 === 0 ? 65_535 : next() % 3 === 0 ? 1514 : next() % 200)
-    const made = (n: number, size: number) => {
-      const data = new Uint8Array(size)
-      for (let k = 0; k < size; k++) data[k] = (n * 31 + k) & 0xff
-      return { number: n, tsSec: 1_700_000_000 + n, tsNsec: n * 7, originalLength: size + 3, data }
-    }
-    const limits = { frames: 3_000, bytes: 8 << 20 }
-    const ring = new FrameRing(limits)
-    const pushed: ReturnType<typeof made>[] = []
-    for (let n = 1; n <= 20_000; n++) {
-      const f = made(n, sizeOf(n))
-      pushed.push(f)
-      ring.push(f)
-      f.data.fill(0) // the ring keeps its own copy
-      if (n % 5_000 === 0 || n === 1_500) {
-        // What a ring with these limits keeps: the newest frames that fit both limits.
-        let bytes = 0
-        let from = pushed.length
-        while (from > 0 && pushed.length - from < limits.frames && bytes + pushed[from - 1].data.length + 40 <= limits.bytes) {
-          bytes += pushed[from - 1].data.length + 40
-          from--
-        }
-        const kept = [...ring.frames()]
-        expect(kept.map((k) => k.number)).toEqual(pushed.slice(from).map((p) => p.number))
-        for (const k of kept) {
-          const { data, ...want } = made(k.number, k.data.length)
-          const { data: keptData, ...got } = k
-          expect(got).toEqual(want)
-          expect(Buffer.compare(keptData, data)).toBe(0)
-        }
-        expect(ring.count).toBe(kept.length)
-        expect(ring.bytes).toBe(bytes)
-        expect(ring.dropped).toBe(from)
-        // Dropped frames' chunks are gone: what is allocated is the kept bytes, the ends of chunks a
-        // frame did not fit in (under 65535 bytes each of 1 MiB, an eighth of the limit), and two chunks.
-        expect(ring.chunkBytes).toBeLessThanOrEqual(bytes * (16 / 15) + 2 * (1 << 20))
-      }
-    }
   })
 })
 

@@ -10,7 +10,7 @@ import { decodeDepth, formatCell, ViewMatcher } from '../../../src-main/host/vie
 import { DecodeSession } from '../../../src-shared/engine/session'
 import { messageMetaFields } from '../../../src-shared/engine/meta-fields'
 import { RecentFrameLengths } from '../../../src-shared/engine/frame-lengths'
-import { FrameKeep } from '../../../src-shared/net/frame-keep'
+import { FrameRing } from '../../../src-shared/net/frame-ring'
 import { compileFilter, targetFromMessage, type FilterTarget } from '../../../src-shared/filter'
 import { parseKeyFile } from '../../../src-shared/keys/keyfile'
 import { KeyStore } from '../../../src-shared/keys/store'
@@ -164,7 +164,7 @@ describe('views over the message index', () => {
     expect(() => new ViewMatcher('ip.ttl > 60', [])).toThrow(/without the frames/)
     // header fields: parsed again from each row's stored frames, except TCP's relative numbers, which need the
     // TCP conversations decoded again (from the connection's first sequence numbers)
-    const frames = { frames: new FrameKeep() }
+    const frames = { frames: new FrameRing() }
     expect(new ViewMatcher('ip.ttl < 64 && photon.ev.code == 1', ['eth.src'], frames).plan).toEqual({
       replayLayers: new Set(),
       treeMarks: [],
