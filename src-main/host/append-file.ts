@@ -24,6 +24,13 @@ const EMPTY = new Uint8Array(0)
 const leftAtExit = new Set<AppendFile>()
 let exitHook = false
 
+/** What another thread of this process needs to take a file over: its descriptor (the process's, not the thread's) and size. */
+export interface AppendFileHandOver {
+  fd: number
+  size: number
+  dir: string | null
+}
+
 export class AppendFile {
   /** The file's folder while it still exists (systems that cannot remove an open file). */
   private dir: string | null
@@ -38,23 +45,48 @@ export class AppendFile {
   private windowStart = 0
   private windowLength = 0
 
-  /** `prefix` names the folder made for the file in `parent` (gamewire-frames-, …). */
-  constructor(prefix: string, parent = tmpdir()) {
-    const dir = mkdtempSync(join(parent, prefix))
+  /** `prefix` names the folder made for the file in `parent` (gamewire-frames-, …); or the file another thread handed over. */
+  constructor(from: string | AppendFileHandOver, parent = tmpdir()) {
+    if (typeof from !== 'string') {
+      this.fd = from.fd
+      this.written = from.size
+      this.dir = from.dir
+      if (this.dir) this.leaveAtExit()
+      return
+    }
+    const dir = mkdtempSync(join(parent, from))
     this.fd = openSync(join(dir, 'data.bin'), 'w+')
     try {
       rmSync(dir, { recursive: true })
       this.dir = null
     } catch {
       this.dir = dir
-      leftAtExit.add(this)
-      if (!exitHook) {
-        exitHook = true
-        process.once('exit', () => {
-          for (const f of leftAtExit) f.close()
-        })
-      }
+      this.leaveAtExit()
     }
+  }
+
+  private leaveAtExit(): void {
+    leftAtExit.add(this)
+    if (!exitHook) {
+      exitHook = true
+      process.once('exit', () => {
+        for (const f of leftAtExit) f.close()
+      })
+    }
+  }
+
+  /**
+   * Gives the file to another thread, which makes it an AppendFile again: its bytes written out, and this
+   * object no longer reads it, closes it or removes it when this thread ends.
+   */
+  handOver(): AppendFileHandOver {
+    if (this.isClosed) throw new Error('internal: temporary file used after close')
+    this.flush()
+    this.isClosed = true
+    leftAtExit.delete(this)
+    this.buf = Buffer.alloc(0)
+    this.window = null
+    return { fd: this.fd, size: this.written, dir: this.dir }
   }
 
   /** Whether close() was called. */

@@ -8,10 +8,19 @@
 import { deserialize, serialize } from 'node:v8'
 import type { DiffValues } from '../../src-shared/analysis/diff'
 import { resized } from '../../src-shared/bytes/columns'
-import { AppendFile } from './append-file'
+import { AppendFile, type AppendFileHandOver } from './append-file'
 
 /** From this many values a side's values go to a file (about 3 KB a value as objects: 75 MB). */
 export const SPILL_VALUES = 25_000
+
+/** Values another thread stored, for this one to read (SpilledValues.handOver). */
+export interface SpilledValuesHandOver {
+  file: AppendFileHandOver
+  /** Per slot: its message id, where its bytes start and how many there are. */
+  ids: Float64Array<ArrayBuffer>
+  starts: Float64Array<ArrayBuffer>
+  lengths: Uint32Array<ArrayBuffer>
+}
 
 export class SpilledValues implements DiffValues {
   private readonly file: AppendFile
@@ -20,8 +29,25 @@ export class SpilledValues implements DiffValues {
   private starts = new Float64Array(1024)
   private lengths = new Uint32Array(1024)
 
-  constructor(parent?: string) {
-    this.file = new AppendFile('gamewire-diff-values-', parent)
+  /** A new file in `parent` (the system's temporary folder by default), or the values another thread handed over. */
+  constructor(from?: string | SpilledValuesHandOver) {
+    if (typeof from === 'object') {
+      this.file = new AppendFile(from.file)
+      this.starts = from.starts
+      this.lengths = from.lengths
+      for (let slot = 0; slot < from.ids.length; slot++) this.slots.set(from.ids[slot], slot)
+      return
+    }
+    this.file = new AppendFile('gamewire-diff-values-', from)
+  }
+
+  /** Gives the values to another thread (new SpilledValues(handOver)); this object holds none afterwards. */
+  handOver(): SpilledValuesHandOver {
+    const n = this.slots.size
+    const ids = new Float64Array(n)
+    for (const [id, slot] of this.slots) ids[slot] = id
+    const file = this.file.handOver()
+    return { file, ids, starts: this.starts.slice(0, n), lengths: this.lengths.slice(0, n) }
   }
 
   set(id: number, value: unknown): void {
@@ -31,8 +57,8 @@ export class SpilledValues implements DiffValues {
     if (slot === undefined) {
       slot = this.slots.size
       if (slot === this.starts.length) {
-        this.starts = resized(this.starts, 2 * slot)
-        this.lengths = resized(this.lengths, 2 * slot)
+        this.starts = resized(this.starts, Math.max(1024, 2 * slot))
+        this.lengths = resized(this.lengths, Math.max(1024, 2 * slot))
       }
       this.slots.set(id, slot)
     }

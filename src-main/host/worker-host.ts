@@ -15,10 +15,14 @@ export class DecodeFailure extends Error {
   }
 }
 
-/** The built worker script sits next to the entry that imports this module, or one folder up from a shared chunk. */
+/**
+ * The built worker script sits next to the entry that imports this module, or one folder up from a shared
+ * chunk. Run from source (the unit tests, src-main/host/), it is the build's (test/global-build.ts keeps it
+ * as new as the source).
+ */
 export function workerScriptPath(name = 'decode-worker.js'): string {
   const here = dirname(fileURLToPath(import.meta.url))
-  for (const candidate of [join(here, name), join(here, '..', name)]) {
+  for (const candidate of [join(here, name), join(here, '..', name), join(here, '..', '..', 'out', 'main', name)]) {
     if (existsSync(candidate)) return candidate
   }
   throw new DecodeFailure(`worker script ${name} not found: run \`npm run build\``)

@@ -493,9 +493,15 @@ export interface DiffSource {
   /**
    * Makes the capture's side elsewhere, as decodeSide would here: in another thread, so that while it
    * runs the other capture decodes in this one. It gives `onStop` what stops it, which the comparison
-   * calls once it no longer waits for the side (done, or failed meanwhile).
+   * calls once it no longer waits for the side or its values (done, or failed meanwhile).
    */
   side?(options: DiffOptions, onStop: (stop: () => void) => void): Promise<DiffSide>
+  /**
+   * After side(): the values of the messages `wanted` names, from a second decode made where the side was
+   * (the other capture's second decode runs here meanwhile), checked there as DiffSide.addValue does; where
+   * they are kept.
+   */
+  values?(wanted: ReadonlySet<number>): Promise<DiffValues>
   /** Where to keep the values of `count` messages that differ, when not in memory (undefined: in memory). */
   valueStore?(count: number): DiffValues | undefined
 }
@@ -527,29 +533,56 @@ export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOp
   const stops: (() => void)[] = []
   const elsewhere = [a, b].map((source) => source.side?.(options, (stop) => stops.push(stop)))
   for (const p of elsewhere) p?.catch(() => {}) // awaited below; a failure before that is not unhandled
-  let A: DiffSide
-  let B: DiffSide
+  let sides: [DiffSide, DiffSide] | undefined
   try {
-    A = await (elsewhere[0] ?? decodeSide(a, options))
-    B = await (elsewhere[1] ?? decodeSide(b, options))
+    const A = await (elsewhere[0] ?? decodeSide(a, options))
+    const B = await (elsewhere[1] ?? decodeSide(b, options))
+    sides = [A, B]
+    const alignment = new DiffAlignment(A, B)
+    const need = valuesNeeded(alignment)
+    await takeValues([
+      [a, A, need.a, !!elsewhere[0]],
+      [b, B, need.b, !!elsewhere[1]]
+    ])
+    return { A, B, alignment }
+  } catch (e) {
+    if (sides) freeValues({ A: sides[0], B: sides[1] })
+    throw e
   } finally {
     for (const stop of stops) stop()
   }
-  const alignment = new DiffAlignment(A, B)
-  const need = valuesNeeded(alignment)
+}
+
+/**
+ * The values of each side's messages that `wanted` names, from a second decode of its capture: where the side
+ * was made when that was elsewhere (at the same time as the rest), else here, one capture after the other.
+ */
+async function takeValues(passes: [DiffSource, DiffSide, ReadonlySet<number>, boolean][]): Promise<void> {
+  let failed = false
+  const remote = passes.map(([source, side, wanted, elsewhere]) =>
+    wanted.size && elsewhere && source.values
+      ? source.values(wanted).then((store) => {
+          side.keepValuesIn(store)
+          // Values that arrive after the comparison failed are freed with the rest (compareSides).
+          if (failed) side.closeValues()
+          side.checkValues(wanted)
+        })
+      : undefined
+  )
+  for (const p of remote) p?.catch(() => {}) // awaited below; a failure before that is not unhandled
   try {
-    for (const [source, side, wanted] of [[a, A, need.a] as const, [b, B, need.b] as const]) {
-      if (!wanted.size) continue
+    for (const [i, [source, side, wanted]] of passes.entries()) {
+      if (!wanted.size || remote[i]) continue
       const store = source.valueStore?.(wanted.size)
       if (store) side.keepValuesIn(store)
       await source.decode((m) => side.addValue(m, wanted))
       side.checkValues(wanted)
     }
+    for (const p of remote) await p
   } catch (e) {
-    freeValues({ A, B })
+    failed = true
     throw e
   }
-  return { A, B, alignment }
 }
 
 /** Frees both sides' values (a file each when there were many): their comparison is done. */

@@ -5,7 +5,7 @@
 // which fields differ, and that the volatile ones (ids, tokens, sequence numbers) are skipped by default
 // and shown with --no-default-ignores.
 import { afterAll, describe, expect, it } from 'vitest'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { diffFiles, fileDiffSource } from '../../../src-main/host/capture-diff'
@@ -32,7 +32,7 @@ import { EXPECTED, REFERENCE_B_OPTIONS, facts } from '../../fixtures/analysis/di
 import { gw } from '../helpers/cli'
 import { pv } from '../protocols/photon/gp-encoder'
 import { writeGameCapture } from '../../bench/game-traffic'
-import { SPILL_VALUES, type SpilledValues } from '../../../src-main/host/spilled-values'
+import { SPILL_VALUES, SpilledValues } from '../../../src-main/host/spilled-values'
 
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-diff-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -572,5 +572,50 @@ describe('capture diff', () => {
     expect(all.length).toBeGreaterThan(10)
     structuredClone(columns, { transfer: columnBuffers(columns) })
     expect(all.filter((v) => v.byteLength !== 0)).toEqual([])
+  })
+
+  it('gives the same report with sides and second decodes made in worker threads, their values in a file or serialized', async () => {
+    const gameA = join(tmp, 'worker-a.pcapng')
+    const gameB = join(tmp, 'worker-b.pcapng')
+    writeGameCapture(gameA, join(tmp, 'worker-a.keys'), { frames: 3000, seed: 7 })
+    writeGameCapture(gameB, join(tmp, 'worker-b.keys'), { frames: 3000, seed: 8 })
+    const spillDir = mkdtempSync(join(tmp, 'worker-spill-'))
+    for (const at of [1, SPILL_VALUES]) {
+      // Each worker's values, as handed over: read only after the worker has ended.
+      const stores: unknown[] = []
+      const threaded = (file: string): DiffSource => {
+        const source = fileDiffSource(file, { thread: true, spill: { dir: spillDir, at } })
+        return { ...source, values: async (wanted) => stores[stores.push(await source.values!(wanted)) - 1] as SpilledValues }
+      }
+      for (const [a, b] of [
+        [A, B],
+        [gameA, gameB]
+      ]) {
+        const expected = await diffSources(fileDiffSource(a), fileDiffSource(b))
+        stores.length = 0
+        expect(await diffSources(fileDiffSource(a), threaded(b))).toEqual(expected)
+        expect(await diffSources(threaded(a), threaded(b))).toEqual(expected)
+        expect(stores).toHaveLength(3)
+        for (const s of stores) expect(s).toBeInstanceOf(at === 1 ? SpilledValues : Map)
+        const first = expected.conversations.find((c) => c.changed.length)!.changed[0]
+        // B's values held the first changed message's; in a file, the report freed them
+        expect((stores[0] as Map<number, unknown>).has(first.b.id)).toBe(at !== 1)
+      }
+    }
+    expect(readdirSync(spillDir)).toEqual([])
+    // A file changed between the two decodes (the worker's second decode reads it again): an error, not a wrong report.
+    const changing = join(tmp, 'worker-changing.pcapng')
+    copyFileSync(B, changing)
+    const source = fileDiffSource(changing, { thread: true })
+    const replaced: DiffSource = {
+      ...source,
+      values: (wanted) => {
+        copyFileSync(A, changing)
+        return source.values!(wanted)
+      }
+    }
+    await expect(diffSources(fileDiffSource(A), replaced)).rejects.toThrow(
+      /(decoded differently the second time|was not there when the capture was decoded again) in worker-changing\.pcapng: compare again/
+    )
   })
 })

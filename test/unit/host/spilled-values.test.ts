@@ -70,6 +70,23 @@ describe('SpilledValues', () => {
     store.close()
   })
 
+  it('hands its file over, empty or not: the new owner reads every value and stores more, the old one none', () => {
+    const dir = mkdtempSync(join(tmp, 'h-'))
+    // An empty store lent (as the diff lends one to its worker), filled by the borrower, and given back.
+    const borrowed = new SpilledValues(new SpilledValues(dir).handOver())
+    for (let id = 1; id <= 3000; id++) borrowed.set(id * 2, sample(id))
+    const back = new SpilledValues(borrowed.handOver())
+    expect(borrowed.has(2)).toBe(false)
+    expect(borrowed.get(2)).toBeUndefined()
+    expect(() => borrowed.set(1, 'x')).toThrow(/after close/)
+    for (let id = 1; id <= 3000; id++) expect(back.get(id * 2), `value ${id * 2}`).toEqual(sample(id))
+    expect(back.has(3)).toBe(false)
+    back.set(3, 'later')
+    expect([back.get(3), back.get(6000)]).toEqual(['later', sample(3000)])
+    back.close()
+    expect(readdirSync(dir)).toEqual([])
+  })
+
   it('is made only for many values', () => {
     expect(spilledValuesFor(SPILL_VALUES - 1, tmp)).toBeUndefined()
     const store = spilledValuesFor(SPILL_VALUES, tmp)
