@@ -13,24 +13,21 @@ const REF = /\b(frames? )(\d+(?:, \d+)*)/g
  * left out of the Tab order, which moves through the grid by rows.
  */
 export function FrameLink({ frame, id, tabbable = false }: { frame: number; id?: number; tabbable?: boolean }) {
-  const follow = () => {
+  // The row under the link must not take the click (or the Enter) as its own selection.
+  const follow = (e: React.SyntheticEvent) => {
+    e.stopPropagation()
     if (id !== undefined) useInspector.getState().select(id)
     else void useInspector.getState().goToFrame(frame)
   }
   return (
     <a
       className="frame-link"
-      {...(tabbable ? activation(follow, 'link') : { role: 'link' })}
+      {...(tabbable ? activation(follow, 'link') : { role: 'link', onClick: follow })}
       data-testid="frame-link"
       data-frame={frame}
       data-message={id}
       title={`Select the message frame ${frame} carries`}
-      // The row under the link must not take the click as its own selection.
       onMouseDown={(e) => e.stopPropagation()}
-      onClick={(e) => {
-        e.stopPropagation()
-        follow()
-      }}
     >
       {frame}
     </a>

@@ -5,7 +5,7 @@ import type React from 'react'
  * click and by Enter (a button also by Space, as the native ones are). Keys pressed in a control inside it
  * (the conversation entry's protocol menu) stay that control's.
  */
-export function activation(run: () => void, role: 'button' | 'link' = 'button') {
+export function activation(run: (e: React.SyntheticEvent) => void, role: 'button' | 'link' = 'button') {
   return {
     role,
     tabIndex: 0,
@@ -14,7 +14,7 @@ export function activation(run: () => void, role: 'button' | 'link' = 'button') 
       if (e.target !== e.currentTarget) return
       if (e.key === 'Enter' || (role === 'button' && e.key === ' ')) {
         e.preventDefault()
-        run()
+        run(e)
       }
     }
   }
