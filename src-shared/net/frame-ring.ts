@@ -44,10 +44,13 @@ const FRAME_OVERHEAD = 48
  * Frame bytes are stored in chunks of an eighth of the byte limit, from 64 KiB to 4 MiB (a larger frame
  * gets a chunk of its own). A frame that does not fit the rest of a chunk starts the next: with frames of
  * at most 256 KiB (MAX_SNAPLEN; cap snaps at 64 KiB) that leaves unused at most a sixteenth of a 4 MiB chunk.
+ * The first chunks are smaller (FIRST_CHUNK, doubling), so that a ring holding a few frames holds little:
+ * an engine's ring is copied with it into each of a message detail's checkpoints (Engine.fork).
  */
 function chunkSize(maxBytes: number): number {
-  return Math.max(64 << 10, Math.min(4 << 20, 2 ** Math.ceil(Math.log2(maxBytes / 8))))
+  return Math.max(FIRST_CHUNK, Math.min(4 << 20, 2 ** Math.ceil(Math.log2(maxBytes / 8))))
 }
+const FIRST_CHUNK = 64 << 10
 
 export class FrameRing implements FrameSource {
   readonly maxFrames: number
@@ -110,7 +113,7 @@ export class FrameRing implements FrameSource {
     if (this.n === this.c.number.length) this.grow()
     let chunk = this.chunks[this.chunks.length - 1]
     if (!chunk || this.fill + length > chunk.length) {
-      chunk = new Uint8Array(Math.max(this.chunk, length))
+      chunk = new Uint8Array(Math.max(Math.min(this.chunk, chunk ? 2 * chunk.length : FIRST_CHUNK), length))
       this.chunks.push(chunk)
       this.fill = 0
     }

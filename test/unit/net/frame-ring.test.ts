@@ -130,6 +130,25 @@ describe('FrameRing', () => {
     expect(r.missing).toBeGreaterThan(0)
   })
 
+  it('holds little while it holds a few frames: chunks from 64 KiB, doubling up to an eighth of the byte limit', () => {
+    const ring = new FrameRing({ bytes: 64 << 20 })
+    ring.push(frame(1, 100))
+    // (an engine's ring is copied into every checkpoint of a message detail's replay)
+    expect(ring.chunkBytes).toBe(64 << 10)
+    let n = 2
+    const sizes = () => {
+      const before = ring.chunkBytes
+      while (ring.chunkBytes === before) ring.push(frame(n++, 1000))
+      return ring.chunkBytes - before
+    }
+    expect([sizes(), sizes(), sizes(), sizes(), sizes(), sizes(), sizes()]).toEqual([128, 256, 512, 1024, 2048, 4096, 4096].map((k) => k << 10))
+    // a frame larger than the chunk gets one of its own
+    const before = ring.chunkBytes
+    ring.push(frame(n, 5 << 20))
+    expect(ring.chunkBytes - before).toBe(5 << 20)
+    expectSame(ring.get(n), frame(n, 5 << 20))
+  })
+
   it('ignores a frame pushed again, and keeps none after clear()', () => {
     const ring = new FrameRing({ bytes: 8192, frames: 64 })
     ring.push(frame(1, 100))
