@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads'
 import { usage } from '../script-usage.mjs'
 
 usage(
-  `usage: node test/bench/open-session.mjs CAPTURE [--jobs N] [--conversations] [--keylog FILE] [--filter EXPR]... [--sort FIELD]...
+  `usage: node test/bench/open-session.mjs CAPTURE [--jobs N] [--conversations] [--keylog FILE] [--filter EXPR]... [--sort FIELD]... [--diff FILE]...
 Opens CAPTURE the way the app does (the built session worker: index pass, frame store, conversation list),
 waits until the session is ready and prints frames, messages and conversations; for measuring peak RSS:
   /usr/bin/time -f '%M' node test/bench/open-session.mjs CAPTURE
@@ -24,9 +24,11 @@ waits until the session is ready and prints frames, messages and conversations; 
                  three times, and prints the rows it shows, the first time and the best (repeatable).
 --sort FIELD     then adds FIELD as a column and sorts every row by it, three times (repeatable); a
                  built-in column (time, name, summary, length…) is sorted as it is.
+--diff FILE      then compares the open capture with FILE, as the Diff tab does, and prints the time to
+                 its report's first page and its totals (repeatable; give FILE's keys with --keylog).
 Needs \`npm run build\` first. Its session files go to a temporary directory, removed at the end.
 `,
-  { options: ['--jobs', '--conversations', '--keylog', '--filter', '--sort'] }
+  { options: ['--jobs', '--conversations', '--keylog', '--filter', '--sort', '--diff'] }
 )
 
 // The timeline's built-in columns (src-shared/api.ts BUILTIN_COLUMNS).
@@ -119,6 +121,15 @@ try {
       best = Math.min(best, took)
     }
     console.log(`${what}: ${count} rows, first ${first.toFixed(0)} ms, best of 3 ${best.toFixed(0)} ms`)
+  }
+  for (const [i, a] of process.argv.entries()) {
+    if (a !== '--diff') continue
+    const t = performance.now()
+    const d = await call('diffWith', resolve(process.argv[i + 1]))
+    const { aligned, changed, onlyA, onlyB } = d.totals
+    console.log(
+      `diff with ${process.argv[i + 1]}: ${d.pairs} conversation pairs, ${aligned} aligned, ${changed} changed, ${onlyA} only in A, ${onlyB} only in B, first page in ${((performance.now() - t) / 1000).toFixed(1)} s`
+    )
   }
   await call('close')
 } finally {
