@@ -37,6 +37,18 @@ import { SPILL_VALUES, SpilledValues } from '../../../src-main/host/spilled-valu
 const tmp = mkdtempSync(join(tmpdir(), 'gamewire-diff-test-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 
+let games: [string, string] | undefined
+/**
+ * Two runs of the bench's game traffic (other seeds), written once: nearly every message differs, with values
+ * of every kind the decoders give (Maps, byte arrays, 64-bit integers, typed wrappers).
+ */
+function gamePair(): [string, string] {
+  if (games) return games
+  games = [join(tmp, 'game-a.pcapng'), join(tmp, 'game-b.pcapng')]
+  games.forEach((file, i) => writeGameCapture(file, `${file}.keys`, { frames: 3000, seed: 5 + i }))
+  return games
+}
+
 /**
  * One volatile-field pattern on a whole path, written here as the reference FieldPatterns is checked
  * against: the path split at '.', the pattern's segments matched against each run (only the first, with
@@ -508,12 +520,7 @@ describe('capture diff', () => {
   })
 
   it('gives the same report with the values of the messages that differ kept in a file', async () => {
-    // Two runs of the bench's game traffic (other seeds): nearly every message differs, with values of every
-    // kind the decoders give (Maps, byte arrays, 64-bit integers, typed wrappers).
-    const gameA = join(tmp, 'spill-a.pcapng')
-    const gameB = join(tmp, 'spill-b.pcapng')
-    writeGameCapture(gameA, join(tmp, 'spill-a.keys'), { frames: 3000, seed: 5 })
-    writeGameCapture(gameB, join(tmp, 'spill-b.keys'), { frames: 3000, seed: 6 })
+    const [gameA, gameB] = gamePair()
     const spillDir = mkdtempSync(join(tmp, 'spill-'))
     // the file source's own store from one value on, each one made kept to see that it was used and freed
     const made: SpilledValues[] = []
@@ -575,10 +582,7 @@ describe('capture diff', () => {
   })
 
   it('gives the same report with sides and second decodes made in worker threads, their values in a file or serialized', async () => {
-    const gameA = join(tmp, 'worker-a.pcapng')
-    const gameB = join(tmp, 'worker-b.pcapng')
-    writeGameCapture(gameA, join(tmp, 'worker-a.keys'), { frames: 3000, seed: 7 })
-    writeGameCapture(gameB, join(tmp, 'worker-b.keys'), { frames: 3000, seed: 8 })
+    const [gameA, gameB] = gamePair()
     const spillDir = mkdtempSync(join(tmp, 'worker-spill-'))
     for (const at of [1, SPILL_VALUES]) {
       // Each worker's values, as handed over: read only after the worker has ended.
