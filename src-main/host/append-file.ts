@@ -24,7 +24,10 @@ const EMPTY = new Uint8Array(0)
 const leftAtExit = new Set<AppendFile>()
 let exitHook = false
 
-/** What another thread of this process needs to take a file over: its descriptor (the process's, not the thread's) and size. */
+/**
+ * What another thread of this process needs to take a file over: its descriptor (good in every thread, but
+ * closed when the worker that opened it ends: a file to hand back from a worker is opened by its caller).
+ */
 export interface AppendFileHandOver {
   fd: number
   size: number

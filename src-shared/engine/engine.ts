@@ -512,7 +512,7 @@ export class Engine implements TreeSwitch, ConversationList {
   private layered(conv: Conversation, msg: DecodedMessage, keep: FrameRing): DecodedMessage {
     return withLayers(
       msg,
-      // Copies: a kept frame's bytes are a view of one of the ring's chunks (4 MiB), which the message's
+      // Copies: a kept frame's bytes are a view of one of the ring's chunks (up to 4 MiB), which the message's
       // sources would keep alive, and a shard's postMessage would clone whole.
       msg.frames.map((n) => {
         const f = keep.get(n)

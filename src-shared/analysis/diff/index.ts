@@ -563,7 +563,7 @@ async function takeValues(passes: [DiffSource, DiffSide, ReadonlySet<number>, bo
     wanted.size && elsewhere && source.values
       ? source.values(wanted).then((store) => {
           side.keepValuesIn(store)
-          // Values that arrive after the comparison failed are freed with the rest (compareSides).
+          // Values that arrive after the comparison failed are freed here (compareSides freed the others).
           if (failed) side.closeValues()
           side.checkValues(wanted)
         })
