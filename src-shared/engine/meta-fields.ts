@@ -99,6 +99,21 @@ export function recentFramesFor(
 }
 
 /**
+ * A streaming decode's filter targets for `keys`, and the recent frames they read (recentFramesFor), which the
+ * decode puts as it reads them. `engine`: the options of the engine whose messages they are; with layers and
+ * trees its messages carry their frames' layers, so no frames are kept for them.
+ */
+export function streamingTargets(
+  keys: readonly string[],
+  iface: MessageFrames['iface'],
+  engine: { layers?: boolean; recording?: boolean }
+): { recent: ReturnType<typeof recentFramesFor>; targets: MessageTargets } {
+  const withLayers = !!engine.layers && (engine.recording ?? true)
+  const recent = recentFramesFor(keys, iface, withLayers)
+  return { recent, targets: new MessageTargets(keys, recent?.frames, withLayers) }
+}
+
+/**
  * Decoded messages as filter targets for the keys a filter (and columns) read: with the message's meta
  * fields only when one of the keys reads them, since making them costs more than a small tree's walk.
  * Keys that read frame lengths need `frames.lengths`, and header fields `frames.frames`: a message whose
@@ -134,7 +149,7 @@ export class MessageTargets {
     return new LayeredTarget(
       base,
       m.frames,
-      this.frames.frames!,
+      this.frames.frames,
       this.interest!,
       {
         iface: this.frames.iface,

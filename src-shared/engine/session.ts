@@ -12,7 +12,7 @@ import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { Conversation } from './conversation'
 import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
-import { MessageTargets, recentFramesFor } from './meta-fields'
+import { streamingTargets, type recentFramesFor } from './meta-fields'
 
 export interface SessionOptions {
   keys?: KeyStore
@@ -48,10 +48,9 @@ export class DecodeSession {
   constructor(private readonly opts: SessionOptions) {
     if (opts.schemas?.length) registerSchemaFields(opts.schemas)
     this.filter = typeof opts.filter === 'string' ? (opts.filter.trim() ? compileFilter(opts.filter) : undefined) : opts.filter
-    // Frame lengths and header fields (ip.ttl) come from the recent frames, not from trees with layers.
-    const withLayers = !!opts.layers && (opts.recording ?? true)
-    this.recent = recentFramesFor(this.filter?.fields ?? [], (id) => this.interfaces[id], withLayers)
-    const targets = new MessageTargets(this.filter?.fields ?? [], this.recent?.frames, withLayers)
+    // Frame lengths and header fields (ip.ttl) come from the recent frames, unless from trees with layers.
+    const { recent, targets } = streamingTargets(this.filter?.fields ?? [], (id) => this.interfaces[id], opts)
+    this.recent = recent
     this.engine = new Engine({
       registry: opts.registry ?? createDefaultRegistry(),
       keys: opts.keys,

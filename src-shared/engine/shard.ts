@@ -24,7 +24,7 @@ import type { Conversation, Endpoint } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
 import { ConversationTable, conversationKey, NO_CONVERSATIONS, type ConversationList, type ConversationTableData } from './conversation-table'
 import { endpointString } from './conversation'
-import { MessageTargets, recentFramesFor } from './meta-fields'
+import { streamingTargets, type MessageTargets, type recentFramesFor } from './meta-fields'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
 import { Float64Builder } from '../bytes/columns'
@@ -235,19 +235,18 @@ export class ShardDecoder {
   private finishing = false
 
   constructor(private readonly opts: ShardOptions) {
-    const keys = opts.filter?.fields ?? []
-    // as the engine below builds its messages' layers
-    const withLayers = opts.mode === 'export' && !!opts.layers && (opts.recording ?? true)
-    this.recent = recentFramesFor(keys, (id) => this.interfaces[id], withLayers)
-    this.targets = opts.filter ? new MessageTargets(keys, this.recent?.frames, withLayers) : undefined
+    const depth = { recording: opts.mode === 'export' && (opts.recording ?? true), layers: opts.mode === 'export' && opts.layers }
+    const { recent, targets } = streamingTargets(opts.filter?.fields ?? [], (id) => this.interfaces[id], depth)
+    this.recent = recent
+    this.targets = opts.filter ? targets : undefined
     this.engine = new Engine({
       registry: opts.registry,
       keys: opts.keys,
       schemas: opts.schemas,
-      recording: opts.mode === 'export' && (opts.recording ?? true),
+      recording: depth.recording,
       labels: opts.labels,
       interest: opts.interest,
-      layers: opts.mode === 'export' && opts.layers,
+      layers: depth.layers,
       interface: (id) => this.interfaces[id],
       decodeAs: opts.decodeAs,
       onConversation: (c) => {

@@ -541,8 +541,8 @@ export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOp
     const alignment = new DiffAlignment(A, B)
     const need = valuesNeeded(alignment)
     await takeValues([
-      [a, A, need.a, !!elsewhere[0]],
-      [b, B, need.b, !!elsewhere[1]]
+      [a, A, need.a],
+      [b, B, need.b]
     ])
     return { A, B, alignment }
   } catch (e) {
@@ -557,10 +557,10 @@ export async function compareSides(a: DiffSource, b: DiffSource, options: DiffOp
  * The values of each side's messages that `wanted` names, from a second decode of its capture: where the side
  * was made when that was elsewhere (at the same time as the rest), else here, one capture after the other.
  */
-async function takeValues(passes: [DiffSource, DiffSide, ReadonlySet<number>, boolean][]): Promise<void> {
+async function takeValues(passes: [DiffSource, DiffSide, ReadonlySet<number>][]): Promise<void> {
   let failed = false
-  const remote = passes.map(([source, side, wanted, elsewhere]) =>
-    wanted.size && elsewhere && source.values
+  const remote = passes.map(([source, side, wanted]) =>
+    wanted.size && source.side && source.values
       ? source.values(wanted).then((store) => {
           side.keepValuesIn(store)
           // Values that arrive after the comparison failed are freed here (compareSides freed the others).
