@@ -166,11 +166,12 @@ class SideWorker {
     let r: DiffSideReport
     try {
       r = await answer
+      if (r.type !== 'values') throw new Error(`internal: the diff worker answered ${r.type}`)
     } catch (e) {
+      // The lent file goes with the failure (the worker no longer holds it).
       if (spill) new SpilledValues(spill).close()
       throw e
     }
-    if (r.type !== 'values') throw new Error(`internal: the diff worker answered ${r.type}`)
     return 'spilled' in r ? new SpilledValues(r.spilled) : (deserialize(r.serialized) as Map<number, unknown>)
   }
 

@@ -74,6 +74,12 @@ export interface MessageFrames {
   iface?(id: number): CaptureInterface | undefined
 }
 
+/** The recent frames a streaming decode puts as it reads them, for its filter targets. */
+export interface RecentFrames {
+  put(f: CaptureFrame): void
+  frames: MessageFrames
+}
+
 /**
  * What a streaming decode (the CLI, with one engine or shards) keeps of the frames for a filter on `keys`:
  * the lengths of the recent frames when it reads frame lengths, and copies of the recent frames when it
@@ -81,11 +87,7 @@ export interface MessageFrames {
  * carry their frames' layers in their trees (`decode --layers` with trees), where a filter reads header
  * fields, so no frames are kept for them (the engine keeps its own for the layers).
  */
-export function recentFramesFor(
-  keys: readonly string[],
-  iface?: MessageFrames['iface'],
-  withLayers = false
-): { put(f: CaptureFrame): void; frames: MessageFrames } | null {
+function recentFramesFor(keys: readonly string[], iface: MessageFrames['iface'], withLayers: boolean): RecentFrames | null {
   const lengths = readsFrameLengths(keys) ? new RecentFrameLengths() : undefined
   const kept = needsLayers(keys) && !withLayers ? new FrameRing(RECENT_FRAME_LIMITS) : undefined
   if (!lengths && !kept) return null
@@ -107,7 +109,7 @@ export function streamingTargets(
   keys: readonly string[],
   iface: MessageFrames['iface'],
   engine: { layers?: boolean; recording?: boolean }
-): { recent: ReturnType<typeof recentFramesFor>; targets: MessageTargets } {
+): { recent: RecentFrames | null; targets: MessageTargets } {
   const withLayers = !!engine.layers && (engine.recording ?? true)
   const recent = recentFramesFor(keys, iface, withLayers)
   return { recent, targets: new MessageTargets(keys, recent?.frames, withLayers) }

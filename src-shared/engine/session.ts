@@ -12,7 +12,7 @@ import { createDefaultRegistry } from '../protocols'
 import type { ProtocolRegistry, WireDir } from '../protocols/registry'
 import type { Conversation } from './conversation'
 import { Engine, type DecodeAsRule, type EvictionOptions } from './engine'
-import { streamingTargets, type recentFramesFor } from './meta-fields'
+import { streamingTargets, type RecentFrames } from './meta-fields'
 
 export interface SessionOptions {
   keys?: KeyStore
@@ -43,7 +43,7 @@ export class DecodeSession {
   matched = 0
   private fileBytes = 0
   /** The recent frames, as the filter needs them (their lengths, their layers). */
-  private readonly recent: ReturnType<typeof recentFramesFor>
+  private readonly recent: RecentFrames | null
 
   constructor(private readonly opts: SessionOptions) {
     if (opts.schemas?.length) registerSchemaFields(opts.schemas)

@@ -24,7 +24,7 @@ import type { Conversation, Endpoint } from './conversation'
 import { Engine, type DecodeAsRule } from './engine'
 import { ConversationTable, conversationKey, NO_CONVERSATIONS, type ConversationList, type ConversationTableData } from './conversation-table'
 import { endpointString } from './conversation'
-import { streamingTargets, type MessageTargets, type recentFramesFor } from './meta-fields'
+import { streamingTargets, type MessageTargets, type RecentFrames } from './meta-fields'
 import { JsonBytes } from '../export/json-bytes'
 import { concatBytes } from '../bytes/concat'
 import { Float64Builder } from '../bytes/columns'
@@ -215,7 +215,7 @@ export class ShardDecoder {
   /** Export mode with a filter: messages as its targets. */
   private readonly targets: MessageTargets | undefined
   /** Export mode with a filter reading frame lengths or header fields: the recent frames, as it needs them. */
-  private readonly recent: ReturnType<typeof recentFramesFor>
+  private readonly recent: RecentFrames | null
   private events = new Float64Builder()
   private strings: string[] = []
   private stringIds = new Map<string, number>()
